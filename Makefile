@@ -1,0 +1,74 @@
+# JBOF QoS data plane -- build, test, benchmark.
+#   make run        side-by-side simulation of the default scenario (the main job)
+#   make test       everything CI runs: C unit tests (native, ASan+UBSan, aarch64 under qemu) + pytest
+#   make bench      simulator speed (simulated IOs per wall second)
+#   make bench-sched  scheduler instructions per IO under callgrind
+PYTHON ?= python3
+CC ?= gcc
+CFLAGS_C := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Icsrc/include
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+ARM_CC ?= aarch64-linux-gnu-gcc
+# Core mechanism sources (no IO, no threads): what the C unit tests and the ARM build cover.
+CORE_SRCS := csrc/hist.c csrc/cost.c csrc/ctl.c csrc/sched.c csrc/ssd.c csrc/wl.c csrc/sim.c
+CORE_SRCS += $(filter-out $(CORE_SRCS),$(wildcard csrc/nbd_codec.c))
+C_TESTS := $(patsubst tests/c/%.c,%,$(wildcard tests/c/test_*.c))
+STAMP := build/.deps-installed
+
+.PHONY: all deps build run test test-c test-asan test-arm test-py bench bench-sched bench-nbd clean
+
+all: build
+
+$(STAMP): pyproject.toml setup.py dataplane/_build.py scripts/install-deps.sh
+	bash scripts/install-deps.sh
+	@mkdir -p build && touch $@
+
+deps: $(STAMP)
+
+# The cffi extension is rebuilt whenever a C file changes.
+dataplane/.built: $(STAMP) $(wildcard csrc/*.c csrc/include/*.h) dataplane/_build.py
+	$(PYTHON) -m pip install --no-build-isolation --no-deps -q -e . 2>&1 | grep -v -i "running pip as" || true
+	@$(PYTHON) -c "import dataplane._jbof" && touch $@
+
+build: dataplane/.built
+
+run: build
+	$(PYTHON) -m control.cli sim configs/scenarios/read-vs-write.yaml --policy fifo,gimbal,qos
+
+build/c/%: tests/c/%.c $(CORE_SRCS) csrc/include/jbof.h tests/c/testing.h
+	@mkdir -p build/c
+	$(CC) $(CFLAGS_C) -o $@ $< $(CORE_SRCS) -lm
+
+build/asan/%: tests/c/%.c $(CORE_SRCS) csrc/include/jbof.h tests/c/testing.h
+	@mkdir -p build/asan
+	$(CC) $(CFLAGS_C) -O1 $(SAN) -o $@ $< $(CORE_SRCS) -lm
+
+build/arm/%: tests/c/%.c $(CORE_SRCS) csrc/include/jbof.h tests/c/testing.h
+	@mkdir -p build/arm
+	$(ARM_CC) $(CFLAGS_C) -static -o $@ $< $(CORE_SRCS) -lm
+
+test-c: $(addprefix build/c/,$(C_TESTS))
+	@set -e; for t in $^; do echo "== $$t"; ./$$t; done
+
+test-asan: $(addprefix build/asan/,$(C_TESTS))
+	@set -e; for t in $^; do echo "== $$t (asan+ubsan)"; ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./$$t; done
+
+test-arm: $(addprefix build/arm/,$(C_TESTS))
+	@set -e; for t in $^; do echo "== $$t (aarch64 under qemu)"; qemu-aarch64 ./$$t; done
+
+test-py: build
+	$(PYTHON) -m pytest tests
+
+test: deps test-c test-asan test-arm test-py
+
+build/bench_sched: scripts/bench_sched.c $(CORE_SRCS) csrc/include/jbof.h
+	@mkdir -p build
+	$(CC) $(CFLAGS_C) -o $@ $< $(CORE_SRCS) -lm
+
+bench-sched: build/bench_sched
+	$(PYTHON) scripts/bench_sched.py
+
+bench: build
+	$(PYTHON) scripts/bench_sim.py
+
+clean:
+	rm -rf build dataplane/_jbof*.so dataplane/.built *.egg-info
