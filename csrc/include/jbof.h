@@ -104,7 +104,7 @@ typedef struct jbof_cost_cfg {
     uint32_t write_factor_init_x256;/* starting write factor (Gimbal: 9.0) */
     uint32_t write_factor_min_x256; /* clamp (Gimbal: 1.0) */
     uint32_t write_factor_max_x256; /* clamp (Gimbal: 9.0) */
-    uint32_t learn;                 /* 0 = fixed factor, 1 = Gimbal rule, 2 = learned (ours) */
+    uint32_t learn;                 /* 0 = fixed factor, 1 = Gimbal rule (see cost.c) */
     uint64_t period_ns;             /* estimator update period (Gimbal: 100 ms) */
 } jbof_cost_cfg;
 
@@ -352,7 +352,7 @@ typedef struct jbof_sim_tenant_result {
     uint64_t backlog_ns;      /* time the tenant had IO waiting (SQ non-empty) */
     uint64_t demand_bytes;    /* bytes the open-loop schedule asked for (0 = closed loop) */
     uint64_t slo_violations;
-} jbof_sim_tenant_result;
+} jbof_tenant_result;
 
 typedef struct jbof_sim jbof_sim;
 
@@ -366,7 +366,7 @@ uint64_t jbof_sim_now(const jbof_sim *s);
 uint64_t jbof_sim_events(const jbof_sim *s);
 jbof_sched *jbof_sim_sched(jbof_sim *s);
 jbof_ssd *jbof_sim_ssd(jbof_sim *s);
-int jbof_sim_tenant_result(const jbof_sim *s, uint32_t id, jbof_sim_tenant_result *out);
+int jbof_sim_tenant_result(const jbof_sim *s, uint32_t id, jbof_tenant_result *out);
 /* Bytes completed per timeline bin; n entries copied at most; returns count. */
 int jbof_sim_tenant_timeline(const jbof_sim *s, uint32_t id, uint64_t *bytes, uint32_t n);
 /* Replace a tenant's workload from now on (phases restart). */

@@ -1,0 +1,207 @@
+/*
+ * ctl.c -- per-drive latency-feedback controller (after Gimbal, SIGCOMM'21).
+ *
+ * 1. The problem.  An NVMe drive accepts far more commands than it can
+ *    serve at once.  Past its internal parallelism every extra command only
+ *    waits inside the drive, where no scheduler can reorder it: one tenant's
+ *    deep queue becomes everybody's latency.  The controller keeps the drive
+ *    just below that knee, so the excess waits in the per-tenant submission
+ *    queues, where sched.c can be fair about it.
+ *
+ * 2. The signal.  Every completion gives a device latency sample (dispatch
+ *    to completion).  Reads and writes are tracked apart, each as an EWMA
+ *    with weight 1/2^ewma_shift (Gimbal: 1/2):
+ *
+ *        ewma += (sample - ewma) >> shift
+ *
+ *    With size_normalize (ours), a sample of an IO larger than 128 KiB is
+ *    scaled down to its 128 KiB share first, so that a 1 MiB read's long
+ *    transfer is not mistaken for congestion.
+ *
+ * 3. The states.  The EWMA of the completing IO's kind is compared with a
+ *    band [lat_min, lat_max] (Gimbal: 250 us .. 1500 us) and a dynamic
+ *    threshold inside it that starts at lat_max:
+ *
+ *      ewma >  lat_max     OVERLOADED  clearly past the knee: the rate drops
+ *                                      to the completion rate measured over
+ *                                      the last window, the token bucket is
+ *                                      emptied, and the threshold moves
+ *                                      halfway down to lat_min (hysteresis:
+ *                                      we now know where trouble starts);
+ *      ewma >  threshold   CONGESTION  rate -= cost of the IO;
+ *      ewma >= lat_min     OK          rate += cost of the IO, threshold
+ *                                      creeps back up by 1/256 of its gap;
+ *      ewma <  lat_min     SLOWSTART   rate += 8 * cost: the drive is idle.
+ *
+ *    The rate is clamped to [rate_min, rate_max] (Gimbal: 50 MiB/s, 4 GiB/s)
+ *    and starts at rate_init (1000 MiB/s).  "+= cost per completion" is an
+ *    additive increase per IO, which at a fixed IO size grows the rate by a
+ *    fixed fraction per round trip; the decrease mirrors it.
+ *
+ *    A latency SLO cap (target_cap_ns, set by sched.c from its
+ *    latency-critical tenants in the qos policy) lowers the effective
+ *    lat_max and threshold below Gimbal's constants; see sched.c.
+ *
+ * 4. Pacing.  Dispatch spends tokens from a bucket refilled at rate_bps and
+ *    capped at bucket_bytes (Gimbal: 256 KiB).  An IO may be dispatched while
+ *    the balance is positive, leaving it negative by at most one IO's cost;
+ *    ctl_next_ns says when the balance turns positive again.
+ *
+ *    Worked example: rate 1000 MiB/s = 1.048576 bytes/ns.  A 128 KiB write
+ *    at wf 4 costs 538 KB; with a full 256 KiB bucket it is dispatched and
+ *    leaves -276 KB, which takes 263 us to refill -- the writer is paced to
+ *    one such write per 513 us, 255 MB/s of writes.  Meanwhile every 4 KiB
+ *    read completing in 120 us (below lat_min: SLOWSTART) adds 8 * 7680 =
+ *    61 KB/s to the rate, so 1000 such completions lift it by 61 MB/s.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "jbof_internal.h"
+
+enum {
+    CTL_SLOWSTART_MULT = 8,
+    CTL_THRESH_CREEP_SHIFT = 8,     /* threshold regains 1/256 of its gap per OK sample */
+    CTL_NORMALIZE_BYTES = 128 * 1024,
+};
+
+static const uint64_t CTL_WINDOW_NS = 10000000ull; /* completion-rate window: 10 ms */
+
+int ctl_cfg_check(const jbof_ctl_cfg *c)
+{
+    if (!c)
+        return -EINVAL;
+    if (!c->enabled)
+        return 0;
+    if (c->ewma_shift > 10)
+        return -EINVAL;
+    if (c->lat_min_ns == 0 || c->lat_min_ns >= c->lat_max_ns || c->lat_max_ns > 60 * JBOF_NS_PER_S)
+        return -EINVAL;
+    if (c->rate_min_bps == 0 || c->rate_min_bps > c->rate_max_bps || c->rate_max_bps > (1ull << 40))
+        return -EINVAL;
+    if (c->rate_init_bps < c->rate_min_bps || c->rate_init_bps > c->rate_max_bps)
+        return -EINVAL;
+    if (c->bucket_bytes < 4096 || c->bucket_bytes > (1u << 30))
+        return -EINVAL;
+    if (c->size_normalize > 1)
+        return -EINVAL;
+    return 0;
+}
+
+void ctl_init(ctl_state *c, const jbof_ctl_cfg *cfg, uint64_t now_ns)
+{
+    memset(c, 0, sizeof(*c));
+    c->cfg = *cfg;
+    c->state = JBOF_CTL_SLOWSTART;
+    c->state_enter[JBOF_CTL_SLOWSTART] = 1;
+    c->rate_bps = cfg->rate_init_bps;
+    c->tokens = cfg->bucket_bytes;
+    c->last_refill_ns = now_ns;
+    c->threshold_ns = cfg->lat_max_ns;
+    c->win_start_ns = now_ns;
+    c->meas_rate_bps = cfg->rate_init_bps;
+}
+
+/* Effective ceiling: Gimbal's lat_max, lowered by a latency SLO cap. */
+uint64_t ctl_upper_ns(const ctl_state *c)
+{
+    uint64_t hi = c->cfg.lat_max_ns;
+    if (c->target_cap_ns && c->target_cap_ns < hi)
+        hi = c->target_cap_ns > c->cfg.lat_min_ns ? c->target_cap_ns : c->cfg.lat_min_ns + 1;
+    return hi;
+}
+
+void ctl_refill(ctl_state *c, uint64_t now_ns)
+{
+    if (now_ns <= c->last_refill_ns)
+        return;
+    uint64_t dt = now_ns - c->last_refill_ns;
+    /* rate <= 2^40 and dt capped at 1 s keeps the product below 2^70 -> use 128 bits */
+    if (dt > JBOF_NS_PER_S)
+        dt = JBOF_NS_PER_S;
+    uint64_t add = (uint64_t)(((__uint128_t)c->rate_bps * dt) / JBOF_NS_PER_S);
+    if (add == 0)
+        return; /* keep last_refill_ns so sub-byte credit is not lost */
+    int64_t t = c->tokens + (int64_t)add;
+    if (t > (int64_t)c->cfg.bucket_bytes)
+        t = c->cfg.bucket_bytes;
+    c->tokens = t;
+    c->last_refill_ns = now_ns;
+}
+
+uint64_t ctl_next_ns(const ctl_state *c, uint64_t now_ns)
+{
+    if (c->tokens > 0)
+        return now_ns;
+    uint64_t need = (uint64_t)(1 - c->tokens);
+    uint64_t base = c->last_refill_ns > now_ns ? c->last_refill_ns : now_ns;
+    uint64_t dt = (uint64_t)(((__uint128_t)need * JBOF_NS_PER_S + c->rate_bps - 1) / c->rate_bps);
+    return base + (dt ? dt : 1);
+}
+
+static inline void ctl_enter(ctl_state *c, uint32_t st)
+{
+    if (c->state != st) {
+        c->state = st;
+        c->state_enter[st]++;
+    }
+}
+
+int ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, uint32_t cost, uint64_t lat_ns, uint64_t now_ns)
+{
+    /* completion-rate window (for the OVERLOADED clamp) */
+    c->win_cost += cost;
+    if (now_ns - c->win_start_ns >= CTL_WINDOW_NS) {
+        c->meas_rate_bps = (uint64_t)(((__uint128_t)c->win_cost * JBOF_NS_PER_S) / (now_ns - c->win_start_ns));
+        c->win_cost = 0;
+        c->win_start_ns = now_ns;
+    }
+    if (c->cfg.size_normalize && bytes > CTL_NORMALIZE_BYTES)
+        lat_ns = (uint64_t)(((__uint128_t)lat_ns * CTL_NORMALIZE_BYTES) / bytes);
+    int k = op == JBOF_OP_READ ? 0 : 1;
+    int64_t diff = (int64_t)lat_ns - (int64_t)c->ewma_ns[k];
+    int64_t e = (int64_t)c->ewma_ns[k] + (diff >> c->cfg.ewma_shift);
+    c->ewma_ns[k] = e < 0 ? 0 : (uint64_t)e;
+    uint64_t l = c->ewma_ns[k];
+
+    uint64_t hi = ctl_upper_ns(c);
+    uint64_t lo = c->cfg.lat_min_ns;
+    if (hi <= lo)
+        lo = hi / 2;
+    uint64_t thr = c->threshold_ns > hi ? hi : c->threshold_ns;
+    if (thr < lo)
+        thr = lo;
+    uint64_t rate = c->rate_bps;
+    int slow = l > thr;
+
+    if (l > hi) {
+        /* clearly past the knee: fall back to what the drive completes */
+        ctl_enter(c, JBOF_CTL_OVERLOADED);
+        if (c->meas_rate_bps < rate)
+            rate = c->meas_rate_bps;
+        if (c->tokens > 0)
+            c->tokens = 0;
+        thr = lo + (thr - lo) / 2;
+    } else if (l > thr) {
+        /* congested: back off by this IO's cost */
+        ctl_enter(c, JBOF_CTL_CONGESTION);
+        rate = rate > cost ? rate - cost : 0;
+    } else if (l >= lo) {
+        /* inside the band: probe upwards gently, regain threshold */
+        ctl_enter(c, JBOF_CTL_OK);
+        rate += cost;
+        thr += (hi - thr) >> CTL_THRESH_CREEP_SHIFT;
+    } else {
+        /* below the band: the drive has room, grow fast */
+        ctl_enter(c, JBOF_CTL_SLOWSTART);
+        rate += (uint64_t)cost * CTL_SLOWSTART_MULT;
+        thr += (hi - thr) >> CTL_THRESH_CREEP_SHIFT;
+    }
+    if (rate < c->cfg.rate_min_bps)
+        rate = c->cfg.rate_min_bps;
+    if (rate > c->cfg.rate_max_bps)
+        rate = c->cfg.rate_max_bps;
+    c->rate_bps = rate;
+    c->threshold_ns = thr;
+    return slow;
+}

@@ -1,0 +1,101 @@
+/*
+ * jbof_internal.h -- declarations shared between the core's C files but not
+ * part of the public API (not seen by cffi).  Mechanism state lives in plain
+ * structs embedded in their owner; every function takes now_ns.
+ */
+#ifndef JBOF_INTERNAL_H
+#define JBOF_INTERNAL_H
+
+#include <stdint.h>
+
+#include "jbof.h"
+
+#define JBOF_NS_PER_S 1000000000ull
+
+/* ---- cost.c ---- */
+typedef struct cost_state {
+    jbof_cost_cfg cfg;
+    uint32_t wf_x256;          /* current write factor */
+    uint64_t period_start_ns;
+    uint64_t w_done, w_slow;   /* write completions this period, and slow ones */
+} cost_state;
+
+int cost_cfg_check(const jbof_cost_cfg *cfg);
+void cost_init(cost_state *c, const jbof_cost_cfg *cfg, uint64_t now_ns);
+/* Cost of one IO in read-byte equivalents, saturated to UINT32_MAX. */
+uint32_t cost_of(const cost_state *c, uint32_t op, uint32_t bytes, int byte_only);
+/* Feed one completion; slow = its latency was above the controller's threshold. */
+void cost_on_complete(cost_state *c, uint32_t op, int slow, uint64_t now_ns);
+
+/* ---- ctl.c ---- */
+typedef struct ctl_state {
+    jbof_ctl_cfg cfg;
+    uint32_t state;              /* enum jbof_ctl_state */
+    uint64_t rate_bps;           /* cost-bytes per second */
+    int64_t tokens;              /* cost-bytes, may run negative by one IO */
+    uint64_t last_refill_ns;
+    uint64_t threshold_ns;       /* dynamic threshold in [lat_min, lat_max] */
+    uint64_t target_cap_ns;      /* extra ceiling from latency SLOs (0 = none) */
+    uint64_t ewma_ns[2];         /* read, write */
+    uint64_t state_enter[JBOF_CTL_STATE_COUNT];
+    uint64_t win_start_ns;       /* completion-rate measurement window */
+    uint64_t win_cost;
+    uint64_t meas_rate_bps;      /* measured completion rate, last full window */
+} ctl_state;
+
+int ctl_cfg_check(const jbof_ctl_cfg *cfg);
+void ctl_init(ctl_state *c, const jbof_ctl_cfg *cfg, uint64_t now_ns);
+void ctl_refill(ctl_state *c, uint64_t now_ns);
+/* Completion of an IO of `cost` that took lat_ns in the drive.  Returns 1 if
+ * the sample was above the current threshold (the IO was "slow"). */
+int ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, uint32_t cost, uint64_t lat_ns, uint64_t now_ns);
+/* When will the bucket hold a positive balance again? */
+uint64_t ctl_next_ns(const ctl_state *c, uint64_t now_ns);
+uint64_t ctl_upper_ns(const ctl_state *c);
+
+/* ---- small deterministic PRNG (splitmix64 seeding xoshiro256**) ---- */
+typedef struct rng_state {
+    uint64_t s[4];
+} rng_state;
+
+static inline uint64_t rng_splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static inline void rng_seed(rng_state *r, uint64_t seed)
+{
+    uint64_t x = seed;
+    for (int i = 0; i < 4; i++)
+        r->s[i] = rng_splitmix(&x);
+}
+
+static inline uint64_t rng_rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static inline uint64_t rng_next(rng_state *r)
+{
+    uint64_t *s = r->s;
+    uint64_t result = rng_rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rng_rotl(s[3], 45);
+    return result;
+}
+
+/* uniform in [0, n) without modulo bias worth caring about (n < 2^32) */
+static inline uint64_t rng_below(rng_state *r, uint64_t n)
+{
+    return n ? (uint64_t)(((__uint128_t)rng_next(r) * n) >> 64) : 0;
+}
+
+/* uniform double in [0, 1) */
+static inline double rng_unit(rng_state *r) { return (double)(rng_next(r) >> 11) * 0x1.0p-53; }
+
+#endif

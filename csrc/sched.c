@@ -1,0 +1,1023 @@
+/*
+ * sched.c -- per-tenant submission queues and the multi-tenant scheduler of
+ * one drive: classes, cost-based deficit round robin, virtual slots,
+ * reservations and limits, and the baseline policies beside them.
+ *
+ * 1. The problem.  Many tenants share one drive.  Each submits IO into its
+ *    own bounded submission queue (SQ); the scheduler decides which queued IO
+ *    enters the drive next and when.  Goals, in order: no tenant can hurt
+ *    another's latency by queueing deep (isolation); backlogged tenants get
+ *    drive *effort* in proportion to their weights (fairness, measured in
+ *    cost.c's units, not bytes or IOs); nothing sits idle while someone waits
+ *    (work conservation); reservations and limits hold as rates.
+ *
+ * 2. Submission queues and credits.  An SQ is a ring of sq_depth
+ *    descriptors.  jbof_sched_submit returns -EAGAIN when it is full; the
+ *    reactor then stops reading that tenant's socket (credit-based flow
+ *    control), so no client can grow server memory.  Within a tenant IOs
+ *    leave in FIFO order, always.
+ *
+ * 3. The qos policy (ours), one dispatch decision:
+ *
+ *      a. drive budget: the latency controller (ctl.c) must have tokens;
+ *         otherwise nothing leaves and next_event_ns says when to retry.
+ *      b. reservations: tenants with reserve_bps whose reservation tag is
+ *         due (tag <= now) go first, latency-critical before reserved.
+ *         tag = max(tag, now - 1 ms) + bytes / reserve_bps (mClock's R tag,
+ *         with 1 ms of banked credit at most).  The cost is also charged to
+ *         the tenant's DRR deficit so it does not get its share twice.
+ *      c. weighted DRR over cost among backlogged non-scavenger tenants that
+ *         are under their limit (limit tag <= now) and have a free virtual
+ *         slot.  At the start of its turn a tenant's deficit grows by
+ *         quantum_bytes * weight; it dispatches while deficit >= cost of its
+ *         head IO, then moves to the tail.  A latency-critical tenant that
+ *         becomes backlogged joins at the *head* of the round instead of the
+ *         tail, so its IO waits for no round, yet it still gets one quantum
+ *         per round (no starvation of others).
+ *      d. scavengers: only when step c found nobody able to use the budget
+ *         (idle capacity).  Their in-flight cost is capped at what the drive
+ *         completes in scavenger_reclaim_ns, and they are never dispatched
+ *         while another tenant waits, so lent capacity returns within that
+ *         bound plus one IO, without the control plane.
+ *
+ *    Virtual slots (Gimbal): a tenant's dispatched IOs are grouped into
+ *    slots of slot_bytes of cost; a slot is busy until all its IOs complete;
+ *    a tenant may have max(1, total_slots * w / W) busy slots, where W sums
+ *    the weights of active tenants (Gimbal: equal weights, 8 slots).  This
+ *    bounds each tenant's share of the drive's internal queue.
+ *
+ *    Latency SLOs steer the controller: while a latency-critical tenant is
+ *    active, the controller's ceiling is lowered to half its tightest SLO
+ *    (never below the band floor), so the drive is held where that SLO is
+ *    reachable.
+ *
+ * 4. Worked example (2 tenants, 8 slots, quantum 128 KiB, wf = 4): reader A
+ *    sends 4 KiB random reads (cost 7680), writer B 128 KiB writes (cost
+ *    (3584 + 131072) * 4 = 538624).  Per round A gets 131072 of deficit and
+ *    sends 17 reads (130560); B gets 131072 and needs 4 rounds of deficit to
+ *    send one write.  Over 4 rounds: A 68 reads = 522240 cost, B one write =
+ *    538624: equal effort, while a byte-fair DRR would have let B move 32x
+ *    A's reads' bytes... and FIFO lets B's 32 queued writes fill the drive.
+ *
+ * 5. Baselines behind the same interface (selectable live):
+ *      fifo          oldest IO first across tenants, up to max_inflight_ios;
+ *      rr            one IO per backlogged tenant in turn, same cap;
+ *      token-bucket  rr among tenants under their static limits (SPDK-like);
+ *      drr           DRR over bytes (no write cost), fixed in-flight window
+ *                    of total_slots * slot_bytes, no latency feedback;
+ *      gimbal        controller + write-cost estimator + virtual-slot WDRR;
+ *      qos           gimbal + classes, reservations, limits, SLO steering.
+ *
+ * 6. Cost per IO.  Submit is a ring store; dispatch visits the head of one
+ *    circular list (amortized O(1): a turn serves about quantum/cost IOs);
+ *    complete updates counters, one histogram bucket and the controller.
+ *    No allocation, no clock read.  The fifo policy alone scans the
+ *    backlogged tenants (it is a baseline).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jbof_internal.h"
+
+enum {
+    MAX_TENANTS_LIMIT = 4096,
+    MAX_SQ_DEPTH = 65536,
+    MAX_WEIGHT = 10000,
+    SLOT_RING = 64,           /* slot ids tracked per tenant (> max busy slots) */
+    MAX_TOTAL_SLOTS = 48,
+    LIST_NONE = 0,
+    LIST_DRR = 1,
+    LIST_SCAV = 2,
+};
+
+static const uint64_t TAG_BANK_NS = 1000000ull; /* 1 ms of banked rate credit */
+
+typedef struct sq_ent {
+    jbof_io io;
+    uint64_t seq; /* global arrival order (fifo policy) */
+} sq_ent;
+
+typedef struct tenant {
+    jbof_tenant_cfg cfg;
+    uint32_t gen;
+    sq_ent *ring;
+    uint32_t cap, mask, head, count;
+    /* list membership */
+    int32_t prev, next;
+    uint32_t on_list;
+    uint32_t in_turn;
+    int64_t deficit;
+    /* rate tags */
+    uint64_t r_tag, l_tag, li_tag;
+    /* virtual slots */
+    uint32_t cur_slot;
+    uint64_t cur_slot_cost;
+    uint32_t busy_slots;
+    uint32_t slot_allowed;
+    uint16_t slot_out[SLOT_RING];
+    /* accounting */
+    uint32_t inflight;
+    uint64_t inflight_cost;
+    uint64_t throttle_since;
+    uint32_t throttled;
+    jbof_tenant_stats st;
+    jbof_hist hist;
+} tenant;
+
+typedef struct dlist {
+    int32_t head;
+    uint32_t len;
+} dlist;
+
+struct jbof_sched {
+    jbof_sched_cfg cfg;
+    tenant **t;
+    uint32_t ntenants;
+    dlist drr, scav;
+    uint32_t *resv;           /* ids of tenants with a reservation */
+    uint32_t nresv;
+    uint32_t n_backlogged;    /* tenants with queued IO */
+    uint32_t n_active;        /* tenants with queued or in-flight IO */
+    uint64_t active_weight;   /* sum of weights of active non-scavenger tenants */
+    uint32_t inflight_ios;
+    uint64_t inflight_cost;
+    uint64_t scav_inflight_cost;
+    uint64_t seq;
+    uint64_t dispatched, completed;
+    uint64_t next_limit_ns;   /* earliest limit/reservation tag seen held back */
+    uint32_t rr_cursor;
+    uint32_t n_lc_active;     /* latency-critical tenants active (qos SLO steering) */
+    uint32_t gen_counter;
+    uint32_t *lc;             /* ids of latency-critical tenants with an SLO */
+    uint32_t nlc;
+    cost_state cost;
+    ctl_state ctl;
+};
+
+/* ------------------------------------------------------------ helpers --- */
+
+static inline int policy_uses_ctl(uint32_t p) { return p == JBOF_POLICY_GIMBAL || p == JBOF_POLICY_QOS; }
+static inline int policy_uses_slots(uint32_t p) { return p == JBOF_POLICY_GIMBAL || p == JBOF_POLICY_QOS; }
+
+static inline tenant *get_tenant(const jbof_sched *s, uint32_t id)
+{
+    return (id < s->cfg.max_tenants) ? s->t[id] : NULL;
+}
+
+static void list_push(jbof_sched *s, dlist *l, uint32_t id, int at_head, uint32_t which)
+{
+    tenant *t = s->t[id];
+    if (l->head < 0) {
+        t->prev = t->next = (int32_t)id;
+        l->head = (int32_t)id;
+    } else {
+        tenant *h = s->t[l->head];
+        int32_t tail = h->prev;
+        t->next = l->head;
+        t->prev = tail;
+        s->t[tail]->next = (int32_t)id;
+        h->prev = (int32_t)id;
+        if (at_head)
+            l->head = (int32_t)id;
+    }
+    t->on_list = which;
+    l->len++;
+}
+
+static void list_del(jbof_sched *s, dlist *l, uint32_t id)
+{
+    tenant *t = s->t[id];
+    if (t->next == (int32_t)id) {
+        l->head = -1;
+    } else {
+        s->t[t->prev]->next = t->next;
+        s->t[t->next]->prev = t->prev;
+        if (l->head == (int32_t)id)
+            l->head = t->next;
+    }
+    t->prev = t->next = -1;
+    t->on_list = LIST_NONE;
+    l->len--;
+}
+
+static inline void list_rotate(jbof_sched *s, dlist *l)
+{
+    if (l->head >= 0)
+        l->head = s->t[l->head]->next;
+}
+
+static uint32_t round_pow2(uint32_t v)
+{
+    uint32_t p = 1;
+    while (p < v)
+        p <<= 1;
+    return p;
+}
+
+static int tenant_cfg_check(const jbof_tenant_cfg *c)
+{
+    if (!c)
+        return -EINVAL;
+    if (c->sq_depth < 1 || c->sq_depth > MAX_SQ_DEPTH)
+        return -EINVAL;
+    if (c->weight < 1 || c->weight > MAX_WEIGHT)
+        return -EINVAL;
+    if (c->klass >= JBOF_CLASS_COUNT)
+        return -EINVAL;
+    if (c->reserve_bps > (1ull << 40) || c->limit_bps > (1ull << 40) || c->limit_iops > (1ull << 32))
+        return -EINVAL;
+    if (c->limit_bps && c->reserve_bps > c->limit_bps)
+        return -EINVAL;
+    if (c->latency_slo_ns > 3600 * JBOF_NS_PER_S)
+        return -EINVAL;
+    return 0;
+}
+
+static int sched_cfg_check(const jbof_sched_cfg *c)
+{
+    if (!c)
+        return -EINVAL;
+    if (c->policy >= JBOF_POLICY_COUNT)
+        return -EINVAL;
+    if (c->max_tenants < 1 || c->max_tenants > MAX_TENANTS_LIMIT)
+        return -EINVAL;
+    if (c->max_inflight_ios < 1 || c->max_inflight_ios > 65536)
+        return -EINVAL;
+    if (c->slot_bytes < 4096 || c->slot_bytes > (64u << 20))
+        return -EINVAL;
+    if (c->total_slots < 1 || c->total_slots > MAX_TOTAL_SLOTS)
+        return -EINVAL;
+    if (c->quantum_bytes < 512 || c->quantum_bytes > (64u << 20))
+        return -EINVAL;
+    if (c->scavenger_reclaim_ns < 100000ull || c->scavenger_reclaim_ns > 10 * JBOF_NS_PER_S)
+        return -EINVAL;
+    int rc = cost_cfg_check(&c->cost);
+    if (rc)
+        return rc;
+    if (policy_uses_ctl(c->policy) && !c->ctl.enabled)
+        return -EINVAL;
+    return ctl_cfg_check(&c->ctl);
+}
+
+/* --------------------------------------------------------- public API --- */
+
+const char *jbof_policy_name(uint32_t p)
+{
+    static const char *const names[JBOF_POLICY_COUNT] = {
+        [JBOF_POLICY_FIFO] = "fifo",   [JBOF_POLICY_RR] = "rr",         [JBOF_POLICY_TOKEN_BUCKET] = "token-bucket",
+        [JBOF_POLICY_DRR] = "drr",     [JBOF_POLICY_GIMBAL] = "gimbal", [JBOF_POLICY_QOS] = "qos",
+    };
+    return p < JBOF_POLICY_COUNT ? names[p] : NULL;
+}
+
+int jbof_policy_from_name(const char *name)
+{
+    if (!name)
+        return -EINVAL;
+    for (uint32_t p = 0; p < JBOF_POLICY_COUNT; p++)
+        if (strcmp(name, jbof_policy_name(p)) == 0)
+            return (int)p;
+    return -ENOENT;
+}
+
+int jbof_sched_default_cfg(uint32_t policy, jbof_sched_cfg *c)
+{
+    if (!c || policy >= JBOF_POLICY_COUNT)
+        return -EINVAL;
+    memset(c, 0, sizeof(*c));
+    c->policy = policy;
+    c->max_tenants = 256;
+    c->max_inflight_ios = 1024;
+    c->slot_bytes = 128 * 1024;
+    c->total_slots = 8;
+    c->quantum_bytes = 128 * 1024;
+    c->scavenger_reclaim_ns = 10000000ull; /* 10 ms */
+    c->cost = (jbof_cost_cfg){
+        .read_base_bytes = 3584,
+        .write_base_bytes = 3584,
+        .read_per_byte_x256 = 256,
+        .write_per_byte_x256 = 256,
+        .write_factor_init_x256 = 9 * 256,
+        .write_factor_min_x256 = 256,
+        .write_factor_max_x256 = 9 * 256,
+        .learn = 1,
+        .period_ns = 100000000ull,
+    };
+    c->ctl = (jbof_ctl_cfg){
+        .enabled = 1,
+        .ewma_shift = 1,
+        .lat_min_ns = 250000,
+        .lat_max_ns = 1500000,
+        .rate_min_bps = 50ull << 20,
+        .rate_max_bps = 4ull << 30,
+        .rate_init_bps = 1000ull << 20,
+        .bucket_bytes = 256 * 1024,
+        .size_normalize = policy == JBOF_POLICY_QOS,
+    };
+    if (!policy_uses_ctl(policy))
+        c->ctl.enabled = 0;
+    return 0;
+}
+
+int jbof_tenant_default_cfg(jbof_tenant_cfg *c)
+{
+    if (!c)
+        return -EINVAL;
+    memset(c, 0, sizeof(*c));
+    c->sq_depth = 256;
+    c->weight = 1;
+    c->klass = JBOF_CLASS_BEST_EFFORT;
+    return 0;
+}
+
+int jbof_sched_create(const jbof_sched_cfg *cfg, jbof_sched **out)
+{
+    if (!out)
+        return -EINVAL;
+    *out = NULL;
+    int rc = sched_cfg_check(cfg);
+    if (rc)
+        return rc;
+    jbof_sched *s = calloc(1, sizeof(*s));
+    if (!s)
+        return -ENOMEM;
+    s->cfg = *cfg;
+    s->t = calloc(cfg->max_tenants, sizeof(*s->t));
+    s->resv = calloc(cfg->max_tenants, sizeof(*s->resv));
+    s->lc = calloc(cfg->max_tenants, sizeof(*s->lc));
+    if (!s->t || !s->resv || !s->lc) {
+        free(s->t);
+        free(s->resv);
+        free(s->lc);
+        free(s);
+        return -ENOMEM;
+    }
+    s->drr.head = s->scav.head = -1;
+    cost_init(&s->cost, &cfg->cost, 0);
+    if (cfg->ctl.enabled)
+        ctl_init(&s->ctl, &cfg->ctl, 0);
+    s->next_limit_ns = UINT64_MAX;
+    *out = s;
+    return 0;
+}
+
+static void tenant_free(tenant *t)
+{
+    if (t) {
+        free(t->ring);
+        free(t);
+    }
+}
+
+void jbof_sched_destroy(jbof_sched *s)
+{
+    if (!s)
+        return;
+    for (uint32_t i = 0; i < s->cfg.max_tenants; i++)
+        tenant_free(s->t[i]);
+    free(s->t);
+    free(s->resv);
+    free(s->lc);
+    free(s);
+}
+
+int jbof_sched_get_cfg(const jbof_sched *s, jbof_sched_cfg *out)
+{
+    if (!s || !out)
+        return -EINVAL;
+    *out = s->cfg;
+    out->cost.write_factor_init_x256 = s->cost.wf_x256;
+    return 0;
+}
+
+int jbof_sched_configure(jbof_sched *s, const jbof_sched_cfg *cfg, uint64_t now_ns)
+{
+    if (!s)
+        return -EINVAL;
+    int rc = sched_cfg_check(cfg);
+    if (rc)
+        return rc;
+    if (cfg->max_tenants != s->cfg.max_tenants)
+        return -EINVAL; /* the tenant table is sized at create */
+    uint32_t old_policy = s->cfg.policy;
+    int ctl_changed = memcmp(&cfg->ctl, &s->cfg.ctl, sizeof(cfg->ctl)) != 0;
+    int cost_changed = memcmp(&cfg->cost, &s->cfg.cost, sizeof(cfg->cost)) != 0;
+    s->cfg = *cfg;
+    if (cost_changed) {
+        uint32_t wf = s->cost.wf_x256;
+        cost_init(&s->cost, &cfg->cost, now_ns);
+        /* keep what was learned, within the new bounds */
+        if (cfg->cost.learn) {
+            if (wf < cfg->cost.write_factor_min_x256)
+                wf = cfg->cost.write_factor_min_x256;
+            if (wf > cfg->cost.write_factor_max_x256)
+                wf = cfg->cost.write_factor_max_x256;
+            s->cost.wf_x256 = wf;
+        }
+    }
+    if (cfg->ctl.enabled && (ctl_changed || !policy_uses_ctl(old_policy))) {
+        uint64_t rate = s->ctl.rate_bps;
+        int had = policy_uses_ctl(old_policy) && s->ctl.cfg.enabled;
+        ctl_init(&s->ctl, &cfg->ctl, now_ns);
+        if (had && rate >= cfg->ctl.rate_min_bps && rate <= cfg->ctl.rate_max_bps)
+            s->ctl.rate_bps = rate; /* a retune does not restart from scratch */
+    }
+    return 0;
+}
+
+int jbof_sched_set_policy(jbof_sched *s, uint32_t policy, uint64_t now_ns)
+{
+    if (!s || policy >= JBOF_POLICY_COUNT)
+        return -EINVAL;
+    jbof_sched_cfg c = s->cfg;
+    if (policy == c.policy)
+        return 0;
+    jbof_sched_cfg d;
+    jbof_sched_default_cfg(policy, &d);
+    c.policy = policy;
+    if (policy_uses_ctl(policy) && !c.ctl.enabled)
+        c.ctl = d.ctl;
+    else if (!policy_uses_ctl(policy))
+        c.ctl.enabled = 0;
+    return jbof_sched_configure(s, &c, now_ns);
+}
+
+static void resv_rebuild(jbof_sched *s)
+{
+    s->nlc = 0;
+    for (uint32_t i = 0; i < s->cfg.max_tenants; i++)
+        if (s->t[i] && s->t[i]->cfg.klass == JBOF_CLASS_LATENCY && s->t[i]->cfg.latency_slo_ns)
+            s->lc[s->nlc++] = i;
+    /* latency-critical first, then reserved; stable by id */
+    s->nresv = 0;
+    for (uint32_t pass = 0; pass < 2; pass++)
+        for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
+            tenant *t = s->t[i];
+            if (!t || !t->cfg.reserve_bps)
+                continue;
+            int lc = t->cfg.klass == JBOF_CLASS_LATENCY;
+            if ((pass == 0) == lc)
+                s->resv[s->nresv++] = i;
+        }
+}
+
+static int tenant_apply_cfg(tenant *t, const jbof_tenant_cfg *c)
+{
+    uint32_t cap = round_pow2(c->sq_depth);
+    if (cap != t->cap) {
+        if (t->count > c->sq_depth)
+            return -EBUSY;
+        sq_ent *r = calloc(cap, sizeof(*r));
+        if (!r)
+            return -ENOMEM;
+        for (uint32_t i = 0; i < t->count; i++)
+            r[i] = t->ring[(t->head + i) & t->mask];
+        free(t->ring);
+        t->ring = r;
+        t->cap = cap;
+        t->mask = cap - 1;
+        t->head = 0;
+    } else if (t->count > c->sq_depth) {
+        return -EBUSY;
+    }
+    t->cfg = *c;
+    return 0;
+}
+
+static inline int is_active(const tenant *t) { return t->count || t->inflight; }
+
+static void active_weight_adjust(jbof_sched *s, const tenant *t, int sign)
+{
+    if (t->cfg.klass == JBOF_CLASS_SCAVENGER)
+        return;
+    if (sign > 0)
+        s->active_weight += t->cfg.weight;
+    else
+        s->active_weight -= t->cfg.weight;
+    if (t->cfg.klass == JBOF_CLASS_LATENCY && t->cfg.latency_slo_ns)
+        s->n_lc_active += sign > 0 ? 1u : (uint32_t)-1;
+}
+
+int jbof_sched_tenant_add(jbof_sched *s, const jbof_tenant_cfg *cfg, uint64_t now_ns, uint32_t *id_out)
+{
+    if (!s || !id_out)
+        return -EINVAL;
+    int rc = tenant_cfg_check(cfg);
+    if (rc)
+        return rc;
+    uint32_t id = 0;
+    while (id < s->cfg.max_tenants && s->t[id])
+        id++;
+    if (id == s->cfg.max_tenants)
+        return -ENOSPC;
+    tenant *t = calloc(1, sizeof(*t));
+    if (!t)
+        return -ENOMEM;
+    rc = tenant_apply_cfg(t, cfg);
+    if (rc) {
+        free(t);
+        return rc;
+    }
+    t->gen = ++s->gen_counter; /* distinct per incarnation of an id */
+    t->prev = t->next = -1;
+    t->r_tag = t->l_tag = t->li_tag = now_ns;
+    jbof_hist_reset(&t->hist);
+    s->t[id] = t;
+    s->ntenants++;
+    resv_rebuild(s);
+    *id_out = id;
+    return 0;
+}
+
+int jbof_sched_tenant_set(jbof_sched *s, uint32_t id, const jbof_tenant_cfg *cfg, uint64_t now_ns)
+{
+    (void)now_ns;
+    if (!s)
+        return -EINVAL;
+    tenant *t = get_tenant(s, id);
+    if (!t)
+        return -ENOENT;
+    int rc = tenant_cfg_check(cfg);
+    if (rc)
+        return rc;
+    int act = is_active(t);
+    if (act)
+        active_weight_adjust(s, t, -1);
+    uint32_t old_class = t->cfg.klass;
+    rc = tenant_apply_cfg(t, cfg);
+    if (act)
+        active_weight_adjust(s, t, +1);
+    if (rc)
+        return rc;
+    /* move between the DRR and scavenger lists if the class changed */
+    int was_scav = old_class == JBOF_CLASS_SCAVENGER, is_scav = cfg->klass == JBOF_CLASS_SCAVENGER;
+    if (t->on_list != LIST_NONE && was_scav != is_scav) {
+        list_del(s, was_scav ? &s->scav : &s->drr, id);
+        list_push(s, is_scav ? &s->scav : &s->drr, id, 0, is_scav ? LIST_SCAV : LIST_DRR);
+        t->in_turn = 0;
+    }
+    resv_rebuild(s);
+    return 0;
+}
+
+int jbof_sched_tenant_remove(jbof_sched *s, uint32_t id)
+{
+    if (!s)
+        return -EINVAL;
+    tenant *t = get_tenant(s, id);
+    if (!t)
+        return -ENOENT;
+    if (t->count || t->inflight)
+        return -EBUSY;
+    s->t[id] = NULL;
+    s->ntenants--;
+    tenant_free(t);
+    resv_rebuild(s);
+    return 0;
+}
+
+/* ------------------------------------------------------------ submit --- */
+
+int jbof_sched_submit(jbof_sched *s, const jbof_io *io, uint64_t now_ns)
+{
+    if (!s || !io)
+        return -EINVAL;
+    tenant *t = get_tenant(s, io->tenant);
+    if (!t)
+        return -ENOENT;
+    if (io->opcode >= JBOF_OP_COUNT)
+        return -EINVAL;
+    if (io->length_bytes == 0 && io->opcode != JBOF_OP_FLUSH)
+        return -EINVAL;
+    if (t->count >= t->cfg.sq_depth)
+        return -EAGAIN;
+    sq_ent *e = &t->ring[(t->head + t->count) & t->mask];
+    e->io = *io;
+    e->io.submit_ns = now_ns;
+    e->io.gen = t->gen;
+    e->io.cost = cost_of(&s->cost, io->opcode, io->length_bytes, s->cfg.policy == JBOF_POLICY_DRR);
+    e->seq = s->seq++;
+    t->st.submitted++;
+    if (t->count++ == 0) {
+        s->n_backlogged++;
+        if (!t->inflight) {
+            s->n_active++;
+            active_weight_adjust(s, t, +1);
+        }
+        if (t->cfg.klass == JBOF_CLASS_SCAVENGER) {
+            list_push(s, &s->scav, io->tenant, 0, LIST_SCAV);
+        } else {
+            /* latency-critical tenants join at the head of the round */
+            list_push(s, &s->drr, io->tenant, t->cfg.klass == JBOF_CLASS_LATENCY, LIST_DRR);
+        }
+        t->in_turn = 0;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------- dispatch --- */
+
+/* Pop the head IO of t into *out and do all accounting. */
+static void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io *out, uint64_t now_ns)
+{
+    sq_ent *e = &t->ring[t->head];
+    *out = e->io;
+    t->head = (t->head + 1) & t->mask;
+    t->count--;
+    out->dispatch_ns = now_ns;
+    uint32_t c = out->cost;
+    uint32_t len = out->length_bytes;
+
+    /* virtual slots (tracked under every policy; enforced by gimbal/qos) */
+    if (t->cur_slot_cost >= s->cfg.slot_bytes) {
+        uint32_t n = t->cur_slot;
+        for (int k = 0; k < SLOT_RING; k++) {
+            n++;
+            if (t->slot_out[n % SLOT_RING] == 0)
+                break;
+        }
+        t->cur_slot = n;
+        t->cur_slot_cost = 0;
+    }
+    out->slot = t->cur_slot;
+    if (t->slot_out[t->cur_slot % SLOT_RING]++ == 0)
+        t->busy_slots++;
+    t->cur_slot_cost += c;
+
+    t->inflight++;
+    t->inflight_cost += c;
+    s->inflight_ios++;
+    s->inflight_cost += c;
+    if (t->cfg.klass == JBOF_CLASS_SCAVENGER)
+        s->scav_inflight_cost += c;
+    s->dispatched++;
+    t->st.dispatched++;
+
+    /* rate tags: mClock-style, at most TAG_BANK_NS of banked credit */
+    uint64_t floor_ns = now_ns > TAG_BANK_NS ? now_ns - TAG_BANK_NS : 0;
+    if (t->cfg.limit_bps) {
+        if (t->l_tag < floor_ns)
+            t->l_tag = floor_ns;
+        t->l_tag += (uint64_t)(((__uint128_t)len * JBOF_NS_PER_S) / t->cfg.limit_bps);
+    }
+    if (t->cfg.limit_iops) {
+        if (t->li_tag < floor_ns)
+            t->li_tag = floor_ns;
+        t->li_tag += JBOF_NS_PER_S / t->cfg.limit_iops;
+    }
+    if (t->cfg.reserve_bps) {
+        if (t->r_tag < floor_ns)
+            t->r_tag = floor_ns;
+        t->r_tag += (uint64_t)(((__uint128_t)len * JBOF_NS_PER_S) / t->cfg.reserve_bps);
+    }
+    if (t->throttled) {
+        t->st.throttled_ns += now_ns - t->throttle_since;
+        t->throttled = 0;
+    }
+    if (policy_uses_ctl(s->cfg.policy))
+        s->ctl.tokens -= c;
+
+    if (t->count == 0) {
+        s->n_backlogged--;
+        list_del(s, t->cfg.klass == JBOF_CLASS_SCAVENGER ? &s->scav : &s->drr, id);
+        t->deficit = 0;
+        t->in_turn = 0;
+    }
+}
+
+static inline int limit_ok(jbof_sched *s, tenant *t, uint64_t now_ns)
+{
+    uint64_t due = t->l_tag > t->li_tag ? t->l_tag : t->li_tag;
+    if ((!t->cfg.limit_bps && !t->cfg.limit_iops) || due <= now_ns)
+        return 1;
+    if (!t->throttled) {
+        t->throttled = 1;
+        t->throttle_since = now_ns;
+    }
+    if (due < s->next_limit_ns)
+        s->next_limit_ns = due;
+    return 0;
+}
+
+static inline int budget_ok(const jbof_sched *s)
+{
+    switch (s->cfg.policy) {
+    case JBOF_POLICY_GIMBAL:
+    case JBOF_POLICY_QOS:
+        return s->ctl.tokens > 0 && s->inflight_ios < s->cfg.max_inflight_ios;
+    case JBOF_POLICY_DRR:
+        return s->inflight_cost < (uint64_t)s->cfg.slot_bytes * s->cfg.total_slots &&
+               s->inflight_ios < s->cfg.max_inflight_ios;
+    default:
+        return s->inflight_ios < s->cfg.max_inflight_ios;
+    }
+}
+
+static inline uint32_t slots_allowed(const jbof_sched *s, const tenant *t)
+{
+    if (s->cfg.policy == JBOF_POLICY_GIMBAL) {
+        uint32_t n = s->n_active ? s->n_active : 1;
+        uint32_t a = s->cfg.total_slots / n;
+        return a ? a : 1;
+    }
+    uint64_t w = s->active_weight ? s->active_weight : t->cfg.weight;
+    uint64_t a = ((uint64_t)s->cfg.total_slots * t->cfg.weight + w / 2) / w;
+    return a ? (uint32_t)a : 1;
+}
+
+/* Would t need a new slot for its next IO, and is none free? */
+static inline int slot_blocked(const jbof_sched *s, const tenant *t)
+{
+    if (t->cur_slot_cost < s->cfg.slot_bytes && t->slot_out[t->cur_slot % SLOT_RING])
+        return 0; /* the open slot still has room */
+    return t->busy_slots >= slots_allowed(s, t);
+}
+
+/* FIFO across tenants: the backlogged tenant whose head arrived first. */
+static int dispatch_fifo(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
+{
+    int n = 0;
+    while (n < max && s->drr.head >= 0 && budget_ok(s)) {
+        int32_t best = -1;
+        uint64_t best_seq = UINT64_MAX;
+        int32_t id = s->drr.head;
+        for (uint32_t k = 0; k < s->drr.len; k++) {
+            tenant *t = s->t[id];
+            uint64_t q = t->ring[t->head].seq;
+            if (q < best_seq) {
+                best_seq = q;
+                best = id;
+            }
+            id = t->next;
+        }
+        take(s, (uint32_t)best, s->t[best], &out[n++], now_ns);
+    }
+    return n;
+}
+
+/* One IO per backlogged tenant in turn; token-bucket adds static limits. */
+static int dispatch_rr(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max, int limits)
+{
+    int n = 0;
+    uint32_t idle_visits = 0;
+    while (n < max && s->drr.head >= 0 && budget_ok(s) && idle_visits < s->drr.len) {
+        uint32_t id = (uint32_t)s->drr.head;
+        tenant *t = s->t[id];
+        list_rotate(s, &s->drr);
+        if (limits && !limit_ok(s, t, now_ns)) {
+            idle_visits++;
+            continue;
+        }
+        idle_visits = 0;
+        take(s, id, t, &out[n++], now_ns);
+    }
+    return n;
+}
+
+/* Deficit round robin over cost (drr: bytes) on list l.  *blocked is set
+ * when some backlogged tenant could not go for a reason other than budget. */
+static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *out, int max, int enforce_slots,
+                             int limits)
+{
+    int n = 0;
+    uint32_t idle_visits = 0;
+    while (n < max && l->head >= 0 && idle_visits < l->len) {
+        if (!budget_ok(s))
+            break;
+        uint32_t id = (uint32_t)l->head;
+        tenant *t = s->t[id];
+        if ((limits && !limit_ok(s, t, now_ns)) || (enforce_slots && slot_blocked(s, t))) {
+            t->in_turn = 0;
+            list_rotate(s, l);
+            idle_visits++;
+            continue;
+        }
+        if (!t->in_turn) {
+            t->deficit += (int64_t)s->cfg.quantum_bytes * t->cfg.weight;
+            t->in_turn = 1;
+        }
+        uint32_t c = t->ring[t->head].io.cost;
+        if (t->deficit < (int64_t)c) {
+            t->in_turn = 0;
+            list_rotate(s, l);
+            idle_visits++;
+            continue;
+        }
+        idle_visits = 0;
+        t->deficit -= c;
+        take(s, id, t, &out[n++], now_ns); /* may unlink t */
+    }
+    return n;
+}
+
+/* Reservations due now, latency-critical first (qos). */
+static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
+{
+    int n = 0;
+    for (uint32_t i = 0; i < s->nresv && n < max; i++) {
+        uint32_t id = s->resv[i];
+        tenant *t = s->t[id];
+        while (n < max && t->count && budget_ok(s)) {
+            if (t->r_tag > now_ns) {
+                if (t->r_tag < s->next_limit_ns)
+                    s->next_limit_ns = t->r_tag;
+                break;
+            }
+            if (!limit_ok(s, t, now_ns))
+                break;
+            t->deficit -= t->ring[t->head].io.cost; /* no double share */
+            take(s, id, t, &out[n++], now_ns);
+        }
+        if (!budget_ok(s))
+            break;
+    }
+    return n;
+}
+
+int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
+{
+    if (!s || !out || max < 0)
+        return -EINVAL;
+    if (max == 0 || s->n_backlogged == 0)
+        return 0;
+    s->next_limit_ns = UINT64_MAX;
+    switch (s->cfg.policy) {
+    case JBOF_POLICY_FIFO:
+        return dispatch_fifo(s, now_ns, out, max);
+    case JBOF_POLICY_RR:
+        return dispatch_rr(s, now_ns, out, max, 0);
+    case JBOF_POLICY_TOKEN_BUCKET:
+        return dispatch_rr(s, now_ns, out, max, 1);
+    case JBOF_POLICY_DRR:
+        return dispatch_drr_list(s, &s->drr, now_ns, out, max, 0, 0);
+    default:
+        break;
+    }
+    /* gimbal / qos */
+    ctl_refill(&s->ctl, now_ns);
+    int qos = s->cfg.policy == JBOF_POLICY_QOS;
+    int n = 0;
+    if (qos && s->nresv)
+        n += dispatch_reservations(s, now_ns, out, max);
+    int m = dispatch_drr_list(s, &s->drr, now_ns, out + n, max - n, 1, qos);
+    n += m;
+    if (qos && s->scav.head >= 0 && m == 0 && n < max && budget_ok(s)) {
+        /* idle capacity: lend it, but never more than the drive completes
+         * within the reclaim bound */
+        uint64_t cap = (uint64_t)(((__uint128_t)s->ctl.rate_bps * s->cfg.scavenger_reclaim_ns) / JBOF_NS_PER_S);
+        while (n < max && s->scav.head >= 0 && budget_ok(s)) {
+            uint32_t id = (uint32_t)s->scav.head;
+            tenant *t = s->t[id];
+            if (s->scav_inflight_cost > 0 && s->scav_inflight_cost + t->ring[t->head].io.cost > cap)
+                break;
+            int m = dispatch_drr_list(s, &s->scav, now_ns, out + n, 1, 0, 1);
+            if (m == 0)
+                break;
+            n += m;
+        }
+    }
+    return n;
+}
+
+/* ---------------------------------------------------------- complete --- */
+
+int jbof_sched_complete(jbof_sched *s, const jbof_io *io, uint64_t now_ns, int status)
+{
+    if (!s || !io)
+        return -EINVAL;
+    tenant *t = get_tenant(s, io->tenant);
+    if (!t || t->gen != io->gen)
+        return -ENOENT;
+    uint16_t *so = &t->slot_out[io->slot % SLOT_RING];
+    if (t->inflight == 0 || *so == 0 || io->opcode >= JBOF_OP_COUNT)
+        return -EINVAL;
+    if (--*so == 0)
+        t->busy_slots--;
+    uint32_t c = io->cost;
+    t->inflight--;
+    t->inflight_cost -= c;
+    s->inflight_ios--;
+    s->inflight_cost -= c;
+    if (t->cfg.klass == JBOF_CLASS_SCAVENGER)
+        s->scav_inflight_cost = s->scav_inflight_cost > c ? s->scav_inflight_cost - c : 0;
+    s->completed++;
+
+    uint64_t e2e = now_ns > io->submit_ns ? now_ns - io->submit_ns : 0;
+    uint64_t dev = now_ns > io->dispatch_ns ? now_ns - io->dispatch_ns : 0;
+    jbof_tenant_stats *st = &t->st;
+    st->completed++;
+    if (status) {
+        st->errors++;
+    } else {
+        switch (io->opcode) {
+        case JBOF_OP_READ:
+            st->read_ios++;
+            st->read_bytes += io->length_bytes;
+            break;
+        case JBOF_OP_WRITE:
+            st->write_ios++;
+            st->write_bytes += io->length_bytes;
+            break;
+        default:
+            st->other_ios++;
+        }
+        st->cost_completed += c;
+    }
+    jbof_hist_record(&t->hist, e2e);
+    if (t->cfg.latency_slo_ns && e2e > t->cfg.latency_slo_ns)
+        st->slo_violations++;
+
+    if (policy_uses_ctl(s->cfg.policy) && (io->opcode == JBOF_OP_READ || io->opcode == JBOF_OP_WRITE)) {
+        if (s->cfg.policy == JBOF_POLICY_QOS) {
+            /* SLO steering: hold the drive where the tightest active SLO is reachable */
+            uint64_t cap = 0;
+            if (s->n_lc_active) {
+                for (uint32_t i = 0; i < s->nlc; i++) {
+                    tenant *u = s->t[s->lc[i]];
+                    if (is_active(u) && (cap == 0 || u->cfg.latency_slo_ns / 2 < cap))
+                        cap = u->cfg.latency_slo_ns / 2;
+                }
+            }
+            s->ctl.target_cap_ns = cap;
+        }
+        int slow = ctl_on_complete(&s->ctl, io->opcode, io->length_bytes, c, dev, now_ns);
+        cost_on_complete(&s->cost, io->opcode, slow, now_ns);
+    }
+    if (!is_active(t)) {
+        s->n_active--;
+        active_weight_adjust(s, t, -1);
+    }
+    return 0;
+}
+
+uint64_t jbof_sched_next_event_ns(const jbof_sched *s, uint64_t now_ns)
+{
+    if (!s || s->n_backlogged == 0)
+        return UINT64_MAX;
+    uint64_t t = s->next_limit_ns;
+    if (policy_uses_ctl(s->cfg.policy) && s->ctl.tokens <= 0) {
+        uint64_t c = ctl_next_ns(&s->ctl, now_ns);
+        if (c < t)
+            t = c;
+    }
+    if (t != UINT64_MAX && t <= now_ns)
+        t = now_ns + 1;
+    return t;
+}
+
+/* ------------------------------------------------------------- stats --- */
+
+int jbof_sched_tenant_stats(const jbof_sched *s, uint32_t id, jbof_tenant_stats *out)
+{
+    if (!s || !out)
+        return -EINVAL;
+    const tenant *t = get_tenant(s, id);
+    if (!t)
+        return -ENOENT;
+    *out = t->st;
+    out->queued = t->count;
+    out->inflight = t->inflight;
+    out->inflight_cost = t->inflight_cost;
+    out->klass = t->cfg.klass;
+    out->weight = t->cfg.weight;
+    out->throttled = t->throttled;
+    out->active = 1;
+    return 0;
+}
+
+int jbof_sched_tenant_hist(const jbof_sched *s, uint32_t id, jbof_hist *out)
+{
+    if (!s || !out)
+        return -EINVAL;
+    const tenant *t = get_tenant(s, id);
+    if (!t)
+        return -ENOENT;
+    *out = t->hist;
+    return 0;
+}
+
+int jbof_sched_drive_stats(const jbof_sched *s, jbof_drive_stats *out)
+{
+    if (!s || !out)
+        return -EINVAL;
+    memset(out, 0, sizeof(*out));
+    out->policy = s->cfg.policy;
+    if (policy_uses_ctl(s->cfg.policy)) {
+        out->ctl_state = s->ctl.state;
+        out->rate_bps = s->ctl.rate_bps;
+        out->tokens = s->ctl.tokens;
+        out->threshold_ns = s->ctl.threshold_ns;
+        out->ewma_read_ns = s->ctl.ewma_ns[0];
+        out->ewma_write_ns = s->ctl.ewma_ns[1];
+        memcpy(out->state_enter, s->ctl.state_enter, sizeof(out->state_enter));
+    }
+    out->write_factor_x256 = s->cost.wf_x256;
+    out->inflight_ios = s->inflight_ios;
+    out->inflight_cost = s->inflight_cost;
+    out->dispatched = s->dispatched;
+    out->completed = s->completed;
+    out->tenants = s->ntenants;
+    out->backlogged = s->n_backlogged;
+    return 0;
+}
