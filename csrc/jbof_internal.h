@@ -98,4 +98,28 @@ static inline uint64_t rng_below(rng_state *r, uint64_t n)
 /* uniform double in [0, 1) */
 static inline double rng_unit(rng_state *r) { return (double)(rng_next(r) >> 11) * 0x1.0p-53; }
 
+/* ---- wl.c ---- */
+typedef struct wl_state {
+    jbof_wl wl;
+    rng_state rng;
+    uint64_t start_ns;        /* absolute: first IO may be issued */
+    uint64_t end_ns;          /* absolute: no IO issued after (UINT64_MAX = never) */
+    uint32_t phase;           /* index into wl.phases */
+    uint32_t done;            /* 1 = all (non-looping) phases are over */
+    uint64_t phase_end_ns;    /* absolute end of the current phase (UINT64_MAX = open) */
+    uint64_t seq_off;         /* next sequential offset */
+} wl_state;
+
+int wl_check(const jbof_wl *wl);
+void wl_start(wl_state *w, const jbof_wl *wl, uint64_t now_ns, uint64_t seed);
+/* Advance phases to now; returns the current phase or NULL when the tenant
+ * issues nothing now (before start, after end, idle phase). */
+const jbof_wl_phase *wl_phase_at(wl_state *w, uint64_t now_ns);
+/* Time of the next phase boundary, start or end after now (UINT64_MAX if none). */
+uint64_t wl_next_change_ns(const wl_state *w, uint64_t now_ns);
+/* Fill opcode, offset and length of the next IO of phase p. */
+void wl_make_io(wl_state *w, const jbof_wl_phase *p, jbof_io *io);
+/* Open loop: gap before the next arrival after an IO of len bytes (0 = closed loop). */
+uint64_t wl_gap_ns(const jbof_wl_phase *p, uint32_t len);
+
 #endif

@@ -349,7 +349,6 @@ typedef struct jbof_sim_tenant_result {
     uint64_t issued;          /* IOs generated */
     uint64_t completed;
     uint64_t busy_ns;         /* time the tenant was active (between start and stop) */
-    uint64_t backlog_ns;      /* time the tenant had IO waiting (SQ non-empty) */
     uint64_t demand_bytes;    /* bytes the open-loop schedule asked for (0 = closed loop) */
     uint64_t slo_violations;
 } jbof_tenant_result;
