@@ -1,0 +1,161 @@
+"""The emulated SSD presets, measured through the simulator the way a user sees them.
+
+One tenant, policy fifo (no QoS in the way), a closed-loop fio-like workload;
+throughput and mean latency are taken over [warmup, end) by differencing the
+tenant's result counters and latency histogram (submit -> complete).  The
+tolerances are the calibration targets of docs/ssd-model.md; each measurement
+is a few tens of thousands of simulated IOs, all generated in C.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+jbof = pytest.importorskip("dataplane._jbof", reason="extension not built (make build)")
+ffi, lib = jbof.ffi, jbof.lib
+
+if not hasattr(lib, "jbof_sim_create"):
+    pytest.skip("simulator not built yet", allow_module_level=True)
+
+MS = 1_000_000
+KIB = 1024
+# Namespace of the one tenant: most of the drive, so random IO spreads over it.
+NS_BYTES = 900 * 10**9
+
+
+@dataclass
+class Window:
+    iops: float
+    bps: float
+    mean_lat_us: float
+    ios: int
+
+
+def _ssd_cfg(preset: str) -> Any:
+    cfg = ffi.new("jbof_ssd_cfg *")
+    assert lib.jbof_ssd_preset(preset.encode(), cfg) == 0
+    return cfg
+
+
+def _snapshot(sim: Any, tid: int) -> tuple[int, int, int, int]:
+    res = ffi.new("jbof_tenant_result *")
+    hist = ffi.new("jbof_hist *")
+    assert lib.jbof_sim_tenant_result(sim, tid, res) == 0
+    assert lib.jbof_sched_tenant_hist(lib.jbof_sim_sched(sim), tid, hist) == 0
+    return res.completed, res.read_bytes + res.write_bytes, hist.count, hist.sum_ns
+
+
+def measure(preset: str, rw: int, bs: int, iodepth: int, warmup_ns: int, end_ns: int,
+            seed: int = 1, rwmixread_pct: int = 0) -> Window:
+    """Closed loop at iodepth for end_ns of virtual time; figures over [warmup, end)."""
+    cfg = ffi.new("jbof_sim_cfg *")
+    assert lib.jbof_sched_default_cfg(lib.JBOF_POLICY_FIFO, ffi.addressof(cfg, "sched")) == 0
+    cfg.sched.max_inflight_ios = 1024
+    cfg.ssd = _ssd_cfg(preset)[0]
+    cfg.seed = seed
+    cfg.bin_ns = 100 * MS
+    cfg.max_bins = 64
+    simp = ffi.new("jbof_sim **")
+    assert lib.jbof_sim_create(cfg, simp) == 0
+    sim = ffi.gc(simp[0], lib.jbof_sim_destroy)
+
+    tc = ffi.new("jbof_tenant_cfg *")
+    assert lib.jbof_tenant_default_cfg(tc) == 0
+    tc.sq_depth = 1024
+    wl = ffi.new("jbof_wl *")
+    wl.size_bytes = NS_BYTES
+    wl.nphases = 1
+    ph = wl.phases[0]
+    ph.rw = rw
+    ph.rwmixread_pct = rwmixread_pct
+    ph.iodepth = iodepth
+    ph.nbs = 1
+    ph.bs[0] = bs
+    ph.bs_pct[0] = 100
+    tid = ffi.new("uint32_t *")
+    assert lib.jbof_sim_add_tenant(sim, tc, wl, tid) == 0
+
+    assert lib.jbof_sim_run(sim, warmup_ns) == 0
+    c0, b0, n0, s0 = _snapshot(sim, tid[0])
+    assert lib.jbof_sim_run(sim, end_ns) == 0
+    c1, b1, n1, s1 = _snapshot(sim, tid[0])
+    secs = (end_ns - warmup_ns) / 1e9
+    n = n1 - n0
+    return Window(iops=(c1 - c0) / secs, bps=(b1 - b0) / secs,
+                  mean_lat_us=(s1 - s0) / n / 1e3 if n else 0.0, ios=c1 - c0)
+
+
+def test_presets_enumerate_and_load() -> None:
+    names = []
+    i = 0
+    while (p := lib.jbof_ssd_preset_name(i)) != ffi.NULL:
+        names.append(ffi.string(p).decode())
+        i += 1
+    assert {"dct983", "dct983-fragmented", "sata-ssd"} <= set(names)
+    for name in names:
+        cfg = _ssd_cfg(name)
+        d = ffi.new("jbof_ssd **")
+        assert lib.jbof_ssd_create(cfg, 1, d) == 0
+        lib.jbof_ssd_destroy(d[0])
+    assert _ssd_cfg("dct983").frag_init_ppm == 0
+    assert _ssd_cfg("dct983-fragmented").frag_init_ppm == 1_000_000
+    assert lib.jbof_ssd_preset(b"no-such-drive", ffi.new("jbof_ssd_cfg *")) == -2  # -ENOENT
+
+
+def test_randread_qd1_latency() -> None:
+    # 2.5 us controller + 78 us tR + 1.4 us link + 3.2 us fixed = 85 us
+    w = measure("dct983", lib.JBOF_RW_RANDREAD, 4 * KIB, 1, 2 * MS, 30 * MS)
+    assert 75 <= w.mean_lat_us <= 95, w
+
+
+def test_randread_iops_saturates_at_high_qd() -> None:
+    w = measure("dct983", lib.JBOF_RW_RANDREAD, 4 * KIB, 256, 20 * MS, 100 * MS)
+    assert 360e3 <= w.iops <= 420e3, w
+
+
+def test_randread_qd32_below_cap() -> None:
+    # Die collisions (balls in bins) keep QD32 below the 400K controller cap.
+    w = measure("dct983", lib.JBOF_RW_RANDREAD, 4 * KIB, 32, 10 * MS, 60 * MS)
+    assert 230e3 <= w.iops <= 360e3, w
+
+
+def test_latency_knee() -> None:
+    qd1 = measure("dct983", lib.JBOF_RW_RANDREAD, 4 * KIB, 1, 2 * MS, 30 * MS)
+    qd8 = measure("dct983", lib.JBOF_RW_RANDREAD, 4 * KIB, 8, 2 * MS, 30 * MS)
+    qd512 = measure("dct983", lib.JBOF_RW_RANDREAD, 4 * KIB, 512, 10 * MS, 40 * MS)
+    assert qd8.mean_lat_us < 1.2 * qd1.mean_lat_us, (qd1, qd8)
+    # Past the knee latency is Little's law: 512 / 400K IOPS = 1.28 ms.
+    assert qd512.mean_lat_us > 3 * qd1.mean_lat_us, (qd1, qd512)
+
+
+def test_seqread_bandwidth() -> None:
+    w = measure("dct983", lib.JBOF_RW_READ, 128 * KIB, 32, 10 * MS, 100 * MS)
+    assert 2.7e9 <= w.bps <= 3.3e9, w
+
+
+def test_seqwrite_sustained_clean() -> None:
+    # The 64 MiB buffer fills in ~35 ms at QD32; then programs limit to 1 GB/s.
+    w = measure("dct983", lib.JBOF_RW_WRITE, 128 * KIB, 32, 200 * MS, 1200 * MS)
+    assert 0.85e9 <= w.bps <= 1.15e9, w
+
+
+def test_randwrite_sustained_fragmented() -> None:
+    # WA 6.1 on a fragmented drive: 1 GB/s / 6.1 / 4 KiB = 40K IOPS.
+    w = measure("dct983-fragmented", lib.JBOF_RW_RANDWRITE, 4 * KIB, 32, 200 * MS, 1200 * MS)
+    assert 32e3 <= w.iops <= 48e3, w
+
+
+def test_write_latency_into_buffer() -> None:
+    w = measure("dct983", lib.JBOF_RW_RANDWRITE, 4 * KIB, 1, 1 * MS, 10 * MS)
+    assert 15 <= w.mean_lat_us <= 25, w
+
+
+def test_deterministic_for_a_seed() -> None:
+    args = ("dct983", lib.JBOF_RW_RANDRW, 4 * KIB, 16, 0, 20 * MS)
+    a = measure(*args, seed=5, rwmixread_pct=70)
+    b = measure(*args, seed=5, rwmixread_pct=70)
+    c = measure(*args, seed=6, rwmixread_pct=70)
+    assert a == b
+    assert a != c
