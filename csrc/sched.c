@@ -157,8 +157,10 @@ struct jbof_sched {
 
 /* ------------------------------------------------------------ helpers --- */
 
+static void relink(jbof_sched *s, uint32_t id);
+
 static inline int policy_uses_ctl(uint32_t p) { return p == JBOF_POLICY_GIMBAL || p == JBOF_POLICY_QOS; }
-static inline int policy_uses_slots(uint32_t p) { return p == JBOF_POLICY_GIMBAL || p == JBOF_POLICY_QOS; }
+static inline int policy_uses_classes(uint32_t p) { return p == JBOF_POLICY_QOS; }
 
 static inline tenant *get_tenant(const jbof_sched *s, uint32_t id)
 {
@@ -440,7 +442,13 @@ int jbof_sched_set_policy(jbof_sched *s, uint32_t policy, uint64_t now_ns)
         c.ctl = d.ctl;
     else if (!policy_uses_ctl(policy))
         c.ctl.enabled = 0;
-    return jbof_sched_configure(s, &c, now_ns);
+    int rc = jbof_sched_configure(s, &c, now_ns);
+    if (rc)
+        return rc;
+    for (uint32_t i = 0; i < s->cfg.max_tenants; i++)
+        if (s->t[i])
+            relink(s, i);
+    return 0;
 }
 
 static void resv_rebuild(jbof_sched *s)
@@ -460,6 +468,20 @@ static void resv_rebuild(jbof_sched *s)
             if ((pass == 0) == lc)
                 s->resv[s->nresv++] = i;
         }
+}
+
+/* Put a backlogged tenant on the list its class and the policy call for. */
+static void relink(jbof_sched *s, uint32_t id)
+{
+    tenant *t = s->t[id];
+    if (t->on_list == LIST_NONE)
+        return;
+    uint32_t want = (t->cfg.klass == JBOF_CLASS_SCAVENGER && policy_uses_classes(s->cfg.policy)) ? LIST_SCAV : LIST_DRR;
+    if (want == t->on_list)
+        return;
+    list_del(s, t->on_list == LIST_SCAV ? &s->scav : &s->drr, id);
+    list_push(s, want == LIST_SCAV ? &s->scav : &s->drr, id, 0, want);
+    t->in_turn = 0;
 }
 
 static int tenant_apply_cfg(tenant *t, const jbof_tenant_cfg *c)
@@ -551,12 +573,8 @@ int jbof_sched_tenant_set(jbof_sched *s, uint32_t id, const jbof_tenant_cfg *cfg
     if (rc)
         return rc;
     /* move between the DRR and scavenger lists if the class changed */
-    int was_scav = old_class == JBOF_CLASS_SCAVENGER, is_scav = cfg->klass == JBOF_CLASS_SCAVENGER;
-    if (t->on_list != LIST_NONE && was_scav != is_scav) {
-        list_del(s, was_scav ? &s->scav : &s->drr, id);
-        list_push(s, is_scav ? &s->scav : &s->drr, id, 0, is_scav ? LIST_SCAV : LIST_DRR);
-        t->in_turn = 0;
-    }
+    (void)old_class;
+    relink(s, id);
     resv_rebuild(s);
     return 0;
 }
@@ -605,7 +623,7 @@ int jbof_sched_submit(jbof_sched *s, const jbof_io *io, uint64_t now_ns)
             s->n_active++;
             active_weight_adjust(s, t, +1);
         }
-        if (t->cfg.klass == JBOF_CLASS_SCAVENGER) {
+        if (t->cfg.klass == JBOF_CLASS_SCAVENGER && policy_uses_classes(s->cfg.policy)) {
             list_push(s, &s->scav, io->tenant, 0, LIST_SCAV);
         } else {
             /* latency-critical tenants join at the head of the round */
@@ -649,7 +667,7 @@ static void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io *out, uint64_t n
     t->inflight_cost += c;
     s->inflight_ios++;
     s->inflight_cost += c;
-    if (t->cfg.klass == JBOF_CLASS_SCAVENGER)
+    if (t->on_list == LIST_SCAV)
         s->scav_inflight_cost += c;
     s->dispatched++;
     t->st.dispatched++;
@@ -680,7 +698,7 @@ static void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io *out, uint64_t n
 
     if (t->count == 0) {
         s->n_backlogged--;
-        list_del(s, t->cfg.klass == JBOF_CLASS_SCAVENGER ? &s->scav : &s->drr, id);
+        list_del(s, t->on_list == LIST_SCAV ? &s->scav : &s->drr, id);
         t->deficit = 0;
         t->in_turn = 0;
     }
@@ -714,24 +732,29 @@ static inline int budget_ok(const jbof_sched *s)
     }
 }
 
-static inline uint32_t slots_allowed(const jbof_sched *s, const tenant *t)
+/* Gimbal: a tenant may hold max(1, total_slots / active tenants) busy slots. */
+static inline uint32_t slots_allowed(const jbof_sched *s)
 {
-    if (s->cfg.policy == JBOF_POLICY_GIMBAL) {
-        uint32_t n = s->n_active ? s->n_active : 1;
-        uint32_t a = s->cfg.total_slots / n;
-        return a ? a : 1;
-    }
-    uint64_t w = s->active_weight ? s->active_weight : t->cfg.weight;
-    uint64_t a = ((uint64_t)s->cfg.total_slots * t->cfg.weight + w / 2) / w;
-    return a ? (uint32_t)a : 1;
+    uint32_t n = s->n_active ? s->n_active : 1;
+    uint32_t a = s->cfg.total_slots / n;
+    return a ? a : 1;
 }
 
-/* Would t need a new slot for its next IO, and is none free? */
+/* May t not send its next IO now for lack of in-flight room?
+ * gimbal: slot count (weight-blind, as published); qos: the same window of
+ * total_slots * slot_bytes split by weight among active tenants, in cost. */
 static inline int slot_blocked(const jbof_sched *s, const tenant *t)
 {
+    if (s->cfg.policy == JBOF_POLICY_QOS) {
+        if (t->inflight == 0)
+            return 0;
+        uint64_t w = s->active_weight ? s->active_weight : t->cfg.weight;
+        uint64_t cap = (uint64_t)s->cfg.total_slots * s->cfg.slot_bytes * t->cfg.weight / w;
+        return t->inflight_cost + t->ring[t->head].io.cost > cap;
+    }
     if (t->cur_slot_cost < s->cfg.slot_bytes && t->slot_out[t->cur_slot % SLOT_RING])
         return 0; /* the open slot still has room */
-    return t->busy_slots >= slots_allowed(s, t);
+    return t->busy_slots >= slots_allowed(s);
 }
 
 /* FIFO across tenants: the backlogged tenant whose head arrived first. */
@@ -775,19 +798,24 @@ static int dispatch_rr(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max, in
     return n;
 }
 
-/* Deficit round robin over cost (drr: bytes) on list l.  *blocked is set
- * when some backlogged tenant could not go for a reason other than budget. */
+/* Deficit round robin over cost (drr: bytes) on list l.  *waiting is set
+ * when a backlogged tenant that is not held by its limit was left waiting. */
 static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *out, int max, int enforce_slots,
-                             int limits)
+                             int limits, int *waiting)
 {
     int n = 0;
     uint32_t idle_visits = 0;
     while (n < max && l->head >= 0 && idle_visits < l->len) {
-        if (!budget_ok(s))
+        if (!budget_ok(s)) {
+            *waiting = 1;
             break;
+        }
         uint32_t id = (uint32_t)l->head;
         tenant *t = s->t[id];
-        if ((limits && !limit_ok(s, t, now_ns)) || (enforce_slots && slot_blocked(s, t))) {
+        int limited = limits && !limit_ok(s, t, now_ns);
+        if (limited || (enforce_slots && slot_blocked(s, t))) {
+            if (!limited)
+                *waiting = 1;
             t->in_turn = 0;
             list_rotate(s, l);
             idle_visits++;
@@ -799,9 +827,10 @@ static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *
         }
         uint32_t c = t->ring[t->head].io.cost;
         if (t->deficit < (int64_t)c) {
+            /* not enough for its head IO this round: its deficit grows every
+             * round, so this is progress, not an idle visit */
             t->in_turn = 0;
             list_rotate(s, l);
-            idle_visits++;
             continue;
         }
         idle_visits = 0;
@@ -842,6 +871,7 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
     if (max == 0 || s->n_backlogged == 0)
         return 0;
     s->next_limit_ns = UINT64_MAX;
+    int waiting = 0;
     switch (s->cfg.policy) {
     case JBOF_POLICY_FIFO:
         return dispatch_fifo(s, now_ns, out, max);
@@ -850,7 +880,7 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
     case JBOF_POLICY_TOKEN_BUCKET:
         return dispatch_rr(s, now_ns, out, max, 1);
     case JBOF_POLICY_DRR:
-        return dispatch_drr_list(s, &s->drr, now_ns, out, max, 0, 0);
+        return dispatch_drr_list(s, &s->drr, now_ns, out, max, 0, 0, &waiting);
     default:
         break;
     }
@@ -860,9 +890,8 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
     int n = 0;
     if (qos && s->nresv)
         n += dispatch_reservations(s, now_ns, out, max);
-    int m = dispatch_drr_list(s, &s->drr, now_ns, out + n, max - n, 1, qos);
-    n += m;
-    if (qos && s->scav.head >= 0 && m == 0 && n < max && budget_ok(s)) {
+    n += dispatch_drr_list(s, &s->drr, now_ns, out + n, max - n, 1, qos, &waiting);
+    if (qos && s->scav.head >= 0 && !waiting && n < max && budget_ok(s)) {
         /* idle capacity: lend it, but never more than the drive completes
          * within the reclaim bound */
         uint64_t cap = (uint64_t)(((__uint128_t)s->ctl.rate_bps * s->cfg.scavenger_reclaim_ns) / JBOF_NS_PER_S);
@@ -871,7 +900,8 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
             tenant *t = s->t[id];
             if (s->scav_inflight_cost > 0 && s->scav_inflight_cost + t->ring[t->head].io.cost > cap)
                 break;
-            int m = dispatch_drr_list(s, &s->scav, now_ns, out + n, 1, 0, 1);
+            int w2 = 0;
+            int m = dispatch_drr_list(s, &s->scav, now_ns, out + n, 1, 0, 1, &w2);
             if (m == 0)
                 break;
             n += m;
@@ -899,7 +929,7 @@ int jbof_sched_complete(jbof_sched *s, const jbof_io *io, uint64_t now_ns, int s
     t->inflight_cost -= c;
     s->inflight_ios--;
     s->inflight_cost -= c;
-    if (t->cfg.klass == JBOF_CLASS_SCAVENGER)
+    if (t->cfg.klass == JBOF_CLASS_SCAVENGER && policy_uses_classes(s->cfg.policy))
         s->scav_inflight_cost = s->scav_inflight_cost > c ? s->scav_inflight_cost - c : 0;
     s->completed++;
 

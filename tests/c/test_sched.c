@@ -1,0 +1,494 @@
+/* Unit tests of the scheduler (sched.c, ctl.c, cost.c) against a fake drive:
+ * argument validation, the invariants every policy must keep (no IO lost,
+ * none duplicated, FIFO within a tenant), weights, limits, reservations,
+ * scavengers and live reconfiguration.  Time is injected; runs are exact. */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "jbof.h"
+#include "testing.h"
+
+/* ---- fake drive: a serial server of cost at DRIVE_BPS plus a fixed 80 us ---- */
+enum { MAXQ = 4096 };
+static const uint64_t DRIVE_BPS = 2000000000ull;
+static const uint64_t FIXED_NS = 80000;
+
+typedef struct fake {
+    jbof_io q[MAXQ];
+    uint64_t done[MAXQ];
+    int n;
+    uint64_t busy_until;
+} fake;
+
+static void fake_submit(fake *f, const jbof_io *io, uint64_t now)
+{
+    uint64_t start = f->busy_until > now ? f->busy_until : now;
+    uint64_t cost = io->length_bytes + 4096u + (io->opcode == JBOF_OP_WRITE ? 3u * io->length_bytes : 0u);
+    f->busy_until = start + cost * 1000000000ull / DRIVE_BPS;
+    f->q[f->n] = *io;
+    f->done[f->n] = f->busy_until + FIXED_NS;
+    f->n++;
+}
+
+/* pop the earliest completion (ties: first submitted) */
+static int fake_next(fake *f, jbof_io *io, uint64_t *t)
+{
+    if (!f->n)
+        return 0;
+    int b = 0;
+    for (int i = 1; i < f->n; i++)
+        if (f->done[i] < f->done[b])
+            b = i;
+    *io = f->q[b];
+    *t = f->done[b];
+    for (int i = b; i + 1 < f->n; i++) {
+        f->q[i] = f->q[i + 1];
+        f->done[i] = f->done[i + 1];
+    }
+    f->n--;
+    return 1;
+}
+
+/* ---- a closed-loop driver: each tenant keeps depth[i] IOs outstanding ---- */
+typedef struct load {
+    int n;
+    uint32_t ids[8];
+    uint32_t depth[8];
+    uint32_t bs[8];
+    uint8_t op[8];
+    uint32_t outstanding[8];
+    uint64_t start_ns[8], stop_ns[8]; /* active window per tenant */
+    uint64_t next_tag[8];
+    uint64_t last_dispatched_tag[8];
+    uint64_t bytes[8], cost[8];
+    int fifo_violations, dup_or_lost;
+    uint64_t now; /* where the last run() stopped */
+} load;
+
+static void load_fill(jbof_sched *s, load *L, uint64_t now)
+{
+    for (int i = 0; i < L->n; i++) {
+        if (now < L->start_ns[i] || now >= L->stop_ns[i])
+            continue;
+        while (L->outstanding[i] < L->depth[i]) {
+            jbof_io io = {0};
+            io.tenant = L->ids[i];
+            io.opcode = L->op[i];
+            io.length_bytes = L->bs[i];
+            io.offset_bytes = 0;
+            io.tag = ((uint64_t)i << 48) | ++L->next_tag[i];
+            if (jbof_sched_submit(s, &io, now) != 0)
+                break;
+            L->outstanding[i]++;
+        }
+    }
+}
+
+/* Run the closed loop until end_ns; returns completions. */
+static uint64_t run(jbof_sched *s, load *L, fake *f, uint64_t end_ns)
+{
+    uint64_t now = L->now, done = 0;
+    jbof_io out[64];
+    load_fill(s, L, now);
+    for (;;) {
+        int k;
+        while ((k = jbof_sched_dispatch(s, now, out, 64)) > 0)
+            for (int j = 0; j < k; j++) {
+                int i = (int)(out[j].tag >> 48);
+                uint64_t seq = out[j].tag & 0xffffffffffffull;
+                if (seq != L->last_dispatched_tag[i] + 1)
+                    L->fifo_violations++;
+                L->last_dispatched_tag[i] = seq;
+                fake_submit(f, &out[j], now);
+            }
+        uint64_t wake = jbof_sched_next_event_ns(s, now);
+        /* next start/stop boundary of a tenant */
+        for (int i = 0; i < L->n; i++) {
+            if (L->start_ns[i] > now && L->start_ns[i] < wake)
+                wake = L->start_ns[i];
+        }
+        jbof_io io;
+        uint64_t t = UINT64_MAX;
+        int have = f->n > 0;
+        if (have) {
+            int b = 0;
+            for (int i = 1; i < f->n; i++)
+                if (f->done[i] < f->done[b])
+                    b = i;
+            t = f->done[b];
+        }
+        if (!have && wake == UINT64_MAX)
+            break;
+        if (wake < t) {
+            if (wake >= end_ns)
+                break;
+            now = wake;
+            load_fill(s, L, now);
+            continue;
+        }
+        if (t >= end_ns)
+            break;
+        fake_next(f, &io, &t);
+        now = t;
+        CHECK_EQ(jbof_sched_complete(s, &io, now, 0), 0);
+        int i = (int)(io.tag >> 48);
+        L->outstanding[i]--;
+        L->bytes[i] += io.length_bytes;
+        L->cost[i] += io.cost;
+        done++;
+        load_fill(s, L, now);
+    }
+    L->now = end_ns;
+    return done;
+}
+
+static jbof_sched *mk(uint32_t policy)
+{
+    jbof_sched_cfg c;
+    CHECK_EQ(jbof_sched_default_cfg(policy, &c), 0);
+    jbof_sched *s = NULL;
+    CHECK_EQ(jbof_sched_create(&c, &s), 0);
+    return s;
+}
+
+static uint32_t add(jbof_sched *s, uint32_t weight, uint32_t klass, uint64_t reserve, uint64_t limit)
+{
+    jbof_tenant_cfg t;
+    jbof_tenant_default_cfg(&t);
+    t.weight = weight;
+    t.klass = klass;
+    t.reserve_bps = reserve;
+    t.limit_bps = limit;
+    uint32_t id = 999;
+    CHECK_EQ(jbof_sched_tenant_add(s, &t, 0, &id), 0);
+    return id;
+}
+
+static void test_validation(void)
+{
+    jbof_sched_cfg c;
+    jbof_sched *s = NULL;
+    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_COUNT, &c), -EINVAL);
+    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, NULL), -EINVAL);
+    CHECK_EQ(jbof_sched_create(NULL, &s), -EINVAL);
+    jbof_sched_default_cfg(JBOF_POLICY_QOS, &c);
+    CHECK_EQ(jbof_sched_create(&c, NULL), -EINVAL);
+    jbof_sched_cfg bad = c;
+    bad.max_tenants = 0;
+    CHECK_EQ(jbof_sched_create(&bad, &s), -EINVAL);
+    bad = c;
+    bad.ctl.lat_min_ns = bad.ctl.lat_max_ns;
+    CHECK_EQ(jbof_sched_create(&bad, &s), -EINVAL);
+    bad = c;
+    bad.ctl.enabled = 0; /* qos needs its controller */
+    CHECK_EQ(jbof_sched_create(&bad, &s), -EINVAL);
+    bad = c;
+    bad.cost.write_factor_init_x256 = 100 * 256;
+    CHECK_EQ(jbof_sched_create(&bad, &s), -EINVAL);
+    CHECK(s == NULL);
+
+    s = mk(JBOF_POLICY_QOS);
+    jbof_tenant_cfg t;
+    jbof_tenant_default_cfg(&t);
+    uint32_t id;
+    t.weight = 0;
+    CHECK_EQ(jbof_sched_tenant_add(s, &t, 0, &id), -EINVAL);
+    jbof_tenant_default_cfg(&t);
+    t.reserve_bps = 100;
+    t.limit_bps = 50;
+    CHECK_EQ(jbof_sched_tenant_add(s, &t, 0, &id), -EINVAL);
+    jbof_tenant_default_cfg(&t);
+    t.sq_depth = 2;
+    CHECK_EQ(jbof_sched_tenant_add(s, &t, 0, &id), 0);
+    jbof_io io = {0};
+    io.tenant = id;
+    io.opcode = JBOF_OP_READ;
+    io.length_bytes = 4096;
+    CHECK_EQ(jbof_sched_submit(s, NULL, 0), -EINVAL);
+    io.opcode = 77;
+    CHECK_EQ(jbof_sched_submit(s, &io, 0), -EINVAL);
+    io.opcode = JBOF_OP_READ;
+    io.length_bytes = 0;
+    CHECK_EQ(jbof_sched_submit(s, &io, 0), -EINVAL);
+    io.length_bytes = 4096;
+    io.tenant = 4000;
+    CHECK_EQ(jbof_sched_submit(s, &io, 0), -ENOENT);
+    io.tenant = id;
+    CHECK_EQ(jbof_sched_submit(s, &io, 0), 0);
+    CHECK_EQ(jbof_sched_submit(s, &io, 0), 0);
+    CHECK_EQ(jbof_sched_submit(s, &io, 0), -EAGAIN); /* credits exhausted */
+    CHECK_EQ(jbof_sched_tenant_remove(s, id), -EBUSY);
+    CHECK_EQ(jbof_sched_dispatch(s, 0, NULL, 4), -EINVAL);
+    jbof_io out[4];
+    CHECK_EQ(jbof_sched_dispatch(s, 0, out, -1), -EINVAL);
+    CHECK_EQ(jbof_sched_dispatch(s, 0, out, 4), 2);
+    CHECK_EQ(jbof_sched_complete(s, &out[0], 100000, 0), 0);
+    CHECK_EQ(jbof_sched_complete(s, &out[1], 100000, -EIO), 0);
+    CHECK_EQ(jbof_sched_complete(s, &out[0], 100000, 0), -EINVAL); /* nothing in flight */
+    jbof_tenant_stats ts;
+    CHECK_EQ(jbof_sched_tenant_stats(s, id, &ts), 0);
+    CHECK_EQ(ts.completed, 2);
+    CHECK_EQ(ts.errors, 1);
+    CHECK_EQ(ts.read_ios, 1);
+    CHECK_EQ(jbof_sched_tenant_remove(s, id), 0);
+    CHECK_EQ(jbof_sched_complete(s, &out[1], 100000, 0), -ENOENT); /* stale after remove */
+    CHECK_EQ(jbof_sched_tenant_stats(s, id, &ts), -ENOENT);
+    CHECK_EQ(jbof_sched_set_policy(s, 99, 0), -EINVAL);
+    CHECK_EQ(jbof_policy_from_name("gimbal"), JBOF_POLICY_GIMBAL);
+    CHECK_EQ(jbof_policy_from_name("nope"), -ENOENT);
+    CHECK(jbof_policy_name(99) == NULL);
+    CHECK_EQ(jbof_sched_next_event_ns(NULL, 0) == UINT64_MAX, 1);
+    jbof_sched_destroy(s);
+    jbof_sched_destroy(NULL);
+}
+
+/* every policy: all IO comes back exactly once, FIFO inside each tenant */
+static void test_invariants(void)
+{
+    for (uint32_t p = 0; p < JBOF_POLICY_COUNT; p++) {
+        jbof_sched *s = mk(p);
+        static load L;
+        static fake f;
+        memset(&L, 0, sizeof(L));
+        memset(&f, 0, sizeof(f));
+        L.n = 4;
+        for (int i = 0; i < 4; i++) {
+            L.ids[i] = add(s, (uint32_t)i + 1, i == 3 ? JBOF_CLASS_SCAVENGER : JBOF_CLASS_BEST_EFFORT, 0,
+                           i == 2 ? 50000000ull : 0);
+            L.depth[i] = 8u + 8u * (uint32_t)i;
+            L.bs[i] = 4096u << (3 * (i & 1));
+            L.op[i] = (i & 1) ? JBOF_OP_WRITE : JBOF_OP_READ;
+            L.stop_ns[i] = UINT64_MAX;
+        }
+        L.stop_ns[0] = 20000000; /* tenant 0 stops early: its IO must all come back */
+        run(s, &L, &f, 50000000);
+        CHECK_EQ(L.fifo_violations, 0);
+        /* drain: let everything outstanding complete */
+        jbof_io io, out[64];
+        uint64_t t, now = 50000000;
+        for (int i = 0; i < 4; i++)
+            L.stop_ns[i] = 0;
+        for (int guard = 0; guard < 100000; guard++) {
+            int k;
+            while ((k = jbof_sched_dispatch(s, now, out, 64)) > 0)
+                for (int j = 0; j < k; j++)
+                    fake_submit(&f, &out[j], now);
+            if (!fake_next(&f, &io, &t)) {
+                uint64_t w = jbof_sched_next_event_ns(s, now);
+                if (w == UINT64_MAX)
+                    break;
+                now = w;
+                continue;
+            }
+            now = t > now ? t : now;
+            CHECK_EQ(jbof_sched_complete(s, &io, now, 0), 0);
+            L.outstanding[io.tag >> 48]--;
+        }
+        for (int i = 0; i < 4; i++) {
+            jbof_tenant_stats ts;
+            jbof_sched_tenant_stats(s, L.ids[i], &ts);
+            if (L.outstanding[i])
+                fprintf(stderr, "policy %s tenant %d: %u outstanding after drain\n", jbof_policy_name(p), i,
+                        L.outstanding[i]);
+            CHECK_EQ(L.outstanding[i], 0);
+            CHECK_EQ(ts.submitted, ts.completed);
+            CHECK_EQ(ts.submitted, L.next_tag[i]);
+            CHECK_EQ(ts.queued + ts.inflight, 0);
+            CHECK_EQ(jbof_sched_tenant_remove(s, L.ids[i]), 0);
+        }
+        jbof_drive_stats ds;
+        jbof_sched_drive_stats(s, &ds);
+        CHECK_EQ(ds.inflight_ios, 0);
+        CHECK_EQ(ds.dispatched, ds.completed);
+        jbof_sched_destroy(s);
+    }
+}
+
+/* 2:1 weights give 2:1 cost shares (drr, gimbal, qos) */
+static void test_weights(void)
+{
+    /* (gimbal splits its slots equally among tenants, weight-blind, so its
+     * weights only show when the token bucket binds: not asserted here) */
+    uint32_t pols[] = {JBOF_POLICY_DRR, JBOF_POLICY_QOS};
+    for (int k = 0; k < 2; k++) {
+        jbof_sched *s = mk(pols[k]);
+        static load L;
+        static fake f;
+        memset(&L, 0, sizeof(L));
+        memset(&f, 0, sizeof(f));
+        L.n = 2;
+        for (int i = 0; i < 2; i++) {
+            L.ids[i] = add(s, i == 0 ? 2 : 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+            L.depth[i] = 64;
+            L.bs[i] = 16384;
+            L.op[i] = JBOF_OP_READ;
+            L.stop_ns[i] = UINT64_MAX;
+        }
+        run(s, &L, &f, 200000000);
+        double ratio = (double)L.cost[0] / (double)L.cost[1];
+        if (!(ratio > 1.8 && ratio < 2.2))
+            fprintf(stderr, "policy %s weight ratio %.3f\n", jbof_policy_name(pols[k]), ratio);
+        CHECK(ratio > 1.8 && ratio < 2.2);
+        jbof_sched_destroy(s);
+    }
+}
+
+/* limits hold as rates (token-bucket, qos) and throttled time is counted */
+static void test_limits(void)
+{
+    uint32_t pols[] = {JBOF_POLICY_TOKEN_BUCKET, JBOF_POLICY_QOS};
+    for (int k = 0; k < 2; k++) {
+        jbof_sched *s = mk(pols[k]);
+        static load L;
+        static fake f;
+        memset(&L, 0, sizeof(L));
+        memset(&f, 0, sizeof(f));
+        L.n = 1;
+        L.ids[0] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 100ull << 20); /* 100 MiB/s */
+        L.depth[0] = 32;
+        L.bs[0] = 65536;
+        L.op[0] = JBOF_OP_READ;
+        L.stop_ns[0] = UINT64_MAX;
+        run(s, &L, &f, 500000000);
+        double bps = (double)L.bytes[0] / 0.5;
+        double want = 100.0 * (1 << 20);
+        if (!(bps > 0.97 * want && bps < 1.03 * want))
+            fprintf(stderr, "policy %s limited rate %.0f want %.0f\n", jbof_policy_name(pols[k]), bps, want);
+        CHECK(bps > 0.97 * want && bps < 1.03 * want);
+        jbof_tenant_stats ts;
+        jbof_sched_tenant_stats(s, L.ids[0], &ts);
+        CHECK(ts.throttled_ns > 100000000ull);
+        jbof_sched_destroy(s);
+    }
+}
+
+/* a reservation is met against a heavier competitor (qos) */
+static void test_reservation(void)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    static load L;
+    static fake f;
+    memset(&L, 0, sizeof(L));
+    memset(&f, 0, sizeof(f));
+    L.n = 2;
+    L.ids[0] = add(s, 1, JBOF_CLASS_RESERVED, 600ull << 20, 0);
+    L.ids[1] = add(s, 8, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    for (int i = 0; i < 2; i++) {
+        L.depth[i] = 64;
+        L.bs[i] = 65536;
+        L.op[i] = JBOF_OP_READ;
+        L.stop_ns[i] = UINT64_MAX;
+    }
+    run(s, &L, &f, 500000000);
+    double r = (double)L.bytes[0] / 0.5;
+    if (!(r >= 0.95 * (600 << 20)))
+        fprintf(stderr, "reserved got %.0f of %d\n", r, 600 << 20);
+    CHECK(r >= 0.95 * (600 << 20));
+    CHECK(L.bytes[1] > 0);
+    jbof_sched_destroy(s);
+}
+
+/* scavengers only get idle capacity, and give it back within the bound */
+static void test_scavenger(void)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    static load L;
+    static fake f;
+    memset(&L, 0, sizeof(L));
+    memset(&f, 0, sizeof(f));
+    L.n = 2;
+    L.ids[0] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    L.ids[1] = add(s, 1, JBOF_CLASS_SCAVENGER, 0, 0);
+    for (int i = 0; i < 2; i++) {
+        L.depth[i] = 32;
+        L.bs[i] = 65536;
+        L.op[i] = JBOF_OP_READ;
+        L.stop_ns[i] = UINT64_MAX;
+    }
+    L.start_ns[0] = 100000000; /* owner arrives at 100 ms */
+    run(s, &L, &f, 100000000);
+    uint64_t lent = L.bytes[1];
+    CHECK(lent > 0); /* it borrowed while the owner was away */
+    run(s, &L, &f, 102000000);
+    uint64_t reclaim = L.bytes[1] - lent; /* what it still completed in the first 2 ms */
+    run(s, &L, &f, 300000000);
+    uint64_t after = L.bytes[1] - lent - reclaim;
+    /* once the owner is back, the scavenger gets nothing new: what it
+     * completes after the first 2 ms is at most what it had in flight */
+    CHECK(after <= 32 * 65536);
+    CHECK(L.bytes[0] > 100 * after);
+    jbof_sched_destroy(s);
+}
+
+/* policy switch and tenant reconfiguration live, with IO queued and in flight */
+static void test_live_changes(void)
+{
+    jbof_sched *s = mk(JBOF_POLICY_FIFO);
+    uint32_t a = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    jbof_io io = {0}, out[64];
+    io.tenant = a;
+    io.opcode = JBOF_OP_READ;
+    io.length_bytes = 4096;
+    for (int i = 0; i < 10; i++) {
+        io.tag = (uint64_t)i;
+        CHECK_EQ(jbof_sched_submit(s, &io, 0), 0);
+    }
+    CHECK_EQ(jbof_sched_dispatch(s, 0, out, 3), 3);
+    CHECK_EQ(jbof_sched_set_policy(s, JBOF_POLICY_QOS, 10), 0);
+    jbof_tenant_cfg t;
+    jbof_tenant_default_cfg(&t);
+    t.weight = 5;
+    t.sq_depth = 4;
+    CHECK_EQ(jbof_sched_tenant_set(s, a, &t, 10), -EBUSY); /* 7 queued > 4 */
+    t.sq_depth = 512;
+    CHECK_EQ(jbof_sched_tenant_set(s, a, &t, 10), 0);
+    int k = jbof_sched_dispatch(s, 20, out + 3, 61);
+    CHECK_EQ(k, 7);
+    for (int i = 0; i < 10; i++)
+        CHECK_EQ(out[i].tag, (uint64_t)i); /* order kept across the switch */
+    for (int i = 0; i < 10; i++)
+        CHECK_EQ(jbof_sched_complete(s, &out[i], 200000, 0), 0);
+    jbof_hist h;
+    CHECK_EQ(jbof_sched_tenant_hist(s, a, &h), 0);
+    CHECK_EQ(h.count, 10);
+    jbof_drive_stats ds;
+    CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
+    CHECK_EQ(ds.policy, JBOF_POLICY_QOS);
+    CHECK_EQ(ds.completed, 10);
+    jbof_sched_destroy(s);
+}
+
+static void test_hist(void)
+{
+    jbof_hist h;
+    jbof_hist_reset(&h);
+    for (uint64_t v = 1; v <= 1000; v++)
+        jbof_hist_record(&h, v * 1000);
+    uint64_t q;
+    CHECK_EQ(jbof_hist_quantile(&h, 0.5, &q), 0);
+    CHECK(q >= 500000 && q <= 516000);
+    CHECK_EQ(jbof_hist_quantile(&h, 0.99, &q), 0);
+    CHECK(q >= 990000 && q <= 1022000);
+    CHECK_EQ(jbof_hist_quantile(&h, 1.0, &q), 0);
+    CHECK_EQ(q, 1000000);
+    CHECK_EQ(jbof_hist_quantile(&h, 1.5, &q), -EINVAL);
+    for (uint64_t v = 0; v < 5000000; v += 977) {
+        uint32_t i = jbof_hist_index(v);
+        CHECK(jbof_hist_bucket_low(i) <= v && (i + 1 >= JBOF_HIST_BUCKETS || jbof_hist_bucket_low(i + 1) > v));
+    }
+    CHECK_EQ(jbof_hist_index(UINT64_MAX), JBOF_HIST_BUCKETS - 1);
+}
+
+int main(void)
+{
+    test_validation();
+    test_invariants();
+    test_weights();
+    test_limits();
+    test_reservation();
+    test_scavenger();
+    test_live_changes();
+    test_hist();
+    TEST_SUMMARY();
+}
