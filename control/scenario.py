@@ -1,0 +1,636 @@
+"""Scenario files (DESIGN.md section 5): load, validate, return typed dataclasses.
+
+A scenario names a device, a duration and tenants whose workloads use fio's
+vocabulary.  One schema -- the ``Key`` tables below -- drives validation, the
+defaults and the documentation (``schema_text()``, shown by ``jbof sim --keys``).
+Every error is one ``ConfigError`` line naming the file, the key path and what
+is allowed, e.g.::
+
+    s.yaml: tenants[1].workload.bs: '4x' is not a size (examples: 4k, 128KiB, 1MiB)
+
+Conventions (also in the module docs of control/units.py):
+  * sizes are binary (``4k`` = 4096), ``KB``/``MB``/``GB`` are SI (1000-based);
+  * a bare number for a duration is seconds, except ``thinktime`` which needs a
+    unit (fio reads a bare thinktime as microseconds; we refuse to guess);
+  * defaults follow fio where fio has one (rw=read, bs=4k, iodepth=1, rwmixread=50).
+
+Phases: a tenant's ``phases`` list runs in order, each phase a ``duration`` plus
+overrides of the tenant's ``workload`` keys (or ``idle: true``); ``loop_phases``
+cycles them.  Giving ``bs`` or ``bssplit`` in a phase replaces both of the
+base's; likewise ``rate``/``rate_iops`` and ``rwmixread``/``rwmixwrite``.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import yaml
+
+from control import units
+from control.errors import ConfigError
+
+# Names in the order of the C enums (csrc/include/jbof.h); tests check they agree.
+POLICIES = ("fifo", "rr", "token-bucket", "drr", "gimbal", "qos")
+RW_MODES = ("read", "write", "randread", "randwrite", "rw", "randrw")
+RW_ALIASES = {"readwrite": "rw"}
+CLASSES = ("latency", "reserved", "best-effort", "scavenger")
+DEVICE_STATES = ("clean", "fragmented")
+
+MAX_PHASES = 16       # JBOF_WL_MAX_PHASES
+MAX_BSSPLIT = 8       # JBOF_WL_MAX_BS
+MAX_TENANTS = 4096
+SECTOR_BYTES = 512
+MAX_BS_BYTES = 16 * 1024 * 1024
+DEFAULT_MODEL = "dct983"
+
+
+# ------------------------------------------------------------ typed output ---
+
+@dataclass(frozen=True)
+class Phase:
+    """One workload phase in C units (jbof_wl_phase)."""
+    duration_ns: int                        # 0 = until the end
+    idle: bool
+    rw: str                                 # one of RW_MODES
+    rwmixread: int                          # percent of reads for rw/randrw
+    bssplit: tuple[tuple[int, int], ...]    # (block size bytes, percent), sums to 100
+    iodepth: int
+    rate_bps: int                           # open loop bytes/s (0 = closed loop)
+    rate_iops: int                          # open loop IOs/s (0 = closed loop)
+    thinktime_ns: int
+
+    @property
+    def open_loop(self) -> bool:
+        return not self.idle and (self.rate_bps > 0 or self.rate_iops > 0)
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A tenant's IO generator (jbof_wl)."""
+    phases: tuple[Phase, ...]
+    loop: bool = False
+    startdelay_ns: int = 0
+    runtime_ns: int = 0                     # 0 = until the simulation ends
+    size_bytes: int = 8 << 30               # namespace size (offset range)
+
+    @property
+    def open_loop(self) -> bool:
+        """True if every active phase is rate-driven (never backlogged by design)."""
+        active = [p for p in self.phases if not p.idle]
+        return bool(active) and all(p.open_loop for p in active)
+
+
+@dataclass(frozen=True)
+class Tenant:
+    name: str
+    klass: str                              # one of CLASSES
+    weight: int
+    reserve_bps: int
+    limit_bps: int
+    limit_iops: int
+    latency_slo_ns: int                     # 0 = none
+    sq_depth: int | None                    # None = the C default
+    workload: Workload | None               # None only where no workload is needed (daemon)
+
+
+@dataclass(frozen=True)
+class Device:
+    model: str
+    state: str | None                       # clean | fragmented | None = as the preset ships
+    fragmentation_pct: float | None         # explicit override of the state's level
+    capacity_bytes: int | None
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    source: str
+    description: str
+    device: Device
+    duration_ns: int
+    seed: int
+    policy: str | None
+    tenants: tuple[Tenant, ...]
+
+    @property
+    def duration_s(self) -> float:
+        return self.duration_ns / 1e9
+
+    def tenant(self, name: str) -> Tenant:
+        for t in self.tenants:
+            if t.name == name:
+                return t
+        raise KeyError(name)
+
+
+# ----------------------------------------------------------------- parsers ---
+# Each parser takes the raw YAML value and returns the typed value or raises
+# ValueError with a message that needs only the key path in front of it.
+
+Parser = Callable[[Any], Any]
+
+
+def _show(v: Any) -> str:
+    text = repr(v) if isinstance(v, str) else str(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def p_str(v: Any) -> str:
+    if not isinstance(v, str):
+        raise ValueError(f"{_show(v)} is not a string")
+    return v
+
+
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+def p_name(v: Any) -> str:
+    if not isinstance(v, str) or not _NAME_RE.fullmatch(v):
+        raise ValueError(f"{_show(v)} is not a name (letters, digits, '_', '.', '-'; up to 64)")
+    return v
+
+
+def p_bool(v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise ValueError(f"{_show(v)} is not a boolean (true or false)")
+    return v
+
+
+def p_int(lo: int, hi: int) -> Parser:
+    def parse(v: Any) -> int:
+        if isinstance(v, bool) or not isinstance(v, int):
+            if isinstance(v, str) and re.fullmatch(r"\d+", v.strip()):
+                v = int(v)
+            else:
+                raise ValueError(f"{_show(v)} is not an integer (allowed: {lo}..{hi})")
+        if not lo <= v <= hi:
+            raise ValueError(f"{v} is out of range (allowed: {lo}..{hi})")
+        return v
+    return parse
+
+
+def p_choice(options: tuple[str, ...], aliases: Mapping[str, str] | None = None) -> Parser:
+    def parse(v: Any) -> str:
+        if isinstance(v, str):
+            v2 = (aliases or {}).get(v, v)
+            if v2 in options:
+                return v2
+        raise ValueError(f"{_show(v)} is not allowed (allowed: {', '.join(options)})")
+    return parse
+
+
+def p_size(lo: int = 0, hi: int = units.U64_MAX, multiple: int = 1) -> Parser:
+    def parse(v: Any) -> int:
+        n = units.parse_size(v)
+        if not lo <= n <= hi:
+            raise ValueError(f"{_show(v)} is out of range (allowed: "
+                             f"{units.format_size(lo)}..{units.format_size(hi)})")
+        if n % multiple:
+            raise ValueError(f"{_show(v)} is not a multiple of {multiple} bytes")
+        return n
+    return parse
+
+
+def p_duration(positive: bool = False, bare_unit: str | None = "s") -> Parser:
+    def parse(v: Any) -> int:
+        ns = units.parse_duration_ns(v, bare_unit=bare_unit)
+        if positive and ns == 0:
+            raise ValueError(f"{_show(v)} must be longer than zero ({units.DURATION_EXAMPLES})")
+        return ns
+    return parse
+
+
+def p_rate(v: Any) -> int:
+    return units.parse_rate(v)
+
+
+def p_iops(v: Any) -> int:
+    return units.parse_iops(v)
+
+
+def p_percent_int(v: Any) -> int:
+    pct = units.parse_percent(v)
+    if pct != int(pct):
+        raise ValueError(f"{_show(v)} is not a whole percentage (allowed: 0..100)")
+    return int(pct)
+
+
+def p_percent(v: Any) -> float:
+    return units.parse_percent(v)
+
+
+_BS = p_size(SECTOR_BYTES, MAX_BS_BYTES, SECTOR_BYTES)
+
+
+def p_bssplit(v: Any) -> tuple[tuple[int, int], ...]:
+    """fio's ``4k/50:64k/50``, or a list of ``"4k/50"`` strings or ``{bs, pct}`` maps."""
+    if isinstance(v, str):
+        items: list[Any] = [s for s in v.split(":")]
+    elif isinstance(v, list):
+        items = v
+    else:
+        raise ValueError(f"{_show(v)} is not a bssplit (examples: '4k/50:64k/50', "
+                         "['4k/50', '64k/50'])")
+    if not items or len(items) > MAX_BSSPLIT:
+        raise ValueError(f"bssplit needs 1..{MAX_BSSPLIT} entries, got {len(items)}")
+    out: list[tuple[int, int]] = []
+    for item in items:
+        if isinstance(item, str) and item.count("/") == 1:
+            bs_raw, pct_raw = (s.strip() for s in item.split("/"))
+        elif isinstance(item, dict) and set(item) == {"bs", "pct"}:
+            bs_raw, pct_raw = item["bs"], item["pct"]
+        else:
+            raise ValueError(f"bssplit entry {_show(item)} is not SIZE/PERCENT "
+                             "(examples: '4k/50', {bs: 4k, pct: 50})")
+        try:
+            bs = _BS(bs_raw)
+        except ValueError as e:
+            raise ValueError(f"bssplit entry {_show(item)}: {e}") from None
+        try:
+            pct = p_percent_int(pct_raw)
+        except ValueError as e:
+            raise ValueError(f"bssplit entry {_show(item)}: {e}") from None
+        out.append((bs, pct))
+    total = sum(p for _, p in out)
+    if total != 100:
+        raise ValueError(f"bssplit percentages sum to {total}, not 100")
+    return tuple(out)
+
+
+# ------------------------------------------------------------------ schema ---
+
+@dataclass(frozen=True)
+class Key:
+    name: str
+    kind: str           # the value's type in words, for the docs
+    parse: Parser
+    doc: str
+    default: Any = None
+    required: bool = False
+
+
+def _section(*keys: Key) -> dict[str, Key]:
+    return {k.name: k for k in keys}
+
+
+SCENARIO_KEYS = _section(
+    Key("name", "name", p_name, "scenario name (default: the file name without .yaml)"),
+    Key("description", "string", p_str, "free text", ""),
+    Key("device", "mapping", lambda v: v, "the drive: see device keys", {}),
+    Key("duration", "duration", p_duration(positive=True), "virtual time to simulate", "5s"),
+    Key("seed", "integer", p_int(0, 2**63 - 1), "random seed (same seed, same result)", 1),
+    Key("policy", "policy", p_choice(POLICIES), "default policy if the CLI gives none "
+        f"({', '.join(POLICIES)})"),
+    Key("tenants", "list", lambda v: v, "the tenants: see tenant keys", required=True),
+)
+
+DEVICE_KEYS = _section(
+    Key("model", "preset", p_name, "SSD model preset (e.g. dct983)", DEFAULT_MODEL),
+    Key("state", "choice", p_choice(DEVICE_STATES), "starting state: clean or fragmented "
+        "(fragmented = steady state after sustained random writes; default: the preset's)"),
+    Key("fragmentation", "percent", p_percent, "starting fragmentation level "
+        "(0% = clean .. 100% = fully fragmented); overrides state"),
+    Key("capacity", "size", p_size(1 << 20), "override the preset's capacity"),
+)
+
+TENANT_KEYS = _section(
+    Key("name", "name", p_name, "unique tenant name", required=True),
+    Key("class", "choice", p_choice(CLASSES), "latency | reserved | best-effort | scavenger "
+        "(default: latency if latency_slo is set, else reserved if reserve is set, "
+        "else best-effort)"),
+    Key("weight", "integer", p_int(1, 10000), "share of what remains after reservations", 1),
+    Key("reserve", "rate", p_rate, "minimum rate, bytes/s (0 = none)", 0),
+    Key("limit", "rate", p_rate, "maximum rate, bytes/s (0 = none)", 0),
+    Key("limit_iops", "iops", p_iops, "maximum IOs/s (0 = none)", 0),
+    Key("latency_slo", "duration", p_duration(positive=True),
+        "end-to-end latency target; the tenant meets it when its p99 <= this"),
+    Key("sq_depth", "integer", p_int(1, 65536), "submission queue credits (default: the C default)"),
+    Key("workload", "mapping", lambda v: v, "fio-like workload: see workload keys", required=True),
+    Key("phases", "list", lambda v: v, f"up to {MAX_PHASES} phases: see phase keys"),
+    Key("loop_phases", "boolean", p_bool, "cycle through the phases until the end", False),
+)
+
+_PHASE_WORKLOAD_KEYS = (
+    Key("rw", "choice", p_choice(RW_MODES, RW_ALIASES),
+        "read | write | randread | randwrite | rw (alias readwrite) | randrw", "read"),
+    Key("rwmixread", "percent", p_percent_int, "percent of reads for rw/randrw", 50),
+    Key("rwmixwrite", "percent", p_percent_int, "percent of writes (= 100 - rwmixread)"),
+    Key("bs", "size", _BS, f"block size, a multiple of {SECTOR_BYTES} up to 16MiB", "4k"),
+    Key("bssplit", "bssplit", p_bssplit, "block size mix, fio syntax '4k/50:64k/50' or a "
+        "list; percentages sum to 100; replaces bs"),
+    Key("iodepth", "integer", p_int(1, 65536), "max outstanding IOs (closed loop depth)", 1),
+    Key("rate", "rate", p_rate, "open loop: issue this many bytes/s (0 = closed loop)", 0),
+    Key("rate_iops", "iops", p_iops, "open loop: issue this many IOs/s (0 = closed loop)", 0),
+    Key("thinktime", "duration", p_duration(bare_unit=None),
+        "pause after each completion before the next issue (unit required)", 0),
+)
+
+WORKLOAD_KEYS = _section(
+    *_PHASE_WORKLOAD_KEYS,
+    Key("startdelay", "duration", p_duration(), "start this long after time 0", 0),
+    Key("runtime", "duration", p_duration(), "stop after this long (0 = until the end)", 0),
+    Key("size", "size", p_size(4096), "offset range the IOs cover (the tenant's namespace)",
+        "8GiB"),
+)
+
+PHASE_KEYS = _section(
+    Key("duration", "duration", p_duration(positive=True),
+        "how long the phase lasts (only the last phase may omit it: until the end)"),
+    Key("idle", "boolean", p_bool, "issue nothing during this phase", False),
+    *_PHASE_WORKLOAD_KEYS,
+)
+
+SECTIONS: tuple[tuple[str, dict[str, Key]], ...] = (
+    ("scenario", SCENARIO_KEYS),
+    ("device", DEVICE_KEYS),
+    ("tenants[]", TENANT_KEYS),
+    ("tenants[].workload", WORKLOAD_KEYS),
+    ("tenants[].phases[]", PHASE_KEYS),
+)
+
+
+def schema_text() -> str:
+    """The scenario keys as a plain-text reference (``jbof sim --keys``)."""
+    lines = ["Scenario file keys (sizes: 4k=4096, KB/MB/GB are SI; durations: 500us, 1.5ms, 5s;",
+             "rates: 200MiB/s; iops: 50k).  Defaults in [brackets]."]
+    for title, keys in SECTIONS:
+        lines.append("")
+        lines.append(f"{title}:")
+        inherit = keys is PHASE_KEYS
+        for k in keys.values():
+            req = " (required)" if k.required else ""
+            dflt = f" [{k.default}]" if k.default not in (None, {}, "") else ""
+            if inherit and k.name in WORKLOAD_KEYS:
+                dflt = " [the workload's]"
+            lines.append(f"  {k.name:<13} {k.kind:<9} {k.doc}{req}{dflt}")
+    return "\n".join(lines)
+
+
+# -------------------------------------------------------------- validation ---
+
+def _kind(v: Any) -> str:
+    if isinstance(v, dict):
+        return "a mapping"
+    if isinstance(v, list):
+        return "a list"
+    if v is None:
+        return "nothing"
+    return _show(v)
+
+
+def _read(data: Any, keys: dict[str, Key], src: str, where: str,
+          optional: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Check one mapping against its Key table; return the parsed values (only keys given).
+
+    Keys named in ``optional`` are not required even if the table says so."""
+    if not isinstance(data, dict):
+        raise ConfigError(src, where, f"expected a mapping of keys, got {_kind(data)}")
+    out: dict[str, Any] = {}
+    for raw_key, raw in data.items():
+        path = f"{where}.{raw_key}" if where else str(raw_key)
+        key = keys.get(raw_key) if isinstance(raw_key, str) else None
+        if key is None:
+            close = difflib.get_close_matches(str(raw_key), list(keys), n=1)
+            hint = f"did you mean '{close[0]}'? " if close else ""
+            raise ConfigError(src, path, f"unknown key; {hint}(allowed: {', '.join(keys)})")
+        if raw is None:
+            raise ConfigError(src, path, "has no value (remove the key or give one)")
+        try:
+            out[raw_key] = key.parse(raw)
+        except ValueError as e:
+            raise ConfigError(src, path, str(e)) from None
+    for key in keys.values():
+        if key.required and key.name not in out and key.name not in optional:
+            raise ConfigError(src, f"{where}.{key.name}" if where else key.name, "is required")
+    return out
+
+
+def _default(keys: dict[str, Key], name: str) -> Any:
+    """A key's documented default, parsed (so the docs and the code cannot disagree)."""
+    d = keys[name].default
+    return keys[name].parse(d) if isinstance(d, str) else d
+
+
+def _mix(given: dict[str, Any], src: str, where: str) -> int | None:
+    if "rwmixread" in given and "rwmixwrite" in given:
+        raise ConfigError(src, f"{where}.rwmixwrite", "give rwmixread or rwmixwrite, not both")
+    if "rwmixwrite" in given:
+        return 100 - given["rwmixwrite"]
+    return given.get("rwmixread")
+
+
+def _exclusive(given: dict[str, Any], a: str, b: str, src: str, where: str) -> None:
+    if a in given and b in given:
+        raise ConfigError(src, f"{where}.{b}", f"give {a} or {b}, not both")
+
+
+def _phase_fields(given: dict[str, Any], base: dict[str, Any], src: str, where: str) -> dict[str, Any]:
+    """Effective phase fields: base overridden by given (grouped keys replace together)."""
+    _exclusive(given, "bs", "bssplit", src, where)
+    _exclusive(given, "rate", "rate_iops", src, where)
+    out = dict(base)
+    if "rw" in given:
+        out["rw"] = given["rw"]
+    mix = _mix(given, src, where)
+    if mix is not None:
+        out["rwmixread"] = mix
+    if "bs" in given:
+        out["bssplit"] = ((given["bs"], 100),)
+    if "bssplit" in given:
+        out["bssplit"] = given["bssplit"]
+    if "rate" in given or "rate_iops" in given:
+        out["rate_bps"] = given.get("rate", 0)
+        out["rate_iops"] = given.get("rate_iops", 0)
+    if "iodepth" in given:
+        out["iodepth"] = given["iodepth"]
+    if "thinktime" in given:
+        out["thinktime_ns"] = given["thinktime"]
+    return out
+
+
+def parse_workload(data: Any, src: str = "<workload>", where: str = "workload",
+                   phases: Any = None, loop: bool = False,
+                   phases_where: str = "phases") -> Workload:
+    """Validate a workload mapping (plus an optional phases list) into a Workload."""
+    w = _read(data, WORKLOAD_KEYS, src, where)
+    base = _phase_fields(w, {
+        "rw": _default(WORKLOAD_KEYS, "rw"),
+        "rwmixread": _default(WORKLOAD_KEYS, "rwmixread"),
+        "bssplit": ((_default(WORKLOAD_KEYS, "bs"), 100),),
+        "iodepth": _default(WORKLOAD_KEYS, "iodepth"),
+        "rate_bps": 0, "rate_iops": 0, "thinktime_ns": 0,
+    }, src, where)
+    out_phases: list[Phase] = []
+    if phases is None:
+        out_phases.append(Phase(duration_ns=0, idle=False, **base))
+    else:
+        if not isinstance(phases, list) or not phases:
+            raise ConfigError(src, phases_where, f"expected a list of 1..{MAX_PHASES} phases, "
+                              f"got {_kind(phases)}")
+        if len(phases) > MAX_PHASES:
+            raise ConfigError(src, phases_where, f"has {len(phases)} phases (allowed: 1..{MAX_PHASES})")
+        for i, raw in enumerate(phases):
+            pw = f"{phases_where}[{i}]"
+            given = _read(raw, PHASE_KEYS, src, pw)
+            last = i == len(phases) - 1
+            if "duration" not in given and (not last or loop):
+                why = "when loop_phases is true" if loop else "except in the last phase"
+                raise ConfigError(src, f"{pw}.duration", f"is required {why}")
+            fields = _phase_fields(given, base, src, pw)
+            out_phases.append(Phase(duration_ns=given.get("duration", 0),
+                                    idle=given.get("idle", False), **fields))
+    if loop and phases is None:
+        raise ConfigError(src, phases_where.replace("phases", "loop_phases"),
+                          "loop_phases needs a phases list")
+    return Workload(phases=tuple(out_phases), loop=loop,
+                    startdelay_ns=w.get("startdelay", 0), runtime_ns=w.get("runtime", 0),
+                    size_bytes=w.get("size", _default(WORKLOAD_KEYS, "size")))
+
+
+def parse_tenant(data: Any, src: str, where: str, require_workload: bool = True) -> Tenant:
+    """Validate one tenant mapping (shared with the daemon config's tenants list)."""
+    t = _read(data, TENANT_KEYS, src, where, optional=() if require_workload else ("workload",))
+    reserve, limit = t.get("reserve", 0), t.get("limit", 0)
+    if reserve and limit and reserve > limit:
+        raise ConfigError(src, f"{where}.reserve", f"{units.format_rate(reserve)} is above "
+                          f"limit {units.format_rate(limit)}")
+    slo = t.get("latency_slo", 0)
+    klass = t.get("class") or ("latency" if slo else "reserved" if reserve else "best-effort")
+    if klass == "latency" and not slo:
+        raise ConfigError(src, f"{where}.class", "class latency needs latency_slo")
+    if klass == "reserved" and not reserve:
+        raise ConfigError(src, f"{where}.class", "class reserved needs reserve")
+    if "loop_phases" in t and "phases" not in t:
+        raise ConfigError(src, f"{where}.loop_phases", "loop_phases needs a phases list")
+    workload = None
+    if "workload" in t:
+        workload = parse_workload(t["workload"], src, f"{where}.workload",
+                                  phases=t.get("phases"), loop=t.get("loop_phases", False),
+                                  phases_where=f"{where}.phases")
+    return Tenant(name=t["name"], klass=klass, weight=t.get("weight", 1),
+                  reserve_bps=reserve, limit_bps=limit, limit_iops=t.get("limit_iops", 0),
+                  latency_slo_ns=slo, sq_depth=t.get("sq_depth"), workload=workload)
+
+
+def parse_tenants(data: Any, src: str, where: str = "tenants",
+                  require_workload: bool = True) -> tuple[Tenant, ...]:
+    if not isinstance(data, list) or not data:
+        raise ConfigError(src, where, f"expected a list of tenants, got {_kind(data)}")
+    if len(data) > MAX_TENANTS:
+        raise ConfigError(src, where, f"has {len(data)} tenants (allowed: 1..{MAX_TENANTS})")
+    out: list[Tenant] = []
+    seen: dict[str, int] = {}
+    for i, raw in enumerate(data):
+        t = parse_tenant(raw, src, f"{where}[{i}]", require_workload)
+        if t.name in seen:
+            raise ConfigError(src, f"{where}[{i}].name",
+                              f"'{t.name}' is already the name of {where}[{seen[t.name]}]")
+        seen[t.name] = i
+        out.append(t)
+    return tuple(out)
+
+
+def known_models() -> tuple[str, ...] | None:
+    """Preset names from the C core, or None if the extension is not built."""
+    try:
+        from dataplane.sim import preset_names
+    except ImportError:
+        return None
+    return preset_names()
+
+
+def parse_device(data: Any, src: str, where: str = "device") -> Device:
+    """A device mapping, or just a model name (``device: dct983``)."""
+    if isinstance(data, str):
+        data = {"model": data}
+    d = _read(data, DEVICE_KEYS, src, where)
+    model = d.get("model", DEFAULT_MODEL)
+    models = known_models()
+    if models is not None and model not in models:
+        raise ConfigError(src, f"{where}.model", f"{_show(model)} is not a known model "
+                          f"(allowed: {', '.join(models)})")
+    if "state" in d and "fragmentation" in d:
+        raise ConfigError(src, f"{where}.fragmentation", "give state or fragmentation, not both")
+    return Device(model=model, state=d.get("state"),
+                  fragmentation_pct=d.get("fragmentation"), capacity_bytes=d.get("capacity"))
+
+
+def parse_scenario(data: Any, src: str = "<scenario>", default_name: str = "scenario") -> Scenario:
+    s = _read(data, SCENARIO_KEYS, src, "")
+    return Scenario(
+        name=s.get("name", default_name),
+        source=src,
+        description=s.get("description", ""),
+        device=parse_device(s.get("device", {}), src),
+        duration_ns=s.get("duration", _default(SCENARIO_KEYS, "duration")),
+        seed=s.get("seed", _default(SCENARIO_KEYS, "seed")),
+        policy=s.get("policy"),
+        tenants=parse_tenants(s["tenants"], src),
+    )
+
+
+# -------------------------------------------------------------------- YAML ---
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses duplicate keys (PyYAML silently keeps the last)."""
+
+
+def _mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    loader.flatten_mapping(node)
+    out: dict[Any, Any] = {}
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        try:
+            hash(key)
+        except TypeError:
+            raise yaml.constructor.ConstructorError(
+                None, None, "a key must be a plain value", key_node.start_mark) from None
+        if key in out:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {_show(key)}", key_node.start_mark)
+        out[key] = loader.construct_object(value_node, deep=True)
+    return out
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
+
+
+def load_yaml(path: str | Path) -> Any:
+    """Read a YAML file; every failure is a one-line ConfigError naming the file."""
+    src = str(path)
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(src, "", "no such file") from None
+    except IsADirectoryError:
+        raise ConfigError(src, "", "is a directory, not a scenario file") from None
+    except UnicodeDecodeError:
+        raise ConfigError(src, "", "is not UTF-8 text") from None
+    except OSError as e:
+        raise ConfigError(src, "", f"cannot read: {e.strerror or e}") from None
+    try:
+        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (SafeLoader subclass)
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        what = e.problem or e.context or "invalid YAML"
+        raise ConfigError(src, where, f"bad YAML: {what}") from None
+    except yaml.YAMLError as e:
+        raise ConfigError(src, "", f"bad YAML: {e}") from None
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Load and validate a scenario file (raises ConfigError, one line)."""
+    data = load_yaml(path)
+    if data is None:
+        raise ConfigError(str(path), "", "is empty (a scenario needs at least tenants:)")
+    stem = Path(path).name
+    for suffix in (".yaml", ".yml"):
+        if stem.endswith(suffix):
+            stem = stem[: -len(suffix)]
+    name = stem if _NAME_RE.fullmatch(stem) else "scenario"
+    return parse_scenario(data, str(path), default_name=name)
