@@ -58,6 +58,8 @@ class JbofGroup(click.Group):
         mod_name, _, attr = target.partition(":")
         try:
             cmd = getattr(importlib.import_module(mod_name), attr)
+            if not isinstance(cmd, click.Command):
+                raise TypeError(f"{target} is not a click command")
         except Exception as e:  # an unavailable command must not break the others
             raise click.ClickException(f"command '{name}' is unavailable: "
                                        f"{type(e).__name__}: {e}") from None
@@ -199,7 +201,8 @@ def version() -> None:
         ver = "unknown (not installed)"
     line = f"jbof {ver}"
     try:
-        from dataplane.sim import lib, policy_names, preset_names
+        from dataplane._jbof import lib
+        from dataplane.sim import policy_names, preset_names
         line += (f"  C ABI {lib.JBOF_ABI_VERSION}  policies: {', '.join(policy_names())}"
                  f"  devices: {', '.join(preset_names())}")
     except ImportError:

@@ -25,15 +25,17 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from control import units
-from control.scenario import Device, Scenario, Tenant
+from control.scenario import Device, Scenario, Tenant, load_scenario
 
 SOLO_POLICY = "fifo"
 OPEN_LOOP_SATISFIED = 0.95
 DEFAULT_POLICY = "qos"
 BIN_S = 0.1
+DEFAULT_MAX_TENANTS = 256   # jbof_sched_default_cfg's max_tenants
 
 
 # ------------------------------------------------------------- simulation ---
@@ -58,11 +60,13 @@ def make_simulator(scenario: Scenario, policy: str, seed: int | None = None,
     """A Simulator for the scenario's device with (some of) its tenants added."""
     from dataplane.sim import Simulator
     dur = scenario.duration_s if duration_s is None else duration_s
+    chosen = list(scenario.tenants if tenants is None else tenants)
+    sched = {"max_tenants": len(chosen)} if len(chosen) > DEFAULT_MAX_TENANTS else None
     sim = Simulator(device=scenario.device.model, policy=policy,
                     seed=scenario.seed if seed is None else seed,
-                    ssd_overrides=device_overrides(scenario.device), bin_s=bin_s,
-                    max_bins=max(1, int(dur / bin_s) + 2))
-    for t in scenario.tenants if tenants is None else tenants:
+                    ssd_overrides=device_overrides(scenario.device), sched_overrides=sched,
+                    bin_s=bin_s, max_bins=max(1, int(dur / bin_s) + 2))
+    for t in chosen:
         sim.add_scenario_tenant(t)
     return sim
 
@@ -202,16 +206,20 @@ def device_info(scenario: Scenario, result: Any) -> dict[str, Any]:
         "ctl_state": d.get("ctl_state_name"),
         "ctl_rate_bps": d["rate_bps"],
         "ctl_state_enter": dict(zip(("slowstart", "ok", "congestion", "overloaded"),
-                                    d["state_enter"])),
+                                    d["state_enter"], strict=True)),
         "ssd": dict(result.ssd),
         "events": result.events,
     }
 
 
-def run_scenario(scenario: Scenario, policy: str | None = None, seed: int | None = None,
-                 duration_s: float | None = None,
+def run_scenario(scenario: Scenario | str | Path, policy: str | None = None,
+                 seed: int | None = None, duration_s: float | None = None,
                  solo: Mapping[str, Solo] | None = None) -> dict[str, Any]:
-    """Run one policy (plus the solo runs unless ``solo`` is given): the JSON document."""
+    """Run one policy (plus the solo runs unless ``solo`` is given): the JSON document.
+
+    ``scenario`` may be a loaded Scenario or a path to a scenario file."""
+    if not isinstance(scenario, Scenario):
+        scenario = load_scenario(scenario)
     policy = policy or scenario.policy or DEFAULT_POLICY
     seed = scenario.seed if seed is None else seed
     dur = scenario.duration_s if duration_s is None else duration_s
@@ -222,9 +230,11 @@ def run_scenario(scenario: Scenario, policy: str | None = None, seed: int | None
                     measured_from_sim(result), solo, device_info(scenario, result))
 
 
-def compare(scenario: Scenario, policies: Sequence[str], seed: int | None = None,
+def compare(scenario: Scenario | str | Path, policies: Sequence[str], seed: int | None = None,
             duration_s: float | None = None) -> list[dict[str, Any]]:
     """One document per policy; the solo runs are shared."""
+    if not isinstance(scenario, Scenario):
+        scenario = load_scenario(scenario)
     seed = scenario.seed if seed is None else seed
     solo = solo_runs(scenario, seed, duration_s)
     return [run_scenario(scenario, p, seed, duration_s, solo=solo) for p in policies]
@@ -237,7 +247,7 @@ def _cells(rows: list[list[str]], right_from: int = 1) -> str:
     out = []
     for r in rows:
         cells = [c.ljust(w) if i < right_from else c.rjust(w)
-                 for i, (c, w) in enumerate(zip(r, widths))]
+                 for i, (c, w) in enumerate(zip(r, widths, strict=True))]
         out.append("  ".join(cells).rstrip())
     return "\n".join(out)
 

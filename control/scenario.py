@@ -41,7 +41,7 @@ DEVICE_STATES = ("clean", "fragmented")
 
 MAX_PHASES = 16       # JBOF_WL_MAX_PHASES
 MAX_BSSPLIT = 8       # JBOF_WL_MAX_BS
-MAX_TENANTS = 4096
+MAX_TENANTS = 1024     # the simulator's limit (sim.c)
 SECTOR_BYTES = 512
 MAX_BS_BYTES = 16 * 1024 * 1024
 DEFAULT_MODEL = "dct983"
@@ -168,7 +168,7 @@ def p_int(lo: int, hi: int) -> Parser:
                 raise ValueError(f"{_show(v)} is not an integer (allowed: {lo}..{hi})")
         if not lo <= v <= hi:
             raise ValueError(f"{v} is out of range (allowed: {lo}..{hi})")
-        return v
+        return int(v)
     return parse
 
 
@@ -209,6 +209,24 @@ def p_rate(v: Any) -> int:
 
 def p_iops(v: Any) -> int:
     return units.parse_iops(v)
+
+
+MAX_WL_RATE_BPS = 1 << 40     # what the workload generator accepts (wl.c)
+MAX_WL_RATE_IOPS = 1 << 30
+
+
+def p_wl_rate(v: Any) -> int:
+    n = units.parse_rate(v)
+    if n > MAX_WL_RATE_BPS:
+        raise ValueError(f"{_show(v)} is out of range (allowed: 0..1TiB/s)")
+    return n
+
+
+def p_wl_iops(v: Any) -> int:
+    n = units.parse_iops(v)
+    if n > MAX_WL_RATE_IOPS:
+        raise ValueError(f"{_show(v)} is out of range (allowed: 0..{MAX_WL_RATE_IOPS})")
+    return n
 
 
 def p_percent_int(v: Any) -> int:
@@ -322,8 +340,8 @@ _PHASE_WORKLOAD_KEYS = (
     Key("bssplit", "bssplit", p_bssplit, "block size mix, fio syntax '4k/50:64k/50' or a "
         "list; percentages sum to 100; replaces bs"),
     Key("iodepth", "integer", p_int(1, 65536), "max outstanding IOs (closed loop depth)", 1),
-    Key("rate", "rate", p_rate, "open loop: issue this many bytes/s (0 = closed loop)", 0),
-    Key("rate_iops", "iops", p_iops, "open loop: issue this many IOs/s (0 = closed loop)", 0),
+    Key("rate", "rate", p_wl_rate, "open loop: issue this many bytes/s (0 = closed loop)", 0),
+    Key("rate_iops", "iops", p_wl_iops, "open loop: issue this many IOs/s (0 = closed loop)", 0),
     Key("thinktime", "duration", p_duration(bare_unit=None),
         "pause after each completion before the next issue (unit required)", 0),
 )
@@ -332,7 +350,7 @@ WORKLOAD_KEYS = _section(
     *_PHASE_WORKLOAD_KEYS,
     Key("startdelay", "duration", p_duration(), "start this long after time 0", 0),
     Key("runtime", "duration", p_duration(), "stop after this long (0 = until the end)", 0),
-    Key("size", "size", p_size(4096), "offset range the IOs cover (the tenant's namespace)",
+    Key("size", "size", p_size(4096, 1 << 50), "offset range the IOs cover (the tenant's namespace)",
         "8GiB"),
 )
 
@@ -418,8 +436,9 @@ def _mix(given: dict[str, Any], src: str, where: str) -> int | None:
     if "rwmixread" in given and "rwmixwrite" in given:
         raise ConfigError(src, f"{where}.rwmixwrite", "give rwmixread or rwmixwrite, not both")
     if "rwmixwrite" in given:
-        return 100 - given["rwmixwrite"]
-    return given.get("rwmixread")
+        return 100 - int(given["rwmixwrite"])
+    mix = given.get("rwmixread")
+    return None if mix is None else int(mix)
 
 
 def _exclusive(given: dict[str, Any], a: str, b: str, src: str, where: str) -> None:
@@ -485,9 +504,14 @@ def parse_workload(data: Any, src: str = "<workload>", where: str = "workload",
     if loop and phases is None:
         raise ConfigError(src, phases_where.replace("phases", "loop_phases"),
                           "loop_phases needs a phases list")
+    size = w.get("size", _default(WORKLOAD_KEYS, "size"))
+    largest = max(bs for p in out_phases for bs, _ in p.bssplit)
+    if largest > size:
+        raise ConfigError(src, f"{where}.size", f"{units.format_size(size)} is smaller than the "
+                          f"largest block size {units.format_size(largest)}")
     return Workload(phases=tuple(out_phases), loop=loop,
                     startdelay_ns=w.get("startdelay", 0), runtime_ns=w.get("runtime", 0),
-                    size_bytes=w.get("size", _default(WORKLOAD_KEYS, "size")))
+                    size_bytes=size)
 
 
 def parse_tenant(data: Any, src: str, where: str, require_workload: bool = True) -> Tenant:

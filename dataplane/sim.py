@@ -70,7 +70,7 @@ def policy_code(name: str) -> int:
     code = lib.jbof_policy_from_name(name.encode())
     if code < 0:
         raise ValueError(f"{name!r} is not a policy (allowed: {', '.join(policy_names())})")
-    return code
+    return int(code)
 
 
 @functools.cache
@@ -326,7 +326,7 @@ class Simulator:
         check(lib.jbof_sim_add_tenant(self._sim, tc, _wl_struct(wl), idp),
               "jbof_sim_add_tenant", f"tenant {name!r}")
         self._tenants[name] = _Tenant(id=idp[0], name=name, cfg=tc, open_loop=wl.open_loop)
-        return idp[0]
+        return int(idp[0])
 
     def add_scenario_tenant(self, tenant: Any) -> int:
         """Add a control.scenario.Tenant."""
@@ -420,7 +420,7 @@ class Simulator:
 
     @property
     def now_ns(self) -> int:
-        return lib.jbof_sim_now(self._sim)
+        return int(lib.jbof_sim_now(self._sim))
 
     @property
     def now_s(self) -> float:
@@ -428,7 +428,7 @@ class Simulator:
 
     @property
     def events(self) -> int:
-        return lib.jbof_sim_events(self._sim)
+        return int(lib.jbof_sim_events(self._sim))
 
     @property
     def policy(self) -> str:
@@ -461,7 +461,7 @@ class Simulator:
 
         def quant(p: float) -> float:
             check(lib.jbof_hist_quantile(h, p, q), "jbof_hist_quantile")
-            return q[0] / 1e3
+            return int(q[0]) / 1e3
         lat = Latency(count=h.count, mean_us=(h.sum_ns / h.count / 1e3) if h.count else 0.0,
                       p50_us=quant(0.5), p99_us=quant(0.99), p999_us=quant(0.999),
                       max_us=h.max_ns / 1e3)

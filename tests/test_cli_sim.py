@@ -148,6 +148,8 @@ def test_run_scenario_helper(scenario_dir):
     assert doc["policy"] == "qos" and doc["seed"] == 2
     assert [t["name"] for t in doc["tenants"]] == ["reader", "writer"]
     assert all(t["solo_lat_us"]["p99"] > 0 for t in doc["tenants"])
+    by_path = run_scenario(scenario_dir / "read-vs-write.yaml", "qos", seed=2, duration_s=0.2)
+    assert by_path == doc
 
 
 def test_simulator_steps_and_reads_back():
@@ -199,3 +201,22 @@ def test_simulator_rejects_bad_arguments():
         sim.run(-1)
     with pytest.raises(DataplaneError, match=r"jbof_sched_configure: E\w+"):
         sim.configure(max_tenants=0)
+
+
+def test_lazy_commands_import_on_use():
+    """Other modules' commands can be registered lazily; a broken one only breaks itself."""
+    import click
+
+    from control.cli import JbofGroup
+
+    @click.group(cls=JbofGroup)
+    def g() -> None:
+        pass
+    g.add_lazy_command("ver", "control.cli:version", "Print versions.")
+    g.add_lazy_command("broken", "control.no_such_module:cmd", "Never works.")
+    help_out = CliRunner().invoke(g, ["--help"]).output
+    assert "ver" in help_out and "Never works." in help_out
+    assert CliRunner().invoke(g, ["ver"]).exit_code == 0
+    res = CliRunner().invoke(g, ["broken"])
+    assert res.exit_code != 0 and "command 'broken' is unavailable" in res.output
+    assert "Traceback" not in res.output

@@ -191,6 +191,10 @@ BAD = [
     ("bad-name", "tenants:\n  - name: 'a b'\n    workload: {}\n", "tenants[0].name", "is not a name"),
     ("null-value", "seed:\n" + T, "seed", "has no value"),
     ("non-string-key", "tenants:\n  - name: a\n    workload: {1: 2}\n", "tenants[0].workload.1", "unknown key"),
+    ("size-below-bs", "tenants:\n  - name: a\n    workload: {size: 8k, bs: 64k}\n", "tenants[0].workload.size",
+     "smaller than the largest block size 64KiB"),
+    ("rate-too-high", "tenants:\n  - name: a\n    workload: {rate: 2TiB/s}\n", "tenants[0].workload.rate",
+     "out of range"),
     ("size-too-small", "tenants:\n  - name: a\n    workload: {size: 1k}\n", "tenants[0].workload.size",
      "out of range"),
 ]
