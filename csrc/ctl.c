@@ -65,6 +65,9 @@ enum {
     CTL_NORMALIZE_BYTES = 128 * 1024,
 };
 
+#define CTL_MAX_REFILL_NS (1ull << 24)
+#define CTL_MAX_RATE_BPS (1ull << 38)
+
 static const uint64_t CTL_WINDOW_NS = 10000000ull; /* completion-rate window: 10 ms */
 
 int ctl_cfg_check(const jbof_ctl_cfg *c)
@@ -77,7 +80,10 @@ int ctl_cfg_check(const jbof_ctl_cfg *c)
         return -EINVAL;
     if (c->lat_min_ns == 0 || c->lat_min_ns >= c->lat_max_ns || c->lat_max_ns > 60 * JBOF_NS_PER_S)
         return -EINVAL;
-    if (c->rate_min_bps == 0 || c->rate_min_bps > c->rate_max_bps || c->rate_max_bps > (1ull << 40))
+    if (c->rate_min_bps == 0 || c->rate_min_bps > c->rate_max_bps || c->rate_max_bps > CTL_MAX_RATE_BPS)
+        return -EINVAL;
+    /* the bucket must be able to fill within the refill cap at rate_min */
+    if ((uint64_t)c->bucket_bytes * JBOF_NS_PER_S / c->rate_min_bps > CTL_MAX_REFILL_NS)
         return -EINVAL;
     if (c->rate_init_bps < c->rate_min_bps || c->rate_init_bps > c->rate_max_bps)
         return -EINVAL;
@@ -116,10 +122,12 @@ void ctl_refill(ctl_state *c, uint64_t now_ns)
     if (now_ns <= c->last_refill_ns)
         return;
     uint64_t dt = now_ns - c->last_refill_ns;
-    /* rate <= 2^40 and dt capped at 1 s keeps the product below 2^70 -> use 128 bits */
-    if (dt > JBOF_NS_PER_S)
-        dt = JBOF_NS_PER_S;
-    uint64_t add = (uint64_t)(((__uint128_t)c->rate_bps * dt) / JBOF_NS_PER_S);
+    /* rate <= 2^38 (checked) and dt capped at 2^24 ns (16.7 ms, longer than
+     * any bucket takes to fill at rate_min) keep the product below 2^62: one
+     * 64-bit multiply and divide, no 128-bit helper call on the IO path */
+    if (dt > CTL_MAX_REFILL_NS)
+        dt = CTL_MAX_REFILL_NS;
+    uint64_t add = (c->rate_bps * dt) / JBOF_NS_PER_S;
     if (add == 0)
         return; /* keep last_refill_ns so sub-byte credit is not lost */
     int64_t t = c->tokens + (int64_t)add;

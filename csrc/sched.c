@@ -89,6 +89,7 @@ enum {
     LIST_NONE = 0,
     LIST_DRR = 1,
     LIST_SCAV = 2,
+    LIST_PARKED = 3,          /* off the lists: waiting for its own in-flight IO */
 };
 
 static const uint64_t TAG_BANK_NS = 1000000ull; /* 1 ms of banked rate credit */
@@ -138,6 +139,7 @@ struct jbof_sched {
     uint32_t *resv;           /* ids of tenants with a reservation */
     uint32_t nresv;
     uint32_t n_backlogged;    /* tenants with queued IO */
+    uint32_t n_parked;        /* backlogged tenants parked for lack of in-flight room */
     uint32_t n_active;        /* tenants with queued or in-flight IO */
     uint64_t active_weight;   /* sum of weights of active non-scavenger tenants */
     uint32_t inflight_ios;
@@ -445,9 +447,16 @@ int jbof_sched_set_policy(jbof_sched *s, uint32_t policy, uint64_t now_ns)
     int rc = jbof_sched_configure(s, &c, now_ns);
     if (rc)
         return rc;
-    for (uint32_t i = 0; i < s->cfg.max_tenants; i++)
-        if (s->t[i])
+    for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
+        tenant *t = s->t[i];
+        if (t && t->on_list == LIST_PARKED) { /* the new policy decides afresh */
+            t->on_list = LIST_NONE;
+            s->n_parked--;
+            list_push(s, &s->drr, i, 0, LIST_DRR);
+        }
+        if (t)
             relink(s, i);
+    }
     return 0;
 }
 
@@ -474,7 +483,7 @@ static void resv_rebuild(jbof_sched *s)
 static void relink(jbof_sched *s, uint32_t id)
 {
     tenant *t = s->t[id];
-    if (t->on_list == LIST_NONE)
+    if (t->on_list == LIST_NONE || t->on_list == LIST_PARKED)
         return;
     uint32_t want = (t->cfg.klass == JBOF_CLASS_SCAVENGER && policy_uses_classes(s->cfg.policy)) ? LIST_SCAV : LIST_DRR;
     if (want == t->on_list)
@@ -698,7 +707,12 @@ static void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io *out, uint64_t n
 
     if (t->count == 0) {
         s->n_backlogged--;
-        list_del(s, t->on_list == LIST_SCAV ? &s->scav : &s->drr, id);
+        if (t->on_list == LIST_PARKED) {
+            t->on_list = LIST_NONE;
+            s->n_parked--;
+        } else {
+            list_del(s, t->on_list == LIST_SCAV ? &s->scav : &s->drr, id);
+        }
         t->deficit = 0;
         t->in_turn = 0;
     }
@@ -812,13 +826,21 @@ static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *
         }
         uint32_t id = (uint32_t)l->head;
         tenant *t = s->t[id];
-        int limited = limits && !limit_ok(s, t, now_ns);
-        if (limited || (enforce_slots && slot_blocked(s, t))) {
-            if (!limited)
-                *waiting = 1;
+        if (limits && !limit_ok(s, t, now_ns)) {
             t->in_turn = 0;
             list_rotate(s, l);
             idle_visits++;
+            continue;
+        }
+        if (enforce_slots && slot_blocked(s, t)) {
+            /* no in-flight room: park it off the list until one of its own
+             * IOs completes (it has some in flight), so a round costs O(1)
+             * however many tenants are blocked */
+            *waiting = 1;
+            t->in_turn = 0;
+            list_del(s, l, id);
+            t->on_list = LIST_PARKED;
+            s->n_parked++;
             continue;
         }
         if (!t->in_turn) {
@@ -891,6 +913,8 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
     if (qos && s->nresv)
         n += dispatch_reservations(s, now_ns, out, max);
     n += dispatch_drr_list(s, &s->drr, now_ns, out + n, max - n, 1, qos, &waiting);
+    if (s->n_parked)
+        waiting = 1;
     if (qos && s->scav.head >= 0 && !waiting && n < max && budget_ok(s)) {
         /* idle capacity: lend it, but never more than the drive completes
          * within the reclaim bound */
@@ -977,6 +1001,12 @@ int jbof_sched_complete(jbof_sched *s, const jbof_io *io, uint64_t now_ns, int s
     if (!is_active(t)) {
         s->n_active--;
         active_weight_adjust(s, t, -1);
+    }
+    if (t->on_list == LIST_PARKED && !slot_blocked(s, t)) {
+        s->n_parked--;
+        t->on_list = LIST_NONE;
+        int scav = t->cfg.klass == JBOF_CLASS_SCAVENGER && policy_uses_classes(s->cfg.policy);
+        list_push(s, scav ? &s->scav : &s->drr, io->tenant, 0, scav ? LIST_SCAV : LIST_DRR);
     }
     return 0;
 }
