@@ -33,7 +33,8 @@
  * 3. Reads.  The IO's pages (the span it touches, >= 1) reserve their
  *    units; the data then crosses the link; then fixed path latency:
  *
- *      start_u = max(ready, busy_u) [+ suspend]   end_u = start_u + n_u*tR
+ *      start_u = max(ready, busy_u)  [section 6 while writes drain]
+ *      end_u   = start_u + n_u * tR
  *      link_rd = max(ready, link_rd) + len / link_bps
  *      done    = max(max_u end_u + len / link_bps, link_rd) + fixed_ns [+ spike]
  *
@@ -43,11 +44,11 @@
  *    (a plain busy-until reservation would add that head-of-line blocking,
  *    which cost a third of the QD32 random-read throughput).
  *
- *    Random reads collide on units, so at QD 32 on 64 units throughput is
- *    below the controller cap; mean latency stays near unloaded until the
- *    outstanding reads approach the drive's parallelism, then the
- *    controller saturates and latency grows linearly with queue depth
- *    (Little: latency = QD / IOPS): the knee.  IOs larger than a stripe
+ *    Random reads collide on units (balls in bins), so at QD 32 on 32
+ *    units throughput is well below the 400K cap; mean latency stays near
+ *    unloaded while few reads share a unit, then units and controller
+ *    saturate and latency grows linearly with queue depth (Little:
+ *    latency = QD / IOPS): the knee.  IOs larger than a stripe
  *    (units * page_bytes) charge ceil/floor(pages/units) page reads to the
  *    units of their first stripe (O(units) per command at worst).
  *
@@ -87,10 +88,21 @@
  *    each seen as sequential).  TRIM moves f towards 0 at a quarter of
  *    that weight (freed blocks make GC cheaper).
  *
- * 6. Read-behind-write.  While the buffer is draining, a unit is
- *    programming with probability p = 1 - read_util.  A read reaching such
- *    a unit waits a uniform extra time in [0, suspend_ns] (program
- *    suspend), which also delays the reads queued behind it on that unit.
+ * 6. Read-behind-write.  While the buffer is draining, programs are
+ *    backlogged, so a unit that is not reading is programming.  Reads have
+ *    priority through program suspend, but the firmware guarantees the
+ *    program some progress between suspends (a minimum resume interval,
+ *    here tR: the program gets as much unit time as the read it yields
+ *    to).  So a read page on a draining drive starts at
+ *
+ *      start_u = max(ready, busy_u + tR) + U[0, suspend_ns]
+ *
+ *    An isolated read only pays the suspend latency (busy_u is long past);
+ *    reads queued on a unit alternate with program slices, so under load
+ *    programs and reads split the unit time about evenly.  This is what
+ *    makes writes cost read capacity: programs take unit time from reads
+ *    here, reads take it from programs through read_util (section 4).
+ *    suspend_ns = 0 turns this interference off.
  *
  * 7. Spikes.  With probability spike_ppm per command, a log-uniform delay
  *    in [spike_min_ns, spike_max_ns] is added to that command only.
@@ -103,26 +115,30 @@
  *    WRITE_ZEROES accept length 0 (a no-op range); FLUSH ignores
  *    offset and length.
  *
- * 9. Worked example (preset dct983: 64 units, 16 KiB pages, tR 78 us,
- *    tPROG 1.048576 ms, cmd 2.5 us, fixed 3.2 us, link 3.0 GB/s,
- *    64 MiB buffer, buffer write 13 us, wa_max 6.1).
- *    - QD1 4 KiB random read: 2,500 + 78,000 + 4096/3.0 GB/s (1,365)
- *      + 3,200 = 85,065 ns.
- *    - Random 4 KiB read throughput: units allow 64 / 78 us = 820K IOPS,
- *      the controller 1 / 2.5 us = 400K IOPS: at high QD the controller
- *      is the bottleneck.  At QD 32 collisions on units limit it: a
- *      balanced closed network keeps 32/(32+64-1) of the units busy,
- *      0.34 * 820K = 276K IOPS (297K measured: service is not exponential).
- *      The knee sits where QD reaches 400K IOPS * ~100 us = QD 40.
+ * 9. Worked example (preset dct983: 32 units, 16 KiB pages, tR 70 us,
+ *    tPROG 524,288 ns, cmd 2.5 us, fixed 11.1 us, link 3.0 GB/s,
+ *    64 MiB buffer, buffer write 5 us, wa_max 6.1, suspend 50 us).
+ *    - QD1 4 KiB random read: 2,500 + 70,000 + 4096/3.0 GB/s (1,365)
+ *      + 11,100 = 84,965 ns.
+ *    - Random 4 KiB read throughput: units allow 32 / 70 us = 457K IOPS,
+ *      the controller 1 / 2.5 us = 400K IOPS, reached from QD ~128 on.
+ *      At QD 32 collisions on units limit it: a balanced closed network
+ *      keeps 32/(32+32-1) of the units busy, 0.51 * 457K = 232K IOPS
+ *      (about 250K measured: service times are not exponential).
  *    - Sequential 128 KiB read: 8 pages on 8 distinct units, units allow
- *      64*16 KiB / 78 us = 13.4 GB/s, so the link (3.0 GB/s) limits.
- *    - Writes: prog_bps = 64 * 16,384 * 1e9 / 1,048,576 = 1.0 GB/s.  A
+ *      32*16 KiB / 70 us = 7.5 GB/s, so the link (3.0 GB/s) limits.
+ *    - Read behind a saturating writer: an isolated read waits 25 us on
+ *      average more (suspend); a read queued on a unit also waits a
+ *      program slice of tR, so a unit serving back-to-back reads gives
+ *      each 70 + 70 + 25 us: read capacity drops to 32 / 165 us = 194K
+ *      IOPS, and programs keep about half the unit time (0.5 GB/s).
+ *    - Writes: prog_bps = 32 * 16,384 * 1e9 / 524,288 = 1.0 GB/s.  A
  *      clean drive (WA 1) sustains 1.0 GB/s of sequential writes once
  *      the 64 MiB buffer is full (at QD32 of 128 KiB it fills in 64 MiB /
  *      (3.0 - 1.0) GB/s = 34 ms).  Fragmented (f = 1), WA = 6.1 and the
  *      buffer drains at 1e9 / 6.1 = 164 MB/s = 40.0K random 4 KiB writes/s.
- *    - QD1 4 KiB write into a non-full buffer: 2,500 + 1,365 + 13,000 +
- *      3,200 = 20,065 ns.
+ *    - QD1 4 KiB write into a non-full buffer: 2,500 + 1,365 + 5,000 +
+ *      11,100 = 19,965 ns.
  */
 #include <errno.h>
 #include <math.h>
@@ -187,15 +203,16 @@ struct ssd_preset {
     jbof_ssd_cfg cfg;
 };
 
-/* dct983: 960 GB PM983/DCT983-class drive on PCIe 3.0 x4.  Units are die
- * planes (about 16 dies x 4 planes).  tPROG is set so that 64 units of
- * 16 KiB program 1.0 GB/s; wa_max so that a fragmented drive drains
- * 1e9 / 6.1 / 4096 = 40K random 4 KiB writes per second. */
+/* dct983: 960 GB PM983/DCT983-class drive on PCIe 3.0 x4.  Units are its
+ * 32 dies: random reads are die-bound near the controller's 400K cap, as
+ * on the real part (the larger capacities, with more dies, read faster).
+ * tPROG is set so that 32 units of 16 KiB program 1.0 GB/s; wa_max so that
+ * a fragmented drive drains 1e9 / 6.1 / 4096 = 40K random 4 KiB writes/s. */
 #define DCT983_CFG                                                      \
-    .capacity_bytes = 960000000000ull, .units = 64, .page_bytes = 16384, \
-    .read_page_ns = 78000, .program_page_ns = 1048576, .cmd_ns = 2500,  \
-    .fixed_ns = 3200, .link_bps = 3000000000ull,                        \
-    .write_buffer_bytes = 64ull << 20, .buffer_write_ns = 13000,        \
+    .capacity_bytes = 960000000000ull, .units = 32, .page_bytes = 16384, \
+    .read_page_ns = 70000, .program_page_ns = 524288, .cmd_ns = 2500,   \
+    .fixed_ns = 11100, .link_bps = 3000000000ull,                       \
+    .write_buffer_bytes = 64ull << 20, .buffer_write_ns = 5000,         \
     .wa_max_x256 = 1562, .frag_window_bytes = 4ull << 30,               \
     .suspend_ns = 50000, .spike_ppm = 50, .spike_min_ns = 1000000,      \
     .spike_max_ns = 5000000
@@ -393,7 +410,6 @@ static uint64_t do_read(jbof_ssd *d, uint64_t off, uint64_t len, uint64_t ready)
     uint64_t first = off / c->page_bytes;
     uint64_t npages = (off + len - 1) / c->page_bytes - first + 1;
     uint64_t span = npages < c->units ? npages : c->units;
-    uint64_t prog_ppm = SSD_PPM - d->read_util_ppm;
     uint64_t data = ready;
     uint64_t row = first / c->units, col = first % c->units, shift = row_shift(d, row);
     for (uint64_t j = 0; j < span; j++, col++) {
@@ -403,9 +419,14 @@ static uint64_t do_read(jbof_ssd *d, uint64_t off, uint64_t len, uint64_t ready)
         }
         uint64_t cnt = npages <= c->units ? 1 : npages / c->units + (j < npages % c->units);
         uint64_t u = col + shift < c->units ? col + shift : col + shift - c->units;
-        uint64_t start = max64(ready, d->unit_busy_ns[u]);
-        if (c->suspend_ns && buf_draining(d, start) && rng_below(d, SSD_PPM) < prog_ppm)
-            start += rng_below(d, c->suspend_ns + 1);
+        uint64_t busy = d->unit_busy_ns[u];
+        uint64_t start = max64(ready, busy);
+        if (c->suspend_ns && buf_draining(d, start)) {
+            /* Section 6: the unit is programming; the program has run
+             * for at least tR since the unit's last read, then the read
+             * suspends it. */
+            start = max64(ready, busy + c->read_page_ns) + rng_below(d, c->suspend_ns + 1);
+        }
         uint64_t end = start + cnt * c->read_page_ns;
         d->unit_busy_ns[u] = end;
         data = max64(data, end);

@@ -47,9 +47,17 @@ def _snapshot(sim: Any, tid: int) -> tuple[int, int, int, int]:
     return res.completed, res.read_bytes + res.write_bytes, hist.count, hist.sum_ns
 
 
-def measure(preset: str, rw: int, bs: int, iodepth: int, warmup_ns: int, end_ns: int,
-            seed: int = 1, rwmixread_pct: int = 0) -> Window:
-    """Closed loop at iodepth for end_ns of virtual time; figures over [warmup, end)."""
+@dataclass(frozen=True)
+class Load:
+    rw: int
+    bs: int
+    iodepth: int
+    rwmixread_pct: int = 0
+
+
+def measure_many(preset: str, loads: list[Load], warmup_ns: int, end_ns: int,
+                 seed: int = 1) -> list[Window]:
+    """One closed-loop tenant per load for end_ns of virtual time; figures over [warmup, end)."""
     cfg = ffi.new("jbof_sim_cfg *")
     assert lib.jbof_sched_default_cfg(lib.JBOF_POLICY_FIFO, ffi.addressof(cfg, "sched")) == 0
     cfg.sched.max_inflight_ios = 1024
@@ -61,30 +69,41 @@ def measure(preset: str, rw: int, bs: int, iodepth: int, warmup_ns: int, end_ns:
     assert lib.jbof_sim_create(cfg, simp) == 0
     sim = ffi.gc(simp[0], lib.jbof_sim_destroy)
 
-    tc = ffi.new("jbof_tenant_cfg *")
-    assert lib.jbof_tenant_default_cfg(tc) == 0
-    tc.sq_depth = 1024
-    wl = ffi.new("jbof_wl *")
-    wl.size_bytes = NS_BYTES
-    wl.nphases = 1
-    ph = wl.phases[0]
-    ph.rw = rw
-    ph.rwmixread_pct = rwmixread_pct
-    ph.iodepth = iodepth
-    ph.nbs = 1
-    ph.bs[0] = bs
-    ph.bs_pct[0] = 100
-    tid = ffi.new("uint32_t *")
-    assert lib.jbof_sim_add_tenant(sim, tc, wl, tid) == 0
+    ids = []
+    for load in loads:
+        tc = ffi.new("jbof_tenant_cfg *")
+        assert lib.jbof_tenant_default_cfg(tc) == 0
+        tc.sq_depth = 1024
+        wl = ffi.new("jbof_wl *")
+        wl.size_bytes = NS_BYTES // len(loads)
+        wl.nphases = 1
+        ph = wl.phases[0]
+        ph.rw = load.rw
+        ph.rwmixread_pct = load.rwmixread_pct
+        ph.iodepth = load.iodepth
+        ph.nbs = 1
+        ph.bs[0] = load.bs
+        ph.bs_pct[0] = 100
+        tid = ffi.new("uint32_t *")
+        assert lib.jbof_sim_add_tenant(sim, tc, wl, tid) == 0
+        ids.append(tid[0])
 
     assert lib.jbof_sim_run(sim, warmup_ns) == 0
-    c0, b0, n0, s0 = _snapshot(sim, tid[0])
+    before = [_snapshot(sim, i) for i in ids]
     assert lib.jbof_sim_run(sim, end_ns) == 0
-    c1, b1, n1, s1 = _snapshot(sim, tid[0])
+    after = [_snapshot(sim, i) for i in ids]
     secs = (end_ns - warmup_ns) / 1e9
-    n = n1 - n0
-    return Window(iops=(c1 - c0) / secs, bps=(b1 - b0) / secs,
-                  mean_lat_us=(s1 - s0) / n / 1e3 if n else 0.0, ios=c1 - c0)
+    out = []
+    for (c0, b0, n0, s0), (c1, b1, n1, s1) in zip(before, after):
+        n = n1 - n0
+        out.append(Window(iops=(c1 - c0) / secs, bps=(b1 - b0) / secs,
+                          mean_lat_us=(s1 - s0) / n / 1e3 if n else 0.0, ios=c1 - c0))
+    return out
+
+
+def measure(preset: str, rw: int, bs: int, iodepth: int, warmup_ns: int, end_ns: int,
+            seed: int = 1, rwmixread_pct: int = 0) -> Window:
+    return measure_many(preset, [Load(rw, bs, iodepth, rwmixread_pct)], warmup_ns, end_ns, seed)[0]
 
 
 def test_presets_enumerate_and_load() -> None:
@@ -159,3 +178,19 @@ def test_deterministic_for_a_seed() -> None:
     c = measure(*args, seed=6, rwmixread_pct=70)
     assert a == b
     assert a != c
+
+
+def test_reads_and_writes_share_the_dies() -> None:
+    # A saturating reader and a saturating writer split the drive instead of
+    # each getting most of its solo throughput (ssd.c section 6): the sum of
+    # their shares stays near 1 and the reader's latency more than doubles.
+    reader = Load(lib.JBOF_RW_RANDREAD, 4 * KIB, 256)
+    writer = Load(lib.JBOF_RW_WRITE, 128 * KIB, 32)
+    warm, end = 200 * MS, 500 * MS
+    r_solo = measure_many("dct983", [reader], warm, end)[0]
+    w_solo = measure_many("dct983", [writer], warm, end)[0]
+    r_mix, w_mix = measure_many("dct983", [reader, writer], warm, end)
+    r_share, w_share = r_mix.bps / r_solo.bps, w_mix.bps / w_solo.bps
+    assert r_share < 0.75 and w_share < 0.85, (r_share, w_share)
+    assert 0.85 <= r_share + w_share <= 1.3, (r_share, w_share)
+    assert r_mix.mean_lat_us > 1.5 * r_solo.mean_lat_us, (r_solo, r_mix)
