@@ -1046,6 +1046,17 @@ int jbof_sched_tenant_stats(const jbof_sched *s, uint32_t id, jbof_tenant_stats 
     return 0;
 }
 
+int jbof_sched_tenant_get_cfg(const jbof_sched *s, uint32_t id, jbof_tenant_cfg *out)
+{
+    if (!s || !out)
+        return -EINVAL;
+    const tenant *t = get_tenant(s, id);
+    if (!t)
+        return -ENOENT;
+    *out = t->cfg;
+    return 0;
+}
+
 int jbof_sched_tenant_hist(const jbof_sched *s, uint32_t id, jbof_hist *out)
 {
     if (!s || !out)

@@ -360,12 +360,15 @@ void jbof_sim_destroy(jbof_sim *s)
 
 int jbof_sim_add_tenant(jbof_sim *s, const jbof_tenant_cfg *tc, const jbof_wl *wl, uint32_t *id_out)
 {
-    if (!s || !tc || !id_out)
+    if (!s || !tc || !id_out || !wl)
         return -EINVAL;
-    int rc = wl_check(wl);
+    jbof_wl w = *wl;
+    if (w.size_bytes == 0)
+        w.size_bytes = DEFAULT_NS_BYTES; /* 0 = the default namespace size */
+    int rc = wl_check(&w);
     if (rc)
         return rc;
-    uint64_t size = wl->size_bytes ? wl->size_bytes : DEFAULT_NS_BYTES;
+    uint64_t size = w.size_bytes;
     if (size > s->capacity)
         return -ENOSPC;
     if (s->next_base + size > s->capacity)
@@ -388,7 +391,7 @@ int jbof_sim_add_tenant(jbof_sim *s, const jbof_tenant_cfg *tc, const jbof_wl *w
     s->next_base += size;
     st->timeline = tl;
     st->seed = s->cfg.seed * 1000003ull + id + 1;
-    wl_start(&st->ws, wl, s->now, st->seed);
+    wl_start(&st->ws, &w, s->now, st->seed);
     push(s, st->ws.start_ns, EV_PHASE, id, st->phase_gen);
     *id_out = id;
     return 0;
@@ -396,16 +399,21 @@ int jbof_sim_add_tenant(jbof_sim *s, const jbof_tenant_cfg *tc, const jbof_wl *w
 
 int jbof_sim_set_workload(jbof_sim *s, uint32_t id, const jbof_wl *wl)
 {
-    if (!s || id >= s->maxt || !s->t[id].present)
+    if (!s || !wl)
+        return -EINVAL;
+    if (id >= s->maxt || !s->t[id].present)
         return -ENOENT;
-    int rc = wl_check(wl);
+    sim_tenant *st = &s->t[id];
+    jbof_wl w = *wl;
+    if (w.size_bytes == 0)
+        w.size_bytes = st->ws.wl.size_bytes;
+    int rc = wl_check(&w);
     if (rc)
         return rc;
-    sim_tenant *st = &s->t[id];
-    if (wl->size_bytes > st->ws.wl.size_bytes)
+    if (w.size_bytes > st->ws.wl.size_bytes)
         return -EINVAL; /* the namespace was sized at add */
     st->seed = st->seed * 6364136223846793005ull + 1442695040888963407ull;
-    wl_start(&st->ws, wl, s->now, st->seed);
+    wl_start(&st->ws, &w, s->now, st->seed);
     st->phase_gen++;
     st->cur = NULL;
     push(s, st->ws.start_ns, EV_PHASE, id, st->phase_gen);

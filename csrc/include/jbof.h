@@ -242,6 +242,8 @@ int jbof_sched_complete(jbof_sched *s, const jbof_io *io, uint64_t now_ns, int s
 uint64_t jbof_sched_next_event_ns(const jbof_sched *s, uint64_t now_ns);
 
 int jbof_sched_tenant_stats(const jbof_sched *s, uint32_t id, jbof_tenant_stats *out);
+/* The tenant's current settings (as last added or set). */
+int jbof_sched_tenant_get_cfg(const jbof_sched *s, uint32_t id, jbof_tenant_cfg *out);
 /* End-to-end latency (submit -> complete) histogram of one tenant. */
 int jbof_sched_tenant_hist(const jbof_sched *s, uint32_t id, jbof_hist *out);
 int jbof_sched_drive_stats(const jbof_sched *s, jbof_drive_stats *out);
@@ -326,7 +328,7 @@ typedef struct jbof_wl_phase {
 typedef struct jbof_wl {
     uint64_t startdelay_ns;
     uint64_t runtime_ns;      /* 0 = until the simulation ends */
-    uint64_t size_bytes;      /* offset range (namespace size) */
+    uint64_t size_bytes;      /* offset range (namespace size); 0 = 8 GiB (sim) */
     uint32_t nphases;         /* 1..16 */
     uint32_t loop;            /* 1 = cycle through phases */
     jbof_wl_phase phases[16];
