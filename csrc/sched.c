@@ -42,9 +42,14 @@
  *
  *    Virtual slots (Gimbal): a tenant's dispatched IOs are grouped into
  *    slots of slot_bytes of cost; a slot is busy until all its IOs complete;
- *    a tenant may have max(1, total_slots * w / W) busy slots, where W sums
- *    the weights of active tenants (Gimbal: equal weights, 8 slots).  This
- *    bounds each tenant's share of the drive's internal queue.
+ *    a tenant may have max(1, total_slots / active tenants) busy slots
+ *    (Gimbal: 8 slots).  qos keeps the same window but splits it by weight
+ *    and counts cost, not slots: a tenant's in-flight cost may not exceed
+ *    max(slot_bytes, total_slots * slot_bytes * w / W), W the sum of the
+ *    weights of active tenants.  This bounds each tenant's share of the
+ *    drive's internal queue, so one tenant's depth cannot become everyone's
+ *    latency.  A tenant without room is parked off the round until one of
+ *    its own IOs completes.
  *
  *    Latency SLOs steer the controller: while a latency-critical tenant is
  *    active, the controller's ceiling is lowered to half its tightest SLO
@@ -764,6 +769,8 @@ static inline int slot_blocked(const jbof_sched *s, const tenant *t)
             return 0;
         uint64_t w = s->active_weight ? s->active_weight : t->cfg.weight;
         uint64_t cap = (uint64_t)s->cfg.total_slots * s->cfg.slot_bytes * t->cfg.weight / w;
+        if (cap < s->cfg.slot_bytes)
+            cap = s->cfg.slot_bytes; /* at least one slot, as Gimbal's max(1, ...) */
         return t->inflight_cost + t->ring[t->head].io.cost > cap;
     }
     if (t->cur_slot_cost < s->cfg.slot_bytes && t->slot_out[t->cur_slot % SLOT_RING])
