@@ -194,3 +194,33 @@ def test_reads_and_writes_share_the_dies() -> None:
     assert r_share < 0.75 and w_share < 0.85, (r_share, w_share)
     assert 0.85 <= r_share + w_share <= 1.3, (r_share, w_share)
     assert r_mix.mean_lat_us > 1.5 * r_solo.mean_lat_us, (r_solo, r_mix)
+
+
+if __name__ == "__main__":
+    # `python3 tests/test_ssd_preset.py`: the table docs/ssd-model.md quotes.
+    def show(name: str, w: Window) -> None:
+        print(f"  {name:34s} {w.iops:9.0f} IOPS {w.bps / 1e9:6.3f} GB/s  mean {w.mean_lat_us:8.1f} us")
+
+    R, W, RW = lib.JBOF_RW_RANDREAD, lib.JBOF_RW_WRITE, lib.JBOF_RW_RANDWRITE
+    print("dct983 through the simulator (one fifo tenant per load):")
+    show("4K randread QD1", measure("dct983", R, 4 * KIB, 1, 2 * MS, 30 * MS))
+    show("4K randread QD8", measure("dct983", R, 4 * KIB, 8, 2 * MS, 30 * MS))
+    show("4K randread QD32", measure("dct983", R, 4 * KIB, 32, 10 * MS, 60 * MS))
+    show("4K randread QD256", measure("dct983", R, 4 * KIB, 256, 20 * MS, 100 * MS))
+    show("4K randread QD512", measure("dct983", R, 4 * KIB, 512, 10 * MS, 40 * MS))
+    show("128K seqread QD32", measure("dct983", lib.JBOF_RW_READ, 128 * KIB, 32, 10 * MS, 100 * MS))
+    show("4K randwrite QD1", measure("dct983", RW, 4 * KIB, 1, 1 * MS, 10 * MS))
+    show("128K seqwrite QD32 clean 0.2-1.2s", measure("dct983", W, 128 * KIB, 32, 200 * MS, 1200 * MS))
+    show("4K randwrite QD32 frag 0.2-1.2s", measure("dct983-fragmented", RW, 4 * KIB, 32, 200 * MS, 1200 * MS))
+    for preset in ("dct983", "dct983-fragmented"):
+        for qd in (1, 32, 256):
+            reader, writer = Load(R, 4 * KIB, qd), Load(W, 128 * KIB, 32)
+            r0 = measure_many(preset, [reader], 300 * MS, 1300 * MS)[0]
+            w0 = measure_many(preset, [writer], 300 * MS, 1300 * MS)[0]
+            r1, w1 = measure_many(preset, [reader, writer], 300 * MS, 1300 * MS)
+            print(f"{preset}: 4K randread QD{qd} + 128K seqwrite QD32, 0.3-1.3 s "
+                  f"(shares {r1.bps / r0.bps:.2f} + {w1.bps / w0.bps:.2f})")
+            show("  reader alone", r0)
+            show("  writer alone", w0)
+            show("  reader with writer", r1)
+            show("  writer with reader", w1)
