@@ -199,6 +199,138 @@ int jbof_nbd_simple_reply(uint8_t *out, size_t cap, uint64_t handle, int err);
 /* Encode a request header (for clients and tests); returns 28. */
 int jbof_nbd_build_request(uint8_t *out, size_t cap, const jbof_nbd_request *r);
 
+/* ------------------------------------------------------------ engine ---- */
+/* The live target: drives (a backend + a scheduler each), exports (one per
+ * tenant: a namespace on a drive), listeners, and one reactor thread.  See
+ * reactor.c for the event loop and the control protocol. */
+
+enum jbof_backend_kind {
+    JBOF_BACKEND_MEMORY = 0,   /* RAM (anonymous mapping, lazily backed) */
+    JBOF_BACKEND_FILE = 1,     /* regular file or block device */
+    JBOF_BACKEND_EMULATED = 2, /* jbof_ssd model timing, data in RAM or a sparse file */
+    JBOF_BACKEND_KIND_COUNT = 3
+};
+
+enum jbof_io_mode {
+    JBOF_IO_AUTO = 0,     /* file: io_uring, else the thread pool (one log line) */
+    JBOF_IO_URING = 1,    /* file: io_uring (reported when in use) */
+    JBOF_IO_THREADS = 2,  /* file: pread/pwrite thread pool */
+    JBOF_IO_INLINE = 3    /* memory, emulated: data copied in the reactor thread */
+};
+
+typedef struct jbof_drive_cfg {
+    char name[64];
+    char path[1024];       /* file: file or block device; emulated: optional sparse data file */
+    char model[64];        /* emulated: jbof_ssd preset (e.g. "dct983") */
+    uint32_t backend;      /* enum jbof_backend_kind */
+    uint32_t io_mode;      /* enum jbof_io_mode (file backend) */
+    uint64_t size_bytes;   /* 0 = size of the file or device (file backend only) */
+    uint32_t block_bytes;  /* minimum IO unit and alignment (0 = 512; raised to O_DIRECT's need) */
+    uint32_t queue_depth;  /* io_uring entries (0 = 256) */
+    uint32_t threads;      /* fallback pread/pwrite workers (0 = 4) */
+    uint32_t direct;       /* file: 1 = O_DIRECT when the file system allows it */
+    uint64_t seed;         /* emulated: model seed */
+    jbof_sched_cfg sched;  /* this drive's scheduler */
+} jbof_drive_cfg;
+
+typedef struct jbof_export_cfg {
+    char name[256];         /* NBD export name = tenant name (1..255 bytes) */
+    uint32_t drive;         /* drive id from jbof_engine_add_drive */
+    uint32_t read_only;
+    uint64_t size_bytes;    /* namespace size, a multiple of the drive's block */
+    jbof_tenant_cfg tenant; /* scheduler parameters */
+} jbof_export_cfg;
+
+typedef struct jbof_engine_cfg {
+    uint32_t max_connections;   /* 0 = 1024 */
+    uint32_t max_requests;      /* request slots, all connections (0 = 4096) */
+    uint32_t max_conn_requests; /* outstanding requests per connection (0 = 512) */
+    uint32_t max_exports;       /* 0 = 1024 */
+    uint64_t buffer_bytes;      /* data buffer budget (0 = 256 MiB; >= 32 MiB) */
+    uint64_t drain_timeout_ns;  /* bound on a graceful stop (0 = 10 s) */
+} jbof_engine_cfg;
+
+typedef struct jbof_export_stats {
+    jbof_tenant_stats tenant;   /* the scheduler's view */
+    uint64_t ns_base_bytes;     /* namespace start on the drive */
+    uint64_t size_bytes;
+    uint32_t drive;
+    uint32_t read_only;
+    uint32_t connections;       /* open now */
+    uint32_t stalled;           /* connections not read for lack of SQ credits now */
+    uint64_t connections_total;
+    uint64_t requests;          /* requests parsed */
+    uint64_t error_replies;     /* replies carrying an error */
+    uint64_t credit_stalls;     /* times a connection stopped being read: SQ full */
+    uint64_t rx_payload_bytes;  /* WRITE payload received */
+    uint64_t tx_payload_bytes;  /* READ data sent */
+} jbof_export_stats;
+
+typedef struct jbof_drive_info {
+    jbof_drive_stats sched;     /* the scheduler's view */
+    jbof_ssd_stats ssd;         /* emulated backend only (else zeroes) */
+    uint64_t size_bytes;
+    uint64_t allocated_bytes;   /* given to namespaces */
+    uint64_t backend_submitted;
+    uint64_t backend_completed;
+    uint64_t backend_errors;
+    uint32_t backend_inflight;
+    uint32_t backend;           /* enum jbof_backend_kind */
+    uint32_t io_mode;           /* enum jbof_io_mode actually in use */
+    uint32_t block_bytes;
+    uint32_t direct;            /* 1 if O_DIRECT is in use */
+    uint32_t exports;
+} jbof_drive_info;
+
+typedef struct jbof_engine_stats {
+    uint64_t loops;             /* reactor iterations */
+    uint64_t accepted;
+    uint64_t closed;
+    uint64_t protocol_errors;   /* connections closed for a protocol violation */
+    uint64_t handshakes;        /* connections that reached transmission */
+    uint64_t requests;
+    uint64_t pool_stalls;       /* times a connection waited for a slot or buffer */
+    uint64_t buffer_bytes;      /* data buffers allocated (in use + cached) */
+    uint64_t buffer_budget_bytes;
+    uint32_t connections;
+    uint32_t exports;
+    uint32_t drives;
+    uint32_t requests_active;   /* slots in use */
+    uint32_t running;           /* 1 while the reactor thread runs */
+    uint32_t stopping;
+} jbof_engine_stats;
+
+typedef struct jbof_engine jbof_engine;
+
+/* Engine lifecycle (reactor.c).  Drives and listeners are added before
+ * jbof_engine_start; an engine runs once (start, stop, destroy). */
+int jbof_engine_create(const jbof_engine_cfg *cfg, jbof_engine **out);
+/* Stops the reactor first if it runs. */
+void jbof_engine_destroy(jbof_engine *e);
+int jbof_engine_add_drive(jbof_engine *e, const jbof_drive_cfg *cfg, uint32_t *id_out);
+/* A stale socket file is replaced; a live one gives -EADDRINUSE. */
+int jbof_engine_listen_unix(jbof_engine *e, const char *path);
+/* host: an IPv4/IPv6 literal; port 0 picks one, returned in *port_out. */
+int jbof_engine_listen_tcp(jbof_engine *e, const char *host, uint16_t port, uint16_t *port_out);
+int jbof_engine_start(jbof_engine *e);
+/* Graceful: stop accepting, drain in-flight IO (bounded), sync, close. */
+int jbof_engine_stop(jbof_engine *e);
+
+/* Control, callable from any thread at any time: applied by the reactor
+ * between two batches (or inline while it does not run).  Each blocks until
+ * applied.  Exports are named by their NBD export name. */
+int jbof_engine_export_add(jbof_engine *e, const jbof_export_cfg *cfg);
+/* Closes the export's connections, waits for its IO to drain. */
+int jbof_engine_export_remove(jbof_engine *e, const char *name);
+int jbof_engine_export_set(jbof_engine *e, const char *name, const jbof_tenant_cfg *cfg);
+int jbof_engine_export_stats(jbof_engine *e, const char *name, jbof_export_stats *out);
+int jbof_engine_export_hist(jbof_engine *e, const char *name, jbof_hist *out);
+int jbof_engine_drive_set_policy(jbof_engine *e, uint32_t drive, uint32_t policy);
+int jbof_engine_drive_configure(jbof_engine *e, uint32_t drive, const jbof_sched_cfg *cfg);
+int jbof_engine_drive_get_cfg(jbof_engine *e, uint32_t drive, jbof_sched_cfg *out);
+int jbof_engine_drive_stats(jbof_engine *e, uint32_t drive, jbof_drive_info *out);
+int jbof_engine_get_stats(jbof_engine *e, jbof_engine_stats *out);
+
 /* CDEF-END */
 
 /* ------------------------------------------------------ wire layouts ---- */
@@ -264,6 +396,75 @@ _Static_assert(sizeof(struct jbof_nbd_wire_info_block_size) == 14, "NBD_INFO_BLO
 _Static_assert(sizeof(struct jbof_nbd_wire_export_name_reply) == 134, "EXPORT_NAME reply is 134 bytes");
 _Static_assert(sizeof(struct jbof_nbd_wire_request) == 28, "request header is 28 bytes");
 _Static_assert(sizeof(struct jbof_nbd_wire_simple_reply) == 16, "simple reply is 16 bytes");
+
+/* ---------------------------------------------------------- backends ---- */
+/* One ops table for every backend (nbdkit's plugin shape).  The reactor
+ * owns the requests; a backend only links them while it holds them. */
+
+enum { JBOF_BREQ_NO_HOLE = 2 }; /* with JBOF_IO_FUA in jbof_breq.flags */
+
+typedef struct jbof_breq {
+    void *owner;              /* the reactor's request */
+    uint8_t *buf;             /* READ destination / WRITE source (4 KiB aligned) */
+    uint64_t offset_bytes;    /* absolute offset on the drive */
+    uint32_t length_bytes;
+    uint8_t op;               /* enum jbof_op */
+    uint8_t flags;            /* JBOF_IO_FUA | JBOF_BREQ_NO_HOLE */
+    uint16_t stage;           /* backend-private progress */
+    int32_t status;           /* 0 or -errno, valid once reaped */
+    uint32_t done_bytes;      /* backend-private: bytes transferred so far */
+    uint64_t due_ns;          /* emulated: completion time from the model */
+    struct jbof_breq *next;   /* backend-private link */
+} jbof_breq;
+
+typedef struct jbof_backend jbof_backend;
+
+typedef struct jbof_backend_ops {
+    const char *name;
+    /* Take one request (bounds already checked).  0, or -errno if it cannot
+     * even be queued (the reactor then completes it with that error). */
+    int (*submit)(jbof_backend *b, jbof_breq *r, uint64_t now_ns);
+    /* Hand queued requests to the device: at most one syscall. */
+    int (*kick)(jbof_backend *b);
+    /* Completed requests into out[0..max); returns the count. */
+    int (*reap)(jbof_backend *b, jbof_breq **out, int max, uint64_t now_ns);
+    /* Earliest time a completion falls due on its own (UINT64_MAX: none). */
+    uint64_t (*next_due_ns)(const jbof_backend *b);
+    /* Make completed writes durable, synchronously (graceful stop). */
+    int (*sync)(jbof_backend *b);
+    /* Model statistics (emulated), else NULL. */
+    int (*ssd_stats)(const jbof_backend *b, jbof_ssd_stats *out);
+    void (*destroy)(jbof_backend *b);
+} jbof_backend_ops;
+
+struct jbof_backend {
+    const jbof_backend_ops *ops;
+    int event_fd;             /* readable when completions wait (-1: none) */
+    uint32_t io_mode;         /* enum jbof_io_mode in use */
+    uint32_t block_bytes;     /* alignment the backend needs */
+    uint32_t direct;          /* O_DIRECT in use */
+    uint64_t size_bytes;
+    uint64_t submitted, completed, errors;
+    uint32_t inflight;
+};
+
+int jbof_backend_memory_create(const jbof_drive_cfg *cfg, jbof_backend **out);
+int jbof_backend_file_create(const jbof_drive_cfg *cfg, jbof_backend **out);
+int jbof_backend_emulated_create(const jbof_drive_cfg *cfg, jbof_backend **out);
+
+/* The data store of the memory and emulated backends: a mapping of
+ * anonymous memory (path NULL or "") or of a sparse file. */
+typedef struct jbof_store {
+    uint8_t *base;
+    uint64_t size_bytes;
+    int fd;                   /* -1 for anonymous memory */
+} jbof_store;
+
+int jbof_store_open(jbof_store *s, const char *path, uint64_t size_bytes);
+void jbof_store_close(jbof_store *s);
+/* Apply the data effect of one request (READ fills r->buf). */
+int jbof_store_apply(jbof_store *s, const jbof_breq *r);
+int jbof_store_sync(jbof_store *s);
 
 #ifdef __cplusplus
 }
