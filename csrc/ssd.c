@@ -89,19 +89,34 @@
  *    that weight (freed blocks make GC cheaper).
  *
  * 6. Read-behind-write.  While the buffer is draining, programs are
- *    backlogged, so a unit that is not reading is programming.  Reads have
- *    priority through program suspend, but the firmware guarantees the
- *    program some progress between suspends (a minimum resume interval,
- *    here tR: the program gets as much unit time as the read it yields
- *    to).  So a read page on a draining drive starts at
+ *    backlogged, so a unit that is not reading is programming.  How a read
+ *    gets the unit depends on the buffer (B at the read's start):
  *
- *      start_u = max(ready, busy_u + tR) + U[0, suspend_ns]
+ *    - draining, not full (B <= buffer): reads have priority through
+ *      program suspend, but the firmware guarantees the program some
+ *      progress between suspends (a minimum resume interval, here tR: the
+ *      program gets as much unit time as the read it yields to):
  *
- *    An isolated read only pays the suspend latency (busy_u is long past);
- *    reads queued on a unit alternate with program slices, so under load
- *    programs and reads split the unit time about evenly.  This is what
- *    makes writes cost read capacity: programs take unit time from reads
- *    here, reads take it from programs through read_util (section 4).
+ *          start_u = max(ready, busy_u + tR) + U[0, suspend_ns]
+ *
+ *      An isolated read pays only the suspend latency; reads queued on a
+ *      unit alternate with program slices, so programs and reads split
+ *      busy units about evenly.
+ *
+ *    - full (B > buffer: host writes are waiting for space): the firmware
+ *      stops suspending programs so that writes get through.  A read waits
+ *      for the program that followed the unit's last read, or for the
+ *      remainder of the one in progress:
+ *
+ *          start_u = busy_u + tPROG           if ready < busy_u + tPROG
+ *                  = ready + U[0, tPROG]      otherwise
+ *
+ *      so queued reads alternate with whole programs.  This is why an
+ *      unthrottled writer crowds readers out (and what a QoS scheduler
+ *      avoids by keeping writes below the drain rate).
+ *
+ *    Programs take unit time from reads here; reads take it from programs
+ *    through read_util (section 4): a write byte costs read capacity.
  *    suspend_ns = 0 turns this interference off.
  *
  * 7. Spikes.  With probability spike_ppm per command, a log-uniform delay
@@ -127,11 +142,13 @@
  *      (about 250K measured: service times are not exponential).
  *    - Sequential 128 KiB read: 8 pages on 8 distinct units, units allow
  *      32*16 KiB / 70 us = 7.5 GB/s, so the link (3.0 GB/s) limits.
- *    - Read behind a saturating writer: an isolated read waits 25 us on
- *      average more (suspend); a read queued on a unit also waits a
- *      program slice of tR, so a unit serving back-to-back reads gives
- *      each 70 + 70 + 25 us: read capacity drops to 32 / 165 us = 194K
- *      IOPS, and programs keep about half the unit time (0.5 GB/s).
+ *    - Reads next to writes: an isolated read on a draining drive waits
+ *      25 us more on average (suspend).  With the buffer full it waits
+ *      tPROG / 2 = 262 us more, and a unit serving queued reads gives each
+ *      70 + 524 us: reads get 70 / 594 = 12% of busy units.  A 4 KiB
+ *      reader at QD32 next to an unthrottled 128 KiB writer gets 14% of
+ *      its solo throughput, the writer 92%; held at 0.5 GB/s, the writer
+ *      leaves the reader 65%.
  *    - Writes: prog_bps = 32 * 16,384 * 1e9 / 524,288 = 1.0 GB/s.  A
  *      clean drive (WA 1) sustains 1.0 GB/s of sequential writes once
  *      the 64 MiB buffer is full (at QD32 of 128 KiB it fills in 64 MiB /
@@ -338,14 +355,13 @@ static void buf_advance(jbof_ssd *d, uint64_t t)
     d->drain_bps = drain_rate(d);
 }
 
-/* Is the buffer still draining (so units are programming) at time t? */
-static int buf_draining(const jbof_ssd *d, uint64_t t)
+/* Buffer occupancy at time t (t before the last update: as of the update). */
+static uint64_t buf_at(const jbof_ssd *d, uint64_t t)
 {
-    if (!d->buf_bytes)
-        return 0;
     if (t <= d->buf_t_ns)
-        return 1;
-    return muldiv(t - d->buf_t_ns, d->drain_bps, SSD_NS_PER_S) < d->buf_bytes;
+        return d->buf_bytes;
+    uint64_t drained = muldiv(t - d->buf_t_ns, d->drain_bps, SSD_NS_PER_S);
+    return d->buf_bytes > drained ? d->buf_bytes - drained : 0;
 }
 
 /* Close the read-utilisation window if now is past it. */
@@ -424,10 +440,16 @@ static uint64_t do_read(jbof_ssd *d, uint64_t off, uint64_t len, uint64_t ready)
         uint64_t u = col + shift < c->units ? col + shift : col + shift - c->units;
         uint64_t busy = d->unit_busy_ns[u];
         uint64_t start = max64(ready, busy);
-        if (c->suspend_ns && buf_draining(d, start)) {
-            /* Section 6: the unit is programming; the program has run
-             * for at least tR since the unit's last read, then the read
-             * suspends it. */
+        uint64_t b = c->suspend_ns ? buf_at(d, start) : 0;
+        if (b > c->write_buffer_bytes) {
+            /* Section 6, buffer full: no suspend; the read waits for the
+             * program that followed the unit's last read, or for the one
+             * in progress (a uniform remainder). */
+            uint64_t prog_end = busy + c->program_page_ns;
+            start = ready < prog_end ? prog_end : ready + rng_below(d, c->program_page_ns);
+        } else if (b) {
+            /* Section 6, draining: the program has run for at least tR
+             * since the unit's last read, then the read suspends it. */
             start = max64(ready, busy + c->read_page_ns) + rng_below(d, c->suspend_ns + 1);
         }
         uint64_t end = start + cnt * c->read_page_ns;

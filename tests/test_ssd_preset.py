@@ -53,6 +53,7 @@ class Load:
     bs: int
     iodepth: int
     rwmixread_pct: int = 0
+    rate_bps: int = 0
 
 
 def measure_many(preset: str, loads: list[Load], warmup_ns: int, end_ns: int,
@@ -81,6 +82,7 @@ def measure_many(preset: str, loads: list[Load], warmup_ns: int, end_ns: int,
         ph.rw = load.rw
         ph.rwmixread_pct = load.rwmixread_pct
         ph.iodepth = load.iodepth
+        ph.rate_bps = load.rate_bps
         ph.nbs = 1
         ph.bs[0] = load.bs
         ph.bs_pct[0] = 100
@@ -180,21 +182,33 @@ def test_deterministic_for_a_seed() -> None:
     assert a != c
 
 
-def test_reads_and_writes_share_the_dies() -> None:
-    # A saturating reader and a saturating writer split the drive instead of
-    # each getting most of its solo throughput (ssd.c section 6): the sum of
-    # their shares stays near 1 and the reader's latency more than doubles.
-    reader = Load(lib.JBOF_RW_RANDREAD, 4 * KIB, 256)
+def test_a_saturating_writer_crowds_out_readers() -> None:
+    # The writer keeps the buffer full, so programs are not suspended and
+    # reads wait behind them (ssd.c section 6): the reader collapses while
+    # the writer keeps most of its throughput, and the drive is split, not
+    # shared for free (the shares add up to about 1).
+    reader = Load(lib.JBOF_RW_RANDREAD, 4 * KIB, 32)
     writer = Load(lib.JBOF_RW_WRITE, 128 * KIB, 32)
     warm, end = 200 * MS, 500 * MS
     r_solo = measure_many("dct983", [reader], warm, end)[0]
     w_solo = measure_many("dct983", [writer], warm, end)[0]
     r_mix, w_mix = measure_many("dct983", [reader, writer], warm, end)
     r_share, w_share = r_mix.bps / r_solo.bps, w_mix.bps / w_solo.bps
-    assert r_share < 0.75 and w_share < 0.85, (r_share, w_share)
+    assert r_share < 0.3 and w_share > 0.7, (r_share, w_share)
     assert 0.85 <= r_share + w_share <= 1.3, (r_share, w_share)
-    assert r_mix.mean_lat_us > 1.5 * r_solo.mean_lat_us, (r_solo, r_mix)
+    assert r_mix.mean_lat_us > 3 * r_solo.mean_lat_us, (r_solo, r_mix)
 
+
+def test_a_throttled_writer_leaves_readers_room() -> None:
+    # Held below the drain rate (0.5 of 1.0 GB/s) the writer never fills the
+    # buffer: reads only pay suspends and even program slices.
+    reader = Load(lib.JBOF_RW_RANDREAD, 4 * KIB, 32)
+    writer = Load(lib.JBOF_RW_WRITE, 128 * KIB, 32, rate_bps=500_000_000)
+    warm, end = 200 * MS, 500 * MS
+    r_solo = measure_many("dct983", [reader], warm, end)[0]
+    r_mix, w_mix = measure_many("dct983", [reader, writer], warm, end)
+    assert 0.45e9 <= w_mix.bps <= 0.55e9, w_mix
+    assert r_mix.bps > 0.5 * r_solo.bps, (r_solo, r_mix)
 
 if __name__ == "__main__":
     # `python3 tests/test_ssd_preset.py`: the table docs/ssd-model.md quotes.
@@ -224,3 +238,11 @@ if __name__ == "__main__":
             show("  writer alone", w0)
             show("  reader with writer", r1)
             show("  writer with reader", w1)
+    reader = Load(R, 4 * KIB, 32)
+    r0 = measure_many("dct983", [reader], 300 * MS, 1300 * MS)[0]
+    print("dct983: 4K randread QD32 + 128K seqwrite QD32 held at a rate, 0.3-1.3 s")
+    for rate in (900, 800, 700, 600, 500, 400, 300):
+        writer = Load(W, 128 * KIB, 32, rate_bps=rate * 1_000_000)
+        r1, w1 = measure_many("dct983", [reader, writer], 300 * MS, 1300 * MS)
+        print(f"  writer {rate} MB/s: reader share {r1.bps / r0.bps:.2f}, mean {r1.mean_lat_us:6.1f} us; "
+              f"writer {w1.bps / 1e9:.3f} GB/s")

@@ -299,6 +299,68 @@ static void test_gc_and_interference(void)
     jbof_ssd_destroy(d);
 }
 
+/* ssd.c section 6, pinned: isolated reads on an idle drive take exactly the
+ * unloaded time; while the buffer drains they add a suspend in [0, 50 us];
+ * while it is full (writes waiting) they wait for a program, [0, tPROG]. */
+static void test_read_behind_write_regimes(void)
+{
+    jbof_ssd_cfg cfg;
+    jbof_ssd *d = NULL;
+    jbof_ssd_stats st;
+    CHECK_EQ(jbof_ssd_preset("dct983", &cfg), 0);
+    cfg.spike_ppm = 0;
+    CHECK_EQ(jbof_ssd_create(&cfg, 11, &d), 0);
+    if (!d)
+        return;
+    const uint64_t base = 84965; /* section 9 */
+    uint64_t rng = 5, done = 0, t = 10 * MS;
+    uint64_t sum = 0, lo = UINT64_MAX, hi = 0;
+
+    /* Draining, not full: 8 MiB in by t + 2.8 ms, drained by t + 11.2 ms.
+     * Reads 250 us apart never queue behind one another. */
+    CHECK_EQ(jbof_ssd_submit(d, JBOF_OP_WRITE, 0, 8u << 20, t, &done), 0);
+    for (int i = 0; i < 20; i++) {
+        uint64_t now = t + 3 * MS + (uint64_t)i * 250000;
+        uint64_t off = t_rng(&rng) % (cfg.capacity_bytes / 4096) * 4096;
+        CHECK_EQ(jbof_ssd_submit(d, JBOF_OP_READ, off, 4096, now, &done), 0);
+        uint64_t lat = done - now;
+        sum += lat;
+        lo = lat < lo ? lat : lo;
+        hi = lat > hi ? lat : hi;
+    }
+    if (verbose)
+        printf("  isolated 4K reads on a draining buffer: %.1f..%.1f us, mean %.1f us\n", lo / 1e3,
+               hi / 1e3, (double)sum / 20 / 1e3);
+    CHECK(lo >= base && hi <= base + cfg.suspend_ns);
+    CHECK(sum / 20 > base + 10000);
+
+    /* Full: 128 MiB arrive over 45 ms of link time, 45 MB drain meanwhile,
+     * so about 85 MiB sit in the 64 MiB buffer when the last one lands. */
+    t = 100 * MS;
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(jbof_ssd_submit(d, JBOF_OP_WRITE, (uint64_t)i << 25, 32u << 20, t, &done), 0);
+    CHECK_EQ(jbof_ssd_stats_get(d, &st), 0);
+    CHECK(st.buffer_bytes > cfg.write_buffer_bytes);
+    CHECK(st.buffer_full_waits >= 1);
+    t += 46 * MS; /* 4 x 32 MiB at 3.0 GB/s: the last one is in by t + 44.8 ms */
+    sum = 0, lo = UINT64_MAX, hi = 0;
+    for (int i = 0; i < 20; i++) {
+        uint64_t now = t + (uint64_t)i * 500000;
+        uint64_t off = t_rng(&rng) % (cfg.capacity_bytes / 4096) * 4096;
+        CHECK_EQ(jbof_ssd_submit(d, JBOF_OP_READ, off, 4096, now, &done), 0);
+        uint64_t lat = done - now;
+        sum += lat;
+        lo = lat < lo ? lat : lo;
+        hi = lat > hi ? lat : hi;
+    }
+    CHECK(lo >= base && hi <= base + cfg.program_page_ns);
+    CHECK(sum / 20 > base + cfg.program_page_ns / 4);
+    if (verbose)
+        printf("  isolated 4K reads behind a full buffer: mean %.1f us (idle %.1f us)\n",
+               (double)sum / 20 / 1e3, base / 1e3);
+    jbof_ssd_destroy(d);
+}
+
 static uint64_t trace_hash(const char *preset, uint64_t seed)
 {
     jbof_ssd_cfg cfg;
@@ -486,6 +548,7 @@ int main(int argc, char **argv)
     test_determinism();
     test_calibration();
     test_gc_and_interference();
+    test_read_behind_write_regimes();
     for (uint32_t i = 0; verbose && jbof_ssd_preset_name(i); i++)
         if (!strstr(jbof_ssd_preset_name(i), "fragmented"))
             profile(jbof_ssd_preset_name(i));
