@@ -42,6 +42,26 @@
  *    latency-critical tenants in the qos policy) lowers the effective
  *    lat_max and threshold below Gimbal's constants; see sched.c.
  *
+ * 3b. A learned band (ours, band_lo_pct/band_hi_pct).  Gimbal's constants
+ *    fit the drives of its paper; on a drive whose 4 KiB read takes 85 us
+ *    unloaded, 250..1500 us lets reads queue 3-15 deep inside the drive
+ *    before anything reacts.  So the qos policy learns the drive's unloaded
+ *    read latency -- the smallest read sample of the last two 1 s windows,
+ *    the way BBR learns min RTT -- and sets the band relative to it:
+ *
+ *        lo = base * band_lo_pct / 100     hi = base * band_hi_pct / 100
+ *
+ *    (clamped into Gimbal's [lat_min/4, lat_max]).  Worked example: base
+ *    85 us, 150% / 300% -> band 128..255 us.  A 4 KiB reader at QD 32 alone
+ *    (127 us mean) sits in the band, unthrottled; a 128 KiB writer that
+ *    fills the drive's write buffer makes write latency jump to 400 us+, past
+ *    hi: the controller backs off and the write-cost estimator (cost.c) sees
+ *    slow writes.  Before the first read sample, the fixed band applies.
+ *    In this mode every completion is judged by the larger of the two
+ *    EWMAs (the other one if it saw a sample in the last 100 ms): a write
+ *    that lands in the buffer in 60 us says nothing about the reads it is
+ *    stalling behind the buffer's programs.
+ *
  * 4. Pacing.  Dispatch spends tokens from a bucket refilled at rate_bps and
  *    capped at bucket_bytes (Gimbal: 256 KiB).  An IO may be dispatched while
  *    the balance is positive, leaving it negative by at most one IO's cost;
@@ -68,7 +88,9 @@ enum {
 #define CTL_MAX_REFILL_NS (1ull << 24)
 #define CTL_MAX_RATE_BPS (1ull << 38)
 
-static const uint64_t CTL_WINDOW_NS = 10000000ull; /* completion-rate window: 10 ms */
+static const uint64_t CTL_WINDOW_NS = 10000000ull;     /* completion-rate window: 10 ms */
+static const uint64_t CTL_BASE_WINDOW_NS = 1000000000ull; /* base-latency window: 1 s */
+static const uint64_t CTL_SIGNAL_FRESH_NS = 100000000ull; /* the other kind's EWMA counts for 100 ms */
 
 int ctl_cfg_check(const jbof_ctl_cfg *c)
 {
@@ -91,6 +113,10 @@ int ctl_cfg_check(const jbof_ctl_cfg *c)
         return -EINVAL;
     if (c->size_normalize > 1)
         return -EINVAL;
+    if ((c->band_lo_pct == 0) != (c->band_hi_pct == 0))
+        return -EINVAL;
+    if (c->band_lo_pct && (c->band_lo_pct < 100 || c->band_lo_pct >= c->band_hi_pct || c->band_hi_pct > 10000))
+        return -EINVAL;
     return 0;
 }
 
@@ -108,12 +134,31 @@ void ctl_init(ctl_state *c, const jbof_ctl_cfg *cfg, uint64_t now_ns)
     c->meas_rate_bps = cfg->rate_init_bps;
 }
 
-/* Effective ceiling: Gimbal's lat_max, lowered by a latency SLO cap. */
+void ctl_band(const ctl_state *c, uint64_t *lo_out, uint64_t *hi_out)
+{
+    uint64_t lo = c->cfg.lat_min_ns, hi = c->cfg.lat_max_ns;
+    if (c->cfg.band_hi_pct && c->base_ns) {
+        uint64_t floor = c->cfg.lat_min_ns / 4;
+        lo = c->base_ns * c->cfg.band_lo_pct / 100;
+        hi = c->base_ns * c->cfg.band_hi_pct / 100;
+        if (lo < floor)
+            lo = floor;
+        if (hi > c->cfg.lat_max_ns)
+            hi = c->cfg.lat_max_ns;
+    }
+    if (c->target_cap_ns && c->target_cap_ns < hi)
+        hi = c->target_cap_ns;
+    if (lo >= hi)
+        lo = hi / 2;
+    *lo_out = lo;
+    *hi_out = hi;
+}
+
+/* Effective ceiling, for callers that need only that. */
 uint64_t ctl_upper_ns(const ctl_state *c)
 {
-    uint64_t hi = c->cfg.lat_max_ns;
-    if (c->target_cap_ns && c->target_cap_ns < hi)
-        hi = c->target_cap_ns > c->cfg.lat_min_ns ? c->target_cap_ns : c->cfg.lat_min_ns + 1;
+    uint64_t lo, hi;
+    ctl_band(c, &lo, &hi);
     return hi;
 }
 
@@ -166,16 +211,34 @@ int ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, uint32_t cost, ui
     }
     if (c->cfg.size_normalize && bytes > CTL_NORMALIZE_BYTES)
         lat_ns = (uint64_t)(((__uint128_t)lat_ns * CTL_NORMALIZE_BYTES) / bytes);
+    if (c->cfg.band_hi_pct && op == JBOF_OP_READ) {
+        /* learn the unloaded read latency: min over the last two windows */
+        if (now_ns - c->base_win_start_ns >= CTL_BASE_WINDOW_NS) {
+            c->base_prev_ns = c->base_cur_ns;
+            c->base_cur_ns = 0;
+            c->base_win_start_ns = now_ns;
+        }
+        if (c->base_cur_ns == 0 || lat_ns < c->base_cur_ns)
+            c->base_cur_ns = lat_ns;
+        c->base_ns = c->base_prev_ns && c->base_prev_ns < c->base_cur_ns ? c->base_prev_ns : c->base_cur_ns;
+    }
     int k = op == JBOF_OP_READ ? 0 : 1;
     int64_t diff = (int64_t)lat_ns - (int64_t)c->ewma_ns[k];
     int64_t e = (int64_t)c->ewma_ns[k] + (diff >> c->cfg.ewma_shift);
     c->ewma_ns[k] = e < 0 ? 0 : (uint64_t)e;
+    c->last_ns[k] = now_ns;
     uint64_t l = c->ewma_ns[k];
+    if (c->cfg.band_hi_pct) {
+        /* ours: the drive is as congested as its worst recent signal -- a
+         * buffered write completing fast says nothing about the reads it
+         * is stalling */
+        int o = 1 - k;
+        if (now_ns - c->last_ns[o] < CTL_SIGNAL_FRESH_NS && c->ewma_ns[o] > l)
+            l = c->ewma_ns[o];
+    }
 
-    uint64_t hi = ctl_upper_ns(c);
-    uint64_t lo = c->cfg.lat_min_ns;
-    if (hi <= lo)
-        lo = hi / 2;
+    uint64_t lo, hi;
+    ctl_band(c, &lo, &hi);
     uint64_t thr = c->threshold_ns > hi ? hi : c->threshold_ns;
     if (thr < lo)
         thr = lo;
@@ -204,6 +267,13 @@ int ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, uint32_t cost, ui
         ctl_enter(c, JBOF_CTL_SLOWSTART);
         rate += (uint64_t)cost * CTL_SLOWSTART_MULT;
         thr += (hi - thr) >> CTL_THRESH_CREEP_SHIFT;
+    }
+    if (c->cfg.band_hi_pct && c->state >= JBOF_CTL_CONGESTION) {
+        /* ours: a rate far above what the drive completes does not bind; when
+         * backing off, start from what is actually completing */
+        uint64_t cap = c->meas_rate_bps + c->meas_rate_bps / 8;
+        if (rate > cap)
+            rate = cap;
     }
     if (rate < c->cfg.rate_min_bps)
         rate = c->cfg.rate_min_bps;

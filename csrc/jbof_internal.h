@@ -37,11 +37,18 @@ typedef struct ctl_state {
     uint64_t threshold_ns;       /* dynamic threshold in [lat_min, lat_max] */
     uint64_t target_cap_ns;      /* extra ceiling from latency SLOs (0 = none) */
     uint64_t ewma_ns[2];         /* read, write */
+    uint64_t last_ns[2];         /* time of the last sample of each kind */
     uint64_t state_enter[JBOF_CTL_STATE_COUNT];
     uint64_t win_start_ns;       /* completion-rate measurement window */
     uint64_t win_cost;
     uint64_t meas_rate_bps;      /* measured completion rate, last full window */
+    uint64_t base_ns;            /* learned unloaded read latency: min of 2 windows */
+    uint64_t base_cur_ns, base_prev_ns;
+    uint64_t base_win_start_ns;
 } ctl_state;
+
+/* The band [lo, hi] in force now (learned or fixed, SLO cap applied). */
+void ctl_band(const ctl_state *c, uint64_t *lo, uint64_t *hi);
 
 int ctl_cfg_check(const jbof_ctl_cfg *cfg);
 void ctl_init(ctl_state *c, const jbof_ctl_cfg *cfg, uint64_t now_ns);

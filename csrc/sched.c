@@ -310,7 +310,7 @@ int jbof_sched_default_cfg(uint32_t policy, jbof_sched_cfg *c)
         .write_factor_init_x256 = 9 * 256,
         .write_factor_min_x256 = 256,
         .write_factor_max_x256 = 9 * 256,
-        .learn = 1,
+        .learn = policy == JBOF_POLICY_QOS ? 2 : 1,
         .period_ns = 100000000ull,
     };
     c->ctl = (jbof_ctl_cfg){
@@ -323,6 +323,8 @@ int jbof_sched_default_cfg(uint32_t policy, jbof_sched_cfg *c)
         .rate_init_bps = 1000ull << 20,
         .bucket_bytes = 256 * 1024,
         .size_normalize = policy == JBOF_POLICY_QOS,
+        .band_lo_pct = policy == JBOF_POLICY_QOS ? 150 : 0,
+        .band_hi_pct = policy == JBOF_POLICY_QOS ? 300 : 0,
     };
     if (!policy_uses_ctl(policy))
         c->ctl.enabled = 0;
@@ -1003,6 +1005,8 @@ int jbof_sched_complete(jbof_sched *s, const jbof_io *io, uint64_t now_ns, int s
             s->ctl.target_cap_ns = cap;
         }
         int slow = ctl_on_complete(&s->ctl, io->opcode, io->length_bytes, c, dev, now_ns);
+        if (s->cost.cfg.learn == 2)
+            slow = s->ctl.state >= JBOF_CTL_CONGESTION; /* cost.c 3b: the drive is congested */
         cost_on_complete(&s->cost, io->opcode, slow, now_ns);
     }
     if (!is_active(t)) {
@@ -1086,6 +1090,8 @@ int jbof_sched_drive_stats(const jbof_sched *s, jbof_drive_stats *out)
         out->rate_bps = s->ctl.rate_bps;
         out->tokens = s->ctl.tokens;
         out->threshold_ns = s->ctl.threshold_ns;
+        ctl_band(&s->ctl, &out->band_lo_ns, &out->band_hi_ns);
+        out->base_read_ns = s->ctl.base_ns;
         out->ewma_read_ns = s->ctl.ewma_ns[0];
         out->ewma_write_ns = s->ctl.ewma_ns[1];
         memcpy(out->state_enter, s->ctl.state_enter, sizeof(out->state_enter));

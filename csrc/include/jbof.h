@@ -104,7 +104,7 @@ typedef struct jbof_cost_cfg {
     uint32_t write_factor_init_x256;/* starting write factor (Gimbal: 9.0) */
     uint32_t write_factor_min_x256; /* clamp (Gimbal: 1.0) */
     uint32_t write_factor_max_x256; /* clamp (Gimbal: 9.0) */
-    uint32_t learn;                 /* 0 = fixed factor, 1 = Gimbal rule (see cost.c) */
+    uint32_t learn;                 /* 0 = fixed, 1 = Gimbal rule, 2 = from congestion (ours; cost.c) */
     uint64_t period_ns;             /* estimator update period (Gimbal: 100 ms) */
 } jbof_cost_cfg;
 
@@ -127,7 +127,9 @@ typedef struct jbof_ctl_cfg {
     uint64_t rate_max_bps;   /* (Gimbal: 4 GiB/s) */
     uint64_t rate_init_bps;  /* (Gimbal: 1000 MiB/s) */
     uint32_t bucket_bytes;   /* token bucket depth (Gimbal: 256 KiB) */
-    uint32_t size_normalize; /* 1: compare latency per 4 KiB-equivalent (ours) */
+    uint32_t size_normalize; /* 1: scale samples of IOs > 128 KiB down to 128 KiB (ours) */
+    uint32_t band_lo_pct;    /* ours: band floor = this % of the drive's unloaded read */
+    uint32_t band_hi_pct;    /*   latency (learned); 0 = the fixed lat_min/lat_max band */
 } jbof_ctl_cfg;
 
 /* ------------------------------------------------------- scheduler ---- */
@@ -197,6 +199,9 @@ typedef struct jbof_drive_stats {
     uint64_t rate_bps;            /* controller's dispatch rate, cost-bytes/s */
     int64_t tokens;               /* token bucket level, may run negative */
     uint64_t threshold_ns;        /* controller's dynamic latency threshold */
+    uint64_t band_lo_ns;          /* controller's band in force (learned or fixed) */
+    uint64_t band_hi_ns;
+    uint64_t base_read_ns;        /* learned unloaded read latency (0 = not yet) */
     uint64_t ewma_read_ns;
     uint64_t ewma_write_ns;
     uint32_t write_factor_x256;
