@@ -51,6 +51,12 @@
  *    latency.  A tenant without room is parked off the round until one of
  *    its own IOs completes.
  *
+ *    Alone (ours): while at most one tenant is active there is nobody to
+ *    isolate it from, so qos neither paces it nor caps its in-flight window
+ *    -- its queue depth is its own business, and the drive is fully used.
+ *    The controller keeps learning from its completions, so pacing is
+ *    already calibrated when a second tenant arrives.
+ *
  *    Latency SLOs steer the controller: while a latency-critical tenant is
  *    active, the controller's ceiling is lowered to half its tightest SLO
  *    (never below the band floor), so the drive is held where that SLO is
@@ -145,6 +151,7 @@ struct jbof_sched {
     uint32_t nresv;
     uint32_t n_backlogged;    /* tenants with queued IO */
     uint32_t n_parked;        /* backlogged tenants parked for lack of in-flight room */
+    uint32_t alone;           /* qos: at most one tenant active, nobody to isolate */
     uint32_t n_active;        /* tenants with queued or in-flight IO */
     uint64_t active_weight;   /* sum of weights of active non-scavenger tenants */
     uint32_t inflight_ios;
@@ -709,8 +716,8 @@ static void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io *out, uint64_t n
         t->st.throttled_ns += now_ns - t->throttle_since;
         t->throttled = 0;
     }
-    if (policy_uses_ctl(s->cfg.policy))
-        s->ctl.tokens -= c;
+    if (policy_uses_ctl(s->cfg.policy) && !s->alone)
+        s->ctl.tokens -= c; /* a tenant alone is not paced (and runs up no debt) */
 
     if (t->count == 0) {
         s->n_backlogged--;
@@ -743,8 +750,9 @@ static inline int budget_ok(const jbof_sched *s)
 {
     switch (s->cfg.policy) {
     case JBOF_POLICY_GIMBAL:
-    case JBOF_POLICY_QOS:
         return s->ctl.tokens > 0 && s->inflight_ios < s->cfg.max_inflight_ios;
+    case JBOF_POLICY_QOS:
+        return (s->ctl.tokens > 0 || s->alone) && s->inflight_ios < s->cfg.max_inflight_ios;
     case JBOF_POLICY_DRR:
         return s->inflight_cost < (uint64_t)s->cfg.slot_bytes * s->cfg.total_slots &&
                s->inflight_ios < s->cfg.max_inflight_ios;
@@ -918,10 +926,17 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
     /* gimbal / qos */
     ctl_refill(&s->ctl, now_ns);
     int qos = s->cfg.policy == JBOF_POLICY_QOS;
+    s->alone = qos && s->n_active <= 1;
+    if (s->alone && s->ctl.rate_bps < s->ctl.meas_rate_bps) {
+        /* keep the pacing rate at what the lone tenant completes, so a
+         * second tenant's arrival starts from the drive's real rate */
+        s->ctl.rate_bps = s->ctl.meas_rate_bps > s->cfg.ctl.rate_max_bps ? s->cfg.ctl.rate_max_bps
+                                                                         : s->ctl.meas_rate_bps;
+    }
     int n = 0;
     if (qos && s->nresv)
         n += dispatch_reservations(s, now_ns, out, max);
-    n += dispatch_drr_list(s, &s->drr, now_ns, out + n, max - n, 1, qos, &waiting);
+    n += dispatch_drr_list(s, &s->drr, now_ns, out + n, max - n, !s->alone, qos, &waiting);
     if (s->n_parked)
         waiting = 1;
     if (qos && s->scav.head >= 0 && !waiting && n < max && budget_ok(s)) {

@@ -130,8 +130,8 @@
  *    WRITE_ZEROES accept length 0 (a no-op range); FLUSH ignores
  *    offset and length.
  *
- * 9. Worked example (preset dct983: 32 units, 16 KiB pages, tR 70 us,
- *    tPROG 524,288 ns, cmd 2.5 us, fixed 11.1 us, link 3.0 GB/s,
+ * 9. Worked example (preset dct983: 32 units, 48 KiB pages (one-shot TLC
+ *    word lines), tR 70 us, tPROG 1,572,864 ns, cmd 2.5 us, fixed 11.1 us, link 3.0 GB/s,
  *    64 MiB buffer, buffer write 5 us, wa_max 6.1, suspend 50 us).
  *    - QD1 4 KiB random read: 2,500 + 70,000 + 4096/3.0 GB/s (1,365)
  *      + 11,100 = 84,965 ns.
@@ -140,16 +140,15 @@
  *      At QD 32 collisions on units limit it: a balanced closed network
  *      keeps 32/(32+32-1) of the units busy, 0.51 * 457K = 232K IOPS
  *      (about 250K measured: service times are not exponential).
- *    - Sequential 128 KiB read: 8 pages on 8 distinct units, units allow
- *      32*16 KiB / 70 us = 7.5 GB/s, so the link (3.0 GB/s) limits.
+ *    - Sequential 128 KiB read: 3 pages on 3 distinct units, units allow
+ *      32*48 KiB / 70 us = 22 GB/s, so the link (3.0 GB/s) limits.
  *    - Reads next to writes: an isolated read on a draining drive waits
  *      25 us more on average (suspend).  With the buffer full it waits
- *      tPROG / 2 = 262 us more, and a unit serving queued reads gives each
- *      70 + 524 us: reads get 70 / 594 = 12% of busy units.  A 4 KiB
- *      reader at QD32 next to an unthrottled 128 KiB writer gets 14% of
- *      its solo throughput, the writer 92%; held at 0.5 GB/s, the writer
- *      leaves the reader 65%.
- *    - Writes: prog_bps = 32 * 16,384 * 1e9 / 524,288 = 1.0 GB/s.  A
+ *      tPROG / 2 = 786 us more, and a unit serving queued reads gives each
+ *      70 + 1573 us: reads get 70 / 1643 = 4% of busy units.  A 4 KiB
+ *      reader at QD32 next to an unthrottled 128 KiB writer gets 6% of
+ *      its solo throughput (62 MB/s), the writer 96%.
+ *    - Writes: prog_bps = 32 * 49,152 * 1e9 / 1,572,864 = 1.0 GB/s.  A
  *      clean drive (WA 1) sustains 1.0 GB/s of sequential writes once
  *      the 64 MiB buffer is full (at QD32 of 128 KiB it fills in 64 MiB /
  *      (3.0 - 1.0) GB/s = 34 ms).  Fragmented (f = 1), WA = 6.1 and the
@@ -223,11 +222,16 @@ struct ssd_preset {
 /* dct983: 960 GB PM983/DCT983-class drive on PCIe 3.0 x4.  Units are its
  * 32 dies: random reads are die-bound near the controller's 400K cap, as
  * on the real part (the larger capacities, with more dies, read faster).
- * tPROG is set so that 32 units of 16 KiB program 1.0 GB/s; wa_max so that
- * a fragmented drive drains 1e9 / 6.1 / 4096 = 40K random 4 KiB writes/s. */
+ * Its 64-layer TLC programs a 48 KiB word line (three 16 KiB pages) in one
+ * shot, so the program granule is 48 KiB and tPROG 1.57 ms -- the one-shot
+ * program times TLC data sheets give -- set so that 32 units program
+ * 1.0 GB/s; a read that finds its die mid-program when nothing can be
+ * suspended waits up to that long, which is what makes saturating writes
+ * hurt readers on this class of drive.  wa_max is set so that a fragmented
+ * drive drains 1e9 / 6.1 / 4096 = 40K random 4 KiB writes/s. */
 #define DCT983_CFG                                                      \
-    .capacity_bytes = 960000000000ull, .units = 32, .page_bytes = 16384, \
-    .read_page_ns = 70000, .program_page_ns = 524288, .cmd_ns = 2500,   \
+    .capacity_bytes = 960000000000ull, .units = 32, .page_bytes = 49152, \
+    .read_page_ns = 70000, .program_page_ns = 1572864, .cmd_ns = 2500,  \
     .fixed_ns = 11100, .link_bps = 3000000000ull,                       \
     .write_buffer_bytes = 64ull << 20, .buffer_write_ns = 5000,         \
     .wa_max_x256 = 1562, .frag_window_bytes = 4ull << 30,               \
