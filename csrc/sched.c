@@ -762,6 +762,17 @@ static inline int budget_ok(const jbof_sched *s)
 }
 
 /* Gimbal: a tenant may hold max(1, total_slots / active tenants) busy slots. */
+/* qos: a latency-critical tenant is not held by the token bucket (it is
+ * still charged, so the others pay for its use, and still bounded by its
+ * in-flight window and its limit).  A 128 KiB write at write factor 9 costs
+ * 1.2 MB of tokens: at 1 GB/s, a 4 KiB read arriving just after it would
+ * otherwise wait 1.2 ms for that debt to refill. */
+static inline int lc_overdraft(const jbof_sched *s, const tenant *t)
+{
+    return s->cfg.policy == JBOF_POLICY_QOS && t->cfg.klass == JBOF_CLASS_LATENCY &&
+           s->inflight_ios < s->cfg.max_inflight_ios;
+}
+
 static inline uint32_t slots_allowed(const jbof_sched *s)
 {
     uint32_t n = s->n_active ? s->n_active : 1;
@@ -837,12 +848,12 @@ static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *
     int n = 0;
     uint32_t idle_visits = 0;
     while (n < max && l->head >= 0 && idle_visits < l->len) {
-        if (!budget_ok(s)) {
+        uint32_t id = (uint32_t)l->head;
+        tenant *t = s->t[id];
+        if (!budget_ok(s) && !lc_overdraft(s, t)) {
             *waiting = 1;
             break;
         }
-        uint32_t id = (uint32_t)l->head;
-        tenant *t = s->t[id];
         if (limits && !limit_ok(s, t, now_ns)) {
             t->in_turn = 0;
             list_rotate(s, l);
@@ -886,7 +897,7 @@ static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io *out, i
     for (uint32_t i = 0; i < s->nresv && n < max; i++) {
         uint32_t id = s->resv[i];
         tenant *t = s->t[id];
-        while (n < max && t->count && budget_ok(s)) {
+        while (n < max && t->count && (budget_ok(s) || lc_overdraft(s, t))) {
             if (t->r_tag > now_ns) {
                 if (t->r_tag < s->next_limit_ns)
                     s->next_limit_ns = t->r_tag;
@@ -897,8 +908,6 @@ static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io *out, i
             t->deficit -= t->ring[t->head].io.cost; /* no double share */
             take(s, id, t, &out[n++], now_ns);
         }
-        if (!budget_ok(s))
-            break;
     }
     return n;
 }
@@ -1019,7 +1028,11 @@ int jbof_sched_complete(jbof_sched *s, const jbof_io *io, uint64_t now_ns, int s
             }
             s->ctl.target_cap_ns = cap;
         }
-        int slow = ctl_on_complete(&s->ctl, io->opcode, io->length_bytes, c, dev, now_ns);
+        /* qos: a latency-critical tenant's sample is what it experiences
+         * end to end, so the drive is held where its SLO is met */
+        uint64_t sample = (s->cfg.policy == JBOF_POLICY_QOS && t->cfg.klass == JBOF_CLASS_LATENCY &&
+                           t->cfg.latency_slo_ns) ? e2e : dev;
+        int slow = ctl_on_complete(&s->ctl, io->opcode, io->length_bytes, c, sample, now_ns);
         if (s->cost.cfg.learn == 2)
             slow = s->ctl.state >= JBOF_CTL_CONGESTION; /* cost.c 3b: the drive is congested */
         cost_on_complete(&s->cost, io->opcode, slow, now_ns);
