@@ -100,28 +100,6 @@ void cost_init(cost_state *c, const jbof_cost_cfg *cfg, uint64_t now_ns)
     c->period_start_ns = now_ns;
 }
 
-static inline uint32_t sat32(uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v; }
-
-uint32_t cost_of(const cost_state *c, uint32_t op, uint32_t bytes, int byte_only)
-{
-    if (byte_only)
-        return bytes ? bytes : 1;
-    const jbof_cost_cfg *k = &c->cfg;
-    uint64_t v;
-    switch (op) {
-    case JBOF_OP_READ:
-        return sat32(k->read_base_bytes + (((uint64_t)bytes * k->read_per_byte_x256) >> 8));
-    case JBOF_OP_WRITE:
-        v = k->write_base_bytes + (((uint64_t)bytes * k->write_per_byte_x256) >> 8);
-        return sat32((v * c->wf_x256) >> 8);
-    case JBOF_OP_TRIM:
-        return k->read_base_bytes ? k->read_base_bytes : 1;
-    default: /* FLUSH, WRITE_ZEROES */
-        v = ((uint64_t)k->write_base_bytes * c->wf_x256) >> 8;
-        return v ? sat32(v) : 1;
-    }
-}
-
 void cost_on_complete(cost_state *c, uint32_t op, int slow, uint64_t now_ns)
 {
     if (c->cfg.learn == 0)

@@ -134,7 +134,7 @@ void ctl_init(ctl_state *c, const jbof_ctl_cfg *cfg, uint64_t now_ns)
     c->meas_rate_bps = cfg->rate_init_bps;
 }
 
-void ctl_band(const ctl_state *c, uint64_t *lo_out, uint64_t *hi_out)
+static void band_compute(const ctl_state *c, uint64_t *lo_out, uint64_t *hi_out)
 {
     uint64_t lo = c->cfg.lat_min_ns, hi = c->cfg.lat_max_ns;
     if (c->cfg.band_hi_pct && c->base_ns) {
@@ -152,6 +152,27 @@ void ctl_band(const ctl_state *c, uint64_t *lo_out, uint64_t *hi_out)
         lo = hi / 2;
     *lo_out = lo;
     *hi_out = hi;
+}
+
+/* The band only changes with the learned base or the SLO cap: recompute it
+ * then, not on every completion (two divisions saved per IO). */
+static inline void band_refresh(ctl_state *c)
+{
+    if (c->band_key_base == c->base_ns && c->band_key_cap == c->target_cap_ns && c->band_hi_ns)
+        return;
+    band_compute(c, &c->band_lo_ns, &c->band_hi_ns);
+    c->band_key_base = c->base_ns;
+    c->band_key_cap = c->target_cap_ns;
+}
+
+void ctl_band(const ctl_state *c, uint64_t *lo_out, uint64_t *hi_out)
+{
+    band_compute(c, lo_out, hi_out);
+}
+
+void ctl_set_cap(ctl_state *c, uint64_t cap_ns)
+{
+    c->target_cap_ns = cap_ns;
 }
 
 /* Effective ceiling, for callers that need only that. */
@@ -237,8 +258,8 @@ int ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, uint32_t cost, ui
             l = c->ewma_ns[o];
     }
 
-    uint64_t lo, hi;
-    ctl_band(c, &lo, &hi);
+    band_refresh(c);
+    uint64_t lo = c->band_lo_ns, hi = c->band_hi_ns;
     uint64_t thr = c->threshold_ns > hi ? hi : c->threshold_ns;
     if (thr < lo)
         thr = lo;

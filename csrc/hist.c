@@ -28,7 +28,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "jbof.h"
+#include "jbof_internal.h"
 
 enum { HIST_LINEAR = 64, HIST_SUB_BITS = 5, HIST_MAX_EXP = 40 };
 
@@ -40,16 +40,7 @@ void jbof_hist_reset(jbof_hist *h)
     h->min_ns = UINT64_MAX;
 }
 
-uint32_t jbof_hist_index(uint64_t v)
-{
-    if (v < HIST_LINEAR)
-        return (uint32_t)v;
-    unsigned e = 63u - (unsigned)__builtin_clzll(v);
-    if (e > HIST_MAX_EXP)
-        return JBOF_HIST_BUCKETS - 1;
-    unsigned shift = e - HIST_SUB_BITS;
-    return (uint32_t)(shift * 32u + (unsigned)(v >> shift));
-}
+uint32_t jbof_hist_index(uint64_t v) { return hist_index_inline(v); }
 
 uint64_t jbof_hist_bucket_low(uint32_t idx)
 {
@@ -66,13 +57,7 @@ int jbof_hist_record(jbof_hist *h, uint64_t v)
 {
     if (!h)
         return -EINVAL;
-    h->buckets[jbof_hist_index(v)]++;
-    h->count++;
-    h->sum_ns += v;
-    if (v > h->max_ns)
-        h->max_ns = v;
-    if (v < h->min_ns)
-        h->min_ns = v;
+    hist_add(h, v);
     return 0;
 }
 

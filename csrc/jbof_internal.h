@@ -12,6 +12,29 @@
 
 #define JBOF_NS_PER_S 1000000000ull
 
+/* ---- hist.c (inline recording for the IO path) ---- */
+static inline uint32_t hist_index_inline(uint64_t v)
+{
+    if (v < 64)
+        return (uint32_t)v;
+    unsigned e = 63u - (unsigned)__builtin_clzll(v);
+    if (e > 40)
+        return JBOF_HIST_BUCKETS - 1;
+    unsigned shift = e - 5;
+    return (uint32_t)(shift * 32u + (unsigned)(v >> shift));
+}
+
+static inline void hist_add(jbof_hist *h, uint64_t v)
+{
+    h->buckets[hist_index_inline(v)]++;
+    h->count++;
+    h->sum_ns += v;
+    if (v > h->max_ns)
+        h->max_ns = v;
+    if (v < h->min_ns)
+        h->min_ns = v;
+}
+
 /* ---- cost.c ---- */
 typedef struct cost_state {
     jbof_cost_cfg cfg;
@@ -22,8 +45,29 @@ typedef struct cost_state {
 
 int cost_cfg_check(const jbof_cost_cfg *cfg);
 void cost_init(cost_state *c, const jbof_cost_cfg *cfg, uint64_t now_ns);
-/* Cost of one IO in read-byte equivalents, saturated to UINT32_MAX. */
-uint32_t cost_of(const cost_state *c, uint32_t op, uint32_t bytes, int byte_only);
+static inline uint32_t cost_sat32(uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v; }
+
+/* Cost of one IO in read-byte equivalents, saturated to UINT32_MAX
+ * (cost.c section 2; inline: it is on every submit). */
+static inline uint32_t cost_of(const cost_state *c, uint32_t op, uint32_t bytes, int byte_only)
+{
+    if (byte_only)
+        return bytes ? bytes : 1;
+    const jbof_cost_cfg *k = &c->cfg;
+    uint64_t v;
+    switch (op) {
+    case JBOF_OP_READ:
+        return cost_sat32(k->read_base_bytes + (((uint64_t)bytes * k->read_per_byte_x256) >> 8));
+    case JBOF_OP_WRITE:
+        v = k->write_base_bytes + (((uint64_t)bytes * k->write_per_byte_x256) >> 8);
+        return cost_sat32((v * c->wf_x256) >> 8);
+    case JBOF_OP_TRIM:
+        return k->read_base_bytes ? k->read_base_bytes : 1;
+    default: /* FLUSH, WRITE_ZEROES */
+        v = ((uint64_t)k->write_base_bytes * c->wf_x256) >> 8;
+        return v ? cost_sat32(v) : 1;
+    }
+}
 /* Feed one completion; slow = its latency was above the controller's threshold. */
 void cost_on_complete(cost_state *c, uint32_t op, int slow, uint64_t now_ns);
 
@@ -45,10 +89,14 @@ typedef struct ctl_state {
     uint64_t base_ns;            /* learned unloaded read latency: min of 2 windows */
     uint64_t base_cur_ns, base_prev_ns;
     uint64_t base_win_start_ns;
+    uint64_t band_lo_ns, band_hi_ns; /* cached ctl_band(); refreshed by ctl_band_update */
+    uint64_t band_key_base, band_key_cap;
 } ctl_state;
 
 /* The band [lo, hi] in force now (learned or fixed, SLO cap applied). */
 void ctl_band(const ctl_state *c, uint64_t *lo, uint64_t *hi);
+/* Set the SLO cap (0 = none); cheap when unchanged. */
+void ctl_set_cap(ctl_state *c, uint64_t cap_ns);
 
 int ctl_cfg_check(const jbof_ctl_cfg *cfg);
 void ctl_init(ctl_state *c, const jbof_ctl_cfg *cfg, uint64_t now_ns);

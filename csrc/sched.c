@@ -133,6 +133,7 @@ typedef struct tenant {
     uint64_t inflight_cost;
     uint64_t throttle_since;
     uint32_t throttled;
+    uint32_t rated;           /* has a limit or a reservation: keeps rate tags */
     jbof_tenant_stats st;
     jbof_hist hist;
 } tenant;
@@ -154,6 +155,7 @@ struct jbof_sched {
     uint32_t alone;           /* qos: at most one tenant active, nobody to isolate */
     uint32_t n_active;        /* tenants with queued or in-flight IO */
     uint64_t active_weight;   /* sum of weights of active non-scavenger tenants */
+    uint64_t win_per_weight_x256; /* total_slots * slot_bytes / active_weight, x256 */
     uint32_t inflight_ios;
     uint64_t inflight_cost;
     uint64_t scav_inflight_cost;
@@ -419,6 +421,8 @@ int jbof_sched_configure(jbof_sched *s, const jbof_sched_cfg *cfg, uint64_t now_
     if (cfg->max_tenants != s->cfg.max_tenants)
         return -EINVAL; /* the tenant table is sized at create */
     uint32_t old_policy = s->cfg.policy;
+    s->win_per_weight_x256 = ((uint64_t)cfg->total_slots * cfg->slot_bytes << 8) /
+                             (s->active_weight ? s->active_weight : 1);
     int ctl_changed = memcmp(&cfg->ctl, &s->cfg.ctl, sizeof(cfg->ctl)) != 0;
     int cost_changed = memcmp(&cfg->cost, &s->cfg.cost, sizeof(cfg->cost)) != 0;
     s->cfg = *cfg;
@@ -527,6 +531,7 @@ static int tenant_apply_cfg(tenant *t, const jbof_tenant_cfg *c)
         return -EBUSY;
     }
     t->cfg = *c;
+    t->rated = c->limit_bps || c->limit_iops || c->reserve_bps;
     return 0;
 }
 
@@ -540,6 +545,9 @@ static void active_weight_adjust(jbof_sched *s, const tenant *t, int sign)
         s->active_weight += t->cfg.weight;
     else
         s->active_weight -= t->cfg.weight;
+    s->win_per_weight_x256 = s->active_weight
+                                 ? ((uint64_t)s->cfg.total_slots * s->cfg.slot_bytes << 8) / s->active_weight
+                                 : (uint64_t)s->cfg.total_slots * s->cfg.slot_bytes << 8;
     if (t->cfg.klass == JBOF_CLASS_LATENCY && t->cfg.latency_slo_ns)
         s->n_lc_active += sign > 0 ? 1u : (uint32_t)-1;
 }
@@ -659,6 +667,8 @@ int jbof_sched_submit(jbof_sched *s, const jbof_io *io, uint64_t now_ns)
 
 /* ---------------------------------------------------------- dispatch --- */
 
+static void take_tags(tenant *t, uint32_t len, uint64_t now_ns);
+
 /* Pop the head IO of t into *out and do all accounting. */
 static void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io *out, uint64_t now_ns)
 {
@@ -695,23 +705,8 @@ static void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io *out, uint64_t n
     s->dispatched++;
     t->st.dispatched++;
 
-    /* rate tags: mClock-style, at most TAG_BANK_NS of banked credit */
-    uint64_t floor_ns = now_ns > TAG_BANK_NS ? now_ns - TAG_BANK_NS : 0;
-    if (t->cfg.limit_bps) {
-        if (t->l_tag < floor_ns)
-            t->l_tag = floor_ns;
-        t->l_tag += (uint64_t)(((__uint128_t)len * JBOF_NS_PER_S) / t->cfg.limit_bps);
-    }
-    if (t->cfg.limit_iops) {
-        if (t->li_tag < floor_ns)
-            t->li_tag = floor_ns;
-        t->li_tag += JBOF_NS_PER_S / t->cfg.limit_iops;
-    }
-    if (t->cfg.reserve_bps) {
-        if (t->r_tag < floor_ns)
-            t->r_tag = floor_ns;
-        t->r_tag += (uint64_t)(((__uint128_t)len * JBOF_NS_PER_S) / t->cfg.reserve_bps);
-    }
+    if (t->rated)
+        take_tags(t, len, now_ns);
     if (t->throttled) {
         t->st.throttled_ns += now_ns - t->throttle_since;
         t->throttled = 0;
@@ -732,8 +727,32 @@ static void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io *out, uint64_t n
     }
 }
 
+/* Advance a rated tenant's tags past an IO of len bytes: mClock-style, with
+ * at most TAG_BANK_NS of banked credit. */
+static void take_tags(tenant *t, uint32_t len, uint64_t now_ns)
+{
+    uint64_t floor_ns = now_ns > TAG_BANK_NS ? now_ns - TAG_BANK_NS : 0;
+    if (t->cfg.limit_bps) {
+        if (t->l_tag < floor_ns)
+            t->l_tag = floor_ns;
+        t->l_tag += (uint64_t)(((__uint128_t)len * JBOF_NS_PER_S) / t->cfg.limit_bps);
+    }
+    if (t->cfg.limit_iops) {
+        if (t->li_tag < floor_ns)
+            t->li_tag = floor_ns;
+        t->li_tag += JBOF_NS_PER_S / t->cfg.limit_iops;
+    }
+    if (t->cfg.reserve_bps) {
+        if (t->r_tag < floor_ns)
+            t->r_tag = floor_ns;
+        t->r_tag += (uint64_t)(((__uint128_t)len * JBOF_NS_PER_S) / t->cfg.reserve_bps);
+    }
+}
+
 static inline int limit_ok(jbof_sched *s, tenant *t, uint64_t now_ns)
 {
+    if (!t->rated)
+        return 1;
     uint64_t due = t->l_tag > t->li_tag ? t->l_tag : t->li_tag;
     if ((!t->cfg.limit_bps && !t->cfg.limit_iops) || due <= now_ns)
         return 1;
@@ -788,8 +807,8 @@ static inline int slot_blocked(const jbof_sched *s, const tenant *t)
     if (s->cfg.policy == JBOF_POLICY_QOS) {
         if (t->inflight == 0)
             return 0;
-        uint64_t w = s->active_weight ? s->active_weight : t->cfg.weight;
-        uint64_t cap = (uint64_t)s->cfg.total_slots * s->cfg.slot_bytes * t->cfg.weight / w;
+        /* window * w / W, with window / W kept up to date (x256) when W changes */
+        uint64_t cap = (s->win_per_weight_x256 * t->cfg.weight) >> 8;
         if (cap < s->cfg.slot_bytes)
             cap = s->cfg.slot_bytes; /* at least one slot, as Gimbal's max(1, ...) */
         return t->inflight_cost + t->ring[t->head].io.cost > cap;
@@ -1011,7 +1030,7 @@ int jbof_sched_complete(jbof_sched *s, const jbof_io *io, uint64_t now_ns, int s
         }
         st->cost_completed += c;
     }
-    jbof_hist_record(&t->hist, e2e);
+    hist_add(&t->hist, e2e);
     if (t->cfg.latency_slo_ns && e2e > t->cfg.latency_slo_ns)
         st->slo_violations++;
 
@@ -1026,7 +1045,7 @@ int jbof_sched_complete(jbof_sched *s, const jbof_io *io, uint64_t now_ns, int s
                         cap = u->cfg.latency_slo_ns / 2;
                 }
             }
-            s->ctl.target_cap_ns = cap;
+            ctl_set_cap(&s->ctl, cap);
         }
         /* qos: a latency-critical tenant's sample is what it experiences
          * end to end, so the drive is held where its SLO is met */

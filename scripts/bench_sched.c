@@ -2,10 +2,10 @@
  * of the qos policy with 64 active tenants and mixed reads and writes, with
  * no simulator or SSD model around it.  Run under callgrind twice (N and 2N):
  * (instructions(2N) - instructions(N)) / N is the scheduler's cost per IO.
- * Time is synthetic: the "drive" serves 3.2 GB/s of cost (cost.c's units:
- * 417K 4 KiB reads/s) and completes IOs in dispatch order, so latency is the
- * cost in flight / 3.2 GB/s and the latency controller, the write-cost
- * estimator and the token bucket all do their real work. */
+ * Time is synthetic: the "drive" has an 80 us unloaded latency and serves
+ * 3.2 GB/s of cost (cost.c's units: 417K 4 KiB reads/s) in dispatch order,
+ * so latency grows with the cost in flight and the latency controller, the
+ * write-cost estimator and the token bucket all do their real work. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +13,7 @@
 #include "jbof.h"
 
 enum { TENANTS = 64, DEPTH = 8, RING = 4096 };
+static const uint64_t FIXED_NS = 80000; /* unloaded device latency */
 
 int main(int argc, char **argv)
 {
@@ -36,10 +37,11 @@ int main(int argc, char **argv)
         if (jbof_sched_tenant_add(s, &t, 0, &ids[i]))
             return 1;
     }
-    /* in flight: a FIFO of dispatched IOs, completed 100 us after dispatch */
+    /* in flight: a FIFO of dispatched IOs and their completion times */
     static jbof_io fl[RING];
+    static uint64_t fl_done[RING];
     unsigned head = 0, tail = 0;
-    uint64_t now = 0, done = 0, submitted = 0;
+    uint64_t now = 0, done = 0, submitted = 0, last_done = 0;
     uint64_t rng = 88172645463325252ull;
     jbof_io io;
     memset(&io, 0, sizeof(io));
@@ -53,15 +55,20 @@ int main(int argc, char **argv)
             io.tag = submitted++;
             jbof_sched_submit(s, &io, now);
         }
-    /* Each step: one IO completes (the oldest in flight), its tenant submits
-     * a new one, and the scheduler dispatches what it allows.  The completing
-     * IO's service time passes per step; when nothing is in flight, time jumps to the
+    /* Each step: the scheduler dispatches what it allows, then the oldest IO
+     * in flight completes (time jumps to its completion), its tenant
+     * submits a new one.  When nothing is in flight, time jumps to the
      * scheduler's next event (token refill). */
     jbof_io out[32];
     while (done < (uint64_t)n) {
         int k = jbof_sched_dispatch(s, now, out, 32);
-        for (int j = 0; j < k; j++)
+        for (int j = 0; j < k; j++) {
+            uint64_t svc = 1 + out[j].cost * 5 / 16; /* 3.2 GB/s of cost */
+            uint64_t t = now + FIXED_NS;
+            last_done = (last_done + svc > t) ? last_done + svc : t;
+            fl_done[tail % RING] = last_done;
             fl[tail++ % RING] = out[j];
+        }
         if (head == tail) {
             uint64_t w = jbof_sched_next_event_ns(s, now);
             if (w == UINT64_MAX) {
@@ -71,8 +78,9 @@ int main(int argc, char **argv)
             now = w;
             continue;
         }
+        if (fl_done[head % RING] > now)
+            now = fl_done[head % RING];
         jbof_io *c = &fl[head++ % RING];
-        now += 1 + c->cost * 5 / 16; /* the drive serves 3.2 GB/s of cost */
         jbof_sched_complete(s, c, now, 0);
         done++;
         rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
