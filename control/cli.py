@@ -211,6 +211,7 @@ def version() -> None:
 
 
 # ---- commands of other modules: one line each --------------------------------
+main.add_lazy_command("serve", "control.serve:serve", "Serve tenants over NBD from a YAML config.")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,566 @@
+"""The live NBD target: drives, tenants (one NBD export each), listeners and
+one C reactor thread (csrc/reactor.c) that serves them without the GIL.
+
+    eng = Engine({"drives": [{"name": "d0", "backend": "memory", "size": 1 << 30}],
+                  "tenants": [{"name": "t0", "drive": "d0"}],
+                  "listen": {"unix": "/tmp/jbof.sock"}})
+    eng.start()
+    eng.uris()             # ['nbd+unix:///t0?socket=/tmp/jbof.sock']
+    eng.set_tenant("t0", weight=4)
+    eng.tenant_stats("t0")["tenant"]["completed"]
+    eng.stop()
+
+The config is already parsed: sizes and rates are integers (bytes, bytes/s),
+durations integer nanoseconds (``control.serve`` reads the YAML with human
+units and produces this dict).  Keys:
+
+    drives[]:  name, backend (memory | file | emulated), size, path, model,
+               policy, block_size, io_mode (auto | uring | threads), direct,
+               seed, queue_depth, threads, sched (overrides of jbof_sched_cfg)
+    tenants[]: name, drive (default: the only drive), size (default: an equal
+               share of what the drive has left), read_only, weight, class,
+               reserve, limit, limit_iops, latency_slo, sq_depth
+    listen:    unix (path), tcp ("host:port", port 0 = any)
+    engine:    max_connections, max_requests, max_conn_requests,
+               buffer_bytes, drain_timeout
+
+Every control call (set_tenant, set_policy, stats, ...) is applied by the
+reactor between two batches; it is safe from any Python thread.  Bad input
+raises EngineConfigError (a ValueError naming the key); a C failure raises
+dataplane.DataplaneError naming the C function and errno.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Mapping
+
+from dataplane import ABI_VERSION, DataplaneError, check
+from dataplane._jbof import ffi, lib
+
+if lib.JBOF_ABI_VERSION != ABI_VERSION:
+    raise ImportError(f"dataplane._jbof has ABI {lib.JBOF_ABI_VERSION}, the Python side "
+                      f"expects {ABI_VERSION}: rebuild with `make build`")
+
+__all__ = ["Engine", "EngineConfigError", "BACKENDS", "CLASSES", "IO_MODES"]
+
+BACKENDS = {"memory": lib.JBOF_BACKEND_MEMORY, "file": lib.JBOF_BACKEND_FILE,
+            "emulated": lib.JBOF_BACKEND_EMULATED}
+IO_MODES = {"auto": lib.JBOF_IO_AUTO, "uring": lib.JBOF_IO_URING, "threads": lib.JBOF_IO_THREADS}
+IO_MODE_NAMES = {lib.JBOF_IO_AUTO: "auto", lib.JBOF_IO_URING: "uring",
+                 lib.JBOF_IO_THREADS: "threads", lib.JBOF_IO_INLINE: "inline"}
+CLASSES = {"latency": lib.JBOF_CLASS_LATENCY, "reserved": lib.JBOF_CLASS_RESERVED,
+           "best-effort": lib.JBOF_CLASS_BEST_EFFORT, "scavenger": lib.JBOF_CLASS_SCAVENGER}
+CLASS_NAMES = {v: k for k, v in CLASSES.items()}
+CTL_STATES = ("slowstart", "ok", "congestion", "overloaded")
+MIB = 1 << 20
+U64 = 2**64 - 1
+
+DRIVE_KEYS = ("name", "backend", "size", "path", "model", "policy", "block_size", "io_mode",
+              "direct", "seed", "queue_depth", "threads", "sched")
+TENANT_KEYS = ("name", "drive", "size", "read_only", "weight", "class", "reserve", "limit",
+               "limit_iops", "latency_slo", "sq_depth")
+TENANT_LIVE_KEYS = ("weight", "class", "reserve", "limit", "limit_iops", "latency_slo", "sq_depth")
+LISTEN_KEYS = ("unix", "tcp")
+ENGINE_KEYS = ("max_connections", "max_requests", "max_conn_requests", "buffer_bytes",
+               "drain_timeout")
+TOP_KEYS = ("drives", "tenants", "listen", "engine")
+
+
+class EngineConfigError(ValueError):
+    """A bad Engine config value; ``str()`` is ``KEY.PATH: what is wrong (what is allowed)``."""
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        self.message = " ".join(message.split())
+        super().__init__(f"{path}: {self.message}" if path else self.message)
+
+
+# ----------------------------------------------------------- validation ---
+
+def _keys(data: Any, allowed: tuple[str, ...], where: str) -> Mapping[str, Any]:
+    if not isinstance(data, Mapping):
+        raise EngineConfigError(where, f"expected a mapping, got {type(data).__name__}")
+    for k in data:
+        if k not in allowed:
+            raise EngineConfigError(f"{where}.{k}" if where else str(k),
+                                    f"unknown key (allowed: {', '.join(allowed)})")
+    return data
+
+
+def _int(v: Any, where: str, lo: int = 0, hi: int = U64) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        raise EngineConfigError(where, f"expected an integer in {lo}..{hi}, got {v!r}")
+    return v
+
+
+def _str(v: Any, where: str, max_len: int) -> str:
+    if not isinstance(v, str) or not v or len(v.encode()) > max_len or "\0" in v:
+        raise EngineConfigError(where, f"expected a non-empty string of at most {max_len} bytes, "
+                                f"got {v!r}")
+    return v
+
+
+def _choice(v: Any, options: Mapping[str, int], where: str) -> int:
+    if v not in options:
+        raise EngineConfigError(where, f"{v!r} is not allowed (allowed: {', '.join(options)})")
+    return options[v]
+
+
+def _bool(v: Any, where: str) -> bool:
+    if not isinstance(v, bool):
+        raise EngineConfigError(where, f"expected true or false, got {v!r}")
+    return v
+
+
+def _policy(v: Any, where: str) -> int:
+    code = lib.jbof_policy_from_name(v.encode()) if isinstance(v, str) else -1
+    if code < 0:
+        names = [ffi.string(lib.jbof_policy_name(i)).decode() for i in range(lib.JBOF_POLICY_COUNT)]
+        raise EngineConfigError(where, f"{v!r} is not a policy (allowed: {', '.join(names)})")
+    return int(code)
+
+
+def _klass(t: Mapping[str, Any]) -> str:
+    if "class" in t:
+        return str(t["class"])
+    return ("latency" if t.get("latency_slo") else
+            "reserved" if t.get("reserve") else "best-effort")
+
+
+def parse_tcp(v: Any, where: str) -> tuple[str, int]:
+    """``"127.0.0.1:10809"`` / ``"[::1]:0"`` / ``"localhost:0"`` -> (host literal, port)."""
+    if not isinstance(v, str) or ":" not in v:
+        raise EngineConfigError(where, f"expected HOST:PORT, got {v!r}")
+    host, _, port = v.rpartition(":")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    host = "127.0.0.1" if host in ("", "localhost") else host
+    if not port.isdigit() or int(port) > 65535:
+        raise EngineConfigError(where, f"port must be 0..65535, got {port!r}")
+    return host, int(port)
+
+
+def _set_struct(cdata: Any, overrides: Mapping[str, Any], where: str) -> None:
+    """Set integer fields of a C struct from a (nested) mapping."""
+    fields = dict(ffi.typeof(cdata).fields)
+    for key, value in overrides.items():
+        fld = fields.get(key)
+        if fld is None or key == "pad":
+            raise EngineConfigError(f"{where}.{key}", "unknown field (allowed: "
+                                    f"{', '.join(n for n in fields if n != 'pad')})")
+        if fld.type.kind == "struct":
+            if not isinstance(value, Mapping):
+                raise EngineConfigError(f"{where}.{key}", "expected a mapping of fields")
+            _set_struct(getattr(cdata, key), value, f"{where}.{key}")
+        else:
+            try:
+                setattr(cdata, key, _int(value, f"{where}.{key}"))
+            except OverflowError:
+                raise EngineConfigError(f"{where}.{key}", f"{value} is out of range") from None
+
+
+def _struct_dict(cdata: Any) -> dict[str, Any]:
+    t = ffi.typeof(cdata)
+    if t.kind == "pointer":
+        cdata, t = cdata[0], t.item
+    out: dict[str, Any] = {}
+    for name, fld in t.fields:
+        if name.startswith("pad"):
+            continue
+        v = getattr(cdata, name)
+        if fld.type.kind == "struct":
+            out[name] = _struct_dict(v)
+        elif fld.type.kind == "array":
+            out[name] = list(v)
+        else:
+            out[name] = v
+    return out
+
+
+# ---------------------------------------------------------------- engine ---
+
+class Engine:
+    """Serve tenants over NBD from a config dict (see the module docstring)."""
+
+    def __init__(self, config: Mapping[str, Any]) -> None:
+        cfg = _keys(config, TOP_KEYS, "")
+        drives = cfg.get("drives")
+        if not isinstance(drives, list) or not drives:
+            raise EngineConfigError("drives", "expected a non-empty list of drives")
+        self._drives: list[dict[str, Any]] = []
+        self._drive_ids: dict[str, int] = {}
+        for i, d in enumerate(drives):
+            self._drives.append(self._check_drive(d, f"drives[{i}]"))
+            name = self._drives[-1]["name"]
+            if name in self._drive_ids:
+                raise EngineConfigError(f"drives[{i}].name", f"{name!r} is used twice")
+            self._drive_ids[name] = i
+        tenants = cfg.get("tenants", [])
+        if not isinstance(tenants, list):
+            raise EngineConfigError("tenants", "expected a list of tenants")
+        self._tenants: dict[str, dict[str, Any]] = {}
+        for i, t in enumerate(tenants):
+            tt = self._check_tenant(t, f"tenants[{i}]")
+            if tt["name"] in self._tenants:
+                raise EngineConfigError(f"tenants[{i}].name", f"{tt['name']!r} is used twice")
+            self._tenants[tt["name"]] = tt
+        listen = _keys(cfg.get("listen", {}), LISTEN_KEYS, "listen")
+        self._unix: str | None = None
+        self._tcp: tuple[str, int] | None = None
+        if listen.get("unix") is not None:
+            self._unix = _str(listen["unix"], "listen.unix", 107)
+        if listen.get("tcp") is not None:
+            self._tcp = parse_tcp(listen["tcp"], "listen.tcp")
+        if self._unix is None and self._tcp is None:
+            raise EngineConfigError("listen", "give unix: PATH and/or tcp: HOST:PORT")
+        ecfg = _keys(cfg.get("engine", {}), ENGINE_KEYS, "engine")
+        self._ecfg = {k: _int(v, f"engine.{k}", 0, 2**63 - 1) for k, v in ecfg.items()}
+        self._tcp_port: int | None = None
+        self._eng: Any = None
+        self._lock = threading.Lock()
+        self._state = "new"
+
+    # -- validation ----------------------------------------------------------
+
+    @staticmethod
+    def _check_drive(d: Any, where: str) -> dict[str, Any]:
+        d = _keys(d, DRIVE_KEYS, where)
+        out: dict[str, Any] = {"name": _str(d.get("name"), f"{where}.name", 63)}
+        out["backend"] = _choice(d.get("backend"), BACKENDS, f"{where}.backend")
+        out["size"] = _int(d.get("size", 0), f"{where}.size", 0, 1 << 50)
+        if out["backend"] != lib.JBOF_BACKEND_FILE and out["size"] == 0:
+            raise EngineConfigError(f"{where}.size", "is required for memory and emulated drives")
+        out["path"] = d.get("path") or ""
+        if out["path"]:
+            out["path"] = _str(out["path"], f"{where}.path", 1023)
+        if out["backend"] == lib.JBOF_BACKEND_FILE and not out["path"]:
+            raise EngineConfigError(f"{where}.path", "is required for a file drive")
+        out["model"] = _str(d.get("model", "dct983"), f"{where}.model", 63)
+        out["policy"] = _policy(d.get("policy", "qos"), f"{where}.policy")
+        bs = _int(d.get("block_size", 512), f"{where}.block_size", 1, 1 << 20)
+        if bs & (bs - 1):
+            raise EngineConfigError(f"{where}.block_size", f"{bs} is not a power of two")
+        out["block_size"] = bs
+        out["io_mode"] = _choice(d.get("io_mode", "auto"), IO_MODES, f"{where}.io_mode")
+        out["direct"] = _bool(d.get("direct", True), f"{where}.direct")
+        out["seed"] = _int(d.get("seed", 1), f"{where}.seed")
+        out["queue_depth"] = _int(d.get("queue_depth", 0), f"{where}.queue_depth", 0, 4096)
+        out["threads"] = _int(d.get("threads", 0), f"{where}.threads", 0, 64)
+        sched = d.get("sched", {})
+        if not isinstance(sched, Mapping):
+            raise EngineConfigError(f"{where}.sched", "expected a mapping of jbof_sched_cfg fields")
+        out["sched"] = dict(sched)
+        return out
+
+    def _check_tenant(self, t: Any, where: str) -> dict[str, Any]:
+        t = _keys(t, TENANT_KEYS, where)
+        out: dict[str, Any] = {"name": _str(t.get("name"), f"{where}.name",
+                                            lib.JBOF_NBD_NAME_MAX_BYTES)}
+        drive = t.get("drive")
+        if drive is None:
+            if len(self._drives) != 1:
+                raise EngineConfigError(f"{where}.drive", "is required when there are several drives")
+            drive = self._drives[0]["name"]
+        if drive not in self._drive_ids:
+            raise EngineConfigError(f"{where}.drive", f"{drive!r} is not a drive "
+                                    f"(have: {', '.join(self._drive_ids)})")
+        out["drive"] = drive
+        out["size"] = _int(t.get("size", 0), f"{where}.size", 0, 1 << 50)
+        out["read_only"] = _bool(t.get("read_only", False), f"{where}.read_only")
+        out.update(self._check_live(t, where))
+        return out
+
+    @staticmethod
+    def _check_live(t: Mapping[str, Any], where: str) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if "weight" in t:
+            out["weight"] = _int(t["weight"], f"{where}.weight", 1, 10000)
+        if "class" in t:
+            _choice(t["class"], CLASSES, f"{where}.class")
+            out["class"] = t["class"]
+        for k in ("reserve", "limit", "limit_iops", "latency_slo"):
+            if k in t:
+                out[k] = _int(t[k], f"{where}.{k}")
+        if t.get("sq_depth") is not None:
+            out["sq_depth"] = _int(t["sq_depth"], f"{where}.sq_depth", 1, 65536)
+        return out
+
+    @staticmethod
+    def _tenant_cfg(t: Mapping[str, Any]) -> Any:
+        tc = ffi.new("jbof_tenant_cfg *")
+        check(lib.jbof_tenant_default_cfg(tc), "jbof_tenant_default_cfg")
+        tc.weight = t.get("weight", 1)
+        tc.klass = CLASSES[_klass(t)]
+        tc.reserve_bps = t.get("reserve", 0)
+        tc.limit_bps = t.get("limit", 0)
+        tc.limit_iops = t.get("limit_iops", 0)
+        tc.latency_slo_ns = t.get("latency_slo", 0)
+        if "sq_depth" in t:
+            tc.sq_depth = t["sq_depth"]
+        return tc
+
+    # -- lifecycle -----------------------------------------------------------
+
+    def start(self) -> None:
+        """Open the drives, add the tenants, listen, start the reactor thread."""
+        with self._lock:
+            if self._state != "new":
+                raise RuntimeError(f"engine is {self._state}; an Engine starts once")
+            ec = ffi.new("jbof_engine_cfg *")
+            ec.max_connections = self._ecfg.get("max_connections", 0)
+            ec.max_requests = self._ecfg.get("max_requests", 0)
+            ec.max_conn_requests = self._ecfg.get("max_conn_requests", 0)
+            ec.buffer_bytes = self._ecfg.get("buffer_bytes", 0)
+            ec.drain_timeout_ns = self._ecfg.get("drain_timeout", 0)
+            pp = ffi.new("jbof_engine **")
+            check(lib.jbof_engine_create(ec, pp), "jbof_engine_create")
+            self._eng = ffi.gc(pp[0], lib.jbof_engine_destroy)
+            try:
+                self._open()
+            except BaseException:
+                self._release()
+                raise
+            self._state = "running"
+
+    def _open(self) -> None:
+        for i, d in enumerate(self._drives):
+            dc = ffi.new("jbof_drive_cfg *")
+            dc.name = d["name"].encode()
+            dc.path = d["path"].encode()
+            dc.model = d["model"].encode()
+            dc.backend = d["backend"]
+            dc.io_mode = d["io_mode"]
+            dc.size_bytes = d["size"]
+            dc.block_bytes = d["block_size"]
+            dc.queue_depth = d["queue_depth"]
+            dc.threads = d["threads"]
+            dc.direct = 1 if d["direct"] else 0
+            dc.seed = d["seed"]
+            check(lib.jbof_sched_default_cfg(d["policy"], ffi.addressof(dc.sched)),
+                  "jbof_sched_default_cfg")
+            _set_struct(dc.sched, d["sched"], f"drives[{i}].sched")
+            check(lib.jbof_engine_add_drive(self._eng, dc, ffi.NULL), "jbof_engine_add_drive",
+                  f"drive {d['name']!r} ({d['path'] or 'backend ' + str(d['backend'])})")
+        self._default_sizes()
+        for t in self._tenants.values():
+            self._add_export(t)
+        if self._unix is not None:
+            os.makedirs(os.path.dirname(os.path.abspath(self._unix)), exist_ok=True)
+            check(lib.jbof_engine_listen_unix(self._eng, self._unix.encode()),
+                  "jbof_engine_listen_unix", self._unix)
+        if self._tcp is not None:
+            port = ffi.new("uint16_t *")
+            check(lib.jbof_engine_listen_tcp(self._eng, self._tcp[0].encode(), self._tcp[1], port),
+                  "jbof_engine_listen_tcp", f"{self._tcp[0]}:{self._tcp[1]}")
+            self._tcp_port = int(port[0])
+        check(lib.jbof_engine_start(self._eng), "jbof_engine_start")
+
+    def _default_sizes(self) -> None:
+        """Tenants without a size share what their drive has left, in whole MiB."""
+        for name, idx in self._drive_ids.items():
+            mine = [t for t in self._tenants.values() if t["drive"] == name]
+            fixed = sum(t["size"] for t in mine)
+            open_ = [t for t in mine if not t["size"]]
+            if not open_:
+                continue
+            total = self.drive_stats(name)["size_bytes"]
+            share = (total - fixed) // len(open_) // MIB * MIB if total > fixed else 0
+            if share == 0:
+                raise EngineConfigError(f"tenants[{list(self._tenants).index(open_[0]['name'])}].size",
+                                        f"drive {name!r} has no room left for tenants without a size")
+            for t in open_:
+                t["size"] = share
+
+    def _add_export(self, t: Mapping[str, Any]) -> None:
+        xc = ffi.new("jbof_export_cfg *")
+        xc.name = t["name"].encode()
+        xc.drive = self._drive_ids[t["drive"]]
+        xc.read_only = 1 if t["read_only"] else 0
+        xc.size_bytes = t["size"]
+        xc.tenant = self._tenant_cfg(t)[0]
+        check(lib.jbof_engine_export_add(self._eng, xc), "jbof_engine_export_add",
+              f"tenant {t['name']!r} ({t['size']} bytes on drive {t['drive']!r})")
+
+    def stop(self) -> None:
+        """Graceful stop: no new connections, drain in-flight IO, sync, close.  Idempotent."""
+        with self._lock:
+            if self._eng is not None and self._state == "running":
+                check(lib.jbof_engine_stop(self._eng), "jbof_engine_stop")
+                self._state = "stopped"
+
+    def close(self) -> None:
+        """Stop and free the C engine (the unix socket file is removed)."""
+        self.stop()
+        with self._lock:
+            self._release()
+            self._state = "closed"
+
+    def _release(self) -> None:
+        if self._eng is not None:
+            eng, self._eng = self._eng, None
+            ffi.release(eng)  # runs jbof_engine_destroy now
+
+    def __enter__(self) -> "Engine":
+        if self._state == "new":
+            self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- where to connect ----------------------------------------------------
+
+    @property
+    def unix_path(self) -> str | None:
+        return self._unix
+
+    @property
+    def tcp_address(self) -> tuple[str, int] | None:
+        if self._tcp is None:
+            return None
+        return self._tcp[0], self._tcp_port if self._tcp_port is not None else self._tcp[1]
+
+    def tenants(self) -> list[str]:
+        return list(self._tenants)
+
+    def uri(self, tenant: str, transport: str = "unix") -> str:
+        """NBD URI of one export: ``nbd+unix:///NAME?socket=PATH`` or ``nbd://HOST:PORT/NAME``."""
+        self._tenant(tenant)
+        if transport == "unix" and self._unix is not None:
+            return f"nbd+unix:///{tenant}?socket={self._unix}"
+        addr = self.tcp_address
+        if transport in ("unix", "tcp") and addr is not None:
+            host = f"[{addr[0]}]" if ":" in addr[0] else addr[0]
+            return f"nbd://{host}:{addr[1]}/{tenant}"
+        raise ValueError(f"no {transport} listener")
+
+    def uris(self) -> list[str]:
+        """One URI per export and listener (unix first)."""
+        out = []
+        for name in self._tenants:
+            if self._unix is not None:
+                out.append(self.uri(name, "unix"))
+            if self._tcp is not None:
+                out.append(self.uri(name, "tcp"))
+        return out
+
+    # -- control -------------------------------------------------------------
+
+    def _need(self) -> Any:
+        if self._eng is None:
+            raise RuntimeError("engine is not started (or already closed)")
+        return self._eng
+
+    def _tenant(self, name: str) -> dict[str, Any]:
+        try:
+            return self._tenants[name]
+        except KeyError:
+            raise EngineConfigError("tenant", f"no tenant named {name!r} "
+                                    f"(have: {', '.join(self._tenants)})") from None
+
+    def _drive(self, name: str) -> int:
+        try:
+            return self._drive_ids[name]
+        except KeyError:
+            raise EngineConfigError("drive", f"no drive named {name!r} "
+                                    f"(have: {', '.join(self._drive_ids)})") from None
+
+    def add_tenant(self, spec: Mapping[str, Any]) -> None:
+        """Add a tenant (a new export) live; keys as in the config's tenants[]."""
+        t = self._check_tenant(spec, f"tenant {spec.get('name', '?')!r}"
+                               if isinstance(spec, Mapping) else "tenant")
+        if t["name"] in self._tenants:
+            raise EngineConfigError("tenant.name", f"{t['name']!r} already exists")
+        if not t["size"]:
+            raise EngineConfigError("tenant.size", "is required for a tenant added live")
+        self._need()
+        self._add_export(t)
+        self._tenants[t["name"]] = t
+
+    def remove_tenant(self, name: str) -> None:
+        """Remove a tenant live: its connections close, its queued IO drains."""
+        self._tenant(name)
+        check(lib.jbof_engine_export_remove(self._need(), name.encode()),
+              "jbof_engine_export_remove", name)
+        del self._tenants[name]
+
+    def set_tenant(self, name: str, **changes: Any) -> None:
+        """Change weight, class, reserve, limit, limit_iops, latency_slo, sq_depth live."""
+        cur = self._tenant(name)
+        bad = [k for k in changes if k not in TENANT_LIVE_KEYS]
+        if bad:
+            raise EngineConfigError(f"tenant {name!r}.{bad[0]}", "cannot be changed live "
+                                    f"(allowed: {', '.join(TENANT_LIVE_KEYS)})")
+        new = dict(cur)
+        new.update(self._check_live(changes, f"tenant {name!r}"))
+        check(lib.jbof_engine_export_set(self._need(), name.encode(), self._tenant_cfg(new)),
+              "jbof_engine_export_set", name)
+        self._tenants[name] = new
+
+    def set_policy(self, drive: str, policy: str) -> None:
+        """Switch a drive's scheduling policy live (queued and in-flight IO kept)."""
+        code = _policy(policy, "policy")
+        check(lib.jbof_engine_drive_set_policy(self._need(), self._drive(drive), code),
+              "jbof_engine_drive_set_policy", f"{drive}: {policy}")
+
+    def drive_cfg(self, drive: str) -> dict[str, Any]:
+        out = ffi.new("jbof_sched_cfg *")
+        check(lib.jbof_engine_drive_get_cfg(self._need(), self._drive(drive), out),
+              "jbof_engine_drive_get_cfg", drive)
+        return _struct_dict(out)
+
+    def configure_drive(self, drive: str, overrides: Mapping[str, Any]) -> None:
+        """Change scheduler parameters (jbof_sched_cfg fields, nested) live."""
+        idx = self._drive(drive)
+        cfg = ffi.new("jbof_sched_cfg *")
+        check(lib.jbof_engine_drive_get_cfg(self._need(), idx, cfg), "jbof_engine_drive_get_cfg")
+        _set_struct(cfg[0], overrides, f"drive {drive!r}")
+        check(lib.jbof_engine_drive_configure(self._need(), idx, cfg),
+              "jbof_engine_drive_configure", drive)
+
+    # -- statistics ----------------------------------------------------------
+
+    def tenant_stats(self, name: str) -> dict[str, Any]:
+        """Counters of one tenant: the scheduler's (``tenant``) and the reactor's."""
+        self._tenant(name)
+        out = ffi.new("jbof_export_stats *")
+        check(lib.jbof_engine_export_stats(self._need(), name.encode(), out),
+              "jbof_engine_export_stats", name)
+        d = _struct_dict(out)
+        d["tenant"]["class"] = CLASS_NAMES.get(d["tenant"].pop("klass"), "?")
+        return d
+
+    def tenant_latency(self, name: str) -> dict[str, int]:
+        """End-to-end latency quantiles of one tenant, ns: count, p50, p99, p999, max."""
+        self._tenant(name)
+        h = ffi.new("jbof_hist *")
+        check(lib.jbof_engine_export_hist(self._need(), name.encode(), h),
+              "jbof_engine_export_hist", name)
+        q = ffi.new("uint64_t *")
+        out = {"count": int(h.count), "max": int(h.max_ns)}
+        for key, qq in (("p50", 0.5), ("p99", 0.99), ("p999", 0.999)):
+            check(lib.jbof_hist_quantile(h, qq, q), "jbof_hist_quantile")
+            out[key] = int(q[0])
+        return out
+
+    def drive_stats(self, name: str) -> dict[str, Any]:
+        """Scheduler, controller, backend (and SSD model) counters of one drive."""
+        out = ffi.new("jbof_drive_info *")
+        check(lib.jbof_engine_drive_stats(self._need(), self._drive(name), out),
+              "jbof_engine_drive_stats", name)
+        d = _struct_dict(out)
+        d["sched"]["ctl_state"] = CTL_STATES[d["sched"]["ctl_state"]] \
+            if d["sched"]["ctl_state"] < len(CTL_STATES) else "?"
+        d["io_mode"] = IO_MODE_NAMES.get(d["io_mode"], "?")
+        d["backend"] = {v: k for k, v in BACKENDS.items()}.get(d["backend"], "?")
+        return d
+
+    def stats(self) -> dict[str, Any]:
+        """Engine-wide counters (connections, protocol errors, buffers, ...)."""
+        out = ffi.new("jbof_engine_stats *")
+        check(lib.jbof_engine_get_stats(self._need(), out), "jbof_engine_get_stats")
+        return _struct_dict(out)
+
+
+# Re-exported for callers that catch C failures.
+EngineError = DataplaneError
