@@ -161,7 +161,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jbof.h"
+#include "jbof_internal.h"
 
 /* Limits on caller input. */
 enum {
@@ -187,7 +187,7 @@ enum {
 
 struct jbof_ssd {
     jbof_ssd_cfg cfg;
-    uint64_t rng[4];          /* xoshiro256** state */
+    rng_state rng;            /* xoshiro256** state (jbof_internal.h) */
     uint64_t layout_key;      /* seeds the page -> unit hash */
     uint64_t last_now_ns;     /* latest now_ns seen (clamping) */
     uint64_t ctrl_busy_ns;
@@ -279,40 +279,6 @@ const char *jbof_ssd_preset_name(uint32_t i)
 
 /* ------------------------------------------------------------ helpers ---- */
 
-static uint64_t splitmix64(uint64_t *x)
-{
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-static uint64_t rotl(uint64_t x, int k)
-{
-    return (x << k) | (x >> (64 - k));
-}
-
-/* xoshiro256** */
-static uint64_t rng_next(jbof_ssd *d)
-{
-    uint64_t *s = d->rng;
-    uint64_t r = rotl(s[1] * 5, 7) * 9;
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return r;
-}
-
-/* uniform in [0, n) (n > 0); the multiply-shift bias is below 2^-32 */
-static uint64_t rng_below(jbof_ssd *d, uint64_t n)
-{
-    return (uint64_t)(((unsigned __int128)rng_next(d) * n) >> 64);
-}
-
 static uint64_t max64(uint64_t a, uint64_t b)
 {
     return a > b ? a : b;
@@ -332,7 +298,7 @@ static uint64_t muldiv(uint64_t a, uint64_t b, uint64_t c)
 static uint64_t row_shift(const jbof_ssd *d, uint64_t row)
 {
     uint64_t h = d->layout_key ^ row;
-    return splitmix64(&h) % d->cfg.units;
+    return rng_splitmix(&h) % d->cfg.units;
 }
 
 static uint32_t wa_x256(const jbof_ssd *d)
@@ -450,11 +416,11 @@ static uint64_t do_read(jbof_ssd *d, uint64_t off, uint64_t len, uint64_t ready)
              * program that followed the unit's last read, or for the one
              * in progress (a uniform remainder). */
             uint64_t prog_end = busy + c->program_page_ns;
-            start = ready < prog_end ? prog_end : ready + rng_below(d, c->program_page_ns);
+            start = ready < prog_end ? prog_end : ready + rng_below(&d->rng, c->program_page_ns);
         } else if (b) {
             /* Section 6, draining: the program has run for at least tR
              * since the unit's last read, then the read suspends it. */
-            start = max64(ready, busy + c->read_page_ns) + rng_below(d, c->suspend_ns + 1);
+            start = max64(ready, busy + c->read_page_ns) + rng_below(&d->rng, c->suspend_ns + 1);
         }
         uint64_t end = start + cnt * c->read_page_ns;
         d->unit_busy_ns[u] = end;
@@ -498,7 +464,7 @@ static uint64_t do_write(jbof_ssd *d, uint64_t off, uint64_t len, uint64_t ready
 
 static uint64_t spike_ns(jbof_ssd *d)
 {
-    double u = (double)(rng_next(d) >> 11) * 0x1.0p-53;
+    double u = (double)(rng_next(&d->rng) >> 11) * 0x1.0p-53;
     double v = (double)d->cfg.spike_min_ns * exp(u * d->spike_ln_ratio);
     uint64_t ns = (uint64_t)v;
     if (ns < d->cfg.spike_min_ns)
@@ -556,8 +522,8 @@ int jbof_ssd_create(const jbof_ssd_cfg *cfg, uint64_t seed, jbof_ssd **out)
     d->cfg = *cfg;
     uint64_t x = seed;
     for (int i = 0; i < 4; i++)
-        d->rng[i] = splitmix64(&x);
-    d->layout_key = splitmix64(&x);
+        d->rng.s[i] = rng_splitmix(&x);
+    d->layout_key = rng_splitmix(&x);
     d->prog_bps = muldiv((uint64_t)cfg->units * cfg->page_bytes, SSD_NS_PER_S, cfg->program_page_ns);
     d->frag_q32 = muldiv(cfg->frag_init_ppm, SSD_FRAG_ONE, SSD_PPM);
     if (cfg->spike_ppm)
@@ -625,7 +591,7 @@ int jbof_ssd_submit(jbof_ssd *d, uint32_t opcode, uint64_t offset_bytes,
         break;
     }
     t += c->fixed_ns;
-    if (c->spike_ppm && rng_below(d, SSD_PPM) < c->spike_ppm) {
+    if (c->spike_ppm && rng_below(&d->rng, SSD_PPM) < c->spike_ppm) {
         t += spike_ns(d);
         d->st.spikes++;
     }
