@@ -198,6 +198,8 @@ typedef struct drive {
     uint32_t queued;           /* submitted to the SQs, not yet dispatched */
     uint32_t inflight;         /* in the backend */
     uint32_t pending_reap;     /* backend eventfd fired */
+    uint32_t error_every;      /* fault injection: fail every Nth IO with EIO */
+    uint64_t ios;              /* completions, for error_every */
 } drive;
 
 typedef struct listener {
@@ -978,14 +980,17 @@ static int status_of(int32_t st)
 static void complete_breq(jbof_engine *e, drive *d, jbof_breq *br)
 {
     req *r = br->owner;
+    int32_t st = br->status;
     d->inflight--;
     d->be->inflight--;
     d->be->completed++;
-    if (br->status < 0)
+    if (d->error_every && ++d->ios % d->error_every == 0 && st == 0)
+        st = -EIO; /* injected */
+    if (st < 0)
         d->be->errors++;
-    jbof_sched_complete(d->s, &r->io, e->now_ns, br->status < 0 ? br->status : 0);
+    jbof_sched_complete(d->s, &r->io, e->now_ns, st < 0 ? st : 0);
     e->busy--;
-    reply_queue(e, r, status_of(br->status));
+    reply_queue(e, r, status_of(st));
 }
 
 /* Reap, dispatch, submit, kick.  Returns 1 if anything moved. */
@@ -1508,6 +1513,8 @@ static void iteration(jbof_engine *e)
         on_event(e, &evs[i]);
 
     for (int round = 0; round < PUMP_ROUNDS; round++) {
+        if (round)
+            e->now_ns = mono_ns(); /* completions of the last round are timed now */
         run_ready(e);
         int moved = 0;
         for (uint32_t i = 0; i < e->ndrives; i++) {
@@ -1688,6 +1695,7 @@ int jbof_engine_add_drive(jbof_engine *e, const jbof_drive_cfg *cfg, uint32_t *i
     d->src.kind = SRC_BACKEND;
     d->id = e->ndrives;
     d->kind = cfg->backend;
+    d->error_every = cfg->error_every;
     memcpy(d->name, cfg->name, sizeof(d->name));
     d->name[sizeof(d->name) - 1] = 0;
     uint32_t blk = cfg->block_bytes ? cfg->block_bytes : 512;

@@ -16,7 +16,8 @@ units and produces this dict).  Keys:
 
     drives[]:  name, backend (memory | file | emulated), size, path, model,
                policy, block_size, io_mode (auto | uring | threads), direct,
-               seed, queue_depth, threads, sched (overrides of jbof_sched_cfg)
+               seed, queue_depth, threads, sched (overrides of jbof_sched_cfg),
+               error_every (fault injection: every Nth IO fails with EIO)
     tenants[]: name, drive (default: the only drive), size (default: an equal
                share of what the drive has left), read_only, weight, class,
                reserve, limit, limit_iops, latency_slo, sq_depth
@@ -57,7 +58,7 @@ MIB = 1 << 20
 U64 = 2**64 - 1
 
 DRIVE_KEYS = ("name", "backend", "size", "path", "model", "policy", "block_size", "io_mode",
-              "direct", "seed", "queue_depth", "threads", "sched")
+              "direct", "seed", "queue_depth", "threads", "sched", "error_every")
 TENANT_KEYS = ("name", "drive", "size", "read_only", "weight", "class", "reserve", "limit",
                "limit_iops", "latency_slo", "sq_depth")
 TENANT_LIVE_KEYS = ("weight", "class", "reserve", "limit", "limit_iops", "latency_slo", "sq_depth")
@@ -246,6 +247,7 @@ class Engine:
         out["seed"] = _int(d.get("seed", 1), f"{where}.seed")
         out["queue_depth"] = _int(d.get("queue_depth", 0), f"{where}.queue_depth", 0, 4096)
         out["threads"] = _int(d.get("threads", 0), f"{where}.threads", 0, 64)
+        out["error_every"] = _int(d.get("error_every", 0), f"{where}.error_every", 0, 2**32 - 1)
         sched = d.get("sched", {})
         if not isinstance(sched, Mapping):
             raise EngineConfigError(f"{where}.sched", "expected a mapping of jbof_sched_cfg fields")
@@ -336,6 +338,7 @@ class Engine:
             dc.threads = d["threads"]
             dc.direct = 1 if d["direct"] else 0
             dc.seed = d["seed"]
+            dc.error_every = d["error_every"]
             check(lib.jbof_sched_default_cfg(d["policy"], ffi.addressof(dc.sched)),
                   "jbof_sched_default_cfg")
             _set_struct(dc.sched, d["sched"], f"drives[{i}].sched")

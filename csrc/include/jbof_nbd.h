@@ -229,6 +229,8 @@ typedef struct jbof_drive_cfg {
     uint32_t queue_depth;  /* io_uring entries (0 = 256) */
     uint32_t threads;      /* fallback pread/pwrite workers (0 = 4) */
     uint32_t direct;       /* file: 1 = O_DIRECT when the file system allows it */
+    uint32_t error_every;  /* fault injection (nbdkit's error filter): every Nth IO fails with EIO; 0 = off */
+    uint32_t pad;
     uint64_t seed;         /* emulated: model seed */
     jbof_sched_cfg sched;  /* this drive's scheduler */
 } jbof_drive_cfg;
