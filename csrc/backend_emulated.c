@@ -172,7 +172,7 @@ int jbof_backend_emulated_create(const jbof_drive_cfg *cfg, jbof_backend **out)
     char path[sizeof(cfg->path) + 1];
     memcpy(path, cfg->path, sizeof(cfg->path));
     path[sizeof(cfg->path)] = 0;
-    rc = jbof_store_open(&e->store, path[0] ? path : NULL, cfg->size_bytes);
+    rc = jbof_store_open(&e->store, path[0] ? path : NULL, cfg->size_bytes, 0);
     if (rc < 0) {
         free(e);
         return rc;

@@ -462,7 +462,9 @@ typedef struct jbof_store {
     int fd;                   /* -1 for anonymous memory */
 } jbof_store;
 
-int jbof_store_open(jbof_store *s, const char *path, uint64_t size_bytes);
+/* huge: back anonymous memory with transparent huge pages (512x fewer
+ * faults; unwritten areas read from the huge zero page). */
+int jbof_store_open(jbof_store *s, const char *path, uint64_t size_bytes, int huge);
 void jbof_store_close(jbof_store *s);
 /* Apply the data effect of one request (READ fills r->buf). */
 int jbof_store_apply(jbof_store *s, const jbof_breq *r);

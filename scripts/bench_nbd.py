@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""Benchmark the live NBD target against nbdkit's memory plugin (``make bench-nbd``).
+
+Same fio job for both servers (fio's nbd engine over a unix socket), runs
+alternate ours / nbdkit, medians of --reps runs:
+
+    4k-randread   1 tenant,  4 KiB random reads, iodepth 32
+    4-tenants     4 tenants (nbdkit: 4 connections to its one export), 4 KiB, iodepth 32 each
+    128k-randread 1 tenant,  128 KiB random reads, iodepth 32
+
+Ours is `jbof serve` with a memory drive and the qos policy (configs/memory.yaml
+shape).  CPU time per IO is the server process's utime+stime (/proc/PID/stat,
+all threads) over the run divided by the IOs fio completed.
+
+Then (unless --no-qos) the QoS demo on the emulated drive: a 4 KiB random
+reader and a 128 KiB sequential writer at once, policy fifo vs qos, plus the
+reader alone; qos should keep the reader near its solo throughput and
+latency, fifo should not (the simulator's read-vs-write scenario).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK  # utime, stime
+
+
+class Server:
+    """A server process serving NBD on a unix socket."""
+
+    def __init__(self, argv: list[str], sock: str, lines: int) -> None:
+        self.sock = sock
+        self.p = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                  text=True)
+        for _ in range(lines):  # jbof serve prints its URIs once it accepts
+            if not self.p.stdout.readline():
+                raise RuntimeError(f"{argv[0]} failed: {self.p.stderr.read()[-500:]}")
+        deadline = time.monotonic() + 10
+        while not os.path.exists(sock):
+            if time.monotonic() > deadline or self.p.poll() is not None:
+                raise RuntimeError(f"{argv} did not start: {self.p.stderr.read()[-500:]}")
+            time.sleep(0.05)
+
+    def cpu(self) -> float:
+        return cpu_seconds(self.p.pid)
+
+    def stop(self) -> None:
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGTERM)
+            try:
+                self.p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.p.kill()
+                self.p.wait()
+
+
+def jbof_server(tmp: str, name: str, yaml_text: str, ntenants: int) -> Server:
+    cfg = Path(tmp, f"{name}.yaml")
+    cfg.write_text(yaml_text)
+    sock = os.path.join(tmp, f"{name}.sock")
+    return Server([sys.executable, "-m", "control.cli", "serve", "--config", str(cfg),
+                   "--unix", sock], sock, ntenants)
+
+
+def nbdkit_server(tmp: str, name: str) -> Server:
+    sock = os.path.join(tmp, f"{name}.sock")
+    return Server(["nbdkit", "-f", "-U", sock, "memory", "1G"], sock, 0)
+
+
+def run_fio(tmp: str, jobs: list[tuple[str, str]], runtime: float, extra: str = "") -> dict[str, Any]:
+    """jobs: (name, uri).  Returns per-job results and the totals."""
+    text = (f"[global]\nioengine=nbd\ntime_based=1\nruntime={runtime}\nramp_time=0.5\n"
+            f"group_reporting=0\n{extra}")
+    text += "".join(f"[{n}]\nuri={u}\n" for n, u in jobs)
+    job = Path(tmp, "job.fio")
+    job.write_text(text)
+    out = Path(tmp, "out.json")
+    r = subprocess.run(["fio", str(job), "--output-format=json", f"--output={out}"],
+                       capture_output=True, text=True, timeout=runtime * 4 + 60)
+    if r.returncode != 0:
+        raise RuntimeError(f"fio failed: {r.stderr[-800:]}")
+    doc = json.loads(out.read_text())
+    res: dict[str, Any] = {"jobs": {}}
+    for j in doc["jobs"]:
+        side = j["read"] if j["read"]["total_ios"] else j["write"]
+        res["jobs"][j["jobname"]] = {
+            "iops": side["iops"], "bw_bytes": side["bw_bytes"],
+            "ios": j["read"]["total_ios"] + j["write"]["total_ios"],
+            "p99_us": side["clat_ns"]["percentile"].get("99.000000", 0) / 1000,
+            "errors": j["error"]}
+    res["iops"] = sum(v["iops"] for v in res["jobs"].values())
+    res["bw_bytes"] = sum(v["bw_bytes"] for v in res["jobs"].values())
+    res["ios"] = sum(v["ios"] for v in res["jobs"].values())
+    if any(v["errors"] for v in res["jobs"].values()):
+        raise RuntimeError(f"fio reported errors: {res['jobs']}")
+    return res
+
+
+def memory_yaml(tenants: int) -> str:
+    t = "".join(f"  - {{name: t{i}, drive: mem0, size: {1024 // tenants}MiB}}\n"
+                for i in range(tenants))
+    return ("drives: [{name: mem0, backend: memory, size: 1GiB, policy: qos}]\n"
+            f"tenants:\n{t}")
+
+
+CASES = {
+    "4k-randread": (1, "rw=randread\nbs=4k\niodepth=32\n"),
+    "4-tenants": (4, "rw=randread\nbs=4k\niodepth=32\n"),
+    "128k-randread": (1, "rw=randread\nbs=128k\niodepth=32\n"),
+}
+
+
+def bench_case(tmp: str, case: str, reps: int, runtime: float) -> dict[str, Any]:
+    ntenants, extra = CASES[case]
+    ours = jbof_server(tmp, f"jbof-{case}", memory_yaml(ntenants), ntenants)
+    kit = nbdkit_server(tmp, f"nbdkit-{case}")
+    runs: dict[str, list[dict[str, float]]] = {"jbof": [], "nbdkit": []}
+    try:
+        for _ in range(reps):
+            for name, srv in (("jbof", ours), ("nbdkit", kit)):
+                if name == "jbof":
+                    jobs = [(f"t{i}", f"nbd+unix:///t{i}?socket={srv.sock}") for i in range(ntenants)]
+                else:
+                    jobs = [(f"t{i}", f"nbd+unix:///?socket={srv.sock}") for i in range(ntenants)]
+                c0, w0 = srv.cpu(), time.monotonic()
+                r = run_fio(tmp, jobs, runtime, extra + "size=1g\n" if ntenants == 1
+                            else extra + f"size={1024 // ntenants}m\n")
+                cpu = srv.cpu() - c0
+                wall = time.monotonic() - w0
+                runs[name].append({"iops": r["iops"], "bw_bytes": r["bw_bytes"],
+                                   "cpu_us_per_io": cpu / max(r["ios"], 1) * 1e6,
+                                   "cpu_cores": cpu / wall})
+    finally:
+        ours.stop()
+        kit.stop()
+    out: dict[str, Any] = {"case": case}
+    for name, rs in runs.items():
+        out[name] = {k: statistics.median(x[k] for x in rs) for k in rs[0]}
+        out[name]["runs_iops"] = [round(x["iops"]) for x in rs]
+    out["iops_ratio"] = out["jbof"]["iops"] / out["nbdkit"]["iops"]
+    out["cpu_ratio"] = out["jbof"]["cpu_us_per_io"] / out["nbdkit"]["cpu_us_per_io"]
+    return out
+
+
+def qos_demo(tmp: str, runtime: float) -> dict[str, Any]:
+    """Emulated dct983: reader (4k randread qd32) vs writer (128k write qd32)."""
+    res: dict[str, Any] = {}
+    for policy in ("solo", "fifo", "qos"):
+        pol = "qos" if policy == "solo" else policy
+        yaml_text = (f"drives: [{{name: ssd0, backend: emulated, model: dct983, size: 8GiB, "
+                     f"policy: {pol}}}]\n"
+                     "tenants:\n  - {name: reader, size: 4GiB}\n  - {name: writer, size: 4GiB}\n")
+        srv = jbof_server(tmp, f"qos-{policy}", yaml_text, 2)
+        try:
+            sock = srv.sock
+            text = (f"[global]\nioengine=nbd\ntime_based=1\nruntime={runtime}\nramp_time=1\n"
+                    f"[reader]\nuri=nbd+unix:///reader?socket={sock}\nrw=randread\nbs=4k\n"
+                    f"iodepth=32\nsize=4g\n")
+            if policy != "solo":
+                text += (f"[writer]\nuri=nbd+unix:///writer?socket={sock}\nrw=write\nbs=128k\n"
+                         f"iodepth=32\nsize=4g\n")
+            job = Path(tmp, "qos.fio")
+            job.write_text(text)
+            out = Path(tmp, "qos.json")
+            r = subprocess.run(["fio", str(job), "--output-format=json", f"--output={out}"],
+                               capture_output=True, text=True, timeout=runtime * 4 + 60)
+            if r.returncode != 0:
+                raise RuntimeError(f"fio failed: {r.stderr[-800:]}")
+            doc = json.loads(out.read_text())
+            row: dict[str, Any] = {}
+            for j in doc["jobs"]:
+                side = j["read"] if j["jobname"] == "reader" else j["write"]
+                row[j["jobname"]] = {
+                    "iops": side["iops"], "bw_MiBps": side["bw_bytes"] / 2**20,
+                    "p99_us": side["clat_ns"]["percentile"].get("99.000000", 0) / 1000}
+            res[policy] = row
+        finally:
+            srv.stop()
+    solo = res["solo"]["reader"]["iops"]
+    for policy in ("fifo", "qos"):
+        res[policy]["reader_share"] = res[policy]["reader"]["iops"] / solo if solo else 0.0
+    return res
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reps", type=int, default=5, help="alternating runs per server (median)")
+    ap.add_argument("--runtime", type=float, default=3.0, help="seconds per fio run")
+    ap.add_argument("--cases", default=",".join(CASES), help="comma list of " + ", ".join(CASES))
+    ap.add_argument("--no-qos", action="store_true", help="skip the emulated-drive QoS demo")
+    ap.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    args = ap.parse_args()
+    for tool in ("fio", "nbdkit"):
+        if shutil.which(tool) is None:
+            print(f"bench_nbd: {tool} is not installed (apt install fio nbdkit)", file=sys.stderr)
+            return 2
+    tmp = tempfile.mkdtemp(prefix="jbof-bench-", dir="/tmp")
+    results: dict[str, Any] = {"cases": [], "reps": args.reps, "runtime_s": args.runtime}
+    try:
+        print(f"{'case':<15} {'jbof IOPS':>11} {'nbdkit IOPS':>12} {'ratio':>6} "
+              f"{'jbof us/IO':>11} {'nbdkit us/IO':>13} {'jbof cores':>11} {'nbdkit cores':>13}")
+        for case in args.cases.split(","):
+            r = bench_case(tmp, case, args.reps, args.runtime)
+            results["cases"].append(r)
+            j, k = r["jbof"], r["nbdkit"]
+            print(f"{case:<15} {j['iops']:>11.0f} {k['iops']:>12.0f} {r['iops_ratio']:>5.2f}x "
+                  f"{j['cpu_us_per_io']:>11.2f} {k['cpu_us_per_io']:>13.2f} "
+                  f"{j['cpu_cores']:>11.2f} {k['cpu_cores']:>13.2f}", flush=True)
+        if not args.no_qos:
+            q = qos_demo(tmp, max(args.runtime, 4.0))
+            results["qos"] = q
+            print("\nQoS on the emulated dct983: reader 4k randread qd32, writer 128k write qd32")
+            print(f"{'policy':<7} {'reader IOPS':>12} {'reader p99 us':>14} {'share of solo':>14} "
+                  f"{'writer MiB/s':>13}")
+            for policy in ("solo", "fifo", "qos"):
+                row = q[policy]
+                share = row.get("reader_share", 1.0)
+                wbw = row["writer"]["bw_MiBps"] if "writer" in row else 0.0
+                print(f"{policy:<7} {row['reader']['iops']:>12.0f} {row['reader']['p99_us']:>14.0f} "
+                      f"{share:>14.2f} {wbw:>13.0f}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
