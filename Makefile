@@ -70,5 +70,8 @@ bench-sched: build/bench_sched
 bench: build
 	$(PYTHON) scripts/bench_sim.py
 
+bench-nbd: build
+	$(PYTHON) scripts/bench_nbd.py
+
 clean:
 	rm -rf build dataplane/_jbof*.so dataplane/.built *.egg-info
