@@ -716,6 +716,7 @@ static int on_request(jbof_engine *e, conn *c, const jbof_nbd_request *nr)
     if (rc == 0 && nr->type == JBOF_NBD_CMD_DISC) {
         c->rx_off += JBOF_NBD_REQUEST_BYTES;
         c->want_close = 1;
+        dirty_push(e, c); /* the flush closes it once its replies are out */
         return 1;
     }
     if (rc == 0 && (e->stopping || x->removing))

@@ -105,6 +105,19 @@ def test_nbdinfo_lists_exports(served: dict[str, Any]) -> None:
         assert e["block_size_minimum"] == 512
 
 
+def test_tcp_listener() -> None:
+    nbdinfo = need("nbdinfo")
+    eng = Engine({"drives": [{"name": "d", "backend": "memory", "size": 16 * MIB}],
+                  "tenants": [{"name": "t0"}], "listen": {"tcp": "127.0.0.1:0"}})
+    with eng:
+        host, port = eng.tcp_address
+        assert host == "127.0.0.1" and port > 0
+        assert eng.uris() == [f"nbd://127.0.0.1:{port}/t0"]
+        r = subprocess.run([nbdinfo, "--size", eng.uris()[0]], capture_output=True, text=True,
+                           timeout=20)
+        assert r.returncode == 0 and int(r.stdout) == 16 * MIB, r.stderr
+
+
 def test_nbdcopy_round_trip(served: dict[str, Any]) -> None:
     if served["backend"] == "file-threads":
         pytest.skip("file-uring covers the file backend")

@@ -290,6 +290,9 @@ def test_every_command(server: dict[str, Any]) -> None:
     assert c.call(CMD_TRIM, 65536, 65536)[0] == 0
     assert c.call(CMD_TRIM, 0, 4096, FLAG_FUA)[0] == 0
     assert c.read(0, 0) == (0, b"")
+    big = os.urandom(8 * MIB)  # payload read straight into the request buffer
+    assert c.write(4 * MIB, big) == 0
+    assert c.read(4 * MIB, 8 * MIB) == (0, big)
     assert c.write(16 * MIB, b"") == 0  # empty at the very end is in range
     # a pipeline of mixed commands answered out of order is still complete
     hs = {c.send(CMD_WRITE, i * 4096, 4096, 0, bytes([i]) * 4096) for i in range(32)}
@@ -300,7 +303,7 @@ def test_every_command(server: dict[str, Any]) -> None:
         h, err, data = c.reply()
         assert err == 0 and data == bytes([hs[h]]) * 4096
     c.send(CMD_DISC)
-    assert c.at_eof()
+    assert c.at_eof(1.0)
 
 
 def test_error_replies(server: dict[str, Any], background: dict[str, Any]) -> None:
