@@ -37,8 +37,20 @@ import click
 
 from control import units
 from control.errors import ConfigError
-from control.scenario import (POLICIES, Key, _read, _section, load_yaml, p_bool, p_choice, p_int,
-                              p_name, p_size, p_str, parse_tenant)
+from control.scenario import (
+    POLICIES,
+    Key,
+    _read,
+    _section,
+    load_yaml,
+    p_bool,
+    p_choice,
+    p_int,
+    p_name,
+    p_size,
+    p_str,
+    parse_tenant,
+)
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "default.yaml"
 BACKENDS = ("memory", "file", "emulated")
@@ -48,7 +60,7 @@ MAX_DRIVES = 64
 
 def _p_tcp(v: Any) -> str:
     s = p_str(v)
-    host, sep, port = s.rpartition(":")
+    _host, sep, port = s.rpartition(":")
     if not sep or not port.isdigit() or int(port) > 65535:
         raise ValueError(f"{s!r} is not HOST:PORT (example: 127.0.0.1:10809)")
     return s

@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from dataplane import ABI_VERSION, DataplaneError, check
 from dataplane._jbof import ffi, lib
@@ -43,7 +44,7 @@ if lib.JBOF_ABI_VERSION != ABI_VERSION:
     raise ImportError(f"dataplane._jbof has ABI {lib.JBOF_ABI_VERSION}, the Python side "
                       f"expects {ABI_VERSION}: rebuild with `make build`")
 
-__all__ = ["Engine", "EngineConfigError", "BACKENDS", "CLASSES", "IO_MODES"]
+__all__ = ["BACKENDS", "CLASSES", "IO_MODES", "Engine", "EngineConfigError"]
 
 BACKENDS = {"memory": lib.JBOF_BACKEND_MEMORY, "file": lib.JBOF_BACKEND_FILE,
             "emulated": lib.JBOF_BACKEND_EMULATED}
@@ -360,7 +361,7 @@ class Engine:
 
     def _default_sizes(self) -> None:
         """Tenants without a size share what their drive has left, in whole MiB."""
-        for name, idx in self._drive_ids.items():
+        for name in self._drive_ids:
             mine = [t for t in self._tenants.values() if t["drive"] == name]
             fixed = sum(t["size"] for t in mine)
             open_ = [t for t in mine if not t["size"]]
@@ -403,7 +404,7 @@ class Engine:
             eng, self._eng = self._eng, None
             ffi.release(eng)  # runs jbof_engine_destroy now
 
-    def __enter__(self) -> "Engine":
+    def __enter__(self) -> Engine:
         if self._state == "new":
             self.start()
         return self
@@ -545,6 +546,15 @@ class Engine:
             check(lib.jbof_hist_quantile(h, qq, q), "jbof_hist_quantile")
             out[key] = int(q[0])
         return out
+
+    def tenant_hist(self, name: str) -> dict[str, Any]:
+        """End-to-end latency histogram of one tenant: count, sum_ns, max_ns, min_ns and
+        buckets (bucket i counts [jbof_hist_bucket_low(i), jbof_hist_bucket_low(i + 1)))."""
+        self._tenant(name)
+        h = ffi.new("jbof_hist *")
+        check(lib.jbof_engine_export_hist(self._need(), name.encode(), h),
+              "jbof_engine_export_hist", name)
+        return _struct_dict(h)
 
     def drive_stats(self, name: str) -> dict[str, Any]:
         """Scheduler, controller, backend (and SSD model) counters of one drive."""

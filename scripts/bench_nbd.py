@@ -51,13 +51,15 @@ class Server:
         self.sock = sock
         self.p = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   text=True)
+        assert self.p.stdout is not None and self.p.stderr is not None
+        self.err = self.p.stderr
         for _ in range(lines):  # jbof serve prints its URIs once it accepts
             if not self.p.stdout.readline():
-                raise RuntimeError(f"{argv[0]} failed: {self.p.stderr.read()[-500:]}")
+                raise RuntimeError(f"{argv[0]} failed: {self.err.read()[-500:]}")
         deadline = time.monotonic() + 10
         while not os.path.exists(sock):
             if time.monotonic() > deadline or self.p.poll() is not None:
-                raise RuntimeError(f"{argv} did not start: {self.p.stderr.read()[-500:]}")
+                raise RuntimeError(f"{argv} did not start: {self.err.read()[-500:]}")
             time.sleep(0.05)
 
     def cpu(self) -> float:
@@ -249,7 +251,7 @@ def main() -> int:
                       f"{(str(round(rd['p99_us'])) + 'us') if rd else '-':>11} "
                       f"{wr['bw_MiBps'] if wr else 0:>13.0f} "
                       f"{(str(round(wr['p99_us'])) + 'us') if wr else '-':>11} {shares:>11} "
-                      f"{row['jain'] if 'jain' in row else 0:>5.2f}")
+                      f"{row.get('jain', 0.0):>5.2f}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if args.json:

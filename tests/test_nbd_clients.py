@@ -11,8 +11,9 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -113,7 +114,7 @@ def test_tcp_listener() -> None:
         host, port = eng.tcp_address
         assert host == "127.0.0.1" and port > 0
         assert eng.uris() == [f"nbd://127.0.0.1:{port}/t0"]
-        r = subprocess.run([nbdinfo, "--size", eng.uris()[0]], capture_output=True, text=True,
+        r = subprocess.run([nbdinfo, "--size", eng.uris()[0]], capture_output=True, text=True, check=False,
                            timeout=20)
         assert r.returncode == 0 and int(r.stdout) == 16 * MIB, r.stderr
 
@@ -127,7 +128,7 @@ def test_nbdcopy_round_trip(served: dict[str, Any]) -> None:
     src.write_bytes(os.urandom(9 * MIB + 4096))
     uri = f"nbd+unix:///t1?socket={sock}"
     for args in ([str(src), uri], [uri, str(back)]):
-        r = subprocess.run([nbdcopy, "--flush", *args], capture_output=True, text=True, timeout=60)
+        r = subprocess.run([nbdcopy, "--flush", *args], capture_output=True, text=True, check=False, timeout=60)
         assert r.returncode == 0, r.stderr
     data = back.read_bytes()
     assert data[: src.stat().st_size] == src.read_bytes()
@@ -145,11 +146,12 @@ def test_serve_command(tmp_path: Path) -> None:
     p = subprocess.Popen([sys.executable, "-m", "control.cli", "serve", "--config", str(cfg),
                           "--unix", sock], cwd=ROOT, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
+    assert p.stdout is not None and p.stderr is not None
     try:
         lines = [p.stdout.readline().strip() for _ in range(2)]
         assert lines == [f"nbd+unix:///alpha?socket={sock}", f"nbd+unix:///beta?socket={sock}"], \
             p.stderr.read() if p.poll() is not None else lines
-        r = subprocess.run(["nbdinfo", "--size", lines[1]], capture_output=True, text=True,
+        r = subprocess.run(["nbdinfo", "--size", lines[1]], capture_output=True, text=True, check=False,
                            timeout=20)
         assert r.returncode == 0 and int(r.stdout) == 48 * MIB  # what alpha left
         p.send_signal(signal.SIGTERM)

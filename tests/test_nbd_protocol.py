@@ -14,15 +14,16 @@ import struct
 import tempfile
 import threading
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 engine_mod = pytest.importorskip("dataplane.engine", reason="C core not built (make build)")
 Engine = engine_mod.Engine
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 NBDMAGIC = 0x4E42444D41474943
 IHAVEOPT = 0x49484156454F5054
@@ -91,7 +92,7 @@ class NBD:
                     return True
         except (ConnectionResetError, BrokenPipeError):
             return True
-        except socket.timeout:
+        except TimeoutError:
             return False
         finally:
             self.s.settimeout(TIMEOUT)
@@ -298,10 +299,10 @@ def test_every_command(server: dict[str, Any]) -> None:
     hs = {c.send(CMD_WRITE, i * 4096, 4096, 0, bytes([i]) * 4096) for i in range(32)}
     got = {c.reply()[0] for _ in range(32)}
     assert got == hs
-    hs = {c.send(CMD_READ, i * 4096, 4096): i for i in range(32)}
+    which = {c.send(CMD_READ, i * 4096, 4096): i for i in range(32)}
     for _ in range(32):
         h, err, data = c.reply()
-        assert err == 0 and data == bytes([hs[h]]) * 4096
+        assert err == 0 and data == bytes([which[h]]) * 4096
     c.send(CMD_DISC)
     assert c.at_eof(1.0)
 
@@ -379,7 +380,7 @@ def test_credits_bound_memory(server: dict[str, Any]) -> None:
     assert sender.is_alive(), "the server kept reading although the client reads no replies"
     assert eng.stats()["requests_active"] <= 64 + 8
     for _ in range(n):
-        h, err, data = c.reply()
+        _, err, data = c.reply()
         assert err == 0 and len(data) == 512
     sender.join(TIMEOUT)
     assert not sender.is_alive()
@@ -465,7 +466,7 @@ def test_garbage_at_handshake(server: dict[str, Any], background: dict[str, Any]
         s.sendall(prefix + junk)
         s.settimeout(0.02)
         s.recv(65536)
-    except (socket.timeout, ConnectionError):
+    except (TimeoutError, ConnectionError):
         pass
     s.close()
 
@@ -489,7 +490,7 @@ def test_garbage_in_transmission(server: dict[str, Any], background: dict[str, A
         c.s.settimeout(0.02)
         while c.s.recv(1 << 20):
             pass
-    except (socket.timeout, ConnectionError):
+    except (TimeoutError, ConnectionError):
         pass
     c.close()
 
