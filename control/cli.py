@@ -212,6 +212,10 @@ def version() -> None:
 
 # ---- commands of other modules: one line each --------------------------------
 main.add_lazy_command("serve", "control.serve:serve", "Serve tenants over NBD from a YAML config.")
+main.add_lazy_command("config", "control.admin_cli:config", "Check a config file; show the keys.")
+main.add_lazy_command("tenant", "control.admin_cli:tenant", "Add, remove, change, list tenants live.")
+main.add_lazy_command("drive", "control.admin_cli:drive", "List drives; change policy or band live.")
+main.add_lazy_command("stats", "control.admin_cli:stats", "Per-tenant IOPS, MB/s, latency (iostat-like).")
 
 
 if __name__ == "__main__":
