@@ -1,0 +1,310 @@
+"""The forecast socket: newline-delimited JSON on a unix socket, feeding the planner.
+
+    svc = ForecastService(path, planner, apply=lambda tenant, bps: engine.set_tenant(tenant, limit=bps))
+    svc.start()            # one thread: accepts, reads, replies, ticks the planner
+    ...
+    svc.stop()
+
+or, from ``jbof serve``, in one call (owners: tenants with a reservation;
+borrowers: scavenger-class tenants of the serve config)::
+
+    svc = ForecastService.for_engine(engine, config["tenants"], path, capacity_bps)
+
+The socket is separate from the admin socket and has its own file mode
+(default 0o660): a forecaster can send forecast/arrived/finished/cancel/ls
+and nothing else (control/forecast.py refuses every other key), so it can
+never change an SLO, a reservation or a limit directly; limits change only
+through the planner, which never lends less than static partitioning does.
+
+One thread, one ``selectors`` loop: each connection has its own input buffer
+(lines up to 64 KiB; a longer line gets a ``too_long`` error and is skipped)
+and output buffer; a bad line gets its error reply and the next line is read
+as usual.  Every ``tick_s`` the planner plans at ``clock()`` and ``apply`` is
+called for each borrower whose limit changed (exceptions are logged, never
+fatal).  ``clock`` is injectable: tests drive ``tick()`` by hand.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import selectors
+import socket
+import threading
+import time
+from typing import Any, Callable, Mapping, Sequence
+
+from control.forecast import (MAX_LINE_BYTES, Ls, MessageError, decode_line, encode, error_reply,
+                              ok_reply, parse_message, request_id)
+from control.planner import Plan, Planner, PlannerConfig
+
+log = logging.getLogger("jbof.forecast")
+MAX_CLIENTS = 64
+DEFAULT_MODE = 0o660
+OUT_LIMIT = 1 << 20           # stop reading a client whose replies pile up unread
+
+
+class _Conn:
+    __slots__ = ("sock", "inbuf", "outbuf", "skipping")
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.inbuf = b""
+        self.outbuf = b""
+        self.skipping = False    # inside an over-long line: drop until its newline
+
+
+class ForecastService:
+    """The forecast socket server plus the planner's periodic tick, in one thread."""
+
+    def __init__(self, path: str, planner: Planner, apply: Callable[[str, int], None],
+                 tick_s: float = 0.1, clock: Callable[[], float] = time.time,
+                 mode: int = DEFAULT_MODE) -> None:
+        if not 0.001 <= tick_s <= 60:
+            raise ValueError(f"forecast service: tick_s must be in 1ms..60s, got {tick_s!r}")
+        if not 0 <= mode <= 0o777:
+            raise ValueError(f"forecast service: mode must be a file mode, got {mode!r}")
+        if len(os.fsencode(path)) > 107:
+            raise ValueError(f"forecast socket path {path!r} is longer than 107 bytes")
+        self.path = path
+        self.planner = planner
+        self.apply = apply
+        self.tick_s = tick_s
+        self.clock = clock
+        self.mode = mode
+        self.applied: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._sel: selectors.BaseSelector | None = None
+        self._listener: socket.socket | None = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._conns: dict[int, _Conn] = {}
+
+    # -- wiring helpers --------------------------------------------------------
+
+    @staticmethod
+    def roles(tenants: Sequence[Mapping[str, Any]]) -> tuple[dict[str, int], dict[str, float]]:
+        """Owners (reserve > 0, not scavenger) and borrowers (scavenger) of a serve config."""
+        owners = {t["name"]: int(t.get("reserve", 0)) for t in tenants
+                  if t.get("class") != "scavenger" and int(t.get("reserve", 0)) > 0}
+        borrowers = {t["name"]: 0.0 for t in tenants if t.get("class") == "scavenger"}
+        return owners, borrowers
+
+    @classmethod
+    def for_engine(cls, engine: Any, tenants: Sequence[Mapping[str, Any]], path: str,
+                   capacity_bps: int, cfg: PlannerConfig | None = None, **kw: Any) -> "ForecastService":
+        """A started service that sets scavengers' ``limit`` on a dataplane.engine.Engine."""
+        owners, borrowers = cls.roles(tenants)
+        planner = Planner(cfg or PlannerConfig(capacity_bps=capacity_bps), owners, borrowers)
+        svc = cls(path, planner, lambda name, bps: engine.set_tenant(name, limit=bps), **kw)
+        svc.start()
+        return svc
+
+    # -- requests and ticks (thread-safe) ------------------------------------
+
+    def handle(self, obj: Mapping[str, Any]) -> dict[str, Any]:
+        """One decoded request -> its reply (never raises for bad input)."""
+        rid = request_id(obj)
+        with self._lock:
+            now = self.clock()
+            try:
+                msg = parse_message(obj, now)
+                why = self.planner.check(msg)
+                if why is not None:
+                    raise MessageError(*why)
+                extra = self.planner.handle(msg, now)
+                if isinstance(msg, Ls):
+                    extra = dict(extra, applied=dict(self.applied))
+            except MessageError as e:
+                return error_reply(e, rid)
+            except Exception as e:  # a planner bug must not kill the connection
+                log.exception("forecast: internal error")
+                return error_reply(MessageError("internal", "", f"{type(e).__name__}: {e}"), rid)
+            kind = str(obj.get("type"))
+            return ok_reply(kind, rid, **{k: v for k, v in extra.items() if v is not None})
+
+    def handle_line(self, line: bytes) -> dict[str, Any]:
+        try:
+            obj = decode_line(line)
+        except MessageError as e:
+            return error_reply(e)
+        return self.handle(obj)
+
+    def tick(self) -> Plan:
+        """Plan now and apply the limits that changed."""
+        with self._lock:
+            plan = self.planner.plan(self.clock())
+            changed = {n: v for n, v in plan.limits.items() if self.applied.get(n) != v}
+        for name, bps in changed.items():
+            try:
+                self.apply(name, bps)
+            except Exception:
+                log.exception("forecast: cannot set limit of %s", name)
+                continue
+            self.applied[name] = bps
+        return plan
+
+    # -- the socket ----------------------------------------------------------
+
+    def start(self) -> None:
+        if self._thread is not None:
+            raise RuntimeError("forecast service already started")
+        try:
+            if os.path.exists(self.path) and not os.path.isdir(self.path):
+                probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                try:
+                    probe.connect(self.path)
+                except OSError:
+                    os.unlink(self.path)          # stale socket of a dead daemon
+                else:
+                    raise OSError(f"forecast socket {self.path} is in use by another process")
+                finally:
+                    probe.close()
+            lst = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            old = os.umask(0o777 & ~self.mode)
+            try:
+                lst.bind(self.path)
+            finally:
+                os.umask(old)
+            os.chmod(self.path, self.mode)
+            lst.listen(16)
+            lst.setblocking(False)
+        except OSError as e:
+            raise OSError(f"cannot listen on the forecast socket {self.path}: "
+                          f"{e.strerror or e}") from None
+        self._listener = lst
+        self._sel = selectors.DefaultSelector()
+        self._sel.register(lst, selectors.EVENT_READ, None)
+        self._stop.clear()
+        self.tick()
+        self._thread = threading.Thread(target=self._loop, name="jbof-forecast", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+        for c in list(self._conns.values()):
+            c.sock.close()
+        self._conns.clear()
+        if self._sel is not None:
+            self._sel.close()
+            self._sel = None
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
+            try:
+                os.unlink(self.path)
+            except OSError:
+                pass
+
+    def __enter__(self) -> "ForecastService":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _loop(self) -> None:
+        assert self._sel is not None
+        next_tick = time.monotonic() + self.tick_s
+        while not self._stop.is_set():
+            timeout = max(0.0, min(next_tick - time.monotonic(), 0.1))
+            for key, events in self._sel.select(timeout):
+                if key.data is None:
+                    self._accept()
+                else:
+                    self._service(key.data, events)
+            if time.monotonic() >= next_tick:
+                next_tick += self.tick_s
+                if next_tick < time.monotonic():       # fell behind: do not burst
+                    next_tick = time.monotonic() + self.tick_s
+                try:
+                    self.tick()
+                except Exception:
+                    log.exception("forecast: planner tick failed")
+
+    def _accept(self) -> None:
+        assert self._listener is not None and self._sel is not None
+        try:
+            sock, _ = self._listener.accept()
+        except (BlockingIOError, InterruptedError):
+            return
+        if len(self._conns) >= MAX_CLIENTS:
+            sock.close()
+            return
+        sock.setblocking(False)
+        c = _Conn(sock)
+        self._conns[sock.fileno()] = c
+        self._sel.register(sock, selectors.EVENT_READ, c)
+
+    def _close(self, c: _Conn) -> None:
+        assert self._sel is not None
+        self._conns.pop(c.sock.fileno(), None)
+        try:
+            self._sel.unregister(c.sock)
+        except (KeyError, ValueError):
+            pass
+        c.sock.close()
+
+    def _service(self, c: _Conn, events: int) -> None:
+        if events & selectors.EVENT_READ:
+            try:
+                data = c.sock.recv(65536)
+            except (BlockingIOError, InterruptedError):
+                data = None
+            except OSError:
+                self._close(c)
+                return
+            if data == b"":
+                self._close(c)
+                return
+            if data:
+                self._consume(c, data)
+        if events & selectors.EVENT_WRITE or c.outbuf:
+            self._flush(c)
+
+    def _consume(self, c: _Conn, data: bytes) -> None:
+        c.inbuf += data
+        while True:
+            nl = c.inbuf.find(b"\n")
+            if nl < 0:
+                if len(c.inbuf) > MAX_LINE_BYTES:
+                    if not c.skipping:
+                        c.outbuf += encode(error_reply(MessageError(
+                            "too_long", "", f"line longer than {MAX_LINE_BYTES} bytes")))
+                    c.skipping = True
+                    c.inbuf = b""
+                break
+            line, c.inbuf = c.inbuf[:nl], c.inbuf[nl + 1:]
+            if c.skipping:           # the tail of an over-long line
+                c.skipping = False
+                continue
+            if not line.strip():
+                continue
+            if len(line) > MAX_LINE_BYTES:
+                c.outbuf += encode(error_reply(MessageError(
+                    "too_long", "", f"line longer than {MAX_LINE_BYTES} bytes")))
+                continue
+            c.outbuf += encode(self.handle_line(line))
+
+    def _flush(self, c: _Conn) -> None:
+        assert self._sel is not None
+        if c.outbuf:
+            try:
+                n = c.sock.send(c.outbuf)
+                c.outbuf = c.outbuf[n:]
+            except (BlockingIOError, InterruptedError):
+                pass
+            except OSError:
+                self._close(c)
+                return
+        want = ((selectors.EVENT_READ if len(c.outbuf) < OUT_LIMIT else 0)
+                | (selectors.EVENT_WRITE if c.outbuf else 0))
+        try:
+            self._sel.modify(c.sock, want, c)
+        except (KeyError, ValueError):
+            pass
+
+
+__all__ = ["ForecastService", "DEFAULT_MODE", "MAX_CLIENTS"]

@@ -1,0 +1,566 @@
+"""Anticipatory lending of owners' reserved bandwidth, robust to forecast errors (SIA).
+
+Pure logic: no IO, no clock reads, no threads.  Every method takes ``now_s``
+(seconds on any clock the caller chooses: Unix time in the daemon, virtual
+time in the simulator), so tests drive it with an injected clock.
+
+1. The problem.  Owners reserve bandwidth at their jobs' peak and hold it
+   whether or not a job runs (static partitioning): most of it sits idle.
+   Borrowers (scavenger-class tenants) could use it, but an owner whose job
+   arrives while its reservation is lent is slowed until it is taken back.
+   The cluster scheduler forecasts arrivals; its errors are neither bounded
+   nor i.i.d. (heavy tails, drifting bias, outright wrong sources).
+
+2. What the planner decides, every tick (e.g. 100 ms): for each owner how
+   much of its reservation is *held* (0 = lent), and from that each
+   borrower's ``limit_bps``:
+
+       pool   = max(C - sum(R_o), C * (1 - headroom) - sum(held_o))
+       limit  = pool / active borrowers / cost_per_byte(borrower)
+
+   C is the drive's capacity (read-equivalent bytes/s), R_o the owners'
+   reservations.  The first term is what static partitioning lends, so the
+   planner never lends less than production does.  An owner is held at R_o
+   while a forecast job is *due* (below), while its source is not trusted,
+   and while it has no forecasting source at all; while its job runs it is
+   held at min(R_o, calibrated upper quantile of its demand).
+
+3. Calibration (per source).  For a forecast issued at t_f predicting arrival
+   T (lead L = T - t_f) of a job that arrives at A, the residual is
+
+       rho = ln((A - t_f) / L)            (< 0: earlier than predicted)
+
+   kept in a ring buffer.  The owner must be held from
+
+       reclaim_at = t_f + L * exp(q_alpha) - horizon
+
+   where q_alpha is the conformal lower alpha-quantile of the ring (the
+   k-th smallest residual, k = floor(alpha * (n + 1)); none if k < 1, and
+   then the owner is held at once) and ``horizon`` is how long taking
+   capacity back takes: one planner tick plus the data plane's own reclaim
+   bound.  So P(owner arrives while lent) <= alpha: alpha *is* the slowdown
+   budget over the reclaim horizon.  The same ring's upper quantile says when
+   a job is a no-show (not arrived by t_f + L * exp(q_{1-alpha}) + horizon):
+   its reservation is released.  Demand residuals ln(actual / predicted
+   cost-rate) get their own ring; an active owner is held at
+   min(R_o, predicted * exp(q_{1-alpha})).
+
+4. Adaptive coverage (adaptive conformal inference).  Each arrival is an
+   outcome: *miss* if rho < q_alpha (the owner would have arrived while
+   lent), if it arrived unforecast, or after being released as a no-show.
+   Then alpha <- alpha + gamma * (budget - miss): a miss halves a 1% alpha
+   (gamma 0.005), covered arrivals raise it back slowly.  alpha <= 0 means
+   "hold always" for that source.
+
+5. Fallback.  Over the last W outcomes of a source (W = 50), if
+   P(Binomial(W, budget) >= misses) < p (1e-3) the source is not calibrated:
+   every owner it forecasts falls back to static partitioning (held at R_o)
+   until enough covered outcomes push the misses out of the window.  A source
+   starts untrusted (no quantile until ~1/alpha residuals), so a new or
+   broken source can never make the planner lend more than static does.
+
+6. Writes.  A written byte costs the drive ``write_cost`` read bytes now and
+   garbage collection later, which the data plane cannot take back.  So a
+   borrower's bytes are priced (1 - w) + w * write_cost * write_caution (w:
+   its write fraction), and the pool for writing borrowers holds owners due
+   within ``horizon + write_horizon``: write lending stops earlier.
+
+7. Safety does not depend on the planner.  The data plane serves scavengers
+   only when nobody else waits and caps their in-flight cost at what the
+   drive completes in ``scavenger_reclaim_ns`` (csrc/sched.c, 3d), so lent
+   capacity comes back within that bound (10 ms by default) even if the
+   planner is wrong or late; tests/test_anticipation.py measures it.
+
+8. Worked example.  C = 2800 MiB/s, owners a, b, c reserve 700 each, so
+   static lends 700.  Source "sched" has 300 residuals, alpha = 0.01, and
+   q_0.01 = -0.9 (99% of jobs arrive after 41% of the predicted lead or
+   later).  At t = 100 s it forecasts a in 20 s; b and c run.  a is lent
+   until 100 + 20 * e^-0.9 - 0.2 = 107.9 s: pool = max(700, 2660 - 1400)
+   = 1260 MiB/s instead of 700; a borrower writing 30% at write_cost 4,
+   caution 1.5 costs 0.7 + 0.3 * 6 = 2.5 per byte, so gets 504 MB/s, and
+   stops at 105.9 s (write horizon 2 s).  If a arrives at 103 s, rho =
+   ln(3 / 20) = -1.9 < -0.9: a miss; alpha becomes 0.01 + 0.005 * (0.01 - 1)
+   = 0.005 and q moves down to the 0.5% quantile.  Five such misses in 50
+   arrivals (P = 1.7e-4 under a 1% budget) put "sched" in fallback.
+
+Policies beside ``robust`` for the evaluation: ``point`` mode takes forecasts
+at face value (reclaims at T - horizon, no calibration, no fallback), which
+is ``anticipate`` with real forecasts and ``oracle`` with exact ones.
+"""
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from control.forecast import Arrived, Cancel, Finished, Forecast, Ls, Message
+
+MODES = ("robust", "point")
+MiB = 1 << 20
+
+
+@dataclass(frozen=True)
+class PlannerConfig:
+    capacity_bps: int                    # C: read-equivalent bytes/s the drive sustains
+    slowdown_budget: float = 0.01        # target P(owner arrives while its reservation is lent)
+    horizon_s: float = 0.2               # reclaim horizon: planner tick + data-plane bound + margin
+    write_horizon_s: float = 2.0         # writes stop this much earlier (GC debt)
+    write_cost: float = 4.0              # read-equivalent cost of one written byte (planning)
+    write_caution: float = 1.5           # extra price on lent written bytes
+    headroom: float = 0.05               # fraction of C never lent
+    ring: int = 512                      # residuals kept per source
+    aci_gamma: float = 0.002             # adaptive-coverage step
+    fallback_window: int = 50            # outcomes the fallback test looks at
+    fallback_pvalue: float = 1e-3        # binomial tail that declares a source uncalibrated
+    min_lead_s: float = 0.05             # floor on leads in the log residual
+    min_limit_bps: int = MiB             # a lent-out borrower still gets this (0 would mean "no limit")
+    mode: str = "robust"                 # robust | point
+
+    def __post_init__(self) -> None:
+        checks = [
+            (self.capacity_bps > 0, "capacity_bps must be > 0"),
+            (0.0 < self.slowdown_budget < 0.5, "slowdown_budget must be in (0, 0.5)"),
+            (self.horizon_s >= 0 and self.write_horizon_s >= 0, "horizons must be >= 0"),
+            (self.write_cost >= 1 and self.write_caution >= 1, "write_cost, write_caution >= 1"),
+            (0.0 <= self.headroom < 1.0, "headroom must be in [0, 1)"),
+            (self.ring >= 8 and self.fallback_window >= 5, "ring >= 8, fallback_window >= 5"),
+            (0.0 < self.aci_gamma < 1.0, "aci_gamma must be in (0, 1)"),
+            (0.0 < self.fallback_pvalue < 1.0, "fallback_pvalue must be in (0, 1)"),
+            (self.min_lead_s > 0 and self.min_limit_bps >= 1, "min_lead_s > 0, min_limit_bps >= 1"),
+            (self.mode in MODES, f"mode must be one of {', '.join(MODES)}"),
+        ]
+        for ok, what in checks:
+            if not ok:
+                raise ValueError(f"planner: {what}")
+
+
+# -------------------------------------------------------------- calibrator ---
+
+def conformal_lower(sorted_vals: list[float], alpha: float) -> float | None:
+    """The k-th smallest value, k = floor(alpha * (n + 1)); None when k < 1 (no guarantee)."""
+    k = math.floor(alpha * (len(sorted_vals) + 1))
+    return sorted_vals[k - 1] if k >= 1 else None
+
+
+def conformal_upper(sorted_vals: list[float], alpha: float) -> float | None:
+    """The k-th smallest value, k = ceil((1 - alpha) * (n + 1)); None when k > n."""
+    n = len(sorted_vals)
+    k = math.ceil((1.0 - alpha) * (n + 1))
+    return sorted_vals[k - 1] if 1 <= k <= n else None
+
+
+def binomial_tail(n: int, k: int, p: float) -> float:
+    """P(Binomial(n, p) >= k)."""
+    if k <= 0:
+        return 1.0
+    if k > n:
+        return 0.0
+    return min(1.0, sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k, n + 1)))
+
+
+class Calibrator:
+    """One source's residuals (ring), adaptive coverage level and fallback test."""
+
+    def __init__(self, cfg: PlannerConfig) -> None:
+        self.cfg = cfg
+        self.budget = cfg.slowdown_budget
+        self.alpha = cfg.slowdown_budget
+        self.ring: deque[float] = deque(maxlen=cfg.ring)
+        self.demand_ring: deque[float] = deque(maxlen=cfg.ring)
+        self.outcomes: deque[bool] = deque(maxlen=cfg.fallback_window)
+        self._sorted: list[float] | None = None
+        self._dsorted: list[float] | None = None
+        self.arrivals = 0
+        self.misses = 0
+        self.noshows = 0
+
+    # -- quantiles -----------------------------------------------------------
+
+    def _vals(self) -> list[float]:
+        if self._sorted is None:
+            self._sorted = sorted(self.ring)
+        return self._sorted
+
+    def lower(self) -> float | None:
+        """q_alpha of the arrival residuals (None: do not lend on this source's word)."""
+        if self.alpha <= 0.0:
+            return None
+        return conformal_lower(self._vals(), min(self.alpha, 0.5))
+
+    def upper(self) -> float | None:
+        """q_{1-alpha} of the arrival residuals (None: never call a no-show)."""
+        return conformal_upper(self._vals(), max(self.alpha, 1e-9) if self.alpha > 0 else 1e-9)
+
+    def demand_upper(self) -> float | None:
+        """q_{1-alpha} of ln(actual / predicted demand) (None: hold the full reservation)."""
+        if self.alpha <= 0.0:
+            return None
+        if self._dsorted is None:
+            self._dsorted = sorted(self.demand_ring)
+        return conformal_upper(self._dsorted, self.alpha)
+
+    # -- outcomes ------------------------------------------------------------
+
+    def record(self, rho: float | None, forced_miss: bool = False) -> bool:
+        """One arrival: its residual (None if it was not forecast) -> was it a miss?
+
+        The miss is judged against the quantile in force *before* this residual
+        joins the ring (the one the planner was using)."""
+        q = self.lower()
+        if rho is None or forced_miss:
+            miss = True
+        else:
+            miss = q is not None and rho < q
+        evaluated = miss or q is not None
+        if rho is not None:
+            self.ring.append(rho)
+            self._sorted = None
+        self.arrivals += 1
+        if evaluated:
+            self.outcomes.append(miss)
+            self.misses += miss
+            a = self.alpha + self.cfg.aci_gamma * (self.budget - (1.0 if miss else 0.0))
+            self.alpha = min(0.5, max(-0.25, a))
+        return miss
+
+    def record_noshow(self) -> None:
+        """A job released as a no-show.  Not a residual: censored values would only
+        inflate the upper tail and delay the next release (a feedback loop)."""
+        self.noshows += 1
+
+    def record_demand(self, log_ratio: float) -> None:
+        self.demand_ring.append(log_ratio)
+        self._dsorted = None
+
+    def fallback_p(self) -> float:
+        """P-value of the recent misses under the budget (small: not calibrated)."""
+        return binomial_tail(len(self.outcomes), sum(self.outcomes), self.budget)
+
+    @property
+    def fallback(self) -> bool:
+        return self.fallback_p() < self.cfg.fallback_pvalue
+
+    @property
+    def trusted(self) -> bool:
+        return not self.fallback and self.lower() is not None
+
+    def state(self) -> dict[str, Any]:
+        q, u = self.lower(), self.upper()
+        return {"residuals": len(self.ring), "alpha": round(self.alpha, 6),
+                "q_lower": None if q is None else round(q, 4),
+                "q_upper": None if u is None else round(u, 4),
+                "recent_outcomes": len(self.outcomes), "recent_misses": sum(self.outcomes),
+                "fallback_p": round(self.fallback_p(), 6), "fallback": self.fallback,
+                "trusted": self.trusted, "arrivals": self.arrivals, "misses": self.misses,
+                "noshows": self.noshows}
+
+
+# ----------------------------------------------------------------- planner ---
+
+@dataclass
+class Job:
+    """What the planner knows about one owner job."""
+    job: str
+    tenant: str
+    source: str
+    forecast: Forecast | None
+    state: str = "pending"               # pending | active | noshow | done | cancelled
+    arrived_s: float | None = None
+    finished_s: float | None = None
+    demand_bps: float | None = None      # predicted read-equivalent cost-rate
+    observed_bps: float | None = None
+
+
+@dataclass(frozen=True)
+class OwnerPlan:
+    held_bps: int                        # reservation held (not lent) for reading borrowers
+    held_write_bps: int                  # ... for writing borrowers (longer horizon)
+    reason: str                          # active | due | fallback | untrusted | no-source | lent
+    next_s: float | None = None          # when a pending forecast becomes due (reclaim_at)
+
+
+@dataclass(frozen=True)
+class Plan:
+    at_s: float
+    limits: dict[str, int]               # borrower -> limit_bps
+    owners: dict[str, OwnerPlan]
+    pool_bps: int
+    write_pool_bps: int
+    static_pool_bps: int
+
+
+@dataclass
+class _Borrower:
+    write_fraction: float = 0.0
+    active: bool = True
+
+
+class Planner:
+    """Decides owners' held reservations and borrowers' limits from forecasts.
+
+    ``owners``: tenant -> reserve_bps; ``borrowers``: tenant -> write fraction.
+    Feed messages with ``handle(msg, now_s)`` (or ``replay`` for history), tell it
+    measured owner demand with ``observe_demand``, and ask ``plan(now_s)``."""
+
+    def __init__(self, cfg: PlannerConfig, owners: Mapping[str, int],
+                 borrowers: Mapping[str, float]) -> None:
+        for name, r in owners.items():
+            if not isinstance(r, int) or r <= 0:
+                raise ValueError(f"planner: owner {name!r} needs a reservation > 0, got {r!r}")
+        for name, w in borrowers.items():
+            if not 0.0 <= w <= 1.0:
+                raise ValueError(f"planner: borrower {name!r} write fraction must be in [0, 1]")
+        overlap = set(owners) & set(borrowers)
+        if overlap:
+            raise ValueError(f"planner: {sorted(overlap)[0]!r} cannot be owner and borrower")
+        self.cfg = cfg
+        self.owners = dict(owners)
+        self.borrowers = {n: _Borrower(w) for n, w in borrowers.items()}
+        self.sources: dict[str, Calibrator] = {}
+        self.jobs: dict[str, Job] = {}
+        self.owner_source: dict[str, str] = {}
+        self.last: Plan | None = None
+        self.static_pool_bps = max(0, cfg.capacity_bps - sum(self.owners.values()))
+
+    # -- inputs --------------------------------------------------------------
+
+    def source(self, name: str) -> Calibrator:
+        cal = self.sources.get(name)
+        if cal is None:
+            cal = self.sources[name] = Calibrator(self.cfg)
+        return cal
+
+    def handle(self, msg: Message, now_s: float) -> dict[str, Any]:
+        """Apply one validated message (``check`` it first); returns extra reply fields."""
+        if isinstance(msg, Forecast):
+            return self._forecast(msg)
+        if isinstance(msg, Arrived):
+            return self._arrived(msg)
+        if isinstance(msg, Finished):
+            return self._finished(msg)
+        if isinstance(msg, Cancel):
+            return self._cancel(msg)
+        if isinstance(msg, Ls):
+            return self.snapshot(now_s)
+        raise TypeError(f"not a message: {msg!r}")
+
+    def check(self, msg: Message) -> tuple[str, str, str] | None:
+        """Why the planner cannot take this message: (code, key, text), or None."""
+        if isinstance(msg, (Forecast, Arrived)) and msg.tenant not in self.owners:
+            return ("unknown_tenant", "tenant", f"{msg.tenant!r} is not an owner tenant "
+                    f"(owners: {', '.join(sorted(self.owners)) or 'none'})")
+        if isinstance(msg, Forecast):
+            j = self.jobs.get(msg.job)
+            if j is not None and j.state not in ("pending", "noshow", "cancelled"):
+                return ("invalid", "job", f"job {msg.job!r} already {j.state}")
+        if isinstance(msg, (Finished, Cancel)):
+            j = self.jobs.get(msg.job)
+            if j is None:
+                return ("unknown_job", "job", f"no job {msg.job!r}")
+            if isinstance(msg, Cancel) and j.state != "pending":
+                return ("invalid", "job", f"job {msg.job!r} is {j.state}, not pending")
+        return None
+
+    def set_borrowers(self, active: Mapping[str, float] | Iterable[str]) -> None:
+        """Which borrowers want capacity now (others keep their last limit out of the split).
+        A mapping also updates their write fractions."""
+        names = dict(active) if isinstance(active, Mapping) else {n: None for n in active}
+        for n, b in self.borrowers.items():
+            b.active = n in names
+            w = names.get(n)
+            if w is not None:
+                b.write_fraction = float(w)
+
+    def observe_demand(self, job: str, cost_bps: float) -> None:
+        """Measured read-equivalent cost-rate of a running owner job (demand calibration)."""
+        j = self.jobs.get(job)
+        if j is None or cost_bps <= 0:
+            return
+        j.observed_bps = float(cost_bps)
+        if j.demand_bps:
+            self.source(j.source).record_demand(math.log(cost_bps / j.demand_bps))
+
+    def replay(self, events: Iterable[tuple[float, Message]]) -> None:
+        """Feed a history of (time, message) pairs: warms the calibrators up."""
+        for t, msg in events:
+            if self.check(msg) is None:
+                self.handle(msg, t)
+
+    def _forecast(self, f: Forecast) -> dict[str, Any]:
+        j = self.jobs.get(f.job)
+        demand = f.demand.cost(self.cfg.write_cost) if f.demand else None
+        if j is None or j.state in ("noshow", "cancelled"):
+            j = self.jobs[f.job] = Job(job=f.job, tenant=f.tenant, source=f.source, forecast=f,
+                                       demand_bps=demand or None)
+        else:                                # an update replaces the forecast
+            j.forecast, j.tenant, j.source = f, f.tenant, f.source
+            j.demand_bps = demand or j.demand_bps
+        self.owner_source[f.tenant] = f.source
+        self.source(f.source)
+        return {"job": f.job}
+
+    def _arrived(self, m: Arrived) -> dict[str, Any]:
+        j = self.jobs.get(m.job)
+        src = (j.source if j is not None else None) or m.source or self.owner_source.get(m.tenant)
+        miss = None
+        if src is not None:
+            cal = self.source(src)
+            if j is None or j.forecast is None:
+                miss = cal.record(None)
+            else:
+                f = j.forecast
+                rho = self._rho(f, m.at_s)
+                miss = cal.record(rho, forced_miss=(j.state == "noshow"))
+        if j is None:
+            j = self.jobs[m.job] = Job(job=m.job, tenant=m.tenant, source=src or "", forecast=None)
+        j.state, j.arrived_s = "active", m.at_s
+        return {"job": m.job, "miss": miss}
+
+    def _finished(self, m: Finished) -> dict[str, Any]:
+        j = self.jobs[m.job]
+        j.state, j.finished_s = "done", m.at_s
+        return {"job": m.job}
+
+    def _cancel(self, m: Cancel) -> dict[str, Any]:
+        self.jobs[m.job].state = "cancelled"
+        return {"job": m.job}
+
+    def _rho(self, f: Forecast, at_s: float) -> float:
+        lo = self.cfg.min_lead_s
+        return math.log(max(at_s - f.issued_s, lo) / max(f.lead_s, lo))
+
+    # -- decisions -----------------------------------------------------------
+
+    def reclaim_at(self, j: Job) -> float | None:
+        """When the owner of pending job j must be held (None: now / unknown)."""
+        f = j.forecast
+        if f is None:
+            return None
+        if self.cfg.mode == "point":
+            return f.arrival_s - self.cfg.horizon_s
+        q = self.source(j.source).lower()
+        if q is None:
+            return None
+        return f.issued_s + max(f.lead_s, 0.0) * math.exp(q) - self.cfg.horizon_s
+
+    def noshow_at(self, j: Job) -> float | None:
+        f = j.forecast
+        if f is None:
+            return None
+        if self.cfg.mode == "point":
+            return f.arrival_s + max(f.lead_s, self.cfg.horizon_s)
+        u = self.source(j.source).upper()
+        if u is None:
+            return None
+        return f.issued_s + max(f.lead_s, self.cfg.min_lead_s) * math.exp(u) + self.cfg.horizon_s
+
+    def _expire(self, now_s: float) -> None:
+        for j in self.jobs.values():
+            if j.state != "pending":
+                continue
+            t = self.noshow_at(j)
+            if t is not None and now_s > t:
+                j.state = "noshow"
+                self.source(j.source).record_noshow()
+
+    def _active_hold(self, o: str, jobs: list[Job]) -> int:
+        r = self.owners[o]
+        need = 0.0
+        for j in jobs:
+            if j.demand_bps is None:
+                return r
+            if self.cfg.mode == "point":
+                need += j.demand_bps
+                continue
+            u = self.source(j.source).demand_upper() if j.source else None
+            if u is None:
+                return r
+            need += j.demand_bps * math.exp(u)
+        return min(r, int(math.ceil(need)))
+
+    def _owner(self, o: str, now_s: float) -> OwnerPlan:
+        r = self.owners[o]
+        mine = [j for j in self.jobs.values() if j.tenant == o]
+        active = [j for j in mine if j.state == "active"]
+        src = self.owner_source.get(o)
+        robust = self.cfg.mode == "robust"
+        if src is None:
+            return OwnerPlan(r, r, "no-source")
+        if robust:
+            cal = self.source(src)
+            if cal.fallback:
+                return OwnerPlan(r, r, "fallback")
+            if cal.lower() is None:
+                return OwnerPlan(r, r, "untrusted")
+        held = self._active_hold(o, active) if active else 0
+        held_w = held
+        reason = "active" if active else "lent"
+        nxt: float | None = None
+        for j in mine:
+            if j.state != "pending":
+                continue
+            t = self.reclaim_at(j)
+            if t is None or now_s >= t:
+                return OwnerPlan(r, r, "due")
+            if now_s >= t - self.cfg.write_horizon_s:
+                held_w = r
+            nxt = t if nxt is None else min(nxt, t)
+        return OwnerPlan(held, held_w, reason, nxt)
+
+    def plan(self, now_s: float) -> Plan:
+        """Owners' held reservations and borrowers' limits at ``now_s``."""
+        self._expire(now_s)
+        owners = {o: self._owner(o, now_s) for o in self.owners}
+        c = self.cfg.capacity_bps * (1.0 - self.cfg.headroom)
+        pool = max(self.static_pool_bps, int(c - sum(p.held_bps for p in owners.values())))
+        wpool = max(self.static_pool_bps, int(c - sum(p.held_write_bps for p in owners.values())))
+        self.last = Plan(at_s=now_s, limits=self.split(pool, wpool), owners=owners,
+                         pool_bps=pool, write_pool_bps=wpool,
+                         static_pool_bps=self.static_pool_bps)
+        return self.last
+
+    def split(self, pool: int, write_pool: int, caution: float | None = None) -> dict[str, int]:
+        """Per-borrower limits: the pool shared evenly among active borrowers and
+        converted to bytes/s at each one's cost per byte.  The static partition
+        (never lent) is priced at ``write_cost``; what is lent on top, at
+        ``write_cost * caution`` -- and writers draw it from ``write_pool``."""
+        caution = self.cfg.write_caution if caution is None else caution
+        act = [n for n, b in self.borrowers.items() if b.active] or list(self.borrowers)
+        n_act = max(1, len(act))
+        base = min(self.static_pool_bps, pool, write_pool) / n_act
+        out: dict[str, int] = {}
+        for n, b in self.borrowers.items():
+            w = b.write_fraction
+            lent = ((write_pool if w > 0 else pool) - base * n_act) / n_act
+            cpb = (1.0 - w) + w * self.cfg.write_cost
+            cpb_lent = (1.0 - w) + w * self.cfg.write_cost * caution
+            out[n] = max(self.cfg.min_limit_bps, int(base / cpb + max(0.0, lent) / cpb_lent))
+        return out
+
+    # -- state ---------------------------------------------------------------
+
+    def snapshot(self, now_s: float) -> dict[str, Any]:
+        """Plain-data state for ``ls`` and metrics."""
+        jobs = []
+        for j in self.jobs.values():
+            if j.state in ("done", "cancelled"):
+                continue
+            f = j.forecast
+            r = self.reclaim_at(j) if j.state == "pending" else None
+            jobs.append({"job": j.job, "tenant": j.tenant, "source": j.source, "state": j.state,
+                         "arrival_in_s": None if f is None else round(f.arrival_s - now_s, 3),
+                         "reclaim_in_s": None if r is None else round(r - now_s, 3),
+                         "demand_bps": None if j.demand_bps is None else int(j.demand_bps)})
+        last = self.last
+        return {"mode": self.cfg.mode, "now_s": now_s, "jobs": jobs,
+                "sources": {n: c.state() for n, c in self.sources.items()},
+                "limits": {} if last is None else dict(last.limits),
+                "owners": {} if last is None else {o: {"held_bps": p.held_bps, "reason": p.reason}
+                                                   for o, p in last.owners.items()},
+                "pool_bps": None if last is None else last.pool_bps,
+                "static_pool_bps": self.static_pool_bps}
+
+
+__all__ = ["Planner", "PlannerConfig", "Calibrator", "Plan", "OwnerPlan", "Job",
+           "conformal_lower", "conformal_upper", "binomial_tail", "MODES"]
