@@ -158,12 +158,18 @@ def _print_keys(ctx: click.Context, _param: click.Parameter, value: bool) -> Non
               help="Print the JSON result document (an array for several policies).")
 @click.option("--keys", is_flag=True, is_eager=True, expose_value=False, callback=_print_keys,
               help="Print the scenario file keys and exit.")
+@click.option("--forecaster", metavar="F", help="Training-cluster scenarios (a top-level "
+              "'cluster:'): oracle, noisy, biased or adversarial forecasts; their policies are "
+              "static, share, anticipate, robust, oracle.")
 def sim(scenario: str, policies: tuple[str, ...], seed: int | None, duration: str | None,
-        as_json: bool) -> None:
+        as_json: bool, forecaster: str | None) -> None:
     """Run SCENARIO.yaml in virtual time on the emulated drive and report per-tenant
     throughput, latency percentiles, share of solo throughput, Jain's index and
     utilization.  Each tenant is also run alone (policy fifo) to get its solo
     throughput."""
+    from control.anticipation import is_cluster_scenario, sim_command
+    if forecaster is not None or is_cluster_scenario(scenario):
+        return sim_command(scenario, policies, seed, duration, as_json, forecaster)
     chosen = parse_policies(policies)
     duration_s = None
     if duration is not None:
@@ -212,6 +218,7 @@ def version() -> None:
 
 # ---- commands of other modules: one line each --------------------------------
 main.add_lazy_command("serve", "control.serve:serve", "Serve tenants over NBD from a YAML config.")
+main.add_lazy_command("forecast", "control.forecast_cli:forecast", "Push job forecasts to the planner; list them.")
 main.add_lazy_command("config", "control.admin_cli:config", "Check a config file; show the keys.")
 main.add_lazy_command("tenant", "control.admin_cli:tenant", "Add, remove, change, list tenants live.")
 main.add_lazy_command("drive", "control.admin_cli:drive", "List drives; change policy or band live.")
