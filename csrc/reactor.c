@@ -58,8 +58,9 @@
  *    errors -> EIO (ENOSPC kept), requests after stop began -> ESHUTDOWN.
  *
  * 5b. Time.  The clock is read once per loop iteration and once per pump
- *    round.  An emulated drive's completion is reported to the scheduler at
- *    the model's due_ns when the reactor notices it later: on a busy host
+ *    round.  A completion whose time the backend knows (memory: at submit;
+ *    emulated: the model's due_ns) is reported to the scheduler at that
+ *    time when the reactor notices it later: on a busy host
  *    the wake-up can lag by 100s of microseconds, which the controller
  *    would otherwise mistake for drive congestion.  The thread's timer
  *    slack is 1 us so deadlines are met that closely when the CPU is free.
@@ -997,8 +998,9 @@ static void complete_breq(jbof_engine *e, drive *d, jbof_breq *br)
         st = -EIO; /* injected */
     if (st < 0)
         d->be->errors++;
-    /* An emulated drive finished at due_ns: the controller must see the
-     * drive's latency, not how late this thread woke up to notice. */
+    /* A backend that knows when it finished (memory, emulated) says so in
+     * due_ns: the controller must see the drive's latency, not how late
+     * this thread woke up to notice. */
     uint64_t t = (br->due_ns && br->due_ns < e->now_ns) ? br->due_ns : e->now_ns;
     jbof_sched_complete(d->s, &r->io, t, st < 0 ? st : 0);
     e->busy--;

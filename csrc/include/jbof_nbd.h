@@ -415,7 +415,8 @@ typedef struct jbof_breq {
     uint16_t stage;           /* backend-private progress */
     int32_t status;           /* 0 or -errno, valid once reaped */
     uint32_t done_bytes;      /* backend-private: bytes transferred so far */
-    uint64_t due_ns;          /* emulated: completion time from the model */
+    uint64_t due_ns;          /* completion time when the backend knows it (memory:
+                               * at submit; emulated: the model's), else 0 */
     struct jbof_breq *next;   /* backend-private link */
 } jbof_breq;
 
