@@ -202,7 +202,7 @@ PLANNER_KEYS = _section(
     Key("horizon", "duration", p_duration(), "reclaim horizon", "200ms"),
     Key("write_horizon", "duration", p_duration(), "writes stop this much earlier", "2s"),
     Key("write_cost", "number", _p_float(1, 100), "cost of a written byte", 4.0),
-    Key("write_caution", "number", _p_float(1, 100), "extra price of lent writes", 1.5),
+    Key("write_caution", "number", _p_float(1, 100), "extra price of lent writes", 4.0),
     Key("headroom", "percent", p_percent, "capacity never lent", "5%"),
     Key("aci_gamma", "number", _p_float(1e-6, 0.5), "adaptive coverage step", 0.002),
     Key("fallback_window", "integer", p_int(5, 10000), "outcomes in the fallback test", 50),
@@ -646,8 +646,9 @@ def _document(sc: ClusterScenario, trace: Trace, policy: str, kind: str, seed: i
             ow += 1
             want = min(dem, o.reserve_bps * tick)
             got = tl[k] if k < len(tl) else 0.0
-            bad_t = want - got > max((1 - SLOWDOWN_THROUGHPUT) * want, 2 * CKPT_BS)
-            bad_l = win_n[o.name][k] >= P99_MIN_SAMPLES and win_p99[o.name][k] > o.latency_slo_s * 1e6
+            bad_t = bool(want - got > max((1 - SLOWDOWN_THROUGHPUT) * want, 2 * CKPT_BS))
+            bad_l = bool(win_n[o.name][k] >= P99_MIN_SAMPLES
+                         and win_p99[o.name][k] > o.latency_slo_s * 1e6)
             slow_thru += bad_t
             slow_lat += bad_l
             os_ += bad_t or bad_l

@@ -39,6 +39,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Mapping, Union
 
 from control import units
+from control.errors import JbofError
 
 MAX_LINE_BYTES = 64 * 1024
 MAX_NAME = 128
@@ -62,7 +63,7 @@ class MessageError(ValueError):
         return {"code": self.code, "key": self.key, "message": self.message}
 
 
-class ForecastError(RuntimeError):
+class ForecastError(JbofError):
     """The server refused a request (``code``/``key`` as in its reply) or cannot be reached."""
 
     def __init__(self, message: str, code: str = "io", key: str = "") -> None:

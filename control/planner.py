@@ -48,22 +48,28 @@ time in the simulator), so tests drive it with an injected clock.
 4. Adaptive coverage (adaptive conformal inference).  Each arrival is an
    outcome: *miss* if rho < q_alpha (the owner would have arrived while
    lent), if it arrived unforecast, or after being released as a no-show.
-   Then alpha <- alpha + gamma * (budget - miss): a miss halves a 1% alpha
-   (gamma 0.005), covered arrivals raise it back slowly.  alpha <= 0 means
-   "hold always" for that source.
+   Then alpha <- alpha + gamma * (budget - miss) (gamma 0.002): a miss lowers
+   a 1% alpha by 0.002, each covered arrival raises it by 0.00002, so the
+   long-run miss rate tracks the budget even when the residuals drift.
+   alpha <= 0 means "hold always" (no finite quantile is enough).
 
-5. Fallback.  Over the last W outcomes of a source (W = 50), if
-   P(Binomial(W, budget) >= misses) < p (1e-3) the source is not calibrated:
-   every owner it forecasts falls back to static partitioning (held at R_o)
-   until enough covered outcomes push the misses out of the window.  A source
-   starts untrusted (no quantile until ~1/alpha residuals), so a new or
-   broken source can never make the planner lend more than static does.
+5. Fallback.  Independently of alpha, each arrival is judged against the
+   quantile at the nominal budget.  Over the last W of those outcomes
+   (W = 50), if P(Binomial(W, budget) >= misses) < p (1e-3) the source is
+   not calibrated: every owner it forecasts falls back to static
+   partitioning (held at R_o) until covered outcomes push the misses out of
+   the window.  A source starts untrusted (no quantile until ~1/alpha
+   residuals), so a new or broken source never makes the planner lend more
+   than static partitioning does.
 
 6. Writes.  A written byte costs the drive ``write_cost`` read bytes now and
-   garbage collection later, which the data plane cannot take back.  So a
-   borrower's bytes are priced (1 - w) + w * write_cost * write_caution (w:
-   its write fraction), and the pool for writing borrowers holds owners due
-   within ``horizon + write_horizon``: write lending stops earlier.
+   garbage collection later, which the data plane cannot take back: the
+   write factor it learns falls while the write buffer absorbs writes and
+   rises only once GC has fallen behind.  So what is lent on top of the
+   static partition is priced at write_cost * write_caution per written byte
+   (4 x 4 = 16: about a fragmented drive's sustained random-write cost), and
+   the pool for writing borrowers holds owners due within ``horizon +
+   write_horizon``: write lending stops earlier.
 
 7. Safety does not depend on the planner.  The data plane serves scavengers
    only when nobody else waits and caps their in-flight cost at what the
@@ -72,16 +78,19 @@ time in the simulator), so tests drive it with an injected clock.
    planner is wrong or late; tests/test_anticipation.py measures it.
 
 8. Worked example.  C = 2800 MiB/s, owners a, b, c reserve 700 each, so
-   static lends 700.  Source "sched" has 300 residuals, alpha = 0.01, and
-   q_0.01 = -0.9 (99% of jobs arrive after 41% of the predicted lead or
-   later).  At t = 100 s it forecasts a in 20 s; b and c run.  a is lent
-   until 100 + 20 * e^-0.9 - 0.2 = 107.9 s: pool = max(700, 2660 - 1400)
-   = 1260 MiB/s instead of 700; a borrower writing 30% at write_cost 4,
-   caution 1.5 costs 0.7 + 0.3 * 6 = 2.5 per byte, so gets 504 MB/s, and
-   stops at 105.9 s (write horizon 2 s).  If a arrives at 103 s, rho =
-   ln(3 / 20) = -1.9 < -0.9: a miss; alpha becomes 0.01 + 0.005 * (0.01 - 1)
-   = 0.005 and q moves down to the 0.5% quantile.  Five such misses in 50
-   arrivals (P = 1.7e-4 under a 1% budget) put "sched" in fallback.
+   static partitioning leaves 700 to borrowers.  Source "sched" has 300
+   residuals, alpha = 0.01, so q = the 3rd smallest = -0.9 (99% of jobs
+   arrive after 41% of the predicted lead or later).  At t = 100 s it
+   forecasts a in 20 s while b and c run.  a is lent until
+   100 + 20 * e^-0.9 - 0.2 = 107.93 s: pool = max(700, 2660 - 1400) = 1260.
+   Borrowers r (reads) and w (30% writes) split it: 350 static + 280 lent
+   each.  r gets 630 MiB/s; w pays 0.7 + 0.3 * 4 = 1.9 per byte of its
+   static part and 0.7 + 0.3 * 16 = 5.5 per lent byte: 350 / 1.9 + 280 / 5.5
+   = 235 MiB/s, and only 184 from 105.93 s (write horizon 2 s).  If a
+   arrives at 103 s instead, rho = ln(3 / 20) = -1.90 < -0.9: a miss; alpha
+   becomes 0.01 + 0.002 * (0.01 - 1) = 0.008 and q the 2nd smallest
+   residual.  Five such misses among 50 arrivals (P = 1.5e-4 under a 1%
+   budget) put "sched" in fallback: r and w get 350 and 184 again.
 
 Policies beside ``robust`` for the evaluation: ``point`` mode takes forecasts
 at face value (reclaims at T - horizon, no calibration, no fallback), which
@@ -107,7 +116,7 @@ class PlannerConfig:
     horizon_s: float = 0.2               # reclaim horizon: planner tick + data-plane bound + margin
     write_horizon_s: float = 2.0         # writes stop this much earlier (GC debt)
     write_cost: float = 4.0              # read-equivalent cost of one written byte (planning)
-    write_caution: float = 1.5           # extra price on lent written bytes
+    write_caution: float = 4.0           # extra price on lent written bytes (GC debt)
     headroom: float = 0.05               # fraction of C never lent
     ring: int = 512                      # residuals kept per source
     aci_gamma: float = 0.002             # adaptive-coverage step
@@ -203,26 +212,38 @@ class Calibrator:
     # -- outcomes ------------------------------------------------------------
 
     def record(self, rho: float | None, forced_miss: bool = False) -> bool:
-        """One arrival: its residual (None if it was not forecast) -> was it a miss?
+        """One arrival: its residual (None: it came unforecast) -> did it miss?
 
-        The miss is judged against the quantile in force *before* this residual
-        joins the ring (the one the planner was using)."""
+        Two judgements, both against the ring *before* this residual joins it:
+        * the planner's (adaptive coverage): miss if rho < q_alpha; with no
+          quantile the owner was held, so the arrival was covered.  alpha moves
+          by gamma * (budget - miss) every time;
+        * the source's calibration (fallback test): miss if rho < q_budget, the
+          quantile at the nominal budget; not judged while the ring is too small.
+        ``forced_miss``: the job came after being released as a no-show."""
+        vals = self._vals()
         q = self.lower()
+        q_nom = conformal_lower(vals, self.budget)
         if rho is None or forced_miss:
-            miss = True
+            miss = nominal_miss = True
         else:
             miss = q is not None and rho < q
-        evaluated = miss or q is not None
+            nominal_miss = None if q_nom is None else rho < q_nom
+        a = self.alpha + self.cfg.aci_gamma * (self.budget - (1.0 if miss else 0.0))
+        self.alpha = min(0.5, max(-0.25, a))
+        if nominal_miss is not None:
+            self.outcomes.append(nominal_miss)
         if rho is not None:
             self.ring.append(rho)
             self._sorted = None
         self.arrivals += 1
-        if evaluated:
-            self.outcomes.append(miss)
-            self.misses += miss
-            a = self.alpha + self.cfg.aci_gamma * (self.budget - (1.0 if miss else 0.0))
-            self.alpha = min(0.5, max(-0.25, a))
+        self.misses += miss
         return miss
+
+    def add_residuals(self, rhos: Iterable[float]) -> None:
+        """Warm start from stored residuals (e.g. a saved calibration), no outcomes."""
+        self.ring.extend(float(r) for r in rhos)
+        self._sorted = None
 
     def record_noshow(self) -> None:
         """A job released as a no-show.  Not a residual: censored values would only
