@@ -45,20 +45,46 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from control import units
 from control.errors import ConfigError
 from control.forecast import MessageError, parse_message
-from control.planner import Planner, PlannerConfig
-from control.scenario import (Device, Key, _read, _section, load_yaml, p_choice, p_duration,
-                              p_int, p_name, p_percent, p_rate, p_size, p_str, parse_device)
-from control.trace import (FORECASTERS, BorrowerJobs, IOProfile, Lognormal, OwnerJobs, Trace,
-                           TraceJob, TraceSpec, forecast_messages, generate, load_trace)
+from control.planner import Planner, PlannerConfig, parse_planner_config
+from control.scenario import (
+    Device,
+    Key,
+    _read,
+    _section,
+    load_yaml,
+    p_choice,
+    p_duration,
+    p_int,
+    p_name,
+    p_percent,
+    p_rate,
+    p_size,
+    p_str,
+    parse_device,
+)
+from control.trace import (
+    FORECASTERS,
+    BorrowerJobs,
+    IOProfile,
+    Lognormal,
+    OwnerJobs,
+    Trace,
+    TraceJob,
+    TraceSpec,
+    forecast_messages,
+    generate,
+    load_trace,
+)
 
 POLICIES = ("static", "share", "anticipate", "robust", "oracle")
 NS = 1_000_000_000
@@ -197,18 +223,6 @@ BORROWER_JOB_KEYS = _section(
     Key("bs", "size", p_size(4096, 16 << 20, 4096), "block size", "128k"),
     Key("iodepth", "integer", p_int(1, 65536), "IO depth", 16),
 )
-PLANNER_KEYS = _section(
-    Key("slowdown_budget", "percent", p_percent, "P(owner arrives while lent) per job", "1%"),
-    Key("horizon", "duration", p_duration(), "reclaim horizon", "200ms"),
-    Key("write_horizon", "duration", p_duration(), "writes stop this much earlier", "2s"),
-    Key("write_cost", "number", _p_float(1, 100), "cost of a written byte", 4.0),
-    Key("write_caution", "number", _p_float(1, 100), "extra price of lent writes", 4.0),
-    Key("headroom", "percent", p_percent, "capacity never lent", "5%"),
-    Key("aci_gamma", "number", _p_float(1e-6, 0.5), "adaptive coverage step", 0.002),
-    Key("fallback_window", "integer", p_int(5, 10000), "outcomes in the fallback test", 50),
-    Key("fallback_pvalue", "number", _p_float(1e-12, 0.5), "fallback threshold", 0.001),
-    Key("ring", "integer", p_int(8, 1 << 20), "residuals kept per source", 512),
-)
 TRACE_KEYS = _section(
     Key("path", "string", p_str, "trace file (relative to the scenario)", required=True),
     Key("format", "choice", p_choice(("helios", "philly")), "helios | philly", required=True),
@@ -257,7 +271,7 @@ def parse_cluster_scenario(data: Any, src: str, default_name: str = "training-cl
     di = _read(c.get("diurnal", {}), DIURNAL_KEYS, src, "cluster.diurnal")
     oj = _read(c.get("owner_jobs", {}), OWNER_JOB_KEYS, src, "cluster.owner_jobs")
     bj = _read(c.get("borrower_jobs", {}), BORROWER_JOB_KEYS, src, "cluster.borrower_jobs")
-    pl = _read(c.get("planner", {}), PLANNER_KEYS, src, "cluster.planner")
+    planner = parse_planner_config(c.get("planner", {}), src, "cluster.planner", cap)
 
     def o_(k: str) -> Any:
         return _dflt(OWNER_JOB_KEYS, oj, k)
@@ -265,8 +279,6 @@ def parse_cluster_scenario(data: Any, src: str, default_name: str = "training-cl
     def b_(k: str) -> Any:
         return _dflt(BORROWER_JOB_KEYS, bj, k)
 
-    def p_(k: str) -> Any:
-        return _dflt(PLANNER_KEYS, pl, k)
     it = o_("iteration")
     if len(it) != 2 or not 0 < it[0] <= it[1]:
         raise ConfigError(src, "cluster.owner_jobs.iteration", "expected [low, high] durations")
@@ -283,16 +295,6 @@ def parse_cluster_scenario(data: Any, src: str, default_name: str = "training-cl
         jobs_per_min=b_("jobs_per_min"),
         size_bytes=Lognormal(b_("size"), b_("size_sigma"), b_("size_min"), b_("size_max")),
         writers=b_("writers") / 100.0, write_fraction=b_("write_mix") / 100.0)
-    try:
-        planner = PlannerConfig(
-            capacity_bps=cap, slowdown_budget=p_("slowdown_budget") / 100.0,
-            horizon_s=p_("horizon") / 1e9, write_horizon_s=p_("write_horizon") / 1e9,
-            write_cost=p_("write_cost"), write_caution=p_("write_caution"),
-            headroom=p_("headroom") / 100.0, aci_gamma=p_("aci_gamma"),
-            fallback_window=p_("fallback_window"), fallback_pvalue=p_("fallback_pvalue"),
-            ring=p_("ring"))
-    except ValueError as e:
-        raise ConfigError(src, "cluster.planner", str(e)) from None
     duration_s = _dflt(TOP_KEYS, top, "duration") / 1e9
     spec = TraceSpec(owners=tuple((o.name, o.reserve_bps) for o in owners), duration_s=duration_s,
                      owner_jobs=owner_jobs, borrower_jobs=borrower_jobs,
@@ -328,13 +330,13 @@ def load_cluster_scenario(path: str | Path) -> ClusterScenario:
 
 
 def make_trace(sc: ClusterScenario, seed: int) -> Trace:
+    """The scenario's trace: generated from its spec, or loaded from its trace file."""
     if sc.trace_path is None:
-        return generate(replace(sc.spec, history_jobs=sc.spec.history_jobs), seed)
-    t = load_trace(sc.trace_path, sc.trace_format, dict(sc.spec.owners), seed,
-                   time_scale=sc.time_scale, owner_jobs=sc.spec.owner_jobs,
-                   borrower_jobs=sc.spec.borrower_jobs, write_cost=sc.planner.write_cost,
-                   max_duration_s=sc.duration_s)
-    return t
+        return generate(sc.spec, seed)
+    return load_trace(sc.trace_path, sc.trace_format, dict(sc.spec.owners), seed,
+                      time_scale=sc.time_scale, owner_jobs=sc.spec.owner_jobs,
+                      borrower_jobs=sc.spec.borrower_jobs, write_cost=sc.planner.write_cost,
+                      max_duration_s=sc.duration_s)
 
 
 # ------------------------------------------------------------- owner model ---
@@ -434,8 +436,8 @@ def _p99(counts: np.ndarray, edges: np.ndarray) -> float:
 def run_policy(sc: ClusterScenario, trace: Trace, policy: str, forecaster: str, seed: int,
                messages: Sequence[tuple[float, dict[str, Any]]] | None = None) -> dict[str, Any]:
     """One policy on one trace: the result document (see the module docs)."""
-    from dataplane.sim import Simulator, hist_edges_ns
     from control.results import device_overrides
+    from dataplane.sim import Simulator, hist_edges_ns
     if policy not in POLICIES:
         raise ValueError(f"{policy!r} is not a policy here (allowed: {', '.join(POLICIES)})")
     wall0 = time.monotonic()
@@ -778,6 +780,18 @@ def sim_command(scenario: str, policies: Sequence[str], seed: int | None, durati
         click.echo(format_table(docs))
 
 
-__all__ = ["POLICIES", "ClusterScenario", "Owner", "load_cluster_scenario",
-           "parse_cluster_scenario", "is_cluster_scenario", "evaluate", "run_policy",
-           "make_trace", "owner_phases", "owner_demand", "format_table", "sim_command"]
+__all__ = [
+    "POLICIES",
+    "ClusterScenario",
+    "Owner",
+    "evaluate",
+    "format_table",
+    "is_cluster_scenario",
+    "load_cluster_scenario",
+    "make_trace",
+    "owner_demand",
+    "owner_phases",
+    "parse_cluster_scenario",
+    "run_policy",
+    "sim_command",
+]

@@ -35,8 +35,9 @@ from __future__ import annotations
 import json
 import math
 import socket
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Mapping, Union
+from typing import Any, Union
 
 from control import units
 from control.errors import JbofError
@@ -404,7 +405,7 @@ class Client:
     def close(self) -> None:
         self._sock.close()
 
-    def __enter__(self) -> "Client":
+    def __enter__(self) -> Client:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -495,7 +496,25 @@ class Client:
         return self.request({"type": "ls"})
 
 
-__all__ = ["Message", "Forecast", "Arrived", "Finished", "Cancel", "Ls", "Demand",
-           "MessageError", "ForecastError", "Client", "parse_message", "decode_line",
-           "request_id", "ok_reply", "error_reply", "encode", "message_dict",
-           "MESSAGE_TYPES", "ERROR_CODES", "MAX_LINE_BYTES"]
+__all__ = [
+    "ERROR_CODES",
+    "MAX_LINE_BYTES",
+    "MESSAGE_TYPES",
+    "Arrived",
+    "Cancel",
+    "Client",
+    "Demand",
+    "Finished",
+    "Forecast",
+    "ForecastError",
+    "Ls",
+    "Message",
+    "MessageError",
+    "decode_line",
+    "encode",
+    "error_reply",
+    "message_dict",
+    "ok_reply",
+    "parse_message",
+    "request_id",
+]

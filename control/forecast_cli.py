@@ -24,7 +24,7 @@ DEFAULT_SOCKET = "jbof/forecast.sock"
 
 
 def _path(socket: str | None) -> str:
-    from control.serve import socket_path
+    from control.forecast_server import socket_path
     return socket_path(socket or DEFAULT_SOCKET)
 
 

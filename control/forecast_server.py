@@ -8,7 +8,17 @@
 or, from ``jbof serve``, in one call (owners: tenants with a reservation;
 borrowers: scavenger-class tenants of the serve config)::
 
-    svc = ForecastService.for_engine(engine, config["tenants"], path, capacity_bps)
+    svc = ForecastService.from_config(engine, parse_forecast_config(raw, src), tenants)
+
+where ``raw`` is the daemon config's ``forecast:`` section (FORECAST_KEYS)::
+
+    forecast:
+      socket: jbof/forecast.sock     # relative paths live under $XDG_RUNTIME_DIR (or /tmp)
+      mode: "0660"
+      capacity: 2800MiB/s            # what the drive sustains, read-equivalent bytes/s
+      tick: 100ms
+      planner: {slowdown_budget: 1%, horizon: 200ms}     # control/planner.py PLANNER_KEYS
+      calibration: {sched: [0.0, -0.3, 0.2]}   # optional warm start: residuals per source
 
 The socket is separate from the admin socket and has its own file mode
 (default 0o660): a forecaster can send forecast/arrived/finished/cancel/ls
@@ -26,16 +36,29 @@ fatal).  ``clock`` is injectable: tests drive ``tick()`` by hand.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import selectors
 import socket
 import threading
 import time
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
-from control.forecast import (MAX_LINE_BYTES, Ls, MessageError, decode_line, encode, error_reply,
-                              ok_reply, parse_message, request_id)
-from control.planner import Plan, Planner, PlannerConfig
+from control.errors import ConfigError
+from control.forecast import (
+    MAX_LINE_BYTES,
+    Ls,
+    MessageError,
+    decode_line,
+    encode,
+    error_reply,
+    ok_reply,
+    parse_message,
+    request_id,
+)
+from control.planner import Plan, Planner, PlannerConfig, parse_planner_config
+from control.scenario import Key, _read, _section, p_duration, p_rate, p_str
 
 log = logging.getLogger("jbof.forecast")
 MAX_CLIENTS = 64
@@ -43,8 +66,72 @@ DEFAULT_MODE = 0o660
 OUT_LIMIT = 1 << 20           # stop reading a client whose replies pile up unread
 
 
+DEFAULT_SOCKET = "jbof/forecast.sock"
+
+
+def socket_path(raw: str) -> str:
+    """Relative socket paths live under $XDG_RUNTIME_DIR (or /tmp), like the NBD socket."""
+    p = os.path.expanduser(raw)
+    return p if os.path.isabs(p) else os.path.join(os.environ.get("XDG_RUNTIME_DIR") or "/tmp", p)
+
+
+def _p_mode(v: Any) -> int:
+    if isinstance(v, str) and v.strip() and set(v.strip()) <= set("01234567"):
+        n = int(v.strip(), 8)
+    elif isinstance(v, int) and not isinstance(v, bool):
+        n = v
+    else:
+        n = -1
+    if not 0 <= n <= 0o777:
+        raise ValueError(f"{v!r} is not a file mode (examples: \"0660\", \"0600\")")
+    return n
+
+
+def _p_calibration(v: Any) -> dict[str, list[float]]:
+    if not isinstance(v, dict):
+        raise ValueError("expected a mapping of source name to a list of residuals")
+    out: dict[str, list[float]] = {}
+    for name, vals in v.items():
+        if not isinstance(name, str) or not isinstance(vals, list) or not all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+                for x in vals):
+            raise ValueError(f"{name!r}: expected a list of numbers (ln(actual / predicted lead))")
+        out[name] = [float(x) for x in vals]
+    return out
+
+
+FORECAST_KEYS = _section(
+    Key("socket", "path", p_str, "forecast socket (relative: under $XDG_RUNTIME_DIR)",
+        DEFAULT_SOCKET),
+    Key("mode", "octal", _p_mode, "the socket's file mode (its own: not the admin socket's)",
+        "0660"),
+    Key("capacity", "rate", p_rate, "what the drive sustains, read-equivalent bytes/s",
+        required=True),
+    Key("tick", "duration", p_duration(positive=True), "planner period", "100ms"),
+    Key("planner", "mapping", lambda v: v, "planner settings (control/planner.py)", {}),
+    Key("calibration", "mapping", _p_calibration, "warm start: source -> residuals", {}),
+)
+
+
+def parse_forecast_config(data: Any, src: str, where: str = "forecast") -> dict[str, Any]:
+    """The daemon config's ``forecast:`` section, validated (ConfigError, one line)."""
+    got = _read(data, FORECAST_KEYS, src, where)
+    cap = got["capacity"]
+    if cap <= 0:
+        raise ConfigError(src, f"{where}.capacity", "must be > 0")
+    tick = got.get("tick", 100_000_000) / 1e9
+    if not 0.001 <= tick <= 60:
+        raise ConfigError(src, f"{where}.tick", "must be in 1ms..60s")
+    path = socket_path(got.get("socket", DEFAULT_SOCKET))
+    if len(os.fsencode(path)) > 107:
+        raise ConfigError(src, f"{where}.socket", f"{path!r} is longer than 107 bytes")
+    return {"socket": path, "mode": got.get("mode", DEFAULT_MODE), "tick_s": tick,
+            "planner": parse_planner_config(got.get("planner", {}), src, f"{where}.planner", cap),
+            "calibration": got.get("calibration", {})}
+
+
 class _Conn:
-    __slots__ = ("sock", "inbuf", "outbuf", "skipping")
+    __slots__ = ("inbuf", "outbuf", "skipping", "sock")
 
     def __init__(self, sock: socket.socket) -> None:
         self.sock = sock
@@ -91,13 +178,27 @@ class ForecastService:
 
     @classmethod
     def for_engine(cls, engine: Any, tenants: Sequence[Mapping[str, Any]], path: str,
-                   capacity_bps: int, cfg: PlannerConfig | None = None, **kw: Any) -> "ForecastService":
+                   capacity_bps: int, cfg: PlannerConfig | None = None,
+                   calibration: Mapping[str, Sequence[float]] | None = None,
+                   **kw: Any) -> ForecastService:
         """A started service that sets scavengers' ``limit`` on a dataplane.engine.Engine."""
         owners, borrowers = cls.roles(tenants)
         planner = Planner(cfg or PlannerConfig(capacity_bps=capacity_bps), owners, borrowers)
+        for source, residuals in (calibration or {}).items():
+            planner.source(source).add_residuals(residuals)
         svc = cls(path, planner, lambda name, bps: engine.set_tenant(name, limit=bps), **kw)
         svc.start()
         return svc
+
+    @classmethod
+    def from_config(cls, engine: Any, fcfg: Mapping[str, Any],
+                    tenants: Sequence[Mapping[str, Any]]) -> ForecastService:
+        """``jbof serve``'s one call: ``fcfg`` from parse_forecast_config, ``tenants`` the
+        engine config's tenant dicts (name, class, reserve)."""
+        pc: PlannerConfig = fcfg["planner"]
+        return cls.for_engine(engine, tenants, fcfg["socket"], pc.capacity_bps, cfg=pc,
+                              calibration=fcfg.get("calibration"), tick_s=fcfg["tick_s"],
+                              mode=fcfg["mode"])
 
     # -- requests and ticks (thread-safe) ------------------------------------
 
@@ -198,7 +299,7 @@ class ForecastService:
             except OSError:
                 pass
 
-    def __enter__(self) -> "ForecastService":
+    def __enter__(self) -> ForecastService:
         self.start()
         return self
 
@@ -307,4 +408,4 @@ class ForecastService:
             pass
 
 
-__all__ = ["ForecastService", "DEFAULT_MODE", "MAX_CLIENTS"]
+__all__ = ["DEFAULT_MODE", "MAX_CLIENTS", "ForecastService"]

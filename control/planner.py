@@ -100,10 +100,21 @@ from __future__ import annotations
 
 import math
 from collections import deque
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
+from control.errors import ConfigError
 from control.forecast import Arrived, Cancel, Finished, Forecast, Ls, Message
+from control.scenario import (
+    Key,
+    _read,
+    _section,
+    p_choice,
+    p_duration,
+    p_int,
+    p_percent,
+)
 
 MODES = ("robust", "point")
 MiB = 1 << 20
@@ -142,6 +153,54 @@ class PlannerConfig:
         for ok, what in checks:
             if not ok:
                 raise ValueError(f"planner: {what}")
+
+
+def _number(lo: float, hi: float) -> Any:
+    def parse(v: Any) -> float:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
+            raise ValueError(f"{v!r} is not a number in {lo:g}..{hi:g}")
+        return float(v)
+    return parse
+
+
+# The planner's settings in config files (the training-cluster scenario's
+# ``cluster.planner`` and the daemon's ``forecast.planner``): one table.
+PLANNER_KEYS = _section(
+    Key("mode", "choice", p_choice(MODES), "robust (calibrated) | point (forecasts at face "
+        "value)", "robust"),
+    Key("slowdown_budget", "percent", p_percent, "P(owner arrives while lent) per job", "1%"),
+    Key("horizon", "duration", p_duration(), "reclaim horizon: planner tick + the data "
+        "plane's reclaim bound + margin", "200ms"),
+    Key("write_horizon", "duration", p_duration(), "writes stop this much earlier", "2s"),
+    Key("write_cost", "number", _number(1, 100), "read-equivalent cost of a written byte", 4.0),
+    Key("write_caution", "number", _number(1, 100), "extra price of lent writes", 4.0),
+    Key("headroom", "percent", p_percent, "capacity never lent", "5%"),
+    Key("aci_gamma", "number", _number(1e-6, 0.5), "adaptive coverage step", 0.002),
+    Key("fallback_window", "integer", p_int(5, 10000), "outcomes in the fallback test", 50),
+    Key("fallback_pvalue", "number", _number(1e-12, 0.5), "fallback threshold", 0.001),
+    Key("ring", "integer", p_int(8, 1 << 20), "residuals kept per source", 512),
+)
+
+
+def parse_planner_config(data: Any, src: str, where: str, capacity_bps: int) -> PlannerConfig:
+    """A planner settings mapping (PLANNER_KEYS) -> PlannerConfig; ConfigError, one line."""
+    got = _read(data, PLANNER_KEYS, src, where)
+
+    def val(k: str) -> Any:
+        if k in got:
+            return got[k]
+        d = PLANNER_KEYS[k].default
+        return PLANNER_KEYS[k].parse(d) if isinstance(d, str) else d
+    try:
+        return PlannerConfig(
+            capacity_bps=capacity_bps, slowdown_budget=val("slowdown_budget") / 100.0,
+            horizon_s=val("horizon") / 1e9, write_horizon_s=val("write_horizon") / 1e9,
+            write_cost=val("write_cost"), write_caution=val("write_caution"),
+            headroom=val("headroom") / 100.0, aci_gamma=val("aci_gamma"),
+            fallback_window=val("fallback_window"), fallback_pvalue=val("fallback_pvalue"),
+            ring=val("ring"), mode=val("mode"))
+    except ValueError as e:
+        raise ConfigError(src, where, str(e)) from None
 
 
 # -------------------------------------------------------------- calibrator ---
@@ -224,6 +283,7 @@ class Calibrator:
         vals = self._vals()
         q = self.lower()
         q_nom = conformal_lower(vals, self.budget)
+        nominal_miss: bool | None
         if rho is None or forced_miss:
             miss = nominal_miss = True
         else:
@@ -583,5 +643,15 @@ class Planner:
                 "static_pool_bps": self.static_pool_bps}
 
 
-__all__ = ["Planner", "PlannerConfig", "Calibrator", "Plan", "OwnerPlan", "Job",
-           "conformal_lower", "conformal_upper", "binomial_tail", "MODES"]
+__all__ = [
+    "MODES",
+    "Calibrator",
+    "Job",
+    "OwnerPlan",
+    "Plan",
+    "Planner",
+    "PlannerConfig",
+    "binomial_tail",
+    "conformal_lower",
+    "conformal_upper",
+]

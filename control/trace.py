@@ -47,10 +47,10 @@ import csv
 import io
 import json
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -544,7 +544,23 @@ def forecast_messages(jobs: Sequence[TraceJob], kind: str, seed: int,
 _ORDER = {"forecast": 0, "cancel": 1, "arrived": 2, "finished": 3}
 
 
-__all__ = ["Trace", "TraceJob", "IOProfile", "TraceSpec", "OwnerJobs", "BorrowerJobs",
-           "Lognormal", "generate", "diurnal_arrivals", "write_helios", "read_helios",
-           "read_philly", "load_trace", "forecast_messages", "FORECASTERS", "MODELS",
-           "ForecasterModel", "RawJob"]
+__all__ = [
+    "FORECASTERS",
+    "MODELS",
+    "BorrowerJobs",
+    "ForecasterModel",
+    "IOProfile",
+    "Lognormal",
+    "OwnerJobs",
+    "RawJob",
+    "Trace",
+    "TraceJob",
+    "TraceSpec",
+    "diurnal_arrivals",
+    "forecast_messages",
+    "generate",
+    "load_trace",
+    "read_helios",
+    "read_philly",
+    "write_helios",
+]

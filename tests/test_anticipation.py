@@ -102,7 +102,12 @@ def test_reclaim_bound(bound_ms: int) -> None:
 def test_owner_demand_matches_the_generator() -> None:
     """The analytic demand the slowdown metric uses equals what the C workload
     generator asks for (within two IOs)."""
-    from control.anticipation import load_cluster_scenario, make_trace, owner_demand, owner_workload
+    from control.anticipation import (
+        load_cluster_scenario,
+        make_trace,
+        owner_demand,
+        owner_workload,
+    )
     from dataplane.sim import Simulator
     sc = load_cluster_scenario(SCEN)
     job = make_trace(sc, 7).owners()[0]

@@ -6,9 +6,20 @@ from typing import Any
 
 import pytest
 
-from control.forecast import (MAX_LINE_BYTES, Arrived, Cancel, Finished, Forecast, Ls,
-                              MessageError, decode_line, encode, error_reply, ok_reply,
-                              parse_message)
+from control.forecast import (
+    MAX_LINE_BYTES,
+    Arrived,
+    Cancel,
+    Finished,
+    Forecast,
+    Ls,
+    MessageError,
+    decode_line,
+    encode,
+    error_reply,
+    ok_reply,
+    parse_message,
+)
 
 MiB = 1 << 20
 NOW = 1000.0

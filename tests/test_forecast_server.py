@@ -11,8 +11,9 @@ import os
 import socket
 import stat
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -223,3 +224,51 @@ def test_cli_errors_are_one_line(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "is not JSON" in r.output
     r = run.invoke(main, ["forecast", "push", "--socket", str(tmp_path / "x"), "--job", "j"])
     assert r.exit_code == 2 and "--tenant" in r.output
+
+
+def test_daemon_config_section_and_from_config(tmp_path: Path) -> None:
+    """The daemon's ``forecast:`` section -> one call that starts the service."""
+    from control.forecast_server import parse_forecast_config
+    raw = {"socket": str(tmp_path / "fc.sock"), "mode": "0600", "capacity": "2800MiB/s",
+           "tick": "20ms", "planner": {"slowdown_budget": "1%", "horizon": "200ms"},
+           "calibration": {"sched": [0.0] * 297 + [-0.9] * 3}}
+    fcfg = parse_forecast_config(raw, "serve.yaml")
+    assert fcfg["mode"] == 0o600 and fcfg["tick_s"] == 0.02
+    assert fcfg["planner"].capacity_bps == CAP and fcfg["planner"].slowdown_budget == 0.01
+
+    calls: list[tuple[str, dict[str, int]]] = []
+
+    class FakeEngine:
+        def set_tenant(self, name: str, **changes: int) -> None:
+            calls.append((name, changes))
+
+    tenants = [{"name": "team-a", "class": "reserved", "reserve": 700 * MiB},
+               {"name": "batch", "class": "scavenger", "reserve": 0}]
+    s = ForecastService.from_config(FakeEngine(), fcfg, tenants)
+    try:
+        assert stat.S_IMODE(os.stat(s.path).st_mode) == 0o600
+        assert s.planner.source("sched").lower() == -0.9          # warm-started
+        with Client(s.path) as c:
+            c.forecast("j1", "team-a", "sched", arrival_in=3600)   # lends team-a for ~24 min
+        assert wait_for(lambda: calls[-1] == ("batch", {"limit": int(0.95 * CAP)}))
+    finally:
+        s.stop()
+
+
+@pytest.mark.parametrize("raw,key", [
+    ({}, "forecast.capacity"),
+    ({"capacity": "fast"}, "forecast.capacity"),
+    ({"capacity": "1GiB/s", "mode": "0999"}, "forecast.mode"),
+    ({"capacity": "1GiB/s", "tick": "0s"}, "forecast.tick"),
+    ({"capacity": "1GiB/s", "planner": {"slowdown_budget": "70%"}}, "forecast.planner"),
+    ({"capacity": "1GiB/s", "planner": {"nope": 1}}, "forecast.planner.nope"),
+    ({"capacity": "1GiB/s", "calibration": {"s": ["x"]}}, "forecast.calibration"),
+    ({"capacity": "1GiB/s", "slo": "1ms"}, "forecast.slo"),
+])
+def test_daemon_config_errors(raw: dict[str, Any], key: str) -> None:
+    from control.errors import ConfigError
+    from control.forecast_server import parse_forecast_config
+    with pytest.raises(ConfigError) as e:
+        parse_forecast_config(raw, "serve.yaml")
+    assert e.value.path == key, str(e.value)
+    assert str(e.value).startswith("serve.yaml: ") and "\n" not in str(e.value)

@@ -10,8 +10,14 @@ import numpy as np
 import pytest
 
 from control.forecast import Arrived, Cancel, Demand, Finished, Forecast, parse_message
-from control.planner import (Calibrator, Planner, PlannerConfig, binomial_tail, conformal_lower,
-                             conformal_upper)
+from control.planner import (
+    Calibrator,
+    Planner,
+    PlannerConfig,
+    binomial_tail,
+    conformal_lower,
+    conformal_upper,
+)
 
 MiB = 1 << 20
 CAP = 2800 * MiB

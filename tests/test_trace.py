@@ -10,9 +10,19 @@ import pytest
 
 from control.errors import ConfigError
 from control.forecast import Forecast, parse_message
-from control.trace import (BorrowerJobs, Lognormal, OwnerJobs, TraceSpec, diurnal_arrivals,
-                           forecast_messages, generate, load_trace, read_helios, read_philly,
-                           write_helios)
+from control.trace import (
+    BorrowerJobs,
+    Lognormal,
+    OwnerJobs,
+    TraceSpec,
+    diurnal_arrivals,
+    forecast_messages,
+    generate,
+    load_trace,
+    read_helios,
+    read_philly,
+    write_helios,
+)
 
 FIX = Path(__file__).resolve().parent / "fixtures"
 MiB = 1 << 20
