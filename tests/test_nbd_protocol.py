@@ -415,8 +415,8 @@ def test_live_control_from_python_threads(server: dict[str, Any], background: di
     assert c.at_eof()
     c = NBD(server["sock"])
     assert c.option(OPT_GO, c.go_data("late", []))[-1][0] == REP_ERR_UNKNOWN
-    lat = eng.tenant_latency("b")
-    assert lat["count"] > 0 and 0 < lat["p50"] <= lat["p99"] <= lat["max"]
+    lat = eng.tenant_latency("b")  # a RAM drive completes at dispatch: p50 may be 0 ns
+    assert lat["count"] > 0 and 0 <= lat["p50"] <= lat["p99"] <= lat["max"]
 
 
 # ------------------------------------------------------------ shutdown ---
