@@ -5,11 +5,13 @@
     docs[2]["anticipation"]["borrower_mean_job_latency_s"]
 
 Model.  One drive.  Owner tenants hold reservations for their training jobs
-(class reserved); each owner's jobs arrive per the trace and run as open-loop
-Simulator workloads with phases (per-iteration read bursts, compute gaps,
-periodic checkpoint writes).  Each borrower job is a scavenger tenant that
+(class reserved or latency, as the scenario says); each owner's jobs arrive
+per the trace and run as open-loop Simulator workloads with phases
+(per-iteration 128 KiB read bursts, compute gaps, periodic checkpoints written
+sequentially in 256 KiB IOs).  Each borrower job is a scavenger tenant that
 reads (some also write) closed-loop from its arrival until it has moved its
-bytes.  The forecaster's messages (control/trace.py) go through the wire
+bytes.  Owners' and borrowers' jobs that overlap are simulated together; the
+run ends when every borrower is done (or ``drain`` after the trace).  The forecaster's messages (control/trace.py) go through the wire
 schema (control/forecast.py) into the planner (control/planner.py); the
 planner runs every ``tick`` of virtual time and its limits are applied with
 ``Simulator.set_tenant`` between steps -- no per-IO Python.
@@ -90,7 +92,7 @@ POLICIES = ("static", "share", "anticipate", "robust", "oracle")
 NS = 1_000_000_000
 MiB = 1 << 20
 READ_BS = 128 * 1024
-CKPT_BS = 1 << 20
+CKPT_BS = 256 * 1024
 SLOWDOWN_THROUGHPUT = 0.95
 P99_MIN_SAMPLES = 100
 RECLAIM_SAMPLE_MS = 50
