@@ -43,14 +43,29 @@ import stat
 import struct
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from control import units
-from control.config import (Config, ConfigError, Tenant, check_config, document,
-                            drive_capacity_bps, drive_sched_overrides, dump_yaml, engine_tenant,
-                            parse_drive_changes, parse_tenant_args, parse_tenant_changes,
-                            save_config, tenant_doc, tenant_live_settings)
+from control.config import (
+    Config,
+    ConfigError,
+    Tenant,
+    check_config,
+    document,
+    drive_capacity_bps,
+    drive_sched_overrides,
+    dump_yaml,
+    engine_tenant,
+    parse_drive_changes,
+    parse_tenant_args,
+    parse_tenant_changes,
+    save_config,
+    tenant_doc,
+    tenant_live_settings,
+    tenant_settings,
+)
 from control.errors import JbofError
 
 log = logging.getLogger("jbof.admin")
@@ -96,16 +111,16 @@ class Control:
         self._on_shutdown = on_shutdown
         self._lock = threading.Lock()
         self.metrics_url: str | None = None
-        self._pin_sizes()
 
     @property
     def config(self) -> Config:
         """The current config (an immutable object, replaced on each change)."""
         return self._cfg
 
-    def _pin_sizes(self) -> None:
+    def pin_sizes(self) -> None:
         """Tenants without a size got an equal share at start: record it, so a
-        restart from the persisted file lays the namespaces out the same."""
+        restart from the persisted file lays the namespaces out the same.
+        Call once the Engine runs."""
         pinned = []
         for t in self._cfg.tenants:
             if t.size is None:
@@ -241,10 +256,9 @@ class Control:
             raise AdminError(_errno_code(e), f"tenant {t.name!r}: {e}") from None
         except ValueError as e:
             raise AdminError("engine", f"tenant {t.name!r}: {e}") from None
-        before, after = tenant_doc(old), tenant_doc(t)
-        changed = {k: [before.get(k), after.get(k)] for k in sorted(set(before) | set(after))
-                   if before.get(k) != after.get(k)}
-        out = {"tenant": after, "changed": changed}
+        before, after = tenant_settings(old), tenant_settings(t)
+        changed = {k: [before[k], after[k]] for k in before if before[k] != after[k]}
+        out = {"tenant": tenant_doc(t), "changed": changed}
         out.update(self._commit(new, f"tenant.set {t.name}"))
         return out
 
@@ -270,7 +284,7 @@ class Control:
         rows = []
         for d in self._cfg.drives:
             row: dict[str, Any] = {**drive_doc(d)}
-            cap, why = drive_capacity_bps(d)
+            cap, _why = drive_capacity_bps(d)
             row["capacity_bps"] = cap
             row["reserved_bps"] = sum(t.reserve for t in self._cfg.tenants if t.drive == d.name)
             row["live"] = read_drive(self.engine, d.name)
@@ -334,6 +348,7 @@ class Control:
 def _policy_band(policy: str) -> dict[str, int]:
     """The band fields of a policy's default controller config (from the C core)."""
     from dataplane._jbof import ffi, lib
+
     from dataplane.sim import policy_code
     cfg = ffi.new("jbof_sched_cfg *")
     if lib.jbof_sched_default_cfg(policy_code(policy), cfg) < 0:
@@ -469,7 +484,7 @@ class AdminServer:
         self._wake_r, self._wake_w = os.pipe()
         self._thread = threading.Thread(target=self._accept_loop, name="jbof-admin", daemon=True)
         self._thread.start()
-        log.info("admin socket %s (mode %s)", path, oct(self.mode))
+        log.info("admin socket %s (mode %04o)", path, self.mode)
 
     def _accept_loop(self) -> None:
         assert self._sock is not None
@@ -495,7 +510,7 @@ class AdminServer:
 
     def _admit(self, conn: socket.socket) -> None:
         conn.setblocking(True)
-        pid, uid, gid = _peer(conn)
+        pid, uid, _gid = _peer(conn)
         if self.mode & 0o077 == 0 and uid not in (0, os.geteuid()):
             log.warning("admin: refused uid %d (pid %d)", uid, pid)
             self._send_quietly(conn, encode_reply(None, error=AdminError(
@@ -538,7 +553,7 @@ class AdminServer:
                         return
                     try:
                         chunk = conn.recv(65536)
-                    except (socket.timeout, OSError):
+                    except (TimeoutError, OSError):
                         return
                     if not chunk:
                         if buf.strip():         # a last request without its newline
@@ -646,7 +661,7 @@ class Client:
         self._buf = b""
         self._next_id = 1
 
-    def __enter__(self) -> "Client":
+    def __enter__(self) -> Client:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -666,7 +681,7 @@ class Client:
                                  f"{units.format_size(MAX_REPLY_BYTES)}")
             try:
                 chunk = self._sock.recv(1 << 20)
-            except socket.timeout:
+            except TimeoutError:
                 raise AdminError("timeout", f"no reply from {self.path}") from None
             except OSError as e:
                 raise AdminError("connect", f"admin socket {self.path}: "
@@ -721,7 +736,9 @@ class ControlPlane:
         self._admin_explicit = admin_explicit
 
     def start(self) -> None:
+        """Start the admin socket and metrics; the Engine must be running."""
         cfg = self._cfg
+        self.control.pin_sizes()
         self.admin = AdminServer(self.control, cfg.admin_socket, cfg.admin.mode,
                                  cfg.admin.max_connections)
         try:

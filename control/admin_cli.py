@@ -13,15 +13,24 @@ import json
 import re
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import click
 
 from control import units
 from control.admin import AdminError, Client
 from control.cli import BadValue, run_guarded
-from control.config import (CONTROLLER_KEYS, DEFAULT_ADMIN_SOCKET, DRIVE_KEYS, TENANT_KEYS,
-                            load_config, resolve_socket_path, schema_text, summary)
+from control.config import (
+    CONTROLLER_KEYS,
+    DEFAULT_ADMIN_SOCKET,
+    DRIVE_KEYS,
+    TENANT_KEYS,
+    load_config,
+    resolve_socket_path,
+    schema_text,
+    summary,
+)
 from control.metrics import quantile
 from control.scenario import Key
 
@@ -262,8 +271,7 @@ def tenant_set(name: str, socket_path: str, **settings: Any) -> None:
         raise NothingToDo("nothing to change: give at least one of --weight, --reserve, "
                                "--limit, --limit-iops, --latency-slo, --class, --sq-depth")
     res = call(socket_path, "tenant.set", name=name, **args)
-    changed = ", ".join(f"{k} {a if a is not None else '-'} -> {b if b is not None else '-'}"
-                        for k, (a, b) in res["changed"].items())
+    changed = ", ".join(f"{k} {a} -> {b}" for k, (a, b) in res["changed"].items())
     click.echo(f"tenant {name}: {changed or 'unchanged'}")
 
 
@@ -333,9 +341,9 @@ def drive_ls(as_json: bool, socket_path: str) -> None:
             f"{_dur(live['band_lo_ns'])}..{_dur(live['band_hi_ns'])}",
             live["ctl_state"], units.human_rate(live["rate_bps"]),
             f"{live['write_factor']:.2f}", str(live["inflight_ios"]),
-            f"{units.human_rate(d['reserved_bps'])}/{units.human_rate(cap) if cap else '?'}"])
+            f"{units.human_rate(d['reserved_bps'])} of {units.human_rate(cap) if cap else '-'}"])
     click.echo(table(rows, ["DRIVE", "BACKEND", "POLICY", "SIZE", "ALLOC", "BAND", "STATE",
-                            "RATE", "WFACTOR", "INFLIGHT", "RESERVED/CAP"]))
+                            "RATE", "WFACTOR", "INFLIGHT", "RESERVED"]))
 
 
 @drive.command("set")

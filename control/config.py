@@ -51,24 +51,59 @@ import os
 import re
 import stat
 import tempfile
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import yaml
 
 from control import units
 from control.errors import ConfigError
-from control.scenario import (CLASSES, POLICIES, Key, _read, _section, _show, load_yaml, p_bool,
-                              p_choice, p_int, p_name, p_str)
+from control.scenario import (
+    CLASSES,
+    POLICIES,
+    Key,
+    _read,
+    _section,
+    _show,
+    load_yaml,
+    p_bool,
+    p_choice,
+    p_int,
+    p_name,
+    p_str,
+)
 
 __all__ = [
-    "Band", "Drive", "Tenant", "Listen", "Admin", "Config", "ConfigError",
-    "parse_config", "load_config", "check_config", "engine_config", "document", "dump_yaml",
-    "save_config", "schema_text", "summary", "drive_capacity_bps", "parse_tenant_args",
-    "parse_tenant_changes", "parse_drive_changes", "resolve_socket_path", "runtime_dir",
-    "TENANT_KEYS", "TENANT_LIVE_KEYS", "DRIVE_KEYS", "DRIVE_LIVE_KEYS", "CONTROLLER_KEYS",
+    "CONTROLLER_KEYS",
     "DEFAULT_ADMIN_SOCKET",
+    "DRIVE_KEYS",
+    "DRIVE_LIVE_KEYS",
+    "TENANT_KEYS",
+    "TENANT_LIVE_KEYS",
+    "Admin",
+    "Band",
+    "Config",
+    "ConfigError",
+    "Drive",
+    "Listen",
+    "Tenant",
+    "check_config",
+    "document",
+    "drive_capacity_bps",
+    "dump_yaml",
+    "engine_config",
+    "load_config",
+    "parse_config",
+    "parse_drive_changes",
+    "parse_tenant_args",
+    "parse_tenant_changes",
+    "resolve_socket_path",
+    "runtime_dir",
+    "save_config",
+    "schema_text",
+    "summary",
 ]
 
 BACKENDS = ("memory", "file", "emulated")
@@ -411,7 +446,7 @@ class Config:
         raise KeyError(name)
 
     def with_overrides(self, unix: str | None = None, tcp: str | None = None,
-                       admin_socket: str | None = None, metrics: str | None = None) -> "Config":
+                       admin_socket: str | None = None, metrics: str | None = None) -> Config:
         """The command line's --unix/--tcp/--admin-socket/--metrics over the file's values."""
         listen, admin, met = self.listen, self.admin, self.metrics
         for opt, value, parse in (("--unix", unix, p_path), ("--tcp", tcp, p_hostport),
@@ -449,7 +484,7 @@ class Config:
         if nbd is None:
             return resolve_socket_path(DEFAULT_ADMIN_SOCKET)
         p = Path(nbd)
-        stem = p.name[:-len(".sock")] if p.name.endswith(".sock") else p.name
+        stem = p.name.removesuffix(".sock")
         return str(p.parent / ("admin.sock" if stem == "nbd" else f"{stem}.admin.sock"))
 
 
@@ -577,10 +612,10 @@ def parse_config(data: Any, src: str = "<config>") -> Config:
     for i, raw in enumerate(raw_tenants):
         where = f"tenants[{i}]"
         t = _read(raw, TENANT_KEYS, src, where)
-        for j, x in enumerate(tenants):
-            if x.name == t["name"]:
+        for j, other in enumerate(tenants):
+            if other.name == t["name"]:
                 raise ConfigError(src, f"{where}.name",
-                                  f"'{x.name}' is already the name of tenants[{j}]")
+                                  f"'{other.name}' is already the name of tenants[{j}]")
         tenants.append(_tenant_from(t, _default_drive(t.get("drive"), tuple(drives), src, where)))
     cfg = Config(drives=tuple(drives), tenants=tuple(tenants), listen=listen, admin=admin,
                  metrics=top.get("metrics"), source=src)
@@ -851,9 +886,9 @@ def drive_doc(d: Drive) -> dict[str, Any]:
     if d.band is not None:
         out["band"] = d.band.text()
     if d.controller:
-        fmt = {"rate_min": units.format_rate, "rate_max": units.format_rate,
-               "rate_init": units.format_rate, "bucket": units.format_size,
-               "ewma_shift": lambda v: v}
+        fmt: dict[str, Callable[[int], Any]] = {
+            "rate_min": units.format_rate, "rate_max": units.format_rate,
+            "rate_init": units.format_rate, "bucket": units.format_size, "ewma_shift": int}
         out["controller"] = {k: fmt[k](v) for k, v in d.controller}
     if d.capacity is not None:
         out["capacity"] = units.format_rate(d.capacity)
@@ -890,6 +925,16 @@ def tenant_doc(t: Tenant) -> dict[str, Any]:
     if t.sq_depth is not None:
         out["sq_depth"] = t.sq_depth
     return out
+
+
+def tenant_settings(t: Tenant) -> dict[str, Any]:
+    """A tenant's live settings in human units, defaults included (``0`` = none)."""
+    return {"weight": t.weight, "class": t.effective_class,
+            "reserve": units.format_rate(t.reserve) if t.reserve else "0",
+            "limit": units.format_rate(t.limit) if t.limit else "0",
+            "limit_iops": units.format_iops(t.limit_iops) if t.limit_iops else "0",
+            "latency_slo": units.format_duration(t.latency_slo) if t.latency_slo else "0",
+            "sq_depth": t.sq_depth if t.sq_depth is not None else "default"}
 
 
 def document(cfg: Config) -> dict[str, Any]:

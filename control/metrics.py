@@ -51,7 +51,8 @@ import functools
 import logging
 import math
 import threading
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 from control.config import Config
 from control.scenario import CLASSES, POLICIES
@@ -193,8 +194,11 @@ class JbofCollector:
         yield from families
 
     def _families(self, snap: dict[str, Any]) -> list[Any]:
-        from prometheus_client.core import (CounterMetricFamily, GaugeMetricFamily,
-                                            HistogramMetricFamily)
+        from prometheus_client.core import (
+            CounterMetricFamily,
+            GaugeMetricFamily,
+            HistogramMetricFamily,
+        )
         TL = ["tenant", "drive"]
 
         def fam(kind: Any, name: str, doc: str, labels: list[str]) -> Any:

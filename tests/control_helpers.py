@@ -2,14 +2,19 @@
 socket + optional metrics) on short unix socket paths, and tool checks."""
 from __future__ import annotations
 
+import errno
+import os
 import shutil
+import socket
 import tempfile
 import textwrap
 import threading
+import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -51,7 +56,7 @@ class Daemon:
 def daemon(config_text: str, metrics: bool = False, **admin: Any) -> Iterator[Daemon]:
     """Serve config_text (YAML) in this process; sockets in a fresh short dir."""
     from control.admin import ControlPlane
-    from control.config import load_config, engine_config
+    from control.config import engine_config, load_config
     from dataplane.engine import Engine
 
     tmp = short_tmp()
@@ -74,3 +79,44 @@ def daemon(config_text: str, metrics: bool = False, **admin: Any) -> Iterator[Da
         plane.close()
         eng.close()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def connect_as(path: str, uid: int, gid: int) -> tuple[str, str]:
+    """Connect to path from a child that dropped to uid/gid; (outcome, detail)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:                                 # child: no exec, no pytest
+        try:
+            os.close(r)
+            os.setgroups([])
+            os.setgid(gid)
+            os.setuid(uid)
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.settimeout(5)
+            try:
+                s.connect(path)
+                s.settimeout(1)
+                try:                          # a refusal comes at once, unasked
+                    data = s.recv(4096)
+                except TimeoutError:
+                    s.settimeout(5)
+                    s.sendall(b'{"v": 1, "op": "tenant.list"}\n')
+                    data = s.recv(4096)
+                out = "connected:" + data.decode(errors="replace")
+            except OSError as e:
+                out = f"refused:{errno.errorcode.get(e.errno or 0, e.errno)}"
+            os.write(w, out.encode()[:4000])
+        finally:
+            os._exit(0)
+    os.close(w)
+    data = b""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        chunk = os.read(r, 4096)
+        if not chunk:
+            break
+        data += chunk
+    os.close(r)
+    os.waitpid(pid, 0)
+    outcome, _, detail = data.decode().partition(":")
+    return outcome, detail

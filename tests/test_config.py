@@ -15,9 +15,18 @@ import yaml
 from click.testing import CliRunner
 
 from control.cli import main
-from control.config import (CONTROLLER_KEYS, Config, ConfigError, document, dump_yaml,
-                            effective_controller, load_config, parse_config, save_config,
-                            schema_text)
+from control.config import (
+    CONTROLLER_KEYS,
+    Config,
+    ConfigError,
+    document,
+    dump_yaml,
+    effective_controller,
+    load_config,
+    parse_config,
+    save_config,
+    schema_text,
+)
 from dataplane import extension_available
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -451,5 +460,6 @@ def test_requests_on_one_connection_keep_order_and_ids() -> None:
 def test_config_type_is_frozen() -> None:
     cfg = parse_config(yaml.safe_load(ONE_DRIVE), "c")
     assert isinstance(cfg, Config)
-    with pytest.raises(Exception):
+    import dataclasses
+    with pytest.raises(dataclasses.FrozenInstanceError):
         cfg.drives = ()  # type: ignore[misc]
