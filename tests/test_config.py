@@ -463,3 +463,21 @@ def test_config_type_is_frozen() -> None:
     import dataclasses
     with pytest.raises(dataclasses.FrozenInstanceError):
         cfg.drives = ()  # type: ignore[misc]
+
+
+def readme_section() -> str:
+    text = (ROOT / "README.md").read_text()
+    start = text.index("## Operating the daemon")
+    end = text.index("\n## ", start + 1)
+    return text[start:end]
+
+
+def test_readme_documents_every_config_key_and_op() -> None:
+    from control.admin import OPS
+    from control.config import SECTIONS
+    doc = readme_section()
+    for _title, keys in SECTIONS:
+        for key in keys:
+            assert f"`{key}`" in doc or f"`{key}[]`" in doc, key
+    for op in OPS:
+        assert f"`{op}`" in doc, op

@@ -167,3 +167,15 @@ def test_grafana_dashboard_uses_only_exported_metrics() -> None:
     for word in ("iops", "throughput", "latency", "queue", "throttled", "slo", "controller",
                  "dispatch", "write cost", "in-flight"):
         assert word in titles, word
+
+
+def test_readme_documents_every_metric() -> None:
+    from control_helpers import daemon
+    text = (ROOT / "README.md").read_text()
+    doc = text[text.index("## Operating the daemon"):]
+    doc = doc[:doc.index("\n## ", 1)]
+    with daemon(CFG, metrics=True) as d:
+        fams, _text = scrape(d.metrics_url)
+    for fam in fams.values():
+        name = fam.name + ("_total" if fam.type == "counter" else "")
+        assert f"`{name}`" in doc, name
