@@ -31,7 +31,8 @@ One thread, one ``selectors`` loop: each connection has its own input buffer
 and output buffer; a bad line gets its error reply and the next line is read
 as usual.  Every ``tick_s`` the planner plans at ``clock()`` and ``apply`` is
 called for each borrower whose limit changed (exceptions are logged, never
-fatal).  ``clock`` is injectable: tests drive ``tick()`` by hand.
+fatal); a borrower's own configured limit stays an upper bound, and ``stop()``
+restores it.  ``clock`` is injectable: tests drive ``tick()`` by hand.
 """
 from __future__ import annotations
 
@@ -145,7 +146,9 @@ class ForecastService:
 
     def __init__(self, path: str, planner: Planner, apply: Callable[[str, int], None],
                  tick_s: float = 0.1, clock: Callable[[], float] = time.time,
-                 mode: int = DEFAULT_MODE) -> None:
+                 mode: int = DEFAULT_MODE, configured: Mapping[str, int] | None = None) -> None:
+        """``configured``: each borrower's own limit (bytes/s, 0 = none).  The planner
+        never raises a borrower above it, and ``stop()`` puts it back."""
         if not 0.001 <= tick_s <= 60:
             raise ValueError(f"forecast service: tick_s must be in 1ms..60s, got {tick_s!r}")
         if not 0 <= mode <= 0o777:
@@ -158,6 +161,7 @@ class ForecastService:
         self.tick_s = tick_s
         self.clock = clock
         self.mode = mode
+        self.configured = dict(configured or {})
         self.applied: dict[str, int] = {}
         self._lock = threading.Lock()
         self._sel: selectors.BaseSelector | None = None
@@ -186,7 +190,9 @@ class ForecastService:
         planner = Planner(cfg or PlannerConfig(capacity_bps=capacity_bps), owners, borrowers)
         for source, residuals in (calibration or {}).items():
             planner.source(source).add_residuals(residuals)
-        svc = cls(path, planner, lambda name, bps: engine.set_tenant(name, limit=bps), **kw)
+        configured = {t["name"]: int(t.get("limit", 0)) for t in tenants if t["name"] in borrowers}
+        svc = cls(path, planner, lambda name, bps: engine.set_tenant(name, limit=bps),
+                  configured=configured, **kw)
         svc.start()
         return svc
 
@@ -234,7 +240,9 @@ class ForecastService:
         """Plan now and apply the limits that changed."""
         with self._lock:
             plan = self.planner.plan(self.clock())
-            changed = {n: v for n, v in plan.limits.items() if self.applied.get(n) != v}
+            limits = {n: min(v, self.configured[n]) if self.configured.get(n) else v
+                      for n, v in plan.limits.items()}
+            changed = {n: v for n, v in limits.items() if self.applied.get(n) != v}
         for name, bps in changed.items():
             try:
                 self.apply(name, bps)
@@ -281,10 +289,17 @@ class ForecastService:
         self._thread.start()
 
     def stop(self) -> None:
+        """Stop serving; borrowers get their configured limits back."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
+        for name in list(self.applied):
+            try:
+                self.apply(name, self.configured.get(name, 0))
+            except Exception:
+                log.exception("forecast: cannot restore the limit of %s", name)
+        self.applied.clear()
         for c in list(self._conns.values()):
             c.sock.close()
         self._conns.clear()

@@ -168,15 +168,20 @@ def test_for_engine_wiring(tmp_path: Path) -> None:
 
     tenants = [{"name": "reader", "class": "latency", "reserve": 100 * MiB},
                {"name": "trainer", "class": "best-effort", "reserve": 0},
-               {"name": "batch", "class": "scavenger", "reserve": 0}]
-    assert ForecastService.roles(tenants) == ({"reader": 100 * MiB}, {"batch": 0.0})
+               {"name": "batch", "class": "scavenger", "reserve": 0},
+               {"name": "capped", "class": "scavenger", "reserve": 0, "limit": 100 * MiB}]
+    assert ForecastService.roles(tenants) == ({"reader": 100 * MiB},
+                                              {"batch": 0.0, "capped": 0.0})
     s = ForecastService.for_engine(FakeEngine(), tenants, str(tmp_path / "f.sock"), CAP)
     try:
-        assert wait_for(lambda: bool(calls))
-        # no forecasting source yet: the owner is held, batch gets the static partition
-        assert calls[0] == ("batch", {"limit": CAP - 100 * MiB})
+        assert wait_for(lambda: len(calls) >= 2)
+        # no forecasting source yet: the owner is held, the borrowers split the static
+        # partition -- never above a borrower's own configured limit
+        assert dict(calls[:2]) == {"batch": {"limit": (CAP - 100 * MiB) // 2},
+                                   "capped": {"limit": 100 * MiB}}
     finally:
         s.stop()
+    assert dict(calls[-2:]) == {"batch": {"limit": 0}, "capped": {"limit": 100 * MiB}}
 
 
 def test_apply_errors_are_not_fatal(tmp_path: Path) -> None:
