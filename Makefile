@@ -34,15 +34,15 @@ build: dataplane/.built
 run: build
 	$(PYTHON) -m control.cli sim configs/scenarios/read-vs-write.yaml --policy fifo,gimbal,qos
 
-build/c/%: tests/c/%.c $(CORE_SRCS) csrc/include/jbof.h tests/c/testing.h
+build/c/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/include/*.h) csrc/jbof_internal.h tests/c/testing.h
 	@mkdir -p build/c
 	$(CC) $(CFLAGS_C) -o $@ $< $(CORE_SRCS) -lm
 
-build/asan/%: tests/c/%.c $(CORE_SRCS) csrc/include/jbof.h tests/c/testing.h
+build/asan/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/include/*.h) csrc/jbof_internal.h tests/c/testing.h
 	@mkdir -p build/asan
 	$(CC) $(CFLAGS_C) -O1 $(SAN) -o $@ $< $(CORE_SRCS) -lm
 
-build/arm/%: tests/c/%.c $(CORE_SRCS) csrc/include/jbof.h tests/c/testing.h
+build/arm/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/include/*.h) csrc/jbof_internal.h tests/c/testing.h
 	@mkdir -p build/arm
 	$(ARM_CC) $(CFLAGS_C) -static -o $@ $< $(CORE_SRCS) -lm
 
@@ -60,7 +60,7 @@ test-py: build
 
 test: deps test-c test-asan test-arm test-py
 
-build/bench_sched: scripts/bench_sched.c $(CORE_SRCS) csrc/include/jbof.h
+build/bench_sched: scripts/bench_sched.c $(CORE_SRCS) $(wildcard csrc/include/*.h) csrc/jbof_internal.h
 	@mkdir -p build
 	$(CC) $(CFLAGS_C) -o $@ $< $(CORE_SRCS) -lm
 

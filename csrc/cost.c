@@ -43,7 +43,8 @@
  *    so the writes themselves look fast while they wreck read latency, then
  *    slow all at once.  wf saw-tooths between those two moments.
  *
- * 3b. Learned from congestion (ours, learn = 2).  What a write really costs
+ * 3b. Learned from congestion (learn = 2, an alternative the autotuner can
+ *    pick; the default for every policy is Gimbal's rule).  What a write really costs
  *    is what it does to everyone else.  So a write completion counts as
  *    "slow" when the *drive* is congested as it completes (the latency
  *    controller is in CONGESTION or OVERLOADED, whichever kind of IO put it

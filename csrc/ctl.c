@@ -51,7 +51,9 @@
  *
  *        lo = base * band_lo_pct / 100     hi = base * band_hi_pct / 100
  *
- *    (clamped into Gimbal's [lat_min/4, lat_max]).  Worked example: base
+ *    (lo at least lat_min/4, hi within [lat_min/2, lat_max]: a RAM-backed
+ *    device answering in 2 us gets 62..125 us, i.e. no steering, instead of
+ *    a band made of host scheduling noise).  Worked example: base
  *    85 us, 150% / 300% -> band 128..255 us.  A 4 KiB reader at QD 32 alone
  *    (127 us mean) sits in the band, unthrottled; a 128 KiB writer that
  *    fills the drive's write buffer makes write latency jump to 400 us+, past
@@ -67,10 +69,19 @@
  *    completions since -- the additive terms add up, so this is the same
  *    controller at a quarter of the per-IO cost.
  *
- * 4. Pacing.  Dispatch spends tokens from a bucket refilled at rate_bps and
- *    capped at bucket_bytes (Gimbal: 256 KiB).  An IO may be dispatched while
- *    the balance is positive, leaving it negative by at most one IO's cost;
- *    ctl_next_ns says when the balance turns positive again.
+ * 4. Pacing.  Dispatch spends tokens from two buckets, one for reads and
+ *    one for writes (and the other commands), as Gimbal does.  The refill at
+ *    rate_bps is split evenly; a full bucket (capped at bucket_bytes,
+ *    Gimbal: 256 KiB) spills into the other, so reads alone or writes alone
+ *    get the whole rate, and when both wait each gets at least half.
+ *    Writes are priced in the same cost units (cost.c: write factor), so the
+ *    write bucket lets rate / wf bytes of writes through.  An IO may be
+ *    dispatched while its bucket's balance is positive, leaving it negative
+ *    by at most one IO's cost; ctl_next_ns says when a balance turns
+ *    positive again.  Two buckets matter: a 128 KiB write at wf 9 costs
+ *    1.2 MB, and the debt it leaves must hold back the next writes, not the
+ *    4 KiB reads queued behind it (with one bucket a reader at depth 12
+ *    next to such a writer got 14% of what it gets alone).
  *
  *    Worked example: rate 1000 MiB/s = 1.048576 bytes/ns.  A 128 KiB write
  *    at wf 4 costs 538 KB; with a full 256 KiB bucket it is dispatched and
@@ -134,7 +145,7 @@ void ctl_init(ctl_state *c, const jbof_ctl_cfg *cfg, uint64_t now_ns)
     c->state = JBOF_CTL_SLOWSTART;
     c->state_enter[JBOF_CTL_SLOWSTART] = 1;
     c->rate_bps = cfg->rate_init_bps;
-    c->tokens = cfg->bucket_bytes;
+    c->tokens[0] = c->tokens[1] = cfg->bucket_bytes;
     c->last_refill_ns = now_ns;
     c->threshold_ns = cfg->lat_max_ns;
     c->win_start_ns = now_ns;
@@ -146,11 +157,15 @@ static void band_compute(const ctl_state *c, uint64_t *lo_out, uint64_t *hi_out)
 {
     uint64_t lo = c->cfg.lat_min_ns, hi = c->cfg.lat_max_ns;
     if (c->cfg.band_hi_pct && c->base_ns) {
-        uint64_t floor = c->cfg.lat_min_ns / 4;
+        /* floors: a RAM-backed or cached device answers in microseconds and
+         * has no knee worth steering; below lat_min/4 .. lat_min/2 the
+         * band would only measure the host's own scheduling noise */
         lo = c->base_ns * c->cfg.band_lo_pct / 100;
         hi = c->base_ns * c->cfg.band_hi_pct / 100;
-        if (lo < floor)
-            lo = floor;
+        if (lo < c->cfg.lat_min_ns / 4)
+            lo = c->cfg.lat_min_ns / 4;
+        if (hi < c->cfg.lat_min_ns / 2)
+            hi = c->cfg.lat_min_ns / 2;
         if (hi > c->cfg.lat_max_ns)
             hi = c->cfg.lat_max_ns;
     }
@@ -204,18 +219,32 @@ void ctl_refill(ctl_state *c, uint64_t now_ns)
     uint64_t add = (c->rate_bps * dt) / JBOF_NS_PER_S;
     if (add == 0)
         return; /* keep last_refill_ns so sub-byte credit is not lost */
-    int64_t t = c->tokens + (int64_t)add;
-    if (t > (int64_t)c->cfg.bucket_bytes)
-        t = c->cfg.bucket_bytes;
-    c->tokens = t;
+    /* half the refill to each bucket; what a full bucket cannot hold spills
+     * into the other, so one kind alone gets the whole rate */
+    int64_t cap = c->cfg.bucket_bytes;
+    int64_t r = c->tokens[0] + (int64_t)(add / 2);
+    int64_t w = c->tokens[1] + (int64_t)(add - add / 2);
+    if (r > cap) {
+        w += r - cap;
+        r = cap;
+    }
+    if (w > cap) {
+        r += w - cap;
+        w = cap;
+        if (r > cap)
+            r = cap;
+    }
+    c->tokens[0] = r;
+    c->tokens[1] = w;
     c->last_refill_ns = now_ns;
 }
 
-uint64_t ctl_next_ns(const ctl_state *c, uint64_t now_ns)
+uint64_t ctl_next_ns(const ctl_state *c, uint64_t now_ns, int k)
 {
-    if (c->tokens > 0)
+    if (c->tokens[k] > 0)
         return now_ns;
-    uint64_t need = (uint64_t)(1 - c->tokens);
+    /* worst case: half the refill reaches this bucket */
+    uint64_t need = 2 * (uint64_t)(1 - c->tokens[k]);
     uint64_t base = c->last_refill_ns > now_ns ? c->last_refill_ns : now_ns;
     uint64_t dt = (uint64_t)(((__uint128_t)need * JBOF_NS_PER_S + c->rate_bps - 1) / c->rate_bps);
     return base + (dt ? dt : 1);
@@ -258,8 +287,9 @@ static void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns)
         ctl_enter(c, JBOF_CTL_OVERLOADED);
         if (c->meas_rate_bps < rate)
             rate = c->meas_rate_bps;
-        if (c->tokens > 0)
-            c->tokens = 0;
+        for (int k = 0; k < 2; k++)
+            if (c->tokens[k] > 0)
+                c->tokens[k] = 0;
         thr = lo + (thr - lo) / 2;
     } else if (l > thr) {
         /* congested: back off by the cost just completed */

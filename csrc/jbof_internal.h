@@ -76,7 +76,7 @@ typedef struct ctl_state {
     jbof_ctl_cfg cfg;
     uint32_t state;              /* enum jbof_ctl_state */
     uint64_t rate_bps;           /* cost-bytes per second */
-    int64_t tokens;              /* cost-bytes, may run negative by one IO */
+    int64_t tokens[2];           /* read / write buckets, cost-bytes, may run negative by one IO */
     uint64_t last_refill_ns;
     uint64_t threshold_ns;       /* dynamic threshold in [lat_min, lat_max] */
     uint64_t target_cap_ns;      /* extra ceiling from latency SLOs (0 = none) */
@@ -108,8 +108,9 @@ void ctl_refill(ctl_state *c, uint64_t now_ns);
 /* Completion of an IO of `cost` that took lat_ns in the drive.  Returns 1 if
  * the sample was above the current threshold (the IO was "slow"). */
 int ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, uint32_t cost, uint64_t lat_ns, uint64_t now_ns);
-/* When will the bucket hold a positive balance again? */
-uint64_t ctl_next_ns(const ctl_state *c, uint64_t now_ns);
+/* When will bucket k (0 read, 1 write) hold a positive balance again? */
+uint64_t ctl_next_ns(const ctl_state *c, uint64_t now_ns, int k);
+static inline int ctl_bucket(uint32_t op) { return op == JBOF_OP_READ ? 0 : 1; }
 uint64_t ctl_upper_ns(const ctl_state *c);
 
 /* ---- small deterministic PRNG (splitmix64 seeding xoshiro256**) ---- */

@@ -19,10 +19,13 @@
  *
  * 3. The qos policy (ours), one dispatch decision:
  *
- *      a. drive budget: the latency controller (ctl.c) must have tokens;
- *         otherwise nothing leaves and next_event_ns says when to retry.
+ *      a. drive budget: the latency controller (ctl.c) paces with two
+ *         token buckets, reads and writes; an IO goes only while its kind's
+ *         bucket is positive, and next_event_ns says when to retry.
  *      b. reservations: tenants with reserve_bps whose reservation tag is
- *         due (tag <= now) go first, latency-critical before reserved.
+ *         due (tag <= now) go first, latency-critical before reserved, even
+ *         when the buckets are empty (a reservation was admitted against
+ *         capacity; it is still charged to the buckets, so the others pay).
  *         tag = max(tag, now - 1 ms) + bytes / reserve_bps (mClock's R tag,
  *         with 1 ms of banked credit at most).  The cost is also charged to
  *         the tenant's DRR deficit so it does not get its share twice.
@@ -153,6 +156,9 @@ struct jbof_sched {
     uint32_t n_backlogged;    /* tenants with queued IO */
     uint32_t n_parked;        /* backlogged tenants parked for lack of in-flight room */
     uint32_t alone;           /* qos: at most one tenant active, nobody to isolate */
+    uint32_t starved;         /* buckets (bit 0 read, 1 write) that held IO back */
+    uint32_t n_active_scav;   /* scavenger tenants active */
+    uint32_t n_lc_backlogged; /* latency-critical tenants with queued IO (qos) */
     uint32_t n_active;        /* tenants with queued or in-flight IO */
     uint64_t active_weight;   /* sum of weights of active non-scavenger tenants */
     uint64_t win_per_weight_x256; /* total_slots * slot_bytes / active_weight, x256 */
@@ -319,7 +325,7 @@ int jbof_sched_default_cfg(uint32_t policy, jbof_sched_cfg *c)
         .write_factor_init_x256 = 9 * 256,
         .write_factor_min_x256 = 256,
         .write_factor_max_x256 = 9 * 256,
-        .learn = policy == JBOF_POLICY_QOS ? 2 : 1,
+        .learn = 1,
         .period_ns = 100000000ull,
     };
     c->ctl = (jbof_ctl_cfg){
@@ -539,8 +545,10 @@ static inline int is_active(const tenant *t) { return t->count || t->inflight; }
 
 static void active_weight_adjust(jbof_sched *s, const tenant *t, int sign)
 {
-    if (t->cfg.klass == JBOF_CLASS_SCAVENGER)
+    if (t->cfg.klass == JBOF_CLASS_SCAVENGER) {
+        s->n_active_scav += sign > 0 ? 1u : (uint32_t)-1;
         return;
+    }
     if (sign > 0)
         s->active_weight += t->cfg.weight;
     else
@@ -598,7 +606,11 @@ int jbof_sched_tenant_set(jbof_sched *s, uint32_t id, const jbof_tenant_cfg *cfg
     if (act)
         active_weight_adjust(s, t, -1);
     uint32_t old_class = t->cfg.klass;
+    if (t->count && old_class == JBOF_CLASS_LATENCY)
+        s->n_lc_backlogged--;
     rc = tenant_apply_cfg(t, cfg);
+    if (t->count && t->cfg.klass == JBOF_CLASS_LATENCY)
+        s->n_lc_backlogged++;
     if (act)
         active_weight_adjust(s, t, +1);
     if (rc)
@@ -650,6 +662,8 @@ int jbof_sched_submit(jbof_sched *s, const jbof_io *io, uint64_t now_ns)
     t->st.submitted++;
     if (t->count++ == 0) {
         s->n_backlogged++;
+        if (t->cfg.klass == JBOF_CLASS_LATENCY)
+            s->n_lc_backlogged++;
         if (!t->inflight) {
             s->n_active++;
             active_weight_adjust(s, t, +1);
@@ -712,10 +726,12 @@ static void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io *out, uint64_t n
         t->throttled = 0;
     }
     if (policy_uses_ctl(s->cfg.policy) && !s->alone)
-        s->ctl.tokens -= c; /* a tenant alone is not paced (and runs up no debt) */
+        s->ctl.tokens[ctl_bucket(out->opcode)] -= c; /* alone: not paced, runs up no debt */
 
     if (t->count == 0) {
         s->n_backlogged--;
+        if (t->cfg.klass == JBOF_CLASS_LATENCY)
+            s->n_lc_backlogged--;
         if (t->on_list == LIST_PARKED) {
             t->on_list = LIST_NONE;
             s->n_parked--;
@@ -765,13 +781,15 @@ static inline int limit_ok(jbof_sched *s, tenant *t, uint64_t now_ns)
     return 0;
 }
 
+/* Can anything at all be dispatched now? (per-IO: io_budget_ok) */
 static inline int budget_ok(const jbof_sched *s)
 {
     switch (s->cfg.policy) {
     case JBOF_POLICY_GIMBAL:
-        return s->ctl.tokens > 0 && s->inflight_ios < s->cfg.max_inflight_ios;
+        return (s->ctl.tokens[0] > 0 || s->ctl.tokens[1] > 0) && s->inflight_ios < s->cfg.max_inflight_ios;
     case JBOF_POLICY_QOS:
-        return (s->ctl.tokens > 0 || s->alone) && s->inflight_ios < s->cfg.max_inflight_ios;
+        return (s->ctl.tokens[0] > 0 || s->ctl.tokens[1] > 0 || s->alone || s->n_lc_backlogged) &&
+               s->inflight_ios < s->cfg.max_inflight_ios;
     case JBOF_POLICY_DRR:
         return s->inflight_cost < (uint64_t)s->cfg.slot_bytes * s->cfg.total_slots &&
                s->inflight_ios < s->cfg.max_inflight_ios;
@@ -790,6 +808,21 @@ static inline int lc_overdraft(const jbof_sched *s, const tenant *t)
 {
     return s->cfg.policy == JBOF_POLICY_QOS && t->cfg.klass == JBOF_CLASS_LATENCY &&
            s->inflight_ios < s->cfg.max_inflight_ios;
+}
+
+/* May the head IO of t go now, as far as the drive budget goes?  Records
+ * which bucket held it back, for next_event_ns. */
+static inline int io_budget_ok(jbof_sched *s, const tenant *t)
+{
+    if (!policy_uses_ctl(s->cfg.policy))
+        return budget_ok(s);
+    if (s->inflight_ios >= s->cfg.max_inflight_ios)
+        return 0;
+    int k = ctl_bucket(t->ring[t->head].io.opcode);
+    if (s->ctl.tokens[k] > 0 || s->alone || lc_overdraft(s, t))
+        return 1;
+    s->starved |= 1u << k;
+    return 0;
 }
 
 static inline uint32_t slots_allowed(const jbof_sched *s)
@@ -867,12 +900,12 @@ static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *
     int n = 0;
     uint32_t idle_visits = 0;
     while (n < max && l->head >= 0 && idle_visits < l->len) {
-        uint32_t id = (uint32_t)l->head;
-        tenant *t = s->t[id];
-        if (!budget_ok(s) && !lc_overdraft(s, t)) {
+        if (!budget_ok(s)) {
             *waiting = 1;
             break;
         }
+        uint32_t id = (uint32_t)l->head;
+        tenant *t = s->t[id];
         if (limits && !limit_ok(s, t, now_ns)) {
             t->in_turn = 0;
             list_rotate(s, l);
@@ -888,6 +921,19 @@ static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *
             list_del(s, l, id);
             t->on_list = LIST_PARKED;
             s->n_parked++;
+            continue;
+        }
+        if (!io_budget_ok(s, t)) {
+            *waiting = 1;
+            /* its bucket is empty.  If the other bucket is empty too, nothing
+             * can go: stop here and keep the round's order.  Otherwise (e.g.
+             * writes are held, reads may go) let the others pass; it keeps
+             * its turn and deficit for when its bucket refills */
+            int other = 1 - ctl_bucket(t->ring[t->head].io.opcode);
+            if (s->ctl.tokens[other] <= 0 && !s->n_lc_backlogged)
+                break;
+            list_rotate(s, l);
+            idle_visits++;
             continue;
         }
         if (!t->in_turn) {
@@ -916,7 +962,9 @@ static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io *out, i
     for (uint32_t i = 0; i < s->nresv && n < max; i++) {
         uint32_t id = s->resv[i];
         tenant *t = s->t[id];
-        while (n < max && t->count && (budget_ok(s) || lc_overdraft(s, t))) {
+        /* a due reservation is honoured whatever the controller says (it was
+         * admitted against capacity; it is still charged to the buckets) */
+        while (n < max && t->count && s->inflight_ios < s->cfg.max_inflight_ios) {
             if (t->r_tag > now_ns) {
                 if (t->r_tag < s->next_limit_ns)
                     s->next_limit_ns = t->r_tag;
@@ -938,6 +986,7 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
     if (max == 0 || s->n_backlogged == 0)
         return 0;
     s->next_limit_ns = UINT64_MAX;
+    s->starved = 0;
     int waiting = 0;
     switch (s->cfg.policy) {
     case JBOF_POLICY_FIFO:
@@ -954,7 +1003,7 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
     /* gimbal / qos */
     ctl_refill(&s->ctl, now_ns);
     int qos = s->cfg.policy == JBOF_POLICY_QOS;
-    s->alone = qos && s->n_active <= 1;
+    s->alone = qos && s->n_active <= 1 && s->n_active_scav == 0; /* a scavenger is never alone */
     if (s->alone && s->ctl.rate_bps < s->ctl.meas_rate_bps) {
         /* keep the pacing rate at what the lone tenant completes, so a
          * second tenant's arrival starts from the drive's real rate */
@@ -975,6 +1024,8 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
             uint32_t id = (uint32_t)s->scav.head;
             tenant *t = s->t[id];
             if (s->scav_inflight_cost > 0 && s->scav_inflight_cost + t->ring[t->head].io.cost > cap)
+                break;
+            if (!io_budget_ok(s, t))
                 break;
             int w2 = 0;
             int m = dispatch_drr_list(s, &s->scav, now_ns, out + n, 1, 0, 1, &w2);
@@ -1074,10 +1125,16 @@ uint64_t jbof_sched_next_event_ns(const jbof_sched *s, uint64_t now_ns)
     if (!s || s->n_backlogged == 0)
         return UINT64_MAX;
     uint64_t t = s->next_limit_ns;
-    if (policy_uses_ctl(s->cfg.policy) && s->ctl.tokens <= 0) {
-        uint64_t c = ctl_next_ns(&s->ctl, now_ns);
-        if (c < t)
-            t = c;
+    if (policy_uses_ctl(s->cfg.policy)) {
+        for (int k = 0; k < 2; k++) {
+            if (!(s->starved & (1u << k)) && !(s->ctl.tokens[0] <= 0 && s->ctl.tokens[1] <= 0))
+                continue;
+            if (s->ctl.tokens[k] > 0)
+                continue;
+            uint64_t c = ctl_next_ns(&s->ctl, now_ns, k);
+            if (c < t)
+                t = c;
+        }
     }
     if (t != UINT64_MAX && t <= now_ns)
         t = now_ns + 1;
@@ -1135,7 +1192,8 @@ int jbof_sched_drive_stats(const jbof_sched *s, jbof_drive_stats *out)
     if (policy_uses_ctl(s->cfg.policy)) {
         out->ctl_state = s->ctl.state;
         out->rate_bps = s->ctl.rate_bps;
-        out->tokens = s->ctl.tokens;
+        out->tokens = s->ctl.tokens[0];
+        out->tokens_write = s->ctl.tokens[1];
         out->threshold_ns = s->ctl.threshold_ns;
         ctl_band(&s->ctl, &out->band_lo_ns, &out->band_hi_ns);
         out->base_read_ns = s->ctl.base_ns;

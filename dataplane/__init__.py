@@ -47,7 +47,8 @@ def extension_available() -> bool:
 
 
 _LAZY = {"Simulator": "dataplane.sim", "SimResult": "dataplane.sim",
-         "TenantResult": "dataplane.sim", "Latency": "dataplane.sim"}
+         "TenantResult": "dataplane.sim", "Latency": "dataplane.sim",
+         "Engine": "dataplane.engine"}
 
 
 def __getattr__(name: str) -> Any:

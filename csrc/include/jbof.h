@@ -197,7 +197,8 @@ typedef struct jbof_drive_stats {
     uint32_t policy;
     uint32_t ctl_state;           /* enum jbof_ctl_state */
     uint64_t rate_bps;            /* controller's dispatch rate, cost-bytes/s */
-    int64_t tokens;               /* token bucket level, may run negative */
+    int64_t tokens;               /* read token bucket level, may run negative */
+    int64_t tokens_write;         /* write token bucket level */
     uint64_t threshold_ns;        /* controller's dynamic latency threshold */
     uint64_t band_lo_ns;          /* controller's band in force (learned or fixed) */
     uint64_t band_hi_ns;
