@@ -64,8 +64,9 @@ def served(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
 
 
 def run_fio(jobfile: str, out: str, timeout: float = 60) -> dict[str, Any]:
+    # run in the job's folder: fio drops verify state files into its cwd
     r = subprocess.run([need("fio"), jobfile, "--output-format=json", f"--output={out}"],
-                       capture_output=True, text=True, timeout=timeout)
+                       capture_output=True, text=True, timeout=timeout, cwd=os.path.dirname(jobfile))
     assert r.returncode == 0, r.stderr[-2000:]
     return json.loads(Path(out).read_text())
 
