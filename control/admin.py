@@ -590,7 +590,7 @@ class AdminServer:
             reply = encode_reply(rid, error=e)
             op = ""
         except Exception as e:  # a bug must not kill the daemon: report it, keep serving
-            log.error("admin %s: internal error", op, exc_info=True)
+            log.exception("admin %s: internal error", op)
             reply = encode_reply(rid, error=AdminError(
                 "internal", f"{type(e).__name__}: {e}"))
             op = ""

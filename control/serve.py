@@ -42,11 +42,10 @@ from typing import Any
 
 import click
 
-from control.config import engine_config, load_config, parse_config
+from control.config import engine_config, load_config, parse_config, runtime_dir
 from control.config import resolve_socket_path as socket_path
-from control.config import runtime_dir
 
-__all__ = ["serve", "load_serve_config", "parse_serve_config", "socket_path", "runtime_dir"]
+__all__ = ["load_serve_config", "parse_serve_config", "runtime_dir", "serve", "socket_path"]
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "default.yaml"
 LOG_LEVELS = ("debug", "info", "warning", "error")
