@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import pwd
+import shutil
 import socket
 import stat
 import subprocess
@@ -252,8 +253,11 @@ def test_stale_socket_is_replaced_and_a_live_one_refused(tmp_path: Path) -> None
         srv.close()
     assert not os.path.exists(path)
     Path(path).write_text("not a socket")
-    with pytest.raises(AdminError, match="exists and is not a socket"):
-        AdminServer(ctl, path).start()
+    try:
+        with pytest.raises(AdminError, match="exists and is not a socket"):
+            AdminServer(ctl, path).start()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def test_client_connect_errors_are_one_line(tmp_path: Path) -> None:
