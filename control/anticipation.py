@@ -18,8 +18,9 @@ planner runs every ``tick`` of virtual time and its limits are applied with
 
 Policies:
   static      borrowers share what no owner reserved: C - sum(reservations);
-  share       naive work-conserving lending: borrowers unlimited (the
-              scheduler's scavenger class is their only brake);
+  share       naive work-conserving lending: borrowers are unlimited
+              best-effort tenants beside the owners (no scavenger class,
+              nothing reclaims for an arriving owner);
   anticipate  the planner in point mode on the forecaster's word;
   robust      the planner: calibrated quantiles, adaptive coverage, fallback,
               cautious writes;
@@ -468,7 +469,10 @@ def run_policy(sc: ClusterScenario, trace: Trace, policy: str, forecaster: str, 
                               "startdelay": f"{max(0, round(j.start_s * NS))}ns"}
         if wf:
             wl["rwmixread"] = max(0, min(100, round(100 * (1 - wf))))
-        sim.add_tenant(name, wl, klass="scavenger")
+        # naive sharing lends as production schedulers do: borrowers are
+        # ordinary tenants, nothing reclaims for the owner; every other
+        # policy lends through the scavenger class
+        sim.add_tenant(name, wl, klass="best-effort" if policy == "share" else "scavenger")
         borrowers.append(_Borrower(job=j, name=name))
 
     # --- the planner and its messages (times shifted so the clock is positive)

@@ -96,7 +96,9 @@ def test_reclaim_bound(bound_ms: int) -> None:
                       if (counts[i + RECLAIM_WINDOW_MS] - counts[i]) * 128 * 1024 >= need)
     assert reclaim_ms <= bound_ms, reclaim_ms
     assert sim.hist("owner")[0].max_us <= (bound_ms + 1) * 1000
-    assert sim.hist("owner")[0].max_us >= 0.5 * bound_ms * 1000   # the bound is what binds here
+    if bound_ms == 2:   # a tight bound is what binds (with 10 ms the scavenger's
+        # qos in-flight window, not the bound, already limits it to ~1.3 ms)
+        assert sim.hist("owner")[0].max_us >= 0.5 * bound_ms * 1000
 
 
 def test_owner_demand_matches_the_generator() -> None:
