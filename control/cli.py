@@ -223,6 +223,7 @@ main.add_lazy_command("config", "control.admin_cli:config", "Check a config file
 main.add_lazy_command("tenant", "control.admin_cli:tenant", "Add, remove, change, list tenants live.")
 main.add_lazy_command("drive", "control.admin_cli:drive", "List drives; change policy or band live.")
 main.add_lazy_command("stats", "control.admin_cli:stats", "Per-tenant IOPS, MB/s, latency (iostat-like).")
+main.add_lazy_command("bench", "control.bench_cli:bench", "Run a scenario live with fio, policies side by side.")
 
 
 if __name__ == "__main__":

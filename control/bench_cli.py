@@ -1,0 +1,158 @@
+"""``jbof bench``: run a scenario live with fio against the data plane (control/bench.py)."""
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import click
+
+from control import units
+from control.bench import DEFAULT_POLICIES, Backend
+
+
+def _duration(value: str | None) -> int | None:
+    from control.cli import BadValue
+    if value is None:
+        return None
+    try:
+        ns = units.parse_duration_ns(value)
+    except ValueError as e:
+        raise BadValue(str(e), param_hint="'--duration'") from None
+    if ns < 100_000_000:
+        raise BadValue(f"'{value}' is too short for a live run (allowed: 100ms or more)",
+                       param_hint="'--duration'")
+    return ns
+
+
+def _backend(value: str | None) -> Backend:
+    from control.bench import parse_backend
+    from control.cli import BadValue
+    try:
+        return parse_backend(value or "emulated")
+    except ValueError as e:
+        raise BadValue(str(e), param_hint="'--backend'") from None
+
+
+class _Progress:
+    """Progress on stderr: one line per run; on a terminal also a live countdown."""
+
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self.open = False
+
+    def __call__(self, text: str, new_run: bool) -> None:
+        if self.tty:
+            sys.stderr.write(("\n" if new_run and self.open else "\r") + text + "\033[K")
+            sys.stderr.flush()
+            self.open = True
+        elif new_run:
+            click.echo(text, err=True)
+
+    def end(self) -> None:
+        if self.tty and self.open:
+            sys.stderr.write("\n")
+            self.open = False
+
+
+@click.command("bench", short_help="Run a scenario live with fio, policies side by side.")
+@click.argument("scenario", metavar="SCENARIO.yaml")
+@click.option("--policy", "-p", "policies", multiple=True, metavar="P[,P...]",
+              help="Policies to compare, repeat or comma-separate "
+                   f"(default: {','.join(DEFAULT_POLICIES)}).")
+@click.option("--backend", metavar="B", default=None,
+              help="Data plane backend: emulated (default; the scenario's SSD model), memory, "
+                   "or file:PATH.")
+@click.option("--socket", "admin_socket", metavar="PATH", default=None,
+              help="Bench a running `jbof serve` through its admin socket instead of starting "
+                   "a data plane (its tenants must carry the scenario's names).")
+@click.option("--out", "out_dir", metavar="DIR", type=click.Path(file_okay=False), default=None,
+              help="Write report.md, results.json, PNG plots and every fio file here.")
+@click.option("--json", "as_json", is_flag=True, help="Print the JSON result documents.")
+@click.option("--duration", metavar="D", default=None,
+              help="Length of every run (default: the scenario's duration), e.g. 3s.")
+@click.option("--compare-sim", is_flag=True,
+              help="Also run the scenario in the simulator and report live/sim ratios "
+                   "(emulated backend only).")
+@click.option("--peers/--no-peers", default=True, show_default=True,
+              help="Also run the nbdkit peers (memory plugin; rate filter) when installed.")
+def bench(scenario: str, policies: tuple[str, ...], backend: str | None,
+          admin_socket: str | None, out_dir: str | None, as_json: bool, duration: str | None,
+          compare_sim: bool, peers: bool) -> None:
+    """Run SCENARIO.yaml live: one fio process per tenant (fio's nbd engine)
+    against the data plane.  Each tenant runs alone first (policy fifo, no
+    QoS settings), then all together under each policy in turn, then beside
+    nbdkit (no QoS, and static caps with its rate filter) when installed.
+    Prints per-tenant throughput, latency percentiles, share of solo
+    throughput and Jain's index per policy (--json: the result documents).
+
+    \b
+    Example:
+      jbof bench configs/scenarios/read-vs-write.yaml --out /tmp/rvw
+      jbof bench configs/scenarios/latency-vs-hogs.yaml -p fifo,qos --compare-sim
+    """
+    from control.bench import Bench, format_sim_ratios
+    from control.bench import compare_sim as run_sim
+    from control.cli import BadValue, parse_policies, run_guarded
+    from control.results import format_comparison, format_table
+    from control.scenario import load_scenario
+
+    chosen = parse_policies(policies) or list(DEFAULT_POLICIES)
+    run_ns = _duration(duration)
+    if admin_socket is not None and backend is not None:
+        raise BadValue("give --socket (a running daemon) or --backend, not both",
+                       param_hint="'--socket'")
+    be = _backend(backend)
+    if compare_sim and (be.kind != "emulated" or admin_socket is not None):
+        raise BadValue("needs the emulated backend (the simulator runs the same SSD model)",
+                       param_hint="'--compare-sim'")
+    sc = run_guarded(lambda: load_scenario(scenario))
+    keep = out_dir is not None
+    out = Path(out_dir) if out_dir else None
+    if out is not None:
+        run_guarded(lambda: out.mkdir(parents=True, exist_ok=True))
+    # unix socket paths are short (108 bytes): fio files go under --out, sockets in /tmp
+    work = out / "runs" if out is not None else Path(tempfile.mkdtemp(prefix="jbof-bench-"))
+    sockdir = Path(tempfile.mkdtemp(prefix="jbofb-", dir="/tmp"))
+    progress = _Progress()
+    try:
+        b = run_guarded(lambda: Bench(sc, chosen, backend=be, workdir=work, duration_ns=run_ns,
+                                      peers=peers, admin_socket=admin_socket,
+                                      progress=progress, sockdir=sockdir))
+        try:
+            res = run_guarded(b.run)
+        except KeyboardInterrupt:
+            progress.end()
+            click.echo("jbof bench: interrupted; every fio, nbdkit and data plane it started "
+                       "was stopped", err=True)
+            sys.exit(130)
+        progress.end()
+        if compare_sim:
+            run_guarded(lambda: run_sim(res))
+        if out is not None:
+            from control.report import write_report
+            run_guarded(lambda: write_report(out, res))
+    finally:
+        progress.end()
+        shutil.rmtree(sockdir, ignore_errors=True)
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
+    for note in res.notes:
+        click.echo(f"note: {note}", err=True)
+    for w in res.warnings:
+        click.echo(f"warning: {w}", err=True)
+    if as_json:
+        docs: Any = res.docs[0] if len(res.docs) == 1 else res.docs
+        click.echo(json.dumps(docs, indent=2))
+        return
+    click.echo("\n\n".join(format_table(d) for d in res.docs))
+    if len(res.docs) > 1:
+        click.echo("\n" + format_comparison(res.docs))
+    if compare_sim:
+        click.echo("\nlive / sim (emulated backend vs simulator, same model, seed, duration)\n"
+                   + format_sim_ratios(res))
+    if out is not None:
+        click.echo(f"\nreport: {out / 'report.md'}")
