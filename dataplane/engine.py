@@ -39,6 +39,7 @@ from typing import Any
 
 from dataplane import ABI_VERSION, DataplaneError, check
 from dataplane._jbof import ffi, lib
+from dataplane.cstruct import set_fields, struct_dict
 
 if lib.JBOF_ABI_VERSION != ABI_VERSION:
     raise ImportError(f"dataplane._jbof has ABI {lib.JBOF_ABI_VERSION}, the Python side "
@@ -143,40 +144,12 @@ def parse_tcp(v: Any, where: str) -> tuple[str, int]:
 
 
 def _set_struct(cdata: Any, overrides: Mapping[str, Any], where: str) -> None:
-    """Set integer fields of a C struct from a (nested) mapping."""
-    fields = dict(ffi.typeof(cdata).fields)
-    for key, value in overrides.items():
-        fld = fields.get(key)
-        if fld is None or key == "pad":
-            raise EngineConfigError(f"{where}.{key}", "unknown field (allowed: "
-                                    f"{', '.join(n for n in fields if n != 'pad')})")
-        if fld.type.kind == "struct":
-            if not isinstance(value, Mapping):
-                raise EngineConfigError(f"{where}.{key}", "expected a mapping of fields")
-            _set_struct(getattr(cdata, key), value, f"{where}.{key}")
-        else:
-            try:
-                setattr(cdata, key, _int(value, f"{where}.{key}"))
-            except OverflowError:
-                raise EngineConfigError(f"{where}.{key}", f"{value} is out of range") from None
-
-
-def _struct_dict(cdata: Any) -> dict[str, Any]:
-    t = ffi.typeof(cdata)
-    if t.kind == "pointer":
-        cdata, t = cdata[0], t.item
-    out: dict[str, Any] = {}
-    for name, fld in t.fields:
-        if name.startswith("pad"):
-            continue
-        v = getattr(cdata, name)
-        if fld.type.kind == "struct":
-            out[name] = _struct_dict(v)
-        elif fld.type.kind == "array":
-            out[name] = list(v)
-        else:
-            out[name] = v
-    return out
+    """Set integer fields of a C struct from a (nested) mapping (dataplane.cstruct)."""
+    try:
+        set_fields(cdata, overrides, where)
+    except ValueError as e:
+        path, _, msg = str(e).partition(": ")
+        raise EngineConfigError(path, msg) from None
 
 
 # ---------------------------------------------------------------- engine ---
@@ -511,7 +484,7 @@ class Engine:
         out = ffi.new("jbof_sched_cfg *")
         check(lib.jbof_engine_drive_get_cfg(self._need(), self._drive(drive), out),
               "jbof_engine_drive_get_cfg", drive)
-        return _struct_dict(out)
+        return struct_dict(out)
 
     def configure_drive(self, drive: str, overrides: Mapping[str, Any]) -> None:
         """Change scheduler parameters (jbof_sched_cfg fields, nested) live."""
@@ -530,7 +503,7 @@ class Engine:
         out = ffi.new("jbof_export_stats *")
         check(lib.jbof_engine_export_stats(self._need(), name.encode(), out),
               "jbof_engine_export_stats", name)
-        d = _struct_dict(out)
+        d = struct_dict(out)
         d["tenant"]["class"] = CLASS_NAMES.get(d["tenant"].pop("klass"), "?")
         return d
 
@@ -554,14 +527,14 @@ class Engine:
         h = ffi.new("jbof_hist *")
         check(lib.jbof_engine_export_hist(self._need(), name.encode(), h),
               "jbof_engine_export_hist", name)
-        return _struct_dict(h)
+        return struct_dict(h)
 
     def drive_stats(self, name: str) -> dict[str, Any]:
         """Scheduler, controller, backend (and SSD model) counters of one drive."""
         out = ffi.new("jbof_drive_info *")
         check(lib.jbof_engine_drive_stats(self._need(), self._drive(name), out),
               "jbof_engine_drive_stats", name)
-        d = _struct_dict(out)
+        d = struct_dict(out)
         d["sched"]["ctl_state"] = CTL_STATES[d["sched"]["ctl_state"]] \
             if d["sched"]["ctl_state"] < len(CTL_STATES) else "?"
         d["io_mode"] = IO_MODE_NAMES.get(d["io_mode"], "?")
@@ -572,7 +545,7 @@ class Engine:
         """Engine-wide counters (connections, protocol errors, buffers, ...)."""
         out = ffi.new("jbof_engine_stats *")
         check(lib.jbof_engine_get_stats(self._need(), out), "jbof_engine_get_stats")
-        return _struct_dict(out)
+        return struct_dict(out)
 
 
 # Re-exported for callers that catch C failures.
