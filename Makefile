@@ -1,5 +1,6 @@
 # JBOF QoS data plane -- build, test, benchmark.
 #   make run        side-by-side simulation of the default scenario (the main job)
+#   make serve      serve NBD clients on the embedded default config (configs/default.yaml)
 #   make test       everything CI runs: C unit tests (native, ASan+UBSan, aarch64 under qemu) + pytest
 #   make bench      simulator speed (simulated IOs per wall second)
 #   make bench-sched  scheduler instructions per IO under callgrind
@@ -14,7 +15,7 @@ CORE_SRCS += $(filter-out $(CORE_SRCS),$(wildcard csrc/nbd_codec.c))
 C_TESTS := $(patsubst tests/c/%.c,%,$(wildcard tests/c/test_*.c))
 STAMP := build/.deps-installed
 
-.PHONY: all deps build run test test-c test-asan test-arm test-py bench bench-sched bench-nbd clean
+.PHONY: all deps build run serve test test-c test-asan test-arm test-py bench bench-sched bench-nbd clean
 
 all: build
 
@@ -33,6 +34,9 @@ build: dataplane/.built
 
 run: build
 	$(PYTHON) -m control.cli sim configs/scenarios/read-vs-write.yaml --policy fifo,gimbal,qos
+
+serve: build
+	$(PYTHON) -m control.cli serve --config configs/default.yaml
 
 build/c/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/include/*.h) csrc/jbof_internal.h tests/c/testing.h
 	@mkdir -p build/c
