@@ -522,6 +522,9 @@ class Bench:
             jobs = {}
             for t in tenants:
                 idx = list(by_name).index(t.name)
+                assert t.workload is not None
+                if not phase_spans(t.workload, self.run_ns):
+                    continue                    # nothing to do in this run (startdelay)
                 e = exports[t.name]
                 text = job_file(t, e.uri, self.run_ns, seed=self.scenario.seed * 1000 + idx + 1,
                                 size_bytes=e.size_bytes, offset_bytes=e.offset_bytes,
@@ -531,6 +534,7 @@ class Bench:
                 jobs[t.name].write_text(text)
             results = run_all(jobs, rundir, self.run_ns / 1e9 + RUN_SLACK_S,
                               tick=lambda: self._tick(i, run, t_start))
+            results.update({t.name: FioResult() for t in tenants if t.name not in results})
             dp = target.counters()
             device = target.device()
         finally:

@@ -3,15 +3,19 @@ from __future__ import annotations
 
 import json
 import shutil
+import signal
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
 from control import units
 from control.bench import DEFAULT_POLICIES, Backend
+
+T = TypeVar("T")
 
 
 def _duration(value: str | None) -> int | None:
@@ -56,6 +60,20 @@ class _Progress:
         if self.tty and self.open:
             sys.stderr.write("\n")
             self.open = False
+
+
+def _interruptible(fn: Callable[[], T]) -> T:
+    """Run fn with SIGTERM and SIGHUP raising KeyboardInterrupt (like Ctrl-C), so
+    that whatever fn started is stopped on the way out."""
+    def stop(_signum: int, _frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    old = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        return fn()
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
 
 
 @click.command("bench", short_help="Run a scenario live with fio, policies side by side.")
@@ -123,7 +141,7 @@ def bench(scenario: str, policies: tuple[str, ...], backend: str | None,
                                       peers=peers, admin_socket=admin_socket,
                                       progress=progress, sockdir=sockdir))
         try:
-            res = run_guarded(b.run)
+            res = run_guarded(lambda: _interruptible(b.run))
         except KeyboardInterrupt:
             progress.end()
             click.echo("jbof bench: interrupted; every fio, nbdkit and data plane it started "

@@ -393,3 +393,68 @@ def test_running_daemon_through_the_admin_socket() -> None:
             drive = c.call("drive.list")["drives"][0]
         assert rows["r"]["weight"] == 3 and rows["w"]["weight"] == 1
         assert drive["policy"] == "gimbal"
+
+
+# ------------------------------------------------- stopping what it started ---
+
+def test_a_failing_fio_stops_the_others(tmp_path: Path) -> None:
+    """One tenant's fio fails at once; the other (30 s of fio's null engine) is stopped."""
+    if shutil.which("fio") is None:
+        pytest.skip("fio is not installed")
+    import time
+
+    from control.fio import FioError, run_all
+    good, bad = tmp_path / "good.fio", tmp_path / "bad.fio"
+    good.write_text("[g]\nioengine=null\nsize=1m\ntime_based=1\nruntime=30\nrate_iops=100\n")
+    bad.write_text("[b]\nioengine=nbd\nuri=nbd+unix:///x?socket=/nonexistent.sock\nsize=1m\n")
+    t0 = time.monotonic()
+    with pytest.raises(FioError, match="^fio for tenant bad failed .exit 1.: .*nbd"):
+        run_all({"good": good, "bad": bad}, tmp_path, timeout_s=60)
+    assert time.monotonic() - t0 < 15
+    assert not any(Path(f"/proc/{pid}").exists() and "fio" in Path(f"/proc/{pid}/comm")
+                   .read_text() for pid in _children())
+
+
+def _children() -> list[int]:
+    import os
+    me = str(os.getpid())
+    out = []
+    for d in Path("/proc").iterdir():
+        try:
+            if d.name.isdigit() and (d / "stat").read_text().rsplit(")", 1)[1].split()[1] == me:
+                out.append(int(d.name))
+        except (OSError, IndexError):
+            continue
+    return out
+
+
+@pytest.mark.needs_core
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_interrupt_stops_everything(tmp_path: Path, sig: str) -> None:
+    """Ctrl-C (or SIGTERM) in the middle of a run: exit 130, no fio left, no temp files."""
+    live_prereqs()
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    p = tmp_path / "small.yaml"
+    p.write_text(SMALL)
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    proc = subprocess.Popen([sys.executable, "-m", "control.cli", "bench", str(p), "-p", "fifo",
+                             "--backend", "memory", "--duration", "20s", "--no-peers"],
+                            stderr=subprocess.PIPE, text=True, env=env,
+                            cwd=Path(__file__).resolve().parent.parent)
+    kids: list[str] = []
+    deadline = time.monotonic() + 20
+    while not kids and time.monotonic() < deadline:      # wait for the first fio
+        time.sleep(0.2)
+        kids = subprocess.run(["pgrep", "-P", str(proc.pid), "fio"], capture_output=True,
+                              text=True, check=False).stdout.split()
+    assert kids, "no fio started"
+    proc.send_signal(getattr(signal, sig))
+    assert proc.wait(timeout=30) == 130
+    err = proc.stderr.read() if proc.stderr else ""
+    assert "interrupted" in err and "Traceback" not in err, err
+    assert not any(Path(f"/proc/{k}").exists() for k in kids)
+    assert not list(tmp_path.glob("jbof-bench-*"))
