@@ -127,6 +127,10 @@ def bench(scenario: str, policies: tuple[str, ...], backend: str | None,
     if compare_sim and (be.kind != "emulated" or admin_socket is not None):
         raise BadValue("needs the emulated backend (the simulator runs the same SSD model)",
                        param_hint="'--compare-sim'")
+    from control.anticipation import is_cluster_scenario
+    if is_cluster_scenario(scenario):
+        raise click.ClickException(f"{scenario}: a training-cluster scenario (top-level "
+                                   "'cluster:') runs in the simulator only (jbof sim)")
     sc = run_guarded(lambda: load_scenario(scenario))
     keep = out_dir is not None
     out = Path(out_dir) if out_dir else None

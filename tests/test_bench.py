@@ -249,6 +249,8 @@ def test_bad_scenarios_are_one_line(tmp_path: Path) -> None:
     p = tmp_path / "s.yaml"
     p.write_text("tenants: [{name: a, workload: {rw: read, bs: 4x}}]\n")
     assert "tenants[0].workload.bs: '4x' is not a size" in one_error_line(bench(str(p)))
+    p.write_text("cluster: {}\ntenants: []\n")
+    assert "runs in the simulator only" in one_error_line(bench(str(p)))
 
 
 @pytest.mark.needs_core
