@@ -1,0 +1,1047 @@
+"""Online, work-conserving autotuning of the data plane's knobs (after Astra, ASPLOS'19).
+
+1. The problem.  The best latency band, slot size and write price depend on
+   the drive and on the tenant mix, and a training mix repeats (epochs,
+   per-iteration bursts, checkpoints).  The autotuner finds good settings
+   while the data plane keeps serving every IO: a trial only changes knobs
+   of the running scheduler (jbof_sched_configure keeps queued and
+   in-flight IO), nothing is ever held back for the sake of measuring.
+
+2. The objective: throughput at p99 within SLO.  Over a measurement
+   interval I (whole periods of the mix):
+
+       T = sum over tenants of (A * reads + read bytes + W * (A * writes + write bytes)) / |I|
+
+   in read-byte equivalents per second, with FIXED prices A = 3584 bytes per
+   command and W = 3 per written byte (the dct983 profile's per-command
+   cost and its sequential read/write bandwidth ratio).  Fixed, because the
+   scheduler's own write factor is one of the knobs: pricing with it would
+   let the tuner raise throughput by raising prices.  With r = the largest
+   p99 / SLO over the tenants that have an SLO (p99 of the interval's
+   latency histogram; a tenant with IO outstanding and nothing completed
+   has r = infinity):
+
+       J = T                    if r <= 1 (every SLO met)
+       J = T * r^-4             otherwise
+
+   A config 10% over an SLO loses a third of its throughput, so trading
+   latency for bandwidth never pays, yet J stays continuous for the search.
+   Worked example: T = 3.0e9 with the reader's p99 at 1.1 ms against a
+   1 ms SLO gives J = 3.0e9 / 1.1^4 = 2.05e9 -- below a config that meets
+   the SLO at 2.2e9.
+
+3. Trials hold one configuration for whole periods of the mix (profiling.py
+   finds the period; a steady mix uses BASE_PERIOD_S): first settle periods
+   (served, not scored: the controller and cost estimator adapt), then
+   measure periods.  Every period is split into windows of about 100 ms,
+   the granularity of the guardrails:
+
+     - abort: a trial whose p99 so far exceeds (1 + margin) x max(SLO, the
+       incumbent's p99) for a tenant with an SLO is stopped at once and the
+       incumbent restored; so is one with 2 or more periods over an SLO,
+       more than half of its periods (and more than the incumbent has);
+     - budget: a window in which some SLO'd tenant's p99 exceeds its SLO is
+       a violation; during trials each one costs (1 - the incumbent's own
+       violation rate), i.e. only violations beyond what the incumbent
+       would have caused count.  A trial window starts only if its worst
+       case fits in the budget, so the total never exceeds it;
+     - exploration cap: before a trial, the incumbent is held (whole
+       periods) until trial time stays <= cap x the time since the search
+       began (cap 0.5: at most half the time on trial configs).
+
+4. Pruning.  The space is a small grid (KNOBS; default: band x slot x write
+   price = 5 x 3 x 3 = 45 points), searched in stages:
+
+     a. staged coordinate search: one knob at a time, most important first,
+        the others held at the best so far; two passes at most;
+     b. golden-section search along each ordered knob (J along one knob is
+        roughly unimodal: too tight throttles, too loose breaks the SLO),
+        which finds the best of 5 values in 3-4 trials instead of 5;
+     c. dominance elimination: every knob has a direction that lets more
+        work into the drive; a config at least as aggressive on every knob
+        as an aborted one is not tried (it would break the SLO too); and
+        measured configs that another beats on both throughput and latency
+        are dropped from the final round;
+     d. successive halving: the best K = 4 survivors are measured again for
+        2, then 4 periods, keeping the better half each time (the mean over
+        all their measurements), which protects the final pick from one
+        lucky measurement.
+
+   Worked example (training mix, period 1 s, settle 1 + measure 1): the
+   coordinate stage needs about 3 + 3 + 3 (+ up to 6 in a second pass)
+   trials, halving 2 x 2 + 1 x 4 periods; at cap 0.5 that is ~60-80 periods.
+
+5. The index.  The winner is stored under the drive and the workload
+   signature (profiling.py) in a JSON file (written atomically), with its
+   objective and the period.  When a signature is seen again -- later in
+   the run or in another run -- its best config is applied right after
+   profiling: no trial at all.
+
+6. Change detection.  While exploiting, the objective of every period feeds a
+   two-sided CUSUM (profiling.Cusum) and every period's quick signature is
+   compared with the profiled one.  Two periods of another mix -> profile
+   again (then reuse or explore); a CUSUM alarm with the same mix (the drive
+   or the workload's intensity shifted) -> explore again from the current
+   config and update the index entry.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from itertools import product
+from pathlib import Path
+from typing import Any
+
+from control.errors import ConfigError
+from control.profiling import (
+    NS,
+    Cusum,
+    DataPlane,
+    Profile,
+    Sample,
+    SimDataPlane,
+    Window,
+    profile,
+    quick_signature,
+    window,
+)
+
+log = logging.getLogger("jbof.tune")
+
+# Objective prices (section 2).
+A_REF_BYTES = 3584
+WRITE_PRICE_REF = 3
+PENALTY_EXP = 4
+MIN_PERIOD_SLO_IOS = 20      # fewer completions in a period: its p99 says nothing
+MIN_GUARD_SLO_IOS = 50       # fewer completions in a trial so far: no abort yet
+
+INDEX_VERSION = 1
+INDEX_ENV = "JBOF_TUNE_INDEX"
+
+
+# ------------------------------------------------------------------ knobs ---
+
+@dataclass(frozen=True)
+class Knob:
+    """One tunable: its candidate values (ascending), and which way is aggressive."""
+    name: str                         # also its unit, e.g. slot_bytes
+    values: tuple[int, ...]
+    up_is_aggressive: bool            # a larger value lets more work into the drive
+    doc: str
+    to_fields: Callable[[int], dict[str, int]]
+    field: str                        # the sched field that reads the value back
+    writes_only: bool = False         # inert unless some tenant writes
+
+    def fields(self, v: int) -> dict[str, int]:
+        return self.to_fields(v)
+
+
+def _band_fields(v: int) -> dict[str, int]:
+    return {"ctl.band_hi_pct": v, "ctl.band_lo_pct": max(100, v // 2)}
+
+
+def _wf_fields(v: int) -> dict[str, int]:
+    return {"cost.write_factor_max_x256": v, "cost.write_factor_init_x256": v}
+
+
+KNOBS: dict[str, Knob] = {k.name: k for k in (
+    Knob("band_hi_pct", (200, 300, 450, 700, 1200), True,
+         "latency band ceiling, % of the drive's learned unloaded read latency "
+         "(floor: half of it, at least 100%)", _band_fields, "ctl.band_hi_pct"),
+    Knob("slot_bytes", (65536, 131072, 262144), True,
+         "virtual slot size; the drive's in-flight window is total_slots of them",
+         lambda v: {"slot_bytes": v}, "slot_bytes"),
+    Knob("write_factor_max_x256", (512, 1024, 2304), False,
+         "highest write price the estimator may learn (x256), also its start",
+         _wf_fields, "cost.write_factor_max_x256", writes_only=True),
+    Knob("rate_max_bps", (1 << 30, 2 << 30, 4 << 30), True,
+         "drive window: the controller's highest dispatch rate (cost bytes/s)",
+         lambda v: {"ctl.rate_max_bps": v}, "ctl.rate_max_bps"),
+)}
+DEFAULT_KNOBS = ("band_hi_pct", "slot_bytes", "write_factor_max_x256")
+
+Config = tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Space:
+    """The grid searched: some knobs, each with its ordered candidate values."""
+    knobs: tuple[Knob, ...]
+
+    @classmethod
+    def of(cls, names: Sequence[str] = DEFAULT_KNOBS) -> Space:
+        out = []
+        for n in names:
+            if n not in KNOBS:
+                raise ConfigError("--knobs", n, f"is not a knob (allowed: {', '.join(KNOBS)})")
+            out.append(KNOBS[n])
+        if not out or len(set(names)) != len(names):
+            raise ConfigError("--knobs", "", "give one or more distinct knobs "
+                              f"(allowed: {', '.join(KNOBS)})")
+        return cls(tuple(out))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(k.name for k in self.knobs)
+
+    def size(self) -> int:
+        return math.prod(len(k.values) for k in self.knobs)
+
+    def grid(self, base: Config | None = None, active: Sequence[int] | None = None
+             ) -> Iterator[Config]:
+        """Every config; with ``active``, only those knobs vary (the others
+        keep base's values)."""
+        if active is None or base is None:
+            return iter(product(*(k.values for k in self.knobs)))
+        return iter(product(*(k.values if i in active else (base[i],)
+                              for i, k in enumerate(self.knobs))))
+
+    def active(self, writes: bool) -> tuple[int, ...]:
+        """Indices of the knobs that can matter: write-price knobs are inert
+        (exactly: reads are priced without them) while nobody writes."""
+        return tuple(i for i, k in enumerate(self.knobs) if writes or not k.writes_only)
+
+    def step(self, cfg: Config, i: int, aggressive: bool) -> Config | None:
+        """cfg with knob i one candidate more (or less) aggressive; None at the edge."""
+        k = self.knobs[i]
+        j = k.values.index(cfg[i]) + (1 if aggressive == k.up_is_aggressive else -1)
+        if not 0 <= j < len(k.values):
+            return None
+        return cfg[:i] + (k.values[j],) + cfg[i + 1:]
+
+    def fields(self, cfg: Config) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for k, v in zip(self.knobs, cfg):
+            out.update(k.fields(v))
+        return out
+
+    def read(self, fields: Mapping[str, int]) -> Config:
+        return tuple(int(fields[k.field]) for k in self.knobs)
+
+    def including(self, cfg: Config) -> Space:
+        """The space with cfg's values added where they are not candidates."""
+        return Space(tuple(k if v in k.values else replace(k, values=tuple(sorted(k.values + (v,))))
+                           for k, v in zip(self.knobs, cfg)))
+
+    def as_dict(self, cfg: Config) -> dict[str, int]:
+        return dict(zip(self.names, cfg))
+
+    def from_dict(self, d: Mapping[str, Any]) -> Config | None:
+        try:
+            return tuple(int(d[n]) for n in self.names)
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def at_least_as_aggressive(self, c: Config, than: Config) -> bool:
+        return all((a >= b) if k.up_is_aggressive else (a <= b)
+                   for k, a, b in zip(self.knobs, c, than))
+
+
+# -------------------------------------------------------------- objective ---
+
+@dataclass(frozen=True)
+class Score:
+    objective: float                  # J, read-byte equivalents per second
+    throughput: float                 # T
+    worst_ratio: float                # max p99 / SLO (0 without SLOs, inf if starved)
+    p99_us: Mapping[str, float | None]  # tenants with an SLO (None: starved)
+
+    @property
+    def slo_met(self) -> bool:
+        return self.worst_ratio <= 1.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"objective": round(self.objective, 1), "throughput": round(self.throughput, 1),
+                "slo_met": self.slo_met,
+                "p99_us": {k: (round(v, 1) if v is not None else None)
+                           for k, v in self.p99_us.items()}}
+
+
+def score(w: Window, slos_ns: Mapping[str, int]) -> Score:
+    """J of a window (section 2)."""
+    secs = w.seconds
+    if secs <= 0:
+        raise ValueError("an empty window has no score")
+    t = sum(A_REF_BYTES * tw.read_ios + tw.read_bytes
+            + WRITE_PRICE_REF * (A_REF_BYTES * tw.write_ios + tw.write_bytes)
+            for tw in w.tenants.values()) / secs
+    worst = 0.0
+    p99s: dict[str, float | None] = {}
+    for name, slo in slos_ns.items():
+        tw = w.tenants.get(name)
+        if not slo or tw is None:
+            continue
+        if tw.ios == 0:
+            if tw.outstanding > 0:
+                worst = math.inf
+                p99s[name] = None
+            continue
+        p = tw.p99_ns()
+        p99s[name] = p / 1e3
+        worst = max(worst, p / slo)
+    j = t if worst <= 1.0 else (0.0 if math.isinf(worst) else t * worst ** -PENALTY_EXP)
+    return Score(objective=j, throughput=t, worst_ratio=worst, p99_us=p99s)
+
+
+def period_violated(w: Window, slos_ns: Mapping[str, int]) -> bool:
+    """Some SLO'd tenant's p99 over this period exceeded its SLO (or it starved)."""
+    for name, slo in slos_ns.items():
+        tw = w.tenants.get(name)
+        if not slo or tw is None:
+            continue
+        if tw.ios == 0 and tw.outstanding > 0:
+            return True
+        if tw.ios >= MIN_PERIOD_SLO_IOS and tw.p99_ns() > slo:
+            return True
+    return False
+
+
+# ------------------------------------------------------------------ index ---
+
+def default_index_path() -> Path:
+    env = os.environ.get(INDEX_ENV)
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(base) / "jbof" / "tune-index.json"
+
+
+class Index:
+    """Best configs by drive and workload signature, persisted as JSON.
+
+    ``{"version": 1, "drives": {DRIVE: {SIGNATURE: {"knobs": {...},
+    "objective": J, "period_s": P, "trials": N, "updated_unix": T}}}}``.
+    With ``path=None`` it lives in memory only."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self.drives: dict[str, dict[str, dict[str, Any]]] = {}
+        if path is not None and path.exists():
+            self._load(path)
+
+    def _load(self, path: Path) -> None:
+        src = str(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as e:
+            raise ConfigError(src, "", f"cannot read the tune index: {e}") from None
+        except json.JSONDecodeError as e:
+            raise ConfigError(src, f"line {e.lineno}", f"not JSON ({e.msg}); "
+                              "remove the file to start a new index") from None
+        if not isinstance(data, dict) or data.get("version") != INDEX_VERSION \
+                or not isinstance(data.get("drives"), dict):
+            raise ConfigError(src, "version", f"not a version {INDEX_VERSION} tune index "
+                              "(remove the file to start a new one)")
+        for drive, entries in data["drives"].items():
+            if not isinstance(entries, dict) or not all(
+                    isinstance(e, dict) and isinstance(e.get("knobs"), dict)
+                    for e in entries.values()):
+                raise ConfigError(src, f"drives.{drive}", "entries must map a signature to "
+                                  "{knobs: {...}, objective: ...}")
+            self.drives[str(drive)] = {str(k): v for k, v in entries.items()}
+
+    def get(self, drive: str, signature: str) -> dict[str, Any] | None:
+        return self.drives.get(drive, {}).get(signature)
+
+    def put(self, drive: str, signature: str, entry: Mapping[str, Any]) -> None:
+        self.drives.setdefault(drive, {})[signature] = dict(entry)
+        self.save()
+
+    def save(self) -> None:
+        if self.path is None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        doc = {"version": INDEX_VERSION, "drives": self.drives}
+        fd, tmp = tempfile.mkstemp(prefix=".tune-index.", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(doc, f, indent=1, sort_keys=True)
+                f.write("\n")
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+# ------------------------------------------------------------------ tuner ---
+
+@dataclass(frozen=True)
+class TuneParams:
+    window_s: float = 0.1           # guard/accounting granularity
+    tick_s: float = 0.01            # profiling sample interval
+    profile_s: float = 4.5          # profiling length (periods up to a third of it are seen)
+    base_period_s: float = 0.25     # the "period" of a steady mix
+    settle_s: float = 0.2           # served, not scored, after a change (whole periods)
+    measure_s: float = 0.5          # scored per trial at least (whole periods, >= 2)
+    max_measure: int = 4            # ... extended up to this many times while noisy
+    se_target: float = 0.02         # ... until the per-period J's relative std error is this
+    explore_cap: float = 0.5        # at most this fraction of a search's time on trials
+    gap_periods: int = 1            # incumbent periods before every trial
+    slo_margin: float = 0.2         # abort a trial at p99 > (1 + margin) x max(SLO, incumbent)
+    abort_violations: int = 2       # ... or once this many (and most) of its periods violated
+    slo_budget: float = 10.0        # extra violated periods allowed per search
+    max_trials: int = 30            # coordinate and diagonal stages
+    passes: int = 2                 # coordinate passes
+    halving_k: int = 4              # candidates entering successive halving
+    min_gain: float = 0.01          # a coordinate move must gain 1%
+    mix_change_periods: int = 2     # periods of another mix before re-profiling
+
+    def check(self) -> None:
+        for name in ("window_s", "tick_s", "profile_s", "base_period_s", "measure_s"):
+            if not getattr(self, name) > 0:
+                raise ConfigError("tune", name, "must be > 0")
+        if not 0 < self.explore_cap <= 1:
+            raise ConfigError("tune", "explore_cap", "must be in (0, 1]")
+        if self.slo_margin < 0 or self.slo_budget < 0:
+            raise ConfigError("tune", "slo_margin/slo_budget", "must be >= 0")
+        if self.max_trials < 1 or self.passes < 1 or self.halving_k < 1:
+            raise ConfigError("tune", "max_trials/passes/halving_k", "must be >= 1")
+
+
+@dataclass
+class Measured:
+    """All measurements of one config in one search (duration-weighted)."""
+    seconds: float = 0.0
+    j_s: float = 0.0
+    t_s: float = 0.0
+    ratio_s: float = 0.0
+    aborted: bool = False
+
+    def add(self, s: Score, seconds: float) -> None:
+        self.seconds += seconds
+        self.j_s += s.objective * seconds
+        self.t_s += s.throughput * seconds
+        self.ratio_s += min(s.worst_ratio, 1e6) * seconds
+
+    @property
+    def j(self) -> float:
+        return self.j_s / self.seconds if self.seconds else 0.0
+
+    @property
+    def t(self) -> float:
+        return self.t_s / self.seconds if self.seconds else 0.0
+
+    @property
+    def ratio(self) -> float:
+        return self.ratio_s / self.seconds if self.seconds else 0.0
+
+
+@dataclass
+class Episode:
+    """One profile -> (reuse | search) -> exploit cycle."""
+    start_s: float
+    signature: str = ""
+    period_s: float = 0.0
+    reused: bool = False
+    reason: str = "start"           # start | mix | shift
+    trials: int = 0
+    aborted: int = 0
+    pruned: int = 0
+    trial_s: float = 0.0
+    extra_violations: float = 0.0
+    budget_exhausted: bool = False
+    converged_s: float | None = None
+    periods_to_converge: int | None = None
+    best: dict[str, int] = field(default_factory=dict)
+    best_objective: float = 0.0
+    exploit_s: float = 0.0          # time served with the winner since
+    exploit_j_s: float = 0.0        # ... and its objective x seconds
+
+    @property
+    def exploit_objective(self) -> float | None:
+        """Mean J while exploiting (what the tuned config delivers online)."""
+        return self.exploit_j_s / self.exploit_s if self.exploit_s else None
+
+    def explore_fraction(self) -> float | None:
+        """Time on trial configs / time from the start to convergence."""
+        if self.converged_s is None or self.converged_s <= self.start_s:
+            return None
+        return round(self.trial_s / (self.converged_s - self.start_s), 3)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"start_s": round(self.start_s, 3), "reason": self.reason,
+                "signature": self.signature, "period_s": self.period_s, "reused": self.reused,
+                "trials": self.trials, "aborted": self.aborted, "pruned": self.pruned,
+                "explore_fraction": self.explore_fraction(),
+                "exploration_slo_violations": round(self.extra_violations, 3),
+                "budget_exhausted": self.budget_exhausted,
+                "periods_to_converge": self.periods_to_converge,
+                "best": self.best, "best_objective": round(self.best_objective, 1),
+                "exploit_objective": None if self.exploit_objective is None
+                else round(self.exploit_objective, 1)}
+
+
+class _Stop(Exception):
+    """The run's time is up (unwinds a search at a window boundary)."""
+
+
+class _BudgetSpent(Exception):
+    """The exploration's SLO budget cannot cover another trial window."""
+
+
+class AutoTuner:
+    """Runs profile -> reuse or search -> exploit on one data plane.
+
+    ``run(seconds)`` drives the data plane (simulator: virtual time) and
+    returns when the time is up; it may be called again to continue."""
+
+    def __init__(self, dp: DataPlane, space: Space | None = None, index: Index | None = None,
+                 params: TuneParams | None = None) -> None:
+        self.dp = dp
+        self.params = params or TuneParams()
+        self.params.check()
+        self.index = index if index is not None else Index(None)
+        base = space or Space.of()
+        self.incumbent = base.read(dp.get_fields())
+        self.default = self.incumbent
+        self.space = base.including(self.incumbent)
+        self.slos = dict(dp.slos_ns())
+        self.enabled = True
+        self.episodes: list[Episode] = []
+        self.trial_log: list[dict[str, Any]] = []
+        self._in_force = self.incumbent
+        self._deadline_ns = 0
+        self._until: Callable[[AutoTuner], bool] | None = None
+        self._last: Sample | None = None
+        self._period_s = self.params.base_period_s
+        self._profile: Profile | None = None
+        self._active: tuple[int, ...] = tuple(range(len(self.space.knobs)))
+        # the incumbent's record, for the guard and for "extra" violations
+        self._inc_periods = 0
+        self._inc_violated = 0
+        self._inc_ratio = 0.0
+        self._inc_measured: Measured | None = None   # during a search
+
+    # -- time ------------------------------------------------------------
+
+    @property
+    def now_s(self) -> float:
+        return self._sample().now_ns / NS
+
+    def _sample(self) -> Sample:
+        if self._last is None:
+            self._last = self.dp.sample()
+        return self._last
+
+    def _advance(self, seconds: float) -> Sample:
+        if self._sample().now_ns >= self._deadline_ns or (self._until and self._until(self)):
+            raise _Stop
+        self.dp.advance(seconds)
+        self._last = self.dp.sample()
+        return self._last
+
+    def _apply(self, cfg: Config) -> None:
+        if cfg != self._in_force:
+            self.dp.apply(self.space.fields(cfg))
+            self._in_force = cfg
+
+    def _windows_per_period(self) -> tuple[int, float]:
+        n = max(1, round(self._period_s / self.params.window_s))
+        return n, self._period_s / n
+
+    def _periods(self, seconds: float) -> int:
+        return max(1, math.ceil(seconds / self._period_s - 1e-9))
+
+    # -- the loop ----------------------------------------------------------
+
+    def run(self, seconds: float, until: Callable[[AutoTuner], bool] | None = None) -> None:
+        """Serve for ``seconds`` (or until ``until(self)`` holds at a window
+        boundary).  A later call starts over with a profile (a known mix is
+        then reused at once)."""
+        self._deadline_ns = self._sample().now_ns + round(seconds * NS)
+        self._until = until
+        try:
+            reason = "start" if not self.episodes else "resume"
+            while True:
+                if not self.enabled:
+                    self._apply(self.default)
+                    self._advance(self.params.window_s)
+                    continue
+                reason = self._episode(reason)
+        except _Stop:
+            pass
+
+    def _episode(self, reason: str) -> str:
+        ep = Episode(start_s=self.now_s, reason=reason)
+        self.episodes.append(ep)
+        before = self._profile.signature if self._profile else None
+        prof = self._do_profile()
+        if reason == "shift" and prof.signature != before:
+            ep.reason = reason = "mix"      # the objective moved because the mix did
+        ep.signature = prof.signature
+        ep.period_s = self._period_s
+        entry = self.index.get(self.dp.drive, prof.signature)
+        cfg = self.space.from_dict(entry["knobs"]) if entry and reason != "shift" else None
+        if cfg is not None:
+            ep.reused = True
+            self._commit(ep, cfg, float(entry.get("objective", 0.0)) if entry else 0.0)
+            log.info("signature %s seen before: applied %s", prof.signature, ep.best)
+        else:
+            best, j = self._search(ep)
+            self._commit(ep, best, j)
+            self.index.put(self.dp.drive, prof.signature, {
+                "knobs": ep.best, "objective": round(j, 1), "period_s": self._period_s,
+                "trials": ep.trials, "updated_unix": round(time.time())})
+        return self._exploit(prof)
+
+    def _commit(self, ep: Episode, cfg: Config, j: float) -> None:
+        if cfg != self.incumbent:
+            self._inc_periods = self._inc_violated = 0
+        self.incumbent = cfg
+        self._apply(cfg)
+        ep.converged_s = self.now_s
+        ep.periods_to_converge = self._periods(ep.converged_s - ep.start_s)
+        ep.best = self.space.as_dict(cfg)
+        ep.best_objective = j
+
+    # -- profiling ---------------------------------------------------------
+
+    def _do_profile(self) -> Profile:
+        p = self.params
+        self._apply(self.incumbent)
+        samples = [self._sample()]
+        for _ in range(max(2, round(p.profile_s / p.tick_s))):
+            samples.append(self._advance(p.tick_s))
+        prof = profile(samples, self.slos)
+        self._profile = prof
+        self._period_s = prof.period_s or p.base_period_s
+        writes = any(tw.write_ios for tw in prof.window.tenants.values())
+        self._active = self.space.active(writes)
+        # the incumbent's record from the profile, in whole periods
+        per = max(1, round(self._period_s / p.tick_s))
+        for i in range(0, len(samples) - per, per):
+            self._note_incumbent(window(samples[i], samples[i + per]))
+        self._inc_ratio = score(prof.window, self.slos).worst_ratio
+        return prof
+
+    def _note_incumbent(self, period: Window) -> None:
+        self._inc_periods += 1
+        self._inc_violated += period_violated(period, self.slos)
+
+    def _inc_violation_rate(self) -> float:
+        return self._inc_violated / self._inc_periods if self._inc_periods else 0.0
+
+    # -- serving -------------------------------------------------------------
+
+    def _serve_period(self, guard: Callable[[Sample], bool] | None = None) -> tuple[Window, bool]:
+        """Serve one period in windows; stop early if guard(sample) trips.
+
+        Returns the period's window and whether the guard tripped."""
+        n, wlen = self._windows_per_period()
+        start = self._sample()
+        for _ in range(n):
+            cur = self._advance(wlen)
+            if guard is not None and guard(cur):
+                return window(start, cur), True
+        return window(start, self._sample()), False
+
+    def _hold_incumbent(self, periods: int) -> Window:
+        """Serve the incumbent for whole periods; returns the whole window
+        (also a measurement of the incumbent for a search in progress)."""
+        self._apply(self.incumbent)
+        start = self._sample()
+        for _ in range(periods):
+            self._note_incumbent(self._serve_period()[0])
+        w = window(start, self._sample())
+        s = score(w, self.slos)
+        self._inc_ratio = s.worst_ratio
+        if self._inc_measured is not None:
+            self._inc_measured.add(s, w.seconds)
+        return w
+
+    def _trial(self, ep: Episode, cfg: Config, min_periods: int, stage: str,
+               adaptive: bool = True) -> tuple[Score, float] | None:
+        """Hold cfg for settle periods, then measure it for min_periods (if
+        adaptive, longer while the per-period objective's relative standard
+        error exceeds se_target, up to max_measure x min_periods), under the
+        guardrails.
+
+        Returns the measured score and the seconds it covers, None if the
+        trial was aborted.  Raises _BudgetSpent when the SLO budget cannot
+        cover the next period."""
+        p = self.params
+        settle = self._periods(p.settle_s) if p.settle_s > 0 else 0
+        max_periods = min_periods * (p.max_measure if adaptive else 1)
+        # exploration cap: hold the incumbent until this trial fits under it,
+        # and for gap_periods at least, so every trial starts from the
+        # incumbent's state (the operating point the controller reaches
+        # depends on where it came from, not only on the knobs)
+        trial_s = (settle + min_periods) * self._period_s
+        need = (ep.trial_s + trial_s) / p.explore_cap - (self.now_s - ep.start_s) - trial_s
+        self._hold_incumbent(max(p.gap_periods, self._periods(need) if need > 1e-9 else 0))
+        charge = 1.0 - self._inc_violation_rate()
+        limit = (1.0 + p.slo_margin) * max(1.0, self._inc_ratio)
+        self._apply(cfg)
+        ep.trials += 1
+        start = self._sample()
+        measure_from: Sample | None = None
+        js: list[float] = []
+        i = violated = 0
+        while True:
+            if i == settle:
+                measure_from = self._sample()
+            if ep.extra_violations + charge > p.slo_budget:
+                ep.budget_exhausted = True
+                self._record(ep, cfg, stage, None, start)
+                self._apply(self.incumbent)
+                raise _BudgetSpent
+            t0 = self._sample().now_ns
+            per, tripped = self._serve_period(
+                lambda cur: self._guard_trips(window(start, cur), limit))
+            ep.trial_s += (self._sample().now_ns - t0) / NS
+            if period_violated(per, self.slos):
+                ep.extra_violations += charge
+                violated += 1
+                tripped = tripped or (violated >= p.abort_violations and violated > (i + 1) / 2
+                                      and violated > self._inc_violation_rate() * (i + 1))
+            if tripped:
+                ep.aborted += 1
+                self._record(ep, cfg, stage, None, start)
+                self._apply(self.incumbent)
+                return None
+            i += 1
+            if i > settle:
+                js.append(score(per, self.slos).objective)
+                if len(js) >= max_periods or (len(js) >= min_periods and _rel_se(js) <= p.se_target):
+                    break
+        assert measure_from is not None
+        w = window(measure_from, self._sample())
+        s = score(w, self.slos)
+        self._record(ep, cfg, stage, s, start)
+        return s, w.seconds
+
+    def _guard_trips(self, w: Window, limit: float) -> bool:
+        for name, slo in self.slos.items():
+            tw = w.tenants.get(name)
+            if not slo or tw is None:
+                continue
+            if tw.ios == 0 and tw.outstanding > 0 and w.seconds >= self.params.window_s:
+                return True
+            if tw.ios >= MIN_GUARD_SLO_IOS and tw.p99_ns() > limit * slo:
+                return True
+        return False
+
+    def _record(self, ep: Episode, cfg: Config, stage: str, s: Score | None,
+                start: Sample) -> None:
+        entry = {"t_s": round(start.now_ns / NS, 3), "stage": stage,
+                 "knobs": self.space.as_dict(cfg), "aborted": s is None,
+                 "seconds": round((self._sample().now_ns - start.now_ns) / NS, 3),
+                 "objective": round(s.objective, 1) if s else None,
+                 "worst_ratio": round(s.worst_ratio, 3) if s and math.isfinite(s.worst_ratio)
+                 else None}
+        self.trial_log.append(entry)
+        log.debug("trial %s", entry)
+
+    # -- the search (section 4) -----------------------------------------------
+
+    def _search(self, ep: Episode) -> tuple[Config, float]:
+        p = self.params
+        results: dict[Config, Measured] = {}
+        inc = self.incumbent
+        assert self._profile is not None
+        m0 = self._inc_measured = Measured()
+        m0.add(score(self._profile.window, self.slos), self._profile.window.seconds)
+        results[inc] = m0
+        measure_periods = max(2, self._periods(p.measure_s))
+        aborted: list[Config] = []
+
+        def value(cfg: Config) -> float:
+            """J of cfg, running a trial if it was never measured (-1: pruned/aborted)."""
+            if cfg in results:
+                m = results[cfg]
+                return -1.0 if m.aborted else m.j
+            if any(self.space.at_least_as_aggressive(cfg, a) for a in aborted):
+                ep.pruned += 1
+                results[cfg] = Measured(aborted=True)
+                return -1.0
+            if ep.trials >= p.max_trials:
+                return -1.0
+            got = self._trial(ep, cfg, measure_periods, stage)
+            m = results[cfg] = Measured()
+            if got is None:
+                m.aborted = True
+                aborted.append(cfg)
+                return -1.0
+            m.add(*got)
+            return m.j
+
+        best = inc
+        stage = "coordinate"
+        active = self._active
+        try:
+            for _ in range(p.passes):
+                moved = False
+                for ki in active:
+                    knob = self.space.knobs[ki]
+                    stage = f"coordinate:{knob.name}"
+                    line = [best[:ki] + (v,) + best[ki + 1:] for v in knob.values]
+                    cand = golden_section(line, value, p.min_gain, knob.up_is_aggressive)
+                    if value(cand) > value(best) * (1 + p.min_gain):
+                        best, moved = cand, True
+                # trades: one knob a step more aggressive, another a step less
+                # (a ridge that one-knob moves cannot climb)
+                stage = "diagonal"
+                for i in active:
+                    for j in active:
+                        up = self.space.step(best, i, True) if i != j else None
+                        trade = self.space.step(up, j, False) if up is not None else None
+                        if trade is not None and value(trade) > value(best) * (1 + p.min_gain):
+                            best, moved = trade, True
+                if not moved or ep.trials >= p.max_trials:
+                    break
+            stage = "halving"
+            best = self._halving(ep, results, best, measure_periods)
+        except _BudgetSpent:
+            log.info("exploration SLO budget spent after %d trials", ep.trials)
+        self._inc_measured = None
+        # the best measured config (an incumbent never beaten stays)
+        live = {c: m for c, m in results.items() if not m.aborted and m.seconds > 0}
+        if best not in live:
+            best = max(live, key=lambda c: live[c].j)
+        return best, live[best].j
+
+    def _halving(self, ep: Episode, results: dict[Config, Measured], best: Config,
+                 measure_periods: int) -> Config:
+        p = self.params
+        live = [c for c, m in results.items() if not m.aborted and m.seconds > 0]
+        live.sort(key=lambda c: -results[c].j)
+        cands: list[Config] = []
+        for c in live:
+            mc = results[c]
+            # dominance: another candidate with more throughput and no worse latency
+            if any(results[d].t >= mc.t and results[d].ratio <= mc.ratio
+                   and (results[d].t, results[d].ratio) != (mc.t, mc.ratio) for d in cands):
+                continue
+            if any((results[d].t, results[d].ratio) == (mc.t, mc.ratio) for d in cands):
+                continue    # identical measurements: the knob made no difference
+            cands.append(c)
+            if len(cands) == p.halving_k:
+                break
+        periods = measure_periods
+        while len(cands) > 1:
+            periods *= 2
+            for c in cands:
+                if c == self.incumbent:
+                    self._hold_incumbent(periods)     # measures it
+                    continue
+                got = self._trial(ep, c, periods, f"halving:{len(cands)}", adaptive=False)
+                if got is None:
+                    results[c].aborted = True
+                else:
+                    results[c].add(*got)
+            cands = [c for c in cands if not results[c].aborted]
+            cands.sort(key=lambda c: -results[c].j)
+            cands = cands[:max(1, math.ceil(len(cands) / 2))]
+        return cands[0] if cands else best
+
+    # -- exploiting (section 6) ------------------------------------------------
+
+    def _exploit(self, prof: Profile) -> str:
+        cusum = Cusum()
+        other = 0
+        ep = self.episodes[-1]
+        while True:
+            w = self._hold_incumbent(1)
+            j = score(w, self.slos).objective
+            ep.exploit_s += w.seconds
+            ep.exploit_j_s += j * w.seconds
+            if not self.enabled:
+                return "resume"
+            if quick_signature(w, self.slos) != prof.quick:
+                other += 1
+                if other >= self.params.mix_change_periods:
+                    log.info("mix changed: %s", quick_signature(w, self.slos))
+                    return "mix"
+                continue
+            other = 0
+            if cusum.update(j):
+                log.info("objective shifted under signature %s", prof.signature)
+                return "shift"
+
+    # -- reporting ---------------------------------------------------------------
+
+    def period_bound(self) -> int:
+        """Most periods a search can take from the start of its profile to
+        its commit, for the current period and knobs (the convergence bound).
+
+        Coordinate and diagonal trials: max_trials x (settle + the longest
+        measurement); halving: K candidates at 2m, K/2 at 4m, ...; the cap
+        stretches trial time by 1/explore_cap; every trial adds gap periods
+        and one period of rounding."""
+        p = self.params
+        settle = self._periods(p.settle_s) if p.settle_s > 0 else 0
+        m = max(2, self._periods(p.measure_s))
+        trial_periods = p.max_trials * (settle + m * p.max_measure)
+        n, k, per = p.max_trials, p.halving_k, m
+        while k > 1:
+            per *= 2
+            trial_periods += k * (settle + per)
+            n += k
+            k = math.ceil(k / 2)
+        return (self._periods(p.profile_s) + math.ceil(trial_periods / p.explore_cap)
+                + n * (p.gap_periods + 1))
+
+    @property
+    def last_profile(self) -> Profile | None:
+        return self._profile
+
+    @property
+    def active(self) -> tuple[int, ...]:
+        """Indices of the knobs the last search varied."""
+        return self._active
+
+    def status(self) -> dict[str, Any]:
+        """For ``jbof tune status`` and metrics: where the tuner stands."""
+        ep = self.episodes[-1] if self.episodes else None
+        return {"drive": self.dp.drive, "enabled": self.enabled,
+                "knobs": self.space.as_dict(self.incumbent),
+                "default": self.space.as_dict(self.default),
+                "trials_total": sum(e.trials for e in self.episodes),
+                "aborted_total": sum(e.aborted for e in self.episodes),
+                "episode": ep.as_dict() if ep else None}
+
+
+def _rel_se(xs: Sequence[float]) -> float:
+    """Relative standard error of the mean (inf for fewer than two values)."""
+    if len(xs) < 2:
+        return math.inf
+    m = sum(xs) / len(xs)
+    var = sum((x - m) ** 2 for x in xs) / (len(xs) - 1)
+    return math.sqrt(var / len(xs)) / m if m > 0 else math.inf
+
+
+def golden_section(line: Sequence[Config], value: Callable[[Config], float],
+                   tol: float = 0.0, conservative_first: bool = True) -> Config:
+    """Best point of an ordered line of configs, assuming J is unimodal along it.
+
+    Discrete golden-section search: probe two interior points at 0.382 and
+    0.618 of [lo, hi], drop the side of the worse one, repeat until three or
+    fewer points remain, then take the best of those.  ``value`` caches, so a
+    point probed twice costs one trial.  Values within ``tol`` (relative) of
+    each other are ties, won by the conservative side (index 0 if
+    ``conservative_first``): the best configs sit at the edge of what the
+    SLO allows, and headroom left on one knob may be spent on another.
+    Worked example, 5 values: probe 1 and 3; if J(1) >= J(3) keep [0, 3],
+    probe 1 and 2 (1 cached), keep [0, 2] or [1, 3], take the best of the
+    last three: 3-4 trials."""
+    def better(i: int, j: int) -> bool:
+        """line[i] at least as good as line[j], ties to the conservative side."""
+        vi, vj = value(line[i]), value(line[j])
+        if abs(vi - vj) <= tol * max(abs(vi), abs(vj)):
+            return (i < j) == conservative_first
+        return vi > vj
+
+    lo, hi = 0, len(line) - 1
+    while hi - lo > 2:
+        c = lo + math.floor(0.382 * (hi - lo))
+        d = hi - math.floor(0.382 * (hi - lo))
+        if c == d:
+            d = c + 1
+        if better(c, d):
+            hi = d
+        else:
+            lo = c
+    best = lo
+    for i in range(lo + 1, hi + 1):
+        if not better(best, i):
+            best = i
+    return line[best]
+
+
+# ------------------------------------------------------ simulator helpers ---
+
+@dataclass(frozen=True)
+class Evaluation:
+    warm_s: float
+    measure_s: float
+
+
+def evaluation_horizon(period_s: float | None) -> Evaluation:
+    """How long a fixed-config run warms up and is measured.  A steady mix:
+    0.5 s + 1 s (its objective varies by well under 1% from one second to
+    the next).  A phased mix: whole periods, at least 1 s of warm-up (the
+    controller learns the drive, the write price settles) and 4 periods
+    measured (compare() measures the finalists longer)."""
+    if period_s is None:
+        return Evaluation(0.5, 1.0)
+    return Evaluation(max(1, math.ceil(1.0 / period_s - 1e-9)) * period_s, 4 * period_s)
+
+
+def sim_dataplane(scenario: Any, seed: int | None = None, horizon_s: float = 600.0) -> SimDataPlane:
+    """A SimDataPlane on a fresh simulator of the scenario (policy qos unless it says)."""
+    from control.results import DEFAULT_POLICY, make_simulator
+    sim = make_simulator(scenario, scenario.policy or DEFAULT_POLICY, seed,
+                         duration_s=horizon_s, bin_s=max(0.1, horizon_s / 1000))
+    drive = scenario.device.model + (f"/{scenario.device.state}" if scenario.device.state else "")
+    return SimDataPlane(sim, {t.name: t.latency_slo_ns for t in scenario.tenants}, drive=drive)
+
+
+def evaluate(scenario: Any, space: Space, cfg: Config, seed: int | None,
+             horizon: Evaluation) -> Score:
+    """J of one fixed config on a fresh simulator (what the grid search measures)."""
+    dp = sim_dataplane(scenario, seed, horizon.warm_s + horizon.measure_s + 1)
+    dp.apply(space.fields(cfg))
+    dp.advance(horizon.warm_s)
+    a = dp.sample()
+    dp.advance(horizon.measure_s)
+    return score(window(a, dp.sample()), dp.slos_ns())
+
+
+def grid_search(scenario: Any, space: Space, seed: int | None, horizon: Evaluation,
+                base: Config | None = None, active: Sequence[int] | None = None
+                ) -> list[tuple[Config, Score]]:
+    """Every config of the space (only the ``active`` knobs varied), best first."""
+    out = [(cfg, evaluate(scenario, space, cfg, seed, horizon))
+           for cfg in space.grid(base, active)]
+    out.sort(key=lambda cs: -cs[1].objective)
+    return out
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Default, tuned and grid optimum, scored alike (fresh runs, same seed)."""
+    default: Score
+    tuned: Score
+    grid_best: Config
+    grid_best_score: Score
+    grid_points: int
+    horizon: Evaluation
+    grid: Mapping[Config, Score]     # every grid point (evaluation_horizon)
+
+
+REFINE_TOP = 5        # grid points re-measured for a phased mix ...
+REFINE_FACTOR = 4     # ... this many times longer
+
+
+def compare(scenario: Any, space: Space, default: Config, tuned: Config,
+            active: Sequence[int], period_s: float | None, seed: int | None) -> Comparison:
+    """Score default, tuned and the grid optimum of the ``active`` knobs.
+
+    Each grid point is one fresh run (evaluation_horizon).  A phased mix
+    varies from period to period, so the best of 80 short runs is partly
+    luck (the best of many noisy values is biased up): the top REFINE_TOP
+    points are measured again REFINE_FACTOR times longer, and default,
+    tuned and the optimum are all scored on that longer horizon."""
+    hz = evaluation_horizon(period_s)
+    grid = grid_search(scenario, space, seed, hz, default, active)
+    final = hz
+    scores: dict[Config, Score] = {c: s for c, s in grid}
+    top = [c for c, _ in grid[:REFINE_TOP]]
+    if period_s is not None:
+        final = Evaluation(hz.warm_s, hz.measure_s * REFINE_FACTOR)
+        scores = {c: evaluate(scenario, space, c, seed, final) for c in top}
+    best = max(top, key=lambda c: scores[c].objective)
+
+    def scored(c: Config) -> Score:
+        if c not in scores:
+            scores[c] = evaluate(scenario, space, c, seed, final)
+        return scores[c]
+    return Comparison(default=scored(default), tuned=scored(tuned), grid_best=best,
+                      grid_best_score=scores[best], grid_points=len(grid), horizon=final,
+                      grid=dict(grid))
