@@ -218,6 +218,7 @@ def version() -> None:
 
 # ---- commands of other modules: one line each --------------------------------
 main.add_lazy_command("serve", "control.serve:serve", "Serve tenants over NBD from a YAML config.")
+main.add_lazy_command("tune", "control.tune_cli:tune", "Autotune the data plane's knobs online (sim, index, status, enable/disable).")
 main.add_lazy_command("forecast", "control.forecast_cli:forecast", "Push job forecasts to the planner; list them.")
 main.add_lazy_command("config", "control.admin_cli:config", "Check a config file; show the keys.")
 main.add_lazy_command("tenant", "control.admin_cli:tenant", "Add, remove, change, list tenants live.")
