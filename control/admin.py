@@ -29,6 +29,15 @@ for the namespace), engine (the data plane refused), persist (applied live
 but not saved), too_long (a line above MAX_LINE_BYTES: the connection is
 closed after the reply), busy (too many admin connections), forbidden
 (peer uid), internal.  A bad request never stops the daemon.
+
+The forecast planner (control/forecast_server.py, started by ControlPlane
+when the config has a ``forecast:`` section) changes scavengers' limits
+through the same Control: ``set_planned_limit`` takes the same lock as the
+ops and applies the same way, but the change is never persisted -- the file
+and ``config.get`` keep the configured limit, while ``live_config`` (what
+/metrics, ``tenant.list`` and ``stats`` report) shows the limit in force.
+A planned limit never raises a tenant above its configured limit, applies
+to scavenger-class tenants only, and survives admin changes to the tenant.
 """
 from __future__ import annotations
 
@@ -43,7 +52,7 @@ import stat
 import struct
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +67,7 @@ from control.config import (
     drive_sched_overrides,
     dump_yaml,
     engine_tenant,
+    forecast_settings,
     parse_drive_changes,
     parse_tenant_args,
     parse_tenant_changes,
@@ -111,11 +121,59 @@ class Control:
         self._on_shutdown = on_shutdown
         self._lock = threading.Lock()
         self.metrics_url: str | None = None
+        self.forecast_socket: str | None = None
+        # tenant -> limit (bytes/s) the forecast planner set; never persisted.  Replaced,
+        # never mutated, so readers need no lock.
+        self._planned: dict[str, int] = {}
 
     @property
     def config(self) -> Config:
         """The current config (an immutable object, replaced on each change)."""
         return self._cfg
+
+    @property
+    def live_config(self) -> Config:
+        """The settings in force: the config with the planner's limits (never persisted)."""
+        cfg, planned = self._cfg, self._planned
+        if not planned:
+            return cfg
+        return dataclasses.replace(cfg, tenants=tuple(_in_force(t, planned)
+                                                      for t in cfg.tenants))
+
+    def set_planned_limit(self, name: str, bps: int) -> None:
+        """The forecast planner's limit for scavenger ``name`` (bytes/s; 0 = none): applied
+        like an admin change (same lock, same Engine call, between two reactor batches)
+        but not persisted.  A tenant removed meanwhile is ignored; OSError/ValueError
+        from the Engine propagate (the planner logs them and retries next tick)."""
+        with self._lock:
+            try:
+                t = self._cfg.tenant(name)
+            except KeyError:
+                self._planned = {k: v for k, v in self._planned.items() if k != name}
+                return
+            planned = {**self._planned, name: int(bps)}
+            before, after = _in_force(t, self._planned), _in_force(t, planned)
+            if after != before:
+                self.engine.set_tenant(name, **tenant_live_settings(after))
+            self._planned = planned
+        if after.limit != before.limit:
+            log.info("planner: tenant %s limit %s -> %s", name, _rate(before.limit),
+                     _rate(after.limit))
+
+    def clear_planned(self) -> None:
+        """Drop every planned limit; tenants get their configured settings back."""
+        with self._lock:
+            planned, self._planned = self._planned, {}
+            for name in planned:
+                try:
+                    t = self._cfg.tenant(name)
+                except KeyError:
+                    continue
+                if _in_force(t, planned) != t:
+                    try:
+                        self.engine.set_tenant(name, **tenant_live_settings(t))
+                    except (OSError, ValueError) as e:
+                        log.warning("cannot restore the limit of %s: %s", name, e)
 
     def pin_sizes(self) -> None:
         """Tenants without a size got an equal share at start: record it, so a
@@ -185,7 +243,7 @@ class Control:
     def op_ping(self, args: dict[str, Any]) -> dict[str, Any]:
         return {"version": PROTOCOL_VERSION, "ops": list(OPS), "pid": os.getpid(),
                 "config": self.persist_path, "metrics": self.metrics_url,
-                "nbd": self.engine.uris()}
+                "forecast": self.forecast_socket, "nbd": self.engine.uris()}
 
     def file_form(self, cfg: Config | None = None) -> Config:
         """cfg (default: the current one) as the config file holds it: the
@@ -237,6 +295,7 @@ class Control:
             raise AdminError(_errno_code(e), f"tenant {t.name!r}: {e}") from None
         cfg = self._cfg
         new = dataclasses.replace(cfg, tenants=tuple(x for x in cfg.tenants if x.name != t.name))
+        self._planned = {k: v for k, v in self._planned.items() if k != t.name}
         out: dict[str, Any] = {"tenant": t.name}
         out.update(self._commit(new, f"tenant.remove {t.name}"))
         return out
@@ -250,8 +309,8 @@ class Control:
         new = dataclasses.replace(cfg, tenants=tuple(t if i == idx else x
                                                      for i, x in enumerate(cfg.tenants)))
         check_config(new, "admin", self._where(idx))
-        try:
-            self.engine.set_tenant(t.name, **tenant_live_settings(t))
+        try:   # with the planner's limit, if it set one: it outlives admin changes
+            self.engine.set_tenant(t.name, **tenant_live_settings(_in_force(t, self._planned)))
         except OSError as e:
             raise AdminError(_errno_code(e), f"tenant {t.name!r}: {e}") from None
         except ValueError as e:
@@ -263,13 +322,18 @@ class Control:
         return out
 
     def op_tenant_list(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Settings in force (a planned limit included; ``configured_limit_bps`` is the
+        file's), URIs, open connections."""
         rows = []
-        for t in self._cfg.tenants:
+        cfg, planned = self._cfg, self._planned
+        for conf in cfg.tenants:
+            t = _in_force(conf, planned)
             row: dict[str, Any] = {**tenant_doc(t), "class": t.effective_class,
                                    "size_bytes": t.size, "weight": t.weight,
                                    "reserve_bps": t.reserve, "limit_bps": t.limit,
                                    "limit_iops": t.limit_iops, "latency_slo_ns": t.latency_slo,
-                                   "read_only": t.read_only, "uris": self._uris(t.name)}
+                                   "read_only": t.read_only, "uris": self._uris(t.name),
+                                   "configured_limit_bps": conf.limit, "planned": t is not conf}
             try:
                 st = self.engine.tenant_stats(t.name)
                 row["connections"] = st["connections"]
@@ -329,7 +393,7 @@ class Control:
         hist = args.get("hist", False)
         if not isinstance(hist, bool):
             raise AdminError("invalid", "args.hist: expected true or false")
-        snap = read_stats(self.engine, self._cfg, hist=hist)
+        snap = read_stats(self.engine, self.live_config, hist=hist)
         for t in snap["tenants"]:
             t.pop("_buckets", None)
         snap["time"] = time.monotonic()
@@ -343,6 +407,20 @@ class Control:
         """Run after the reply to op was sent."""
         if op == "shutdown":
             self._on_shutdown()
+
+
+def _in_force(t: Tenant, planned: Mapping[str, int]) -> Tenant:
+    """Tenant t with the planner's limit, if any: scavengers only, never above the
+    configured limit, never below the reservation."""
+    bps = planned.get(t.name, 0)
+    if not bps or t.effective_class != "scavenger":
+        return t
+    limit = max(min(bps, t.limit) if t.limit else bps, t.reserve)
+    return t if limit == t.limit else dataclasses.replace(t, limit=limit)
+
+
+def _rate(bps: int) -> str:
+    return units.format_rate(bps) if bps else "none"
 
 
 def _policy_band(policy: str) -> dict[str, int]:
@@ -723,8 +801,10 @@ class Client:
 # ------------------------------------------------------- the daemon's control ---
 
 class ControlPlane:
-    """What ``jbof serve`` starts next to the Engine: the admin socket and,
-    if configured, the metrics server.  ``close()`` stops both."""
+    """What ``jbof serve`` starts next to the Engine: the admin socket and, if
+    configured, the metrics server and the forecast service.  ``close()`` stops
+    them (the forecast service first: scavengers get their configured limits
+    back while the Engine still runs)."""
 
     def __init__(self, engine: Any, cfg: Config, persist_path: str | None,
                  on_shutdown: Callable[[], None], file_cfg: Config | None = None,
@@ -732,6 +812,7 @@ class ControlPlane:
         self.control = Control(engine, cfg, persist_path, on_shutdown, file_cfg)
         self.admin: AdminServer | None = None
         self.metrics: Any = None
+        self.forecast: Any = None
         self._cfg = cfg
         self._admin_explicit = admin_explicit
 
@@ -750,7 +831,7 @@ class ControlPlane:
             self.admin = None
         if cfg.metrics is not None:
             from control.metrics import JbofCollector, MetricsServer
-            collector = JbofCollector(self.control.engine, lambda: self.control.config)
+            collector = JbofCollector(self.control.engine, lambda: self.control.live_config)
             self.metrics = MetricsServer(collector, cfg.metrics)
             try:
                 self.metrics.start()
@@ -759,8 +840,43 @@ class ControlPlane:
                 raise AdminError("metrics", f"metrics {cfg.metrics}: {e.strerror or e}") from None
             self.control.metrics_url = self.metrics.url
             log.info("metrics on %s", self.metrics.url)
+        fcfg = forecast_settings(cfg)
+        if fcfg is not None:
+            self._start_forecast(fcfg)
+
+    def _start_forecast(self, fcfg: Mapping[str, Any]) -> None:
+        """The forecast socket and planner over the tenants of fcfg's drive; the
+        planner's limits go through Control.set_planned_limit (not persisted)."""
+        from control.forecast_server import ForecastService
+        tenants = [engine_tenant(t) for t in self.control.config.tenants
+                   if t.drive == fcfg["drive"]]
+        owners, borrowers = ForecastService.roles(tenants)
+        if not borrowers:
+            log.warning("forecast: no scavenger tenant on drive %s: nothing to lend",
+                        fcfg["drive"])
+        path = Path(fcfg["socket"])
+        try:
+            path.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+        except OSError as e:
+            self.close()
+            raise AdminError("forecast", f"forecast socket {path}: cannot create its "
+                             f"directory: {e.strerror or e}") from None
+        try:
+            self.forecast = ForecastService.from_config(
+                self.control.engine, fcfg, tenants, apply=self.control.set_planned_limit)
+        except (OSError, ValueError) as e:   # the message names the socket
+            self.close()
+            raise AdminError("forecast", str(e)) from None
+        self.control.forecast_socket = str(path)
+        log.info("forecast socket %s (mode %04o): %d owner(s), %d scavenger(s) on drive %s",
+                 path, fcfg["mode"], len(owners), len(borrowers), fcfg["drive"])
 
     def close(self) -> None:
+        if self.forecast is not None:
+            self.forecast.stop()
+            self.forecast = None
+            self.control.clear_planned()
+            self.control.forecast_socket = None
         if self.metrics is not None:
             self.metrics.close()
             self.metrics = None

@@ -25,6 +25,10 @@ A config::
       - {name: trainer, drive: ssd0, size: 4GiB, weight: 2}
     admin: {socket: jbof/admin.sock, mode: "0600"}
     metrics: 127.0.0.1:9464
+    forecast:                      # optional: lend owners' idle reservations to scavengers
+      socket: jbof/forecast.sock   # from the scheduler's forecasts (control/forecast_server.py)
+      capacity: 2800MiB/s
+      planner: {slowdown_budget: 1%}
 
 Cross-checks (``check_config``): tenant names unique, drives exist, namespace
 sizes fit their drive (namespaces are laid out one after another, so a sum
@@ -34,7 +38,11 @@ else for an emulated drive the preset's best-case read bandwidth, min(link,
 dies x page / tR) = 3 GB/s for dct983; memory and file drives without
 ``capacity`` are not checked), at most 256 tenants per drive, class
 consistency (latency needs latency_slo, reserved needs reserve, reserve <=
-limit) and bounds on every number (no huge values reach the C core).
+limit) and bounds on every number (no huge values reach the C core).  The
+``forecast:`` section is read by its own Key tables (FORECAST_KEYS of
+control/forecast_server.py, PLANNER_KEYS of control/planner.py: part of this
+schema, listed by ``jbof config keys``); its ``drive`` must exist and its
+``capacity`` may not exceed that drive's capacity estimate.
 
 Persistence (``save_config``): the new config is written to a temporary file
 in the same directory, fsynced, the current file is kept as ``FILE.prev``, and
@@ -44,6 +52,7 @@ hand-written file are not kept (the file is rewritten in canonical form).
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import errno
 import functools
@@ -60,6 +69,8 @@ import yaml
 
 from control import units
 from control.errors import ConfigError
+from control.forecast_server import FORECAST_KEYS, parse_forecast_config
+from control.planner import PLANNER_KEYS
 from control.scenario import (
     CLASSES,
     POLICIES,
@@ -94,6 +105,7 @@ __all__ = [
     "drive_capacity_bps",
     "dump_yaml",
     "engine_config",
+    "forecast_settings",
     "load_config",
     "parse_config",
     "parse_drive_changes",
@@ -266,6 +278,8 @@ TOP_KEYS = _section(
         "socket: next to listen.unix"),
     Key("metrics", "host:port", p_hostport, "serve Prometheus metrics on http://HOST:PORT/metrics "
         "(port 0 = any free port; default: off)"),
+    Key("forecast", "mapping", lambda v: v, "the forecast socket and planner that lend owners' "
+        "idle reservations to scavengers: see forecast keys (default: off)"),
 )
 
 CONTROLLER_KEYS = _section(
@@ -347,6 +361,8 @@ SECTIONS: tuple[tuple[str, dict[str, Key]], ...] = (
     ("listen", LISTEN_KEYS),
     ("tenants[]", TENANT_KEYS),
     ("admin", ADMIN_KEYS),
+    ("forecast", FORECAST_KEYS),
+    ("forecast.planner", PLANNER_KEYS),
 )
 
 
@@ -432,6 +448,8 @@ class Config:
     admin: Admin = field(default_factory=Admin)
     metrics: str | None = None
     source: str = "<config>"
+    # the forecast: section as written (validated; parsed by forecast_settings())
+    forecast: dict[str, Any] | None = field(default=None, hash=False)
 
     def drive(self, name: str) -> Drive:
         for d in self.drives:
@@ -617,14 +635,40 @@ def parse_config(data: Any, src: str = "<config>") -> Config:
                 raise ConfigError(src, f"{where}.name",
                                   f"'{other.name}' is already the name of tenants[{j}]")
         tenants.append(_tenant_from(t, _default_drive(t.get("drive"), tuple(drives), src, where)))
+    forecast = None
+    if "forecast" in top:
+        _check_forecast(top["forecast"], tuple(drives), src)
+        forecast = copy.deepcopy(top["forecast"])
     cfg = Config(drives=tuple(drives), tenants=tuple(tenants), listen=listen, admin=admin,
-                 metrics=top.get("metrics"), source=src)
+                 metrics=top.get("metrics"), source=src, forecast=forecast)
     check_config(cfg, src)
     for name, path in (("listen.unix", cfg.nbd_socket), ("admin.socket", cfg.admin_socket)):
         if path is not None and len(path.encode()) > 107:
             raise ConfigError(src, name, f"{path!r} is longer than 107 bytes (a unix socket "
                               "path limit)")
     return cfg
+
+
+def _check_forecast(raw: Any, drives: tuple[Drive, ...], src: str) -> dict[str, Any]:
+    """The forecast: section parsed (FORECAST_KEYS, PLANNER_KEYS), its drive resolved."""
+    got = parse_forecast_config(raw, src)
+    name = _default_drive(got["drive"], drives, src, "forecast")
+    d = next(x for x in drives if x.name == name)
+    cap, why = drive_capacity_bps(d)
+    want = got["planner"].capacity_bps
+    if cap is not None and want > cap:
+        raise ConfigError(src, "forecast.capacity", f"{units.human_rate(want)} is above drive "
+                          f"'{name}' capacity {units.human_rate(cap)} ({why})")
+    got["drive"] = name
+    return got
+
+
+def forecast_settings(cfg: Config) -> dict[str, Any] | None:
+    """The parsed forecast: section (control.forecast_server.parse_forecast_config's dict,
+    ``drive`` resolved), or None when the config has none."""
+    if cfg.forecast is None:
+        return None
+    return _check_forecast(cfg.forecast, cfg.drives, cfg.source)
 
 
 def load_config(path: str | Path) -> Config:
@@ -961,6 +1005,8 @@ def document(cfg: Config) -> dict[str, Any]:
         out["admin"] = adm
     if cfg.metrics is not None:
         out["metrics"] = cfg.metrics
+    if cfg.forecast is not None:
+        out["forecast"] = copy.deepcopy(cfg.forecast)
     return out
 
 
@@ -1028,4 +1074,5 @@ def summary(cfg: Config) -> str:
     listen = ", ".join(x for x in (cfg.nbd_socket, cfg.listen.tcp) if x)
     return (f"{cfg.source}: ok: {len(cfg.drives)} drive{'' if len(cfg.drives) == 1 else 's'}: "
             f"{'; '.join(parts)}; NBD on {listen}; admin {cfg.admin_socket}; "
-            f"metrics {cfg.metrics or 'off'}")
+            f"metrics {cfg.metrics or 'off'}"
+            + (f"; forecast {fs['socket']}" if (fs := forecast_settings(cfg)) else ""))

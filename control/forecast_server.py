@@ -15,6 +15,7 @@ where ``raw`` is the daemon config's ``forecast:`` section (FORECAST_KEYS)::
     forecast:
       socket: jbof/forecast.sock     # relative paths live under $XDG_RUNTIME_DIR (or /tmp)
       mode: "0660"
+      drive: ssd0                    # whose tenants it plans (default: the only drive)
       capacity: 2800MiB/s            # what the drive sustains, read-equivalent bytes/s
       tick: 100ms
       planner: {slowdown_budget: 1%, horizon: 200ms}     # control/planner.py PLANNER_KEYS
@@ -36,6 +37,7 @@ restores it.  ``clock`` is injectable: tests drive ``tick()`` by hand.
 """
 from __future__ import annotations
 
+import errno
 import logging
 import math
 import os
@@ -106,11 +108,15 @@ FORECAST_KEYS = _section(
         DEFAULT_SOCKET),
     Key("mode", "octal", _p_mode, "the socket's file mode (its own: not the admin socket's)",
         "0660"),
+    Key("drive", "name", p_str, "the drive whose owners (tenants with a reserve) and "
+        "scavengers it plans (default: the only drive)"),
     Key("capacity", "rate", p_rate, "what the drive sustains, read-equivalent bytes/s",
         required=True),
     Key("tick", "duration", p_duration(positive=True), "planner period", "100ms"),
-    Key("planner", "mapping", lambda v: v, "planner settings (control/planner.py)", {}),
-    Key("calibration", "mapping", _p_calibration, "warm start: source -> residuals", {}),
+    Key("planner", "mapping", lambda v: v, "planner settings: see forecast.planner keys", {}),
+    Key("calibration", "mapping", _p_calibration, "warm start: source name -> list of arrival "
+        "residuals ln(actual / predicted lead); a source needs ~1/slowdown_budget of them "
+        "before it is trusted", {}),
 )
 
 
@@ -127,6 +133,7 @@ def parse_forecast_config(data: Any, src: str, where: str = "forecast") -> dict[
     if len(os.fsencode(path)) > 107:
         raise ConfigError(src, f"{where}.socket", f"{path!r} is longer than 107 bytes")
     return {"socket": path, "mode": got.get("mode", DEFAULT_MODE), "tick_s": tick,
+            "drive": got.get("drive"),
             "planner": parse_planner_config(got.get("planner", {}), src, f"{where}.planner", cap),
             "calibration": got.get("calibration", {})}
 
@@ -184,27 +191,32 @@ class ForecastService:
     def for_engine(cls, engine: Any, tenants: Sequence[Mapping[str, Any]], path: str,
                    capacity_bps: int, cfg: PlannerConfig | None = None,
                    calibration: Mapping[str, Sequence[float]] | None = None,
+                   apply: Callable[[str, int], None] | None = None,
                    **kw: Any) -> ForecastService:
-        """A started service that sets scavengers' ``limit`` on a dataplane.engine.Engine."""
+        """A started service that sets scavengers' ``limit`` on a dataplane.engine.Engine
+        (or through ``apply(tenant, bps)``: ``jbof serve`` passes its admin plane's)."""
         owners, borrowers = cls.roles(tenants)
         planner = Planner(cfg or PlannerConfig(capacity_bps=capacity_bps), owners, borrowers)
         for source, residuals in (calibration or {}).items():
             planner.source(source).add_residuals(residuals)
         configured = {t["name"]: int(t.get("limit", 0)) for t in tenants if t["name"] in borrowers}
-        svc = cls(path, planner, lambda name, bps: engine.set_tenant(name, limit=bps),
-                  configured=configured, **kw)
+        if apply is None:
+            def apply(name: str, bps: int) -> None:
+                engine.set_tenant(name, limit=bps)
+        svc = cls(path, planner, apply, configured=configured, **kw)
         svc.start()
         return svc
 
     @classmethod
     def from_config(cls, engine: Any, fcfg: Mapping[str, Any],
-                    tenants: Sequence[Mapping[str, Any]]) -> ForecastService:
+                    tenants: Sequence[Mapping[str, Any]],
+                    apply: Callable[[str, int], None] | None = None) -> ForecastService:
         """``jbof serve``'s one call: ``fcfg`` from parse_forecast_config, ``tenants`` the
-        engine config's tenant dicts (name, class, reserve)."""
+        engine config's tenant dicts (name, class, reserve) on the planned drive."""
         pc: PlannerConfig = fcfg["planner"]
         return cls.for_engine(engine, tenants, fcfg["socket"], pc.capacity_bps, cfg=pc,
-                              calibration=fcfg.get("calibration"), tick_s=fcfg["tick_s"],
-                              mode=fcfg["mode"])
+                              calibration=fcfg.get("calibration"), apply=apply,
+                              tick_s=fcfg["tick_s"], mode=fcfg["mode"])
 
     # -- requests and ticks (thread-safe) ------------------------------------
 
@@ -265,7 +277,7 @@ class ForecastService:
                 except OSError:
                     os.unlink(self.path)          # stale socket of a dead daemon
                 else:
-                    raise OSError(f"forecast socket {self.path} is in use by another process")
+                    raise OSError(errno.EADDRINUSE, "in use by another process")
                 finally:
                     probe.close()
             lst = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

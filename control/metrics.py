@@ -19,7 +19,8 @@ drive):
     jbof_tenant_slo_violations_total       completions slower than its latency_slo
     jbof_tenant_weight, jbof_tenant_class (0 latency, 1 reserved, 2 best-effort, 3 scavenger)
     jbof_tenant_reserve_bytes_per_second, jbof_tenant_limit_bytes_per_second,
-    jbof_tenant_latency_slo_seconds        its settings (0 = none)
+    jbof_tenant_latency_slo_seconds        its settings in force (0 = none); a scavenger's
+                                           limit is the forecast planner's while it lends
     jbof_tenant_connections                NBD connections open now
 
 Per drive (label drive):
@@ -175,8 +176,9 @@ def read_stats(engine: Any, cfg: Config, hist: bool = False) -> dict[str, Any]:
 class JbofCollector:
     """A prometheus-client custom collector: reads the Engine at scrape time.
 
-    ``config()`` returns the daemon's current Config (the admin plane's, so
-    tenants added or removed live appear or vanish)."""
+    ``config()`` returns the daemon's settings in force (the admin plane's
+    ``Control.live_config``: tenants added or removed live appear or vanish,
+    and a limit the forecast planner set shows, though it is not persisted)."""
 
     def __init__(self, engine: Any, config: Callable[[], Config]) -> None:
         self._engine = engine
@@ -221,7 +223,8 @@ class JbofCollector:
             ("class", "Class: 0 latency, 1 reserved, 2 best-effort, 3 scavenger."),
             ("connections", "NBD connections open now."),
             ("reserve_bytes_per_second", "Reserved rate (0 = none)."),
-            ("limit_bytes_per_second", "Rate limit (0 = none)."),
+            ("limit_bytes_per_second",
+             "Rate limit in force (0 = none); a scavenger's may be the forecast planner's."),
             ("latency_slo_seconds", "Latency target (0 = none)."))}
         lat = HistogramMetricFamily("jbof_tenant_latency_seconds",
                                     "End-to-end IO latency (queue + drive).", labels=TL)

@@ -23,12 +23,18 @@ by control/config.py (``jbof config keys`` lists every key):
         latency_slo: 1ms
     admin: {socket: jbof/admin.sock, mode: "0600"}   # live control (control/admin.py)
     metrics: 127.0.0.1:9464      # optional: Prometheus /metrics (control/metrics.py)
+    forecast:                    # optional: the forecast socket and planner (forecast_server.py)
+      socket: jbof/forecast.sock
+      capacity: 2800MiB/s
 
 Once it accepts connections (NBD and the admin socket) it prints one NBD URI
 per export and listener (``nbd+unix:///NAME?socket=PATH``) and runs until
 SIGINT, SIGTERM or the admin ``shutdown`` op, then stops gracefully
 (in-flight IO drains, data is synced).  Changes made over the admin socket
-are saved to --config FILE (never to the embedded default).
+are saved to --config FILE (never to the embedded default).  With a
+``forecast:`` section the forecast service starts after the admin socket and
+stops before the Engine closes; the limits its planner gives scavengers are
+applied like admin changes but never saved.
 """
 from __future__ import annotations
 
