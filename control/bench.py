@@ -216,7 +216,8 @@ class EngineTarget:
     def device(self) -> dict[str, Any]:
         d = self._eng.drive_stats("d0")
         s = d["sched"]
-        out = {"target": "jbof", "backend": str(self.backend), "model": self.model,
+        out = {"target": "jbof", "backend": str(self.backend),
+               "model": self.model or f"{self.backend} backend",
                "state": self.scenario.device.state,
                "write_factor": _num(s["write_factor_x256"] / 256), "ctl_state": s["ctl_state"],
                "ctl_rate_bps": s["rate_bps"], "backend_errors": d["backend_errors"]}

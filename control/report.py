@@ -228,7 +228,7 @@ def markdown(res: BenchResult, plots: Sequence[str]) -> str:
     sc = res.scenario
     jbof = [d for d in res.docs if d.get("target") == "jbof"]
     peers = [d for d in res.docs if d.get("target") != "jbof"]
-    model = jbof[0]["device"].get("model") if jbof else None
+    model = jbof[0]["device"].get("model") if jbof and res.backend == "emulated" else None
     out = [f"# jbof bench: {sc.name}", ""]
     if sc.description:
         out += [sc.description, ""]
