@@ -10,7 +10,9 @@
  *
  * 2. The signal.  Every completion gives a device latency sample (dispatch
  *    to completion).  Reads and writes are tracked apart, each as an EWMA
- *    with weight 1/2^ewma_shift (Gimbal: 1/2):
+ *    with weight 1/2^ewma_shift (Gimbal: 1/2; qos: 1/8, since with 1/2 one
+ *    4 KiB read queued behind a 1 MiB transfer reads as overload and clamps
+ *    the rate for everyone; a later copy of Gimbal's code uses 1/16):
  *
  *        ewma += (sample - ewma) >> shift
  *
@@ -38,16 +40,20 @@
  *    additive increase per IO, which at a fixed IO size grows the rate by a
  *    fixed fraction per round trip; the decrease mirrors it.
  *
- *    A latency SLO cap (target_cap_ns, set by sched.c from its
- *    latency-critical tenants in the qos policy) lowers the effective
- *    lat_max and threshold below Gimbal's constants; see sched.c.
+ *    A latency SLO cap (target_cap_ns = half the tightest SLO of the active
+ *    latency-critical tenants, set by sched.c in the qos policy) lowers the
+ *    effective lat_max and threshold.  Those tenants' end-to-end latency is
+ *    also tracked (EWMA 1/2, ctl_on_lc): above the cap it counts as
+ *    congestion, above twice the cap (the SLO itself) as overload, whatever
+ *    the drive's own EWMAs say.
  *
  * 3b. A learned band (ours, band_lo_pct/band_hi_pct).  Gimbal's constants
  *    fit the drives of its paper; on a drive whose 4 KiB read takes 85 us
  *    unloaded, 250..1500 us lets reads queue 3-15 deep inside the drive
  *    before anything reacts.  So the qos policy learns the drive's unloaded
- *    read latency -- the smallest read sample of the last two 1 s windows,
- *    the way BBR learns min RTT -- and sets the band relative to it:
+ *    read latency -- the smallest sample of a read of <= 16 KiB in the last
+ *    two 1 s windows, the way BBR learns min RTT -- and sets the band
+ *    relative to it:
  *
  *        lo = base * band_lo_pct / 100     hi = base * band_hi_pct / 100
  *
@@ -99,6 +105,7 @@ enum {
     CTL_SLOWSTART_MULT = 8,
     CTL_THRESH_CREEP_SHIFT = 8,     /* threshold regains 1/256 of its gap per OK sample */
     CTL_NORMALIZE_BYTES = 128 * 1024,
+    CTL_BASE_MAX_BYTES = 16 * 1024,   /* the base is learned from small reads, unscaled */
 };
 
 #define CTL_MAX_REFILL_NS (1ull << 24)
@@ -198,6 +205,14 @@ void ctl_set_cap(ctl_state *c, uint64_t cap_ns)
     c->target_cap_ns = cap_ns;
 }
 
+void ctl_on_lc(ctl_state *c, uint64_t e2e_ns, uint64_t now_ns)
+{
+    int64_t diff = (int64_t)e2e_ns - (int64_t)c->ewma_lc_ns;
+    int64_t e = (int64_t)c->ewma_lc_ns + (diff >> 1);
+    c->ewma_lc_ns = e < 0 ? 0 : (uint64_t)e;
+    c->last_lc_ns = now_ns;
+}
+
 /* Effective ceiling, for callers that need only that. */
 uint64_t ctl_upper_ns(const ctl_state *c)
 {
@@ -281,6 +296,15 @@ static void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns)
     uint64_t cost = c->pend_cost;
     c->pend_cost = 0;
     c->pend_n = 0;
+    if (c->target_cap_ns && now_ns - c->last_lc_ns < CTL_SIGNAL_FRESH_NS) {
+        /* a latency-critical tenant missing half its SLO end to end means
+         * congestion, missing all of it means overload, whatever the drive's
+         * own latency says (its IOs may queue behind others' in the drive) */
+        if (c->ewma_lc_ns > 2 * c->target_cap_ns && l <= hi)
+            l = hi + 1;
+        else if (c->ewma_lc_ns > c->target_cap_ns && l <= thr)
+            l = thr + 1;
+    }
 
     if (l > hi) {
         /* clearly past the knee: fall back to what the drive completes */
@@ -331,10 +355,8 @@ int ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, uint32_t cost, ui
         c->win_cost = 0;
         c->win_start_ns = now_ns;
     }
-    if (bytes > CTL_NORMALIZE_BYTES && c->cfg.size_normalize)
-        lat_ns = (uint64_t)(((__uint128_t)lat_ns * CTL_NORMALIZE_BYTES) / bytes);
     uint32_t k = op == JBOF_OP_READ ? 0 : 1;
-    if (k == 0 && c->cfg.band_hi_pct) {
+    if (k == 0 && c->cfg.band_hi_pct && bytes <= CTL_BASE_MAX_BYTES) {
         /* learn the unloaded read latency: min over the last two windows */
         if (now_ns - c->base_win_start_ns >= CTL_BASE_WINDOW_NS) {
             c->base_prev_ns = c->base_cur_ns;
@@ -346,6 +368,8 @@ int ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, uint32_t cost, ui
             c->base_ns = c->base_prev_ns && c->base_prev_ns < lat_ns ? c->base_prev_ns : lat_ns;
         }
     }
+    if (bytes > CTL_NORMALIZE_BYTES && c->cfg.size_normalize)
+        lat_ns = (uint64_t)(((__uint128_t)lat_ns * CTL_NORMALIZE_BYTES) / bytes);
     int64_t diff = (int64_t)lat_ns - (int64_t)c->ewma_ns[k];
     int64_t e = (int64_t)c->ewma_ns[k] + (diff >> c->cfg.ewma_shift);
     c->ewma_ns[k] = e < 0 ? 0 : (uint64_t)e;

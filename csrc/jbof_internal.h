@@ -95,7 +95,12 @@ typedef struct ctl_state {
     uint32_t pend_n;
     uint64_t last_eval_ns;
     uint64_t slow_thr_ns;        /* threshold as of the last evaluation */
+    uint64_t ewma_lc_ns;         /* latency-critical tenants' end-to-end latency */
+    uint64_t last_lc_ns;
 } ctl_state;
+
+/* A latency-critical tenant's end-to-end latency sample (qos SLO steering). */
+void ctl_on_lc(ctl_state *c, uint64_t e2e_ns, uint64_t now_ns);
 
 /* The band [lo, hi] in force now (learned or fixed, SLO cap applied). */
 void ctl_band(const ctl_state *c, uint64_t *lo, uint64_t *hi);

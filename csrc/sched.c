@@ -54,9 +54,11 @@
  *    latency.  A tenant without room is parked off the round until one of
  *    its own IOs completes.
  *
- *    Alone (ours): while at most one tenant is active there is nobody to
- *    isolate it from, so qos neither paces it nor caps its in-flight window
- *    -- its queue depth is its own business, and the drive is fully used.
+ *    Alone (ours): while at most one tenant is active, and no other one has
+ *    been for 50 ms, there is nobody to isolate it from, so qos neither
+ *    paces it nor caps its in-flight window -- its queue depth is its own
+ *    business, and the drive is fully used.  (The grace period matters
+ *    live: a depth-2 client descheduled for a few ms is not gone.)
  *    The controller keeps learning from its completions, so pacing is
  *    already calibrated when a second tenant arrives.
  *
@@ -106,7 +108,8 @@ enum {
     LIST_PARKED = 3,          /* off the lists: waiting for its own in-flight IO */
 };
 
-static const uint64_t TAG_BANK_NS = 1000000ull; /* 1 ms of banked rate credit */
+static const uint64_t TAG_BANK_NS = 1000000ull;     /* 1 ms of banked rate credit */
+static const uint64_t ALONE_GRACE_NS = 50000000ull; /* 50 ms without a peer before 'alone' */
 
 typedef struct sq_ent {
     jbof_io io;
@@ -159,6 +162,7 @@ struct jbof_sched {
     uint32_t starved;         /* buckets (bit 0 read, 1 write) that held IO back */
     uint32_t n_active_scav;   /* scavenger tenants active */
     uint32_t n_lc_backlogged; /* latency-critical tenants with queued IO (qos) */
+    uint64_t last_shared_ns;  /* last time two or more tenants were active */
     uint32_t n_active;        /* tenants with queued or in-flight IO */
     uint64_t active_weight;   /* sum of weights of active non-scavenger tenants */
     uint64_t win_per_weight_x256; /* total_slots * slot_bytes / active_weight, x256 */
@@ -330,7 +334,7 @@ int jbof_sched_default_cfg(uint32_t policy, jbof_sched_cfg *c)
     };
     c->ctl = (jbof_ctl_cfg){
         .enabled = 1,
-        .ewma_shift = 1,
+        .ewma_shift = policy == JBOF_POLICY_QOS ? 3 : 1, /* Gimbal 1/2; ours 1/8 (a later Gimbal copy: 1/16) */
         .lat_min_ns = 250000,
         .lat_max_ns = 1500000,
         .rate_min_bps = 50ull << 20,
@@ -671,8 +675,12 @@ int jbof_sched_submit(jbof_sched *s, const jbof_io *io, uint64_t now_ns)
         if (t->cfg.klass == JBOF_CLASS_SCAVENGER && policy_uses_classes(s->cfg.policy)) {
             list_push(s, &s->scav, io->tenant, 0, LIST_SCAV);
         } else {
-            /* latency-critical tenants join at the head of the round */
-            list_push(s, &s->drr, io->tenant, t->cfg.klass == JBOF_CLASS_LATENCY, LIST_DRR);
+            /* a latency-critical tenant with less than a slot in flight
+             * joins at the head of the round (one that runs deep does not:
+             * re-entering at the head with a fresh quantum would let it
+             * take a quantum every time its queue empties) */
+            int head = t->cfg.klass == JBOF_CLASS_LATENCY && t->inflight_cost < s->cfg.slot_bytes;
+            list_push(s, &s->drr, io->tenant, head, LIST_DRR);
         }
         t->in_turn = 0;
     }
@@ -799,15 +807,17 @@ static inline int budget_ok(const jbof_sched *s)
 }
 
 /* Gimbal: a tenant may hold max(1, total_slots / active tenants) busy slots. */
-/* qos: a latency-critical tenant is not held by the token bucket (it is
- * still charged, so the others pay for its use, and still bounded by its
- * in-flight window and its limit).  A 128 KiB write at write factor 9 costs
- * 1.2 MB of tokens: at 1 GB/s, a 4 KiB read arriving just after it would
- * otherwise wait 1.2 ms for that debt to refill. */
+/* qos: a latency-critical tenant with less than one slot (slot_bytes of
+ * cost) in flight is not held by the token buckets (it is still charged, so
+ * the others pay for its use, and still bounded by its limit).  A 128 KiB
+ * write at write factor 9 costs 1.2 MB of tokens: at 1 GB/s, a 4 KiB read
+ * arriving just after it would otherwise wait 1.2 ms for that debt to
+ * refill.  The slot bounds the privilege: a latency tenant that runs deep
+ * is paced like everyone else beyond its first slot. */
 static inline int lc_overdraft(const jbof_sched *s, const tenant *t)
 {
     return s->cfg.policy == JBOF_POLICY_QOS && t->cfg.klass == JBOF_CLASS_LATENCY &&
-           s->inflight_ios < s->cfg.max_inflight_ios;
+           t->inflight_cost < s->cfg.slot_bytes && s->inflight_ios < s->cfg.max_inflight_ios;
 }
 
 /* May the head IO of t go now, as far as the drive budget goes?  Records
@@ -1003,7 +1013,12 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
     /* gimbal / qos */
     ctl_refill(&s->ctl, now_ns);
     int qos = s->cfg.policy == JBOF_POLICY_QOS;
-    s->alone = qos && s->n_active <= 1 && s->n_active_scav == 0; /* a scavenger is never alone */
+    /* alone: one tenant active, no scavenger (a scavenger is never alone),
+     * and nobody else active for ALONE_GRACE_NS -- a low-depth tenant whose
+     * client is briefly descheduled has not left */
+    if (s->n_active > 1 || s->n_active_scav)
+        s->last_shared_ns = now_ns;
+    s->alone = qos && s->n_active <= 1 && s->n_active_scav == 0 && now_ns - s->last_shared_ns >= ALONE_GRACE_NS;
     if (s->alone && s->ctl.rate_bps < s->ctl.meas_rate_bps) {
         /* keep the pacing rate at what the lone tenant completes, so a
          * second tenant's arrival starts from the drive's real rate */
@@ -1018,8 +1033,12 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
         waiting = 1;
     if (qos && s->scav.head >= 0 && !waiting && n < max && budget_ok(s)) {
         /* idle capacity: lend it, but never more than the drive completes
-         * within the reclaim bound */
-        uint64_t cap = (uint64_t)(((__uint128_t)s->ctl.rate_bps * s->cfg.scavenger_reclaim_ns) / JBOF_NS_PER_S);
+         * in half the reclaim bound (at the lower of the pacing rate and
+         * the completion rate measured over the last 10 ms): an arriving
+         * owner's first IO waits at most that long behind lent IO, and the
+         * other half lets its queue catch up */
+        uint64_t rate = s->ctl.rate_bps < s->ctl.meas_rate_bps ? s->ctl.rate_bps : s->ctl.meas_rate_bps;
+        uint64_t cap = (uint64_t)(((__uint128_t)rate * s->cfg.scavenger_reclaim_ns) / (2 * JBOF_NS_PER_S));
         while (n < max && s->scav.head >= 0 && budget_ok(s)) {
             uint32_t id = (uint32_t)s->scav.head;
             tenant *t = s->t[id];
@@ -1098,11 +1117,11 @@ int jbof_sched_complete(jbof_sched *s, const jbof_io *io, uint64_t now_ns, int s
             }
             ctl_set_cap(&s->ctl, cap);
         }
-        /* qos: a latency-critical tenant's sample is what it experiences
-         * end to end, so the drive is held where its SLO is met */
-        uint64_t sample = (s->cfg.policy == JBOF_POLICY_QOS && t->cfg.klass == JBOF_CLASS_LATENCY &&
-                           t->cfg.latency_slo_ns) ? e2e : dev;
-        int slow = ctl_on_complete(&s->ctl, io->opcode, io->length_bytes, c, sample, now_ns);
+        /* qos: a latency-critical tenant also reports what it experiences
+         * end to end, so the drive is held where its SLO is met (ctl.c 3) */
+        if (s->cfg.policy == JBOF_POLICY_QOS && t->cfg.klass == JBOF_CLASS_LATENCY && t->cfg.latency_slo_ns)
+            ctl_on_lc(&s->ctl, e2e, now_ns);
+        int slow = ctl_on_complete(&s->ctl, io->opcode, io->length_bytes, c, dev, now_ns);
         if (s->cost.cfg.learn == 2)
             slow = s->ctl.state >= JBOF_CTL_CONGESTION; /* cost.c 3b: the drive is congested */
         cost_on_complete(&s->cost, io->opcode, slow, now_ns);
