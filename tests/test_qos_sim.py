@@ -81,3 +81,22 @@ def test_work_conservation(policy: str) -> None:
     # and while both run, the drive is shared, not handed to one tenant
     visitor = sim.timeline("visitor")
     assert 0.8 <= visitor[together].sum() / steady[together].sum() <= 1.25
+
+
+SHIPPED = sorted(p for p in SCEN.glob("*.yaml") if "cluster" not in p.read_text())
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.stem)
+def test_qos_never_collapses(path: Path) -> None:
+    """On every shipped scenario qos keeps the drive busy (>= 75% of fifo's
+    utilization) and starves no tenant that is entitled to service (a
+    scavenger may get nothing while others are backlogged)."""
+    docs = {d["policy"]: d for d in compare(path, ["fifo", "qos"], seed=1, duration_s=2.0)}
+    q, f = docs["qos"], docs["fifo"]
+    sc = load_scenario(path)
+    if not any(t.klass == "scavenger" or t.limit_bps or t.limit_iops for t in sc.tenants):
+        # (fifo ignores limits and classes, so its utilization is no yardstick there)
+        assert q["utilization"] >= 0.75 * f["utilization"], (q["utilization"], f["utilization"])
+    for t in q["tenants"]:
+        if t["class"] != "scavenger" and t["share"] is not None:
+            assert t["share"] >= 0.03, (t["name"], t["share"])
