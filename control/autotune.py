@@ -31,20 +31,30 @@
    the SLO at 2.2e9.
 
 3. Trials hold one configuration for whole periods of the mix (profiling.py
-   finds the period; a steady mix uses BASE_PERIOD_S): first settle periods
-   (served, not scored: the controller and cost estimator adapt), then
-   measure periods.  Every period is split into windows of about 100 ms,
-   the granularity of the guardrails:
+   finds the period; a steady mix uses a base period of 250 ms): one
+   period of the incumbent first (gap: the operating point the controller
+   reaches depends on where it came from, so every trial starts from the
+   same place), then settle periods (served, not scored: the controller and
+   the cost estimator adapt), then at least 2 measured periods, extended
+   up to 4x while the per-period objective's relative standard error is
+   above 2% (a phased mix is noisier).  With three or more periods the
+   trial's objective is the median of its periods' (else that of the whole
+   measurement): a period hit by a rare drive event -- a burst of
+   garbage collection, a latency spike -- does not decide between two
+   configs.  Every period is split into windows
+   of about 100 ms, the granularity of the guardrails:
 
      - abort: a trial whose p99 so far exceeds (1 + margin) x max(SLO, the
-       incumbent's p99) for a tenant with an SLO is stopped at once and the
-       incumbent restored; so is one with 2 or more periods over an SLO,
-       more than half of its periods (and more than the incumbent has);
-     - budget: a window in which some SLO'd tenant's p99 exceeds its SLO is
+       incumbent's p99) for a tenant with an SLO (margin 20%) is stopped at
+       the end of that window and the incumbent restored; so is one with 2
+       or more periods over an SLO, more than half of its periods (and more
+       than the incumbent has);
+     - budget: a period in which some SLO'd tenant's p99 exceeds its SLO is
        a violation; during trials each one costs (1 - the incumbent's own
        violation rate), i.e. only violations beyond what the incumbent
-       would have caused count.  A trial window starts only if its worst
-       case fits in the budget, so the total never exceeds it;
+       would have caused count.  A trial period starts only if its worst
+       case fits in the budget (default 10), so the total never exceeds
+       it; when it does not fit, the search stops with the best so far;
      - exploration cap: before a trial, the incumbent is held (whole
        periods) until trial time stays <= cap x the time since the search
        began (cap 0.5: at most half the time on trial configs).
@@ -52,24 +62,33 @@
 4. Pruning.  The space is a small grid (KNOBS; default: band x slot x write
    price = 5 x 3 x 3 = 45 points), searched in stages:
 
-     a. staged coordinate search: one knob at a time, most important first,
-        the others held at the best so far; two passes at most;
-     b. golden-section search along each ordered knob (J along one knob is
+     a. inert knobs are left out: the write price changes nothing (exactly:
+        reads are priced without it) while no tenant writes;
+     b. staged coordinate search: one knob at a time, in KNOBS order, the
+        others held at the best so far; then "trades" -- one knob a step
+        more aggressive and another a step less -- which climb the ridge
+        where the best configs sit (e.g. a looser band with smaller slots);
+        repeated while something improves, two passes at most;
+     c. golden-section search along each ordered knob (J along one knob is
         roughly unimodal: too tight throttles, too loose breaks the SLO),
-        which finds the best of 5 values in 3-4 trials instead of 5;
-     c. dominance elimination: every knob has a direction that lets more
+        which finds the best of 5 values in 3-4 trials instead of 5; values
+        within 1% are ties, won by the less aggressive one (headroom left on
+        one knob may be spent on another);
+     d. dominance elimination: every knob has a direction that lets more
         work into the drive; a config at least as aggressive on every knob
-        as an aborted one is not tried (it would break the SLO too); and
-        measured configs that another beats on both throughput and latency
-        are dropped from the final round;
-     d. successive halving: the best K = 4 survivors are measured again for
-        2, then 4 periods, keeping the better half each time (the mean over
+        as an aborted one is not tried (it would break the SLO too); and a
+        config that measured exactly like a better-ranked one (the knobs it
+        differs in made no difference) skips the final round;
+     e. successive halving: the best K = 4 survivors are measured again for
+        4, then 8 periods, keeping the better half each time (the mean over
         all their measurements), which protects the final pick from one
         lucky measurement.
 
-   Worked example (training mix, period 1 s, settle 1 + measure 1): the
-   coordinate stage needs about 3 + 3 + 3 (+ up to 6 in a second pass)
-   trials, halving 2 x 2 + 1 x 4 periods; at cap 0.5 that is ~60-80 periods.
+   Worked example (tune-training: period 1 s; 3 knobs): the profile takes
+   5 periods, the coordinate and trade stages about 15 trials of 4-10
+   periods each, halving 4 + 2 trials of 5 and 9 periods; at cap 0.5 that
+   is 200-250 periods (period_bound(): 693).  tune-large-seq (steady,
+   read-only: 2 knobs, 250 ms periods): 12-14 trials, ~120 periods = 30 s.
 
 5. The index.  The winner is stored under the drive and the workload
    signature (profiling.py) in a JSON file (written atomically), with its
@@ -121,6 +140,7 @@ PENALTY_EXP = 4
 MIN_PERIOD_SLO_IOS = 20      # fewer completions in a period: its p99 says nothing
 MIN_GUARD_SLO_IOS = 50       # fewer completions in a trial so far: no abort yet
 
+TUNED_POLICY = "qos"
 INDEX_VERSION = 1
 INDEX_ENV = "JBOF_TUNE_INDEX"
 
@@ -482,14 +502,16 @@ class _Stop(Exception):
 
 
 class _BudgetSpent(Exception):
-    """The exploration's SLO budget cannot cover another trial window."""
+    """The exploration's SLO budget cannot cover another trial period."""
 
 
 class AutoTuner:
     """Runs profile -> reuse or search -> exploit on one data plane.
 
     ``run(seconds)`` drives the data plane (simulator: virtual time) and
-    returns when the time is up; it may be called again to continue."""
+    returns when the time is up, with the incumbent in force.  The live
+    daemon runs it in a thread and flips ``enabled`` (tune.set); ``status()``
+    is what tune.status reports."""
 
     def __init__(self, dp: DataPlane, space: Space | None = None, index: Index | None = None,
                  params: TuneParams | None = None) -> None:
@@ -512,6 +534,7 @@ class AutoTuner:
         self._period_s = self.params.base_period_s
         self._profile: Profile | None = None
         self._active: tuple[int, ...] = tuple(range(len(self.space.knobs)))
+        self._writes = True
         # the incumbent's record, for the guard and for "extra" violations
         self._inc_periods = 0
         self._inc_violated = 0
@@ -565,7 +588,7 @@ class AutoTuner:
                     continue
                 reason = self._episode(reason)
         except _Stop:
-            pass
+            self._apply(self.incumbent if self.enabled else self.default)
 
     def _episode(self, reason: str) -> str:
         ep = Episode(start_s=self.now_s, reason=reason)
@@ -611,8 +634,8 @@ class AutoTuner:
         prof = profile(samples, self.slos)
         self._profile = prof
         self._period_s = prof.period_s or p.base_period_s
-        writes = any(tw.write_ios for tw in prof.window.tenants.values())
-        self._active = self.space.active(writes)
+        self._writes = any(tw.write_ios for tw in prof.window.tenants.values())
+        self._active = self.space.active(self._writes)
         # the incumbent's record from the profile, in whole periods
         per = max(1, round(self._period_s / p.tick_s))
         for i in range(0, len(samples) - per, per):
@@ -713,6 +736,8 @@ class AutoTuner:
         assert measure_from is not None
         w = window(measure_from, self._sample())
         s = score(w, self.slos)
+        if len(js) >= 3:
+            s = replace(s, objective=sorted(js)[len(js) // 2])
         self._record(ep, cfg, stage, s, start)
         return s, w.seconds
 
@@ -814,12 +839,8 @@ class AutoTuner:
         cands: list[Config] = []
         for c in live:
             mc = results[c]
-            # dominance: another candidate with more throughput and no worse latency
-            if any(results[d].t >= mc.t and results[d].ratio <= mc.ratio
-                   and (results[d].t, results[d].ratio) != (mc.t, mc.ratio) for d in cands):
-                continue
             if any((results[d].t, results[d].ratio) == (mc.t, mc.ratio) for d in cands):
-                continue    # identical measurements: the knob made no difference
+                continue    # measured exactly like a better-ranked one: same behaviour
             cands.append(c)
             if len(cands) == p.halving_k:
                 break
@@ -896,6 +917,30 @@ class AutoTuner:
         """Indices of the knobs the last search varied."""
         return self._active
 
+    @property
+    def writes(self) -> bool:
+        """Whether the last profile saw writes."""
+        return self._writes
+
+    def metric_samples(self) -> list[tuple[str, dict[str, str], float]]:
+        """Prometheus samples (name, labels, value) for the daemon's collector:
+        counters over all searches, the knobs in force and their objective."""
+        d = {"drive": self.dp.drive}
+        eps = self.episodes
+        out: list[tuple[str, dict[str, str], float]] = [
+            ("jbof_tune_enabled", d, float(self.enabled)),
+            ("jbof_tune_searches_total", d, float(sum(not e.reused for e in eps))),
+            ("jbof_tune_reuses_total", d, float(sum(e.reused for e in eps))),
+            ("jbof_tune_trials_total", d, float(sum(e.trials for e in eps))),
+            ("jbof_tune_trials_aborted_total", d, float(sum(e.aborted for e in eps))),
+            ("jbof_tune_trials_pruned_total", d, float(sum(e.pruned for e in eps))),
+            ("jbof_tune_trial_seconds_total", d, sum(e.trial_s for e in eps)),
+            ("jbof_tune_extra_slo_violations_total", d, sum(e.extra_violations for e in eps)),
+            ("jbof_tune_objective", d, eps[-1].best_objective if eps else 0.0)]
+        out += [("jbof_tune_knob", {**d, "knob": n}, float(v))
+                for n, v in self.space.as_dict(self.incumbent).items()]
+        return out
+
     def status(self) -> dict[str, Any]:
         """For ``jbof tune status`` and metrics: where the tuner stands."""
         ep = self.episodes[-1] if self.episodes else None
@@ -962,21 +1007,27 @@ class Evaluation:
     measure_s: float
 
 
-def evaluation_horizon(period_s: float | None) -> Evaluation:
-    """How long a fixed-config run warms up and is measured.  A steady mix:
-    0.5 s + 1 s (its objective varies by well under 1% from one second to
-    the next).  A phased mix: whole periods, at least 1 s of warm-up (the
-    controller learns the drive, the write price settles) and 4 periods
-    measured (compare() measures the finalists longer)."""
+def evaluation_horizon(period_s: float | None, writes: bool) -> Evaluation:
+    """How long a fixed-config run warms up and is measured.
+
+    Warm-up: 0.5 s for a read-only mix (the controller learns the drive in
+    milliseconds), 3 s with writes: the write price starts at its maximum
+    (write_factor_init = max) and takes seconds to settle -- a shorter
+    warm-up would favour a low cap on the price for what is only a head
+    start.  Measured: 1 s of a steady mix (its objective varies by well
+    under 1% from one second to the next); 4 whole periods of a phased one
+    (compare() measures the finalists longer).  Both in whole periods."""
+    warm = 3.0 if writes else 0.5
     if period_s is None:
-        return Evaluation(0.5, 1.0)
-    return Evaluation(max(1, math.ceil(1.0 / period_s - 1e-9)) * period_s, 4 * period_s)
+        return Evaluation(warm, 1.0)
+    return Evaluation(max(1, math.ceil(warm / period_s - 1e-9)) * period_s, 4 * period_s)
 
 
 def sim_dataplane(scenario: Any, seed: int | None = None, horizon_s: float = 600.0) -> SimDataPlane:
-    """A SimDataPlane on a fresh simulator of the scenario (policy qos unless it says)."""
-    from control.results import DEFAULT_POLICY, make_simulator
-    sim = make_simulator(scenario, scenario.policy or DEFAULT_POLICY, seed,
+    """A SimDataPlane on a fresh simulator of the scenario, policy qos (the
+    knobs are qos's: the learned band exists only there)."""
+    from control.results import make_simulator
+    sim = make_simulator(scenario, TUNED_POLICY, seed,
                          duration_s=horizon_s, bin_s=max(0.1, horizon_s / 1000))
     drive = scenario.device.model + (f"/{scenario.device.state}" if scenario.device.state else "")
     return SimDataPlane(sim, {t.name: t.latency_slo_ns for t in scenario.tenants}, drive=drive)
@@ -1020,7 +1071,8 @@ REFINE_FACTOR = 4     # ... this many times longer
 
 
 def compare(scenario: Any, space: Space, default: Config, tuned: Config,
-            active: Sequence[int], period_s: float | None, seed: int | None) -> Comparison:
+            active: Sequence[int], period_s: float | None, writes: bool,
+            seed: int | None) -> Comparison:
     """Score default, tuned and the grid optimum of the ``active`` knobs.
 
     Each grid point is one fresh run (evaluation_horizon).  A phased mix
@@ -1028,7 +1080,7 @@ def compare(scenario: Any, space: Space, default: Config, tuned: Config,
     luck (the best of many noisy values is biased up): the top REFINE_TOP
     points are measured again REFINE_FACTOR times longer, and default,
     tuned and the optimum are all scored on that longer horizon."""
-    hz = evaluation_horizon(period_s)
+    hz = evaluation_horizon(period_s, writes)
     grid = grid_search(scenario, space, seed, hz, default, active)
     final = hz
     scores: dict[Config, Score] = {c: s for c, s in grid}

@@ -7,10 +7,11 @@
    (rates and a window p99 from the diffed histogram).  A sample costs one
    C call per tenant, so sampling every 10 ms is cheap next to the IO.
 
-   The data plane is reached through the ``DataPlane`` protocol (sample,
-   advance, read and apply knobs).  ``SimDataPlane`` implements it on the
-   simulator; a live adapter over the daemon's admin socket implements the
-   same five methods.
+   The data plane is reached through the ``DataPlane`` protocol (SLOs,
+   sample, advance, read and apply knobs).  ``SimDataPlane`` implements it
+   on the simulator; a live adapter over the daemon's admin socket
+   implements the same methods (sample = the per-tenant counters and
+   histogram of a stats snapshot; advance = sleep; apply = drive.set).
 
 2. The signature.  A workload mix is described by what the knobs care
    about, not by who runs it: for every active tenant its latency SLO, its
@@ -52,12 +53,13 @@
    their least common multiple (at most MAX_MIX_PERIOD_S, else the longest).
 
    Worked example: a reader busy 150 ms then idle 100 ms issues ~200 IOs
-   per busy tick and none per idle tick; over 4 s (400 ticks) r(25) is
-   about 0.9 and r(12) about -0.6: period 25 ticks = 250 ms.  With a
-   checkpoint writer of period 1 s the mix period is lcm = 1 s.  (A
-   closed-loop client issues as its IOs complete, so a tenant the data
-   plane throttles hard shows a weaker pattern; the 0.3 threshold and a
-   profile of four periods or more keep such a writer visible.)
+   per busy tick and none per idle tick (40% quiet ticks); over 4.5 s
+   (450 ticks) r(12) = -0.68, r(25) = 0.98, r(50) = 0.98: period 25 ticks
+   = 250 ms.  With a checkpoint writer of period 1 s the mix period is
+   lcm = 1 s.  Lags go up to a third of the profile (three periods seen at
+   least: 1.5 s for the default 4.5 s profile).  A closed-loop client
+   issues as its IOs complete, so a tenant the data plane throttles hard
+   shows a weaker pattern; the low 0.3 threshold keeps it visible.
 """
 from __future__ import annotations
 

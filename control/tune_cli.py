@@ -31,7 +31,8 @@ def _fmt_rate(bps: float) -> str:
 @click.group()
 def tune() -> None:
     """Autotune the data plane's knobs online, while every IO is served
-    (simulate it, show the index of best configs, enable/disable per drive)."""
+    (simulate it, list the knobs, show the index of best configs,
+    enable/disable per drive)."""
 
 
 def _knob_list(text: str) -> list[str]:
@@ -71,7 +72,8 @@ def sim_cmd(scenario: str, seed: int | None, as_json: bool, knobs: str, index_pa
     """Run the autotuner on SCENARIO.yaml in virtual time until it has
     converged (plus a few periods of exploitation), then score the default
     config, the tuned one and the best of a grid search, each in a fresh run
-    with the same seed.
+    with the same seed.  The tuner tunes the qos policy (a scenario's
+    ``policy`` is ignored).
 
     The objective is throughput at p99 within SLO (control/autotune.py,
     section 2), in read-byte equivalents per second.  Example:
@@ -125,7 +127,7 @@ def sim_cmd(scenario: str, seed: int | None, as_json: bool, knobs: str, index_pa
         if not no_grid:
             prof = tuner.last_profile
             c = compare(sc, tuner.space, tuner.default, tuner.incumbent, tuner.active,
-                        prof.period_s if prof else None, run_seed)
+                        prof.period_s if prof else None, tuner.writes, run_seed)
             doc["default"] = _side(tuner.space, tuner.default, c.default)
             doc["tuned"] = _side(tuner.space, tuner.incumbent, c.tuned)
             doc["grid_best"] = {**_side(tuner.space, c.grid_best, c.grid_best_score),
@@ -170,6 +172,17 @@ def _sim_table(doc: dict[str, Any]) -> str:
         tail = f"tuned/grid {doc['tuned_vs_grid']:.3f}  " + tail
     lines.append(tail)
     return "\n".join(lines)
+
+
+@tune.command("knobs")
+def knobs_cmd() -> None:
+    """List the knobs the tuner can search, their candidate values and meaning
+    (the default search: band_hi_pct, slot_bytes, write_factor_max_x256)."""
+    for k in KNOBS.values():
+        vals = ", ".join(str(v) for v in k.values)
+        more = "more aggressive upwards" if k.up_is_aggressive else "more aggressive downwards"
+        click.echo(f"{k.name:<24} {vals}\n{'':<24} {k.doc}; {more}"
+                   + ("; inert without writes" if k.writes_only else ""))
 
 
 @tune.command("index")
