@@ -87,8 +87,8 @@
    Worked example (tune-training: period 1 s; 3 knobs): the profile takes
    5 periods, the coordinate and trade stages about 15 trials of 4-10
    periods each, halving 4 + 2 trials of 5 and 9 periods; at cap 0.5 that
-   is 200-250 periods (period_bound(): 693).  tune-large-seq (steady,
-   read-only: 2 knobs, 250 ms periods): 12-14 trials, ~120 periods = 30 s.
+   is 150-250 periods (period_bound(): 693).  tune-large-seq (steady,
+   read-only: 2 knobs, 250 ms periods): 12-15 trials, ~120 periods = 30 s.
 
 5. The index.  The winner is stored under the drive and the workload
    signature (profiling.py) in a JSON file (written atomically), with its

@@ -171,6 +171,8 @@ def _sim_table(doc: dict[str, Any]) -> str:
     if doc.get("tuned_vs_grid") is not None:
         tail = f"tuned/grid {doc['tuned_vs_grid']:.3f}  " + tail
     lines.append(tail)
+    lines.append("(objective: throughput in read-byte equivalents per second, "
+                 "penalised if a p99 exceeds its SLO)")
     return "\n".join(lines)
 
 
