@@ -139,7 +139,6 @@ CTL_RATE_MIN_BPS = 50 * MIB
 CTL_RATE_MAX_BPS = 4 << 30
 CTL_RATE_INIT_BPS = 1000 * MIB
 CTL_BUCKET_BYTES = 256 * 1024
-CTL_EWMA_SHIFT = 1
 CTL_MAX_RATE_BPS = 1 << 38      # ctl.c CTL_MAX_RATE_BPS
 CTL_MAX_REFILL_NS = 1 << 24     # ctl.c CTL_MAX_REFILL_NS
 
@@ -292,7 +291,7 @@ CONTROLLER_KEYS = _section(
         units.format_rate(CTL_RATE_INIT_BPS)),
     Key("bucket", "size", p_size_in(4096, 1 << 30), "token bucket depth",
         units.format_size(CTL_BUCKET_BYTES)),
-    Key("ewma_shift", "integer", p_int(0, 10), "latency EWMA weight 1/2^shift", CTL_EWMA_SHIFT),
+    Key("ewma_shift", "integer", p_int(0, 10), "latency EWMA weight 1/2^shift (default: the policy's, gimbal 1, qos 3)", None),
 )
 
 DRIVE_KEYS = _section(
@@ -549,9 +548,11 @@ def effective_controller(knobs: Mapping[str, int]) -> dict[str, int]:
     rmax = knobs.get("rate_max", CTL_RATE_MAX_BPS)
     rmin = knobs.get("rate_min", min(CTL_RATE_MIN_BPS, rmax))
     rinit = knobs.get("rate_init", max(rmin, min(CTL_RATE_INIT_BPS, rmax)))
-    return {"rate_min": rmin, "rate_max": rmax, "rate_init": rinit,
-            "bucket": knobs.get("bucket", CTL_BUCKET_BYTES),
-            "ewma_shift": knobs.get("ewma_shift", CTL_EWMA_SHIFT)}
+    out = {"rate_min": rmin, "rate_max": rmax, "rate_init": rinit,
+           "bucket": knobs.get("bucket", CTL_BUCKET_BYTES)}
+    if "ewma_shift" in knobs:        # else the policy's own (jbof_sched_default_cfg)
+        out["ewma_shift"] = knobs["ewma_shift"]
+    return out
 
 
 def _check_controller(knobs: Mapping[str, int], src: str, where: str) -> None:
@@ -869,8 +870,9 @@ def drive_sched_overrides(d: Drive) -> dict[str, Any]:
     if d.controller:
         e = effective_controller(d.knobs())
         ctl.update(rate_min_bps=e["rate_min"], rate_max_bps=e["rate_max"],
-                   rate_init_bps=e["rate_init"], bucket_bytes=e["bucket"],
-                   ewma_shift=e["ewma_shift"])
+                   rate_init_bps=e["rate_init"], bucket_bytes=e["bucket"])
+        if "ewma_shift" in e:
+            ctl["ewma_shift"] = e["ewma_shift"]
     return {"ctl": ctl} if ctl else {}
 
 
