@@ -163,6 +163,7 @@ struct jbof_sched {
     uint32_t n_active_scav;   /* scavenger tenants active */
     uint32_t n_lc_backlogged; /* latency-critical tenants with queued IO (qos) */
     uint64_t last_shared_ns;  /* last time two or more tenants were active */
+    uint32_t n_head[2];       /* backlogged tenants whose head IO is a read / not a read */
     uint32_t n_active;        /* tenants with queued or in-flight IO */
     uint64_t active_weight;   /* sum of weights of active non-scavenger tenants */
     uint64_t win_per_weight_x256; /* total_slots * slot_bytes / active_weight, x256 */
@@ -193,7 +194,7 @@ static inline tenant *get_tenant(const jbof_sched *s, uint32_t id)
     return (id < s->cfg.max_tenants) ? s->t[id] : NULL;
 }
 
-static void list_push(jbof_sched *s, dlist *l, uint32_t id, int at_head, uint32_t which)
+static void list_push_raw(jbof_sched *s, dlist *l, uint32_t id, int at_head, uint32_t which)
 {
     tenant *t = s->t[id];
     if (l->head < 0) {
@@ -213,7 +214,7 @@ static void list_push(jbof_sched *s, dlist *l, uint32_t id, int at_head, uint32_
     l->len++;
 }
 
-static void list_del(jbof_sched *s, dlist *l, uint32_t id)
+static void list_del_raw(jbof_sched *s, dlist *l, uint32_t id)
 {
     tenant *t = s->t[id];
     if (t->next == (int32_t)id) {
@@ -227,6 +228,24 @@ static void list_del(jbof_sched *s, dlist *l, uint32_t id)
     t->prev = t->next = -1;
     t->on_list = LIST_NONE;
     l->len--;
+}
+
+/* n_head[k] counts the tenants on the DRR round whose head IO needs token
+ * bucket k; the wrappers keep it right (the tenant must be backlogged). */
+static inline int head_bucket(const tenant *t) { return ctl_bucket(t->ring[t->head].io.opcode); }
+
+static void list_push(jbof_sched *s, dlist *l, uint32_t id, int at_head, uint32_t which)
+{
+    list_push_raw(s, l, id, at_head, which);
+    if (l == &s->drr)
+        s->n_head[head_bucket(s->t[id])]++;
+}
+
+static void list_del(jbof_sched *s, dlist *l, uint32_t id)
+{
+    if (l == &s->drr)
+        s->n_head[head_bucket(s->t[id])]--;
+    list_del_raw(s, l, id);
 }
 
 static inline void list_rotate(jbof_sched *s, dlist *l)
@@ -695,9 +714,15 @@ static void take_tags(tenant *t, uint32_t len, uint64_t now_ns);
 static void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io *out, uint64_t now_ns)
 {
     sq_ent *e = &t->ring[t->head];
+    int on_drr = t->on_list == LIST_DRR;
     *out = e->io;
     t->head = (t->head + 1) & t->mask;
     t->count--;
+    if (on_drr) { /* the round's head-IO census follows the new head */
+        s->n_head[ctl_bucket(out->opcode)]--;
+        if (t->count)
+            s->n_head[head_bucket(t)]++;
+    }
     out->dispatch_ns = now_ns;
     uint32_t c = out->cost;
     uint32_t len = out->length_bytes;
@@ -744,7 +769,8 @@ static void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io *out, uint64_t n
             t->on_list = LIST_NONE;
             s->n_parked--;
         } else {
-            list_del(s, t->on_list == LIST_SCAV ? &s->scav : &s->drr, id);
+            /* raw: the census was already updated above */
+            list_del_raw(s, t->on_list == LIST_SCAV ? &s->scav : &s->drr, id);
         }
         t->deficit = 0;
         t->in_turn = 0;
@@ -936,11 +962,12 @@ static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *
         if (!io_budget_ok(s, t)) {
             *waiting = 1;
             /* its bucket is empty.  If the other bucket is empty too, nothing
-             * can go: stop here and keep the round's order.  Otherwise (e.g.
-             * writes are held, reads may go) let the others pass; it keeps
-             * its turn and deficit for when its bucket refills */
+             * can go, and if nobody's head IO needs the other bucket, nobody
+             * else can: stop here and keep the round's order.  Otherwise
+             * (e.g. writes are held, reads may go) let the others pass; it
+             * keeps its turn and deficit for when its bucket refills */
             int other = 1 - ctl_bucket(t->ring[t->head].io.opcode);
-            if (s->ctl.tokens[other] <= 0 && !s->n_lc_backlogged)
+            if ((s->ctl.tokens[other] <= 0 || s->n_head[other] == 0) && !s->n_lc_backlogged)
                 break;
             list_rotate(s, l);
             idle_visits++;
