@@ -752,7 +752,7 @@ def sim_command(scenario: str, policies: Sequence[str], seed: int | None, durati
 
     import click
 
-    from control.cli import BadValue, run_guarded
+    from control.cli import BadValue, duration_option, run_guarded
     chosen: list[str] = []
     for v in policies:
         for name in (x.strip() for x in v.split(",")):
@@ -766,15 +766,7 @@ def sim_command(scenario: str, policies: Sequence[str], seed: int | None, durati
     if forecaster is not None and forecaster not in FORECASTERS:
         raise BadValue(f"'{forecaster}' is not a forecaster (allowed: {', '.join(FORECASTERS)})",
                        param_hint="'--forecaster'")
-    duration_s = None
-    if duration is not None:
-        try:
-            ns = units.parse_duration_ns(duration)
-        except ValueError as e:
-            raise BadValue(str(e), param_hint="'--duration'") from None
-        if ns == 0:
-            raise BadValue("must be longer than zero", param_hint="'--duration'")
-        duration_s = ns / 1e9
+    duration_s = duration_option(duration)
 
     def go() -> list[dict[str, Any]]:
         sc = load_cluster_scenario(scenario)

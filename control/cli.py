@@ -81,6 +81,19 @@ class JbofGroup(click.Group):
                 formatter.write_dl(rows)
 
 
+def duration_option(duration: str | None) -> float | None:
+    """--duration D in seconds (None when not given); one-line error otherwise."""
+    if duration is None:
+        return None
+    try:
+        ns = units.parse_duration_ns(duration)
+    except ValueError as e:
+        raise BadValue(str(e), param_hint="'--duration'") from None
+    if ns == 0:
+        raise BadValue("must be longer than zero", param_hint="'--duration'")
+    return ns / 1e9
+
+
 def run_guarded(fn: Callable[[], T]) -> T:
     """Call fn; turn every failure into a one-line ClickException (never a traceback)."""
     try:
@@ -171,15 +184,7 @@ def sim(scenario: str, policies: tuple[str, ...], seed: int | None, duration: st
     if forecaster is not None or is_cluster_scenario(scenario):
         return sim_command(scenario, policies, seed, duration, as_json, forecaster)
     chosen = parse_policies(policies)
-    duration_s = None
-    if duration is not None:
-        try:
-            ns = units.parse_duration_ns(duration)
-        except ValueError as e:
-            raise BadValue(str(e), param_hint="'--duration'") from None
-        if ns == 0:
-            raise BadValue("must be longer than zero", param_hint="'--duration'")
-        duration_s = ns / 1e9
+    duration_s = duration_option(duration)
 
     def go() -> list[dict[str, Any]]:
         from control.results import DEFAULT_POLICY, compare
