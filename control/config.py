@@ -29,6 +29,9 @@ A config::
       socket: jbof/forecast.sock   # from the scheduler's forecasts (control/forecast_server.py)
       capacity: 2800MiB/s
       planner: {slowdown_budget: 1%}
+    tune:                          # optional: online autotuning of the qos knobs
+      enabled: [ssd0]              # (control/autotune_live.py); never rewrites this file
+      period: 250ms
 
 Cross-checks (``check_config``): tenant names unique, drives exist, namespace
 sizes fit their drive (namespaces are laid out one after another, so a sum
@@ -42,7 +45,9 @@ limit) and bounds on every number (no huge values reach the C core).  The
 ``forecast:`` section is read by its own Key tables (FORECAST_KEYS of
 control/forecast_server.py, PLANNER_KEYS of control/planner.py: part of this
 schema, listed by ``jbof config keys``); its ``drive`` must exist and its
-``capacity`` may not exceed that drive's capacity estimate.
+``capacity`` may not exceed that drive's capacity estimate.  The ``tune:``
+section (TUNE_KEYS, parsed by ``tune_settings``) names existing drives only;
+a drive that does not run ``qos`` is simply not tuned while it does not.
 
 Persistence (``save_config``): the new config is written to a temporary file
 in the same directory, fsynced, the current file is kept as ``FILE.prev``, and
@@ -75,14 +80,17 @@ from control.scenario import (
     CLASSES,
     POLICIES,
     Key,
+    _default,
     _read,
     _section,
     _show,
     load_yaml,
     p_bool,
     p_choice,
+    p_duration,
     p_int,
     p_name,
+    p_percent,
     p_str,
 )
 
@@ -116,6 +124,7 @@ __all__ = [
     "save_config",
     "schema_text",
     "summary",
+    "tune_settings",
 ]
 
 BACKENDS = ("memory", "file", "emulated")
@@ -279,6 +288,8 @@ TOP_KEYS = _section(
         "(port 0 = any free port; default: off)"),
     Key("forecast", "mapping", lambda v: v, "the forecast socket and planner that lend owners' "
         "idle reservations to scavengers: see forecast keys (default: off)"),
+    Key("tune", "mapping", lambda v: v, "online autotuning of the qos scheduler's knobs while "
+        "every IO is served: see tune keys (default: off)"),
 )
 
 CONTROLLER_KEYS = _section(
@@ -353,6 +364,77 @@ TENANT_KEYS = _section(
 )
 TENANT_LIVE_KEYS = ("weight", "class", "reserve", "limit", "limit_iops", "latency_slo", "sq_depth")
 
+
+def p_tune_enabled(v: Any) -> bool | tuple[str, ...]:
+    """``true`` (every drive), ``false`` (none) or a list of drive names."""
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, list) and all(isinstance(x, str) for x in v):
+        names = tuple(p_name(x) for x in v)
+        if len(set(names)) != len(names):
+            raise ValueError(f"{_show(v)} names a drive twice")
+        return names
+    raise ValueError(f"{_show(v)} is not true, false or a list of drive names "
+                     "(examples: true, [ssd0, ssd1])")
+
+
+def p_knobs(v: Any) -> tuple[str, ...]:
+    """A list of autotuner knobs (``jbof tune knobs``), or one comma-separated string."""
+    from control.autotune import KNOBS
+    items = [x.strip() for x in v.split(",")] if isinstance(v, str) else v
+    if not isinstance(items, list) or not items or not all(isinstance(x, str) for x in items) \
+            or any(x not in KNOBS for x in items) or len(set(items)) != len(items):
+        raise ValueError(f"{_show(v)} is not a list of distinct knobs (allowed: "
+                         f"{', '.join(KNOBS)})")
+    return tuple(items)
+
+
+def _p_duration_in(lo_ns: int, hi_ns: int) -> Callable[[Any], int]:
+    parse = p_duration(positive=True)
+
+    def p(v: Any) -> int:
+        ns = parse(v)
+        if not lo_ns <= ns <= hi_ns:
+            raise ValueError(f"{_show(v)} is out of range (allowed: "
+                             f"{units.format_duration(lo_ns)}..{units.format_duration(hi_ns)})")
+        return ns
+    return p
+
+
+def p_budget(v: Any) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1e6:
+        raise ValueError(f"{_show(v)} is not a number of periods (allowed: 0..1000000)")
+    return float(v)
+
+
+def p_cap(v: Any) -> float:
+    pct = p_percent(v)
+    if pct <= 0:
+        raise ValueError(f"{_show(v)} must be above 0% (examples: 50%, 100%)")
+    return pct / 100
+
+
+TUNE_KEYS = _section(
+    Key("enabled", "drives", p_tune_enabled, "drives tuned from the start: true (every drive), "
+        "false (none) or a list of names; the others can be enabled live (`jbof tune enable`)",
+        True),
+    Key("knobs", "list", p_knobs, "knobs searched (`jbof tune knobs`)",
+        "band_hi_pct,slot_bytes,write_factor_max_x256"),
+    Key("period", "duration", _p_duration_in(50 * 10**6, 10 * 10**9), "period of a steady mix: "
+        "trials hold a configuration and are measured in whole periods (a phased mix uses its "
+        "detected period)", "250ms"),
+    Key("profile", "duration", _p_duration_in(10**9, 60 * 10**9), "profiling time before a "
+        "search (signature and periods; periods up to a third of it are seen)", "4.5s"),
+    Key("explore_cap", "percent", p_cap, "most of a search's time spent on trial "
+        "configurations", "50%"),
+    Key("slo_budget", "number", p_budget, "extra SLO-violating periods a search may cause", 10.0),
+    Key("max_trials", "integer", p_int(1, 1000), "trials per search before the best so far is "
+        "kept (plus successive halving of the best 4)", 30),
+    Key("index", "path", p_path, "the index of best configurations by drive and workload "
+        "signature (JSON; relative = under $XDG_STATE_HOME, else ~/.local/state) (default: "
+        "$JBOF_TUNE_INDEX, else jbof/tune-index.json)"),
+)
+
 SECTIONS: tuple[tuple[str, dict[str, Key]], ...] = (
     ("top level", TOP_KEYS),
     ("drives[]", DRIVE_KEYS),
@@ -362,6 +444,7 @@ SECTIONS: tuple[tuple[str, dict[str, Key]], ...] = (
     ("admin", ADMIN_KEYS),
     ("forecast", FORECAST_KEYS),
     ("forecast.planner", PLANNER_KEYS),
+    ("tune", TUNE_KEYS),
 )
 
 
@@ -370,7 +453,7 @@ def schema_text() -> str:
     lines = ["Daemon config keys (sizes: 4k=4096, KB/MB/GB are SI; durations: 500us, 1.5ms, 5s;",
              "rates: 200MiB/s; iops: 50k).  Defaults in [brackets].  Changeable live (admin",
              f"socket): tenants[] {', '.join(TENANT_LIVE_KEYS)}; drives[] "
-             f"{', '.join(DRIVE_LIVE_KEYS)}."]
+             f"{', '.join(DRIVE_LIVE_KEYS)}; tune.enabled (jbof tune enable/disable)."]
     for title, keys in SECTIONS:
         lines.append("")
         lines.append(f"{title}:")
@@ -449,6 +532,8 @@ class Config:
     source: str = "<config>"
     # the forecast: section as written (validated; parsed by forecast_settings())
     forecast: dict[str, Any] | None = field(default=None, hash=False)
+    # the tune: section as written (validated; parsed by tune_settings())
+    tune: dict[str, Any] | None = field(default=None, hash=False)
 
     def drive(self, name: str) -> Drive:
         for d in self.drives:
@@ -640,8 +725,12 @@ def parse_config(data: Any, src: str = "<config>") -> Config:
     if "forecast" in top:
         _check_forecast(top["forecast"], tuple(drives), src)
         forecast = copy.deepcopy(top["forecast"])
+    tune = None
+    if "tune" in top:
+        _check_tune(top["tune"], tuple(drives), src)
+        tune = copy.deepcopy(top["tune"])
     cfg = Config(drives=tuple(drives), tenants=tuple(tenants), listen=listen, admin=admin,
-                 metrics=top.get("metrics"), source=src, forecast=forecast)
+                 metrics=top.get("metrics"), source=src, forecast=forecast, tune=tune)
     check_config(cfg, src)
     for name, path in (("listen.unix", cfg.nbd_socket), ("admin.socket", cfg.admin_socket)):
         if path is not None and len(path.encode()) > 107:
@@ -670,6 +759,39 @@ def forecast_settings(cfg: Config) -> dict[str, Any] | None:
     if cfg.forecast is None:
         return None
     return _check_forecast(cfg.forecast, cfg.drives, cfg.source)
+
+
+def _check_tune(raw: Any, drives: tuple[Drive, ...], src: str) -> dict[str, Any]:
+    """The tune: section parsed (TUNE_KEYS, defaults filled in), ``enabled`` as drive names."""
+    got = _read(raw, TUNE_KEYS, src, "tune")
+    out = {k: got[k] if k in got else _default(TUNE_KEYS, k) for k in TUNE_KEYS if k != "index"}
+    names = [d.name for d in drives]
+    en = out["enabled"]
+    if isinstance(en, bool):
+        out["enabled"] = tuple(names) if en else ()
+    for n in out["enabled"]:
+        if n not in names:
+            raise ConfigError(src, "tune.enabled", f"'{n}' is not a drive (have: {', '.join(names)})")
+    out["period_s"] = out.pop("period") / 1e9
+    out["profile_s"] = out.pop("profile") / 1e9
+    if "index" in got:
+        p = Path(os.path.expanduser(got["index"]))
+        state = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"),
+                                                                 ".local", "state")
+        out["index"] = str(p if p.is_absolute() else Path(state) / p)
+    else:
+        from control.autotune import default_index_path
+        out["index"] = str(default_index_path())
+    return out
+
+
+def tune_settings(cfg: Config) -> dict[str, Any] | None:
+    """The parsed tune: section -- ``enabled`` (drive names), ``knobs``, ``period_s``,
+    ``profile_s``, ``explore_cap`` (a fraction), ``slo_budget``, ``max_trials``, ``index``
+    (a resolved path) -- or None when the config has none (no tuning)."""
+    if cfg.tune is None:
+        return None
+    return _check_tune(cfg.tune, cfg.drives, cfg.source)
 
 
 def load_config(path: str | Path) -> Config:
@@ -1009,6 +1131,8 @@ def document(cfg: Config) -> dict[str, Any]:
         out["metrics"] = cfg.metrics
     if cfg.forecast is not None:
         out["forecast"] = copy.deepcopy(cfg.forecast)
+    if cfg.tune is not None:
+        out["tune"] = copy.deepcopy(cfg.tune)
     return out
 
 
@@ -1077,4 +1201,6 @@ def summary(cfg: Config) -> str:
     return (f"{cfg.source}: ok: {len(cfg.drives)} drive{'' if len(cfg.drives) == 1 else 's'}: "
             f"{'; '.join(parts)}; NBD on {listen}; admin {cfg.admin_socket}; "
             f"metrics {cfg.metrics or 'off'}"
-            + (f"; forecast {fs['socket']}" if (fs := forecast_settings(cfg)) else ""))
+            + (f"; forecast {fs['socket']}" if (fs := forecast_settings(cfg)) else "")
+            + (f"; tune {','.join(ts['enabled']) or 'off until enabled'}"
+               if (ts := tune_settings(cfg)) else ""))
