@@ -101,7 +101,12 @@
    compared with the profiled one.  Two periods of another mix -> profile
    again (then reuse or explore); a CUSUM alarm with the same mix (the drive
    or the workload's intensity shifted) -> explore again from the current
-   config and update the index entry.
+   config and update the index entry.  Live, "period" means a block of whole
+   periods of at least ``shift_block_s`` (1 s): one 100 ms period of a real
+   drive and client on a shared host varies by tens of percent (a client
+   descheduled for 50 ms), which would make a CUSUM of single periods alarm
+   within seconds of every convergence; the simulator's periods do not vary
+   so (``shift_block_s`` = 0: single periods).
 """
 from __future__ import annotations
 
@@ -411,6 +416,9 @@ class TuneParams:
     halving_k: int = 4              # candidates entering successive halving
     min_gain: float = 0.01          # a coordinate move must gain 1%
     mix_change_periods: int = 2     # periods of another mix before re-profiling
+    shift_block_s: float = 0.0      # exploiting: periods judged in blocks this long (0: one)
+    history: int = 0                # episodes (x10 trial-log entries) kept; 0: all (a daemon
+                                    # runs for months: older ones are only summed in totals())
 
     def check(self) -> None:
         for name in ("window_s", "tick_s", "profile_s", "base_period_s", "measure_s"):
@@ -418,10 +426,10 @@ class TuneParams:
                 raise ConfigError("tune", name, "must be > 0")
         if not 0 < self.explore_cap <= 1:
             raise ConfigError("tune", "explore_cap", "must be in (0, 1]")
-        if self.slo_margin < 0 or self.slo_budget < 0:
-            raise ConfigError("tune", "slo_margin/slo_budget", "must be >= 0")
-        if self.max_trials < 1 or self.passes < 1 or self.halving_k < 1:
-            raise ConfigError("tune", "max_trials/passes/halving_k", "must be >= 1")
+        if self.slo_margin < 0 or self.slo_budget < 0 or self.shift_block_s < 0:
+            raise ConfigError("tune", "slo_margin/slo_budget/shift_block_s", "must be >= 0")
+        if self.max_trials < 1 or self.passes < 1 or self.halving_k < 1 or self.history < 0:
+            raise ConfigError("tune", "max_trials/passes/halving_k/history", "must be >= 1")
 
 
 @dataclass
@@ -474,6 +482,11 @@ class Episode:
     exploit_j_s: float = 0.0        # ... and its objective x seconds
 
     @property
+    def idle(self) -> bool:
+        """The profile saw no IO (no mix to tune for)."""
+        return self.signature.startswith("@")
+
+    @property
     def exploit_objective(self) -> float | None:
         """Mean J while exploiting (what the tuned config delivers online)."""
         return self.exploit_j_s / self.exploit_s if self.exploit_s else None
@@ -510,8 +523,10 @@ class AutoTuner:
 
     ``run(seconds)`` drives the data plane (simulator: virtual time) and
     returns when the time is up, with the incumbent in force.  The live
-    daemon runs it in a thread and flips ``enabled`` (tune.set); ``status()``
-    is what tune.status reports."""
+    daemon runs it in a thread per drive (control/autotune_live.py: ``until``
+    stops it at a window boundary when tuning is disabled, the operator
+    changes the drive or the daemon stops; ``rebase()`` before the next
+    run); ``status()`` and ``metric_samples()`` feed tune.status and /metrics."""
 
     def __init__(self, dp: DataPlane, space: Space | None = None, index: Index | None = None,
                  params: TuneParams | None = None) -> None:
@@ -527,6 +542,7 @@ class AutoTuner:
         self.enabled = True
         self.episodes: list[Episode] = []
         self.trial_log: list[dict[str, Any]] = []
+        self._dropped: dict[str, float] = dict.fromkeys(_TOTALS, 0.0)   # trimmed history
         self._in_force = self.incumbent
         self._deadline_ns = 0
         self._until: Callable[[AutoTuner], bool] | None = None
@@ -577,6 +593,7 @@ class AutoTuner:
         """Serve for ``seconds`` (or until ``until(self)`` holds at a window
         boundary).  A later call starts over with a profile (a known mix is
         then reused at once)."""
+        self._last = None      # live: time passed since the last call
         self._deadline_ns = self._sample().now_ns + round(seconds * NS)
         self._until = until
         try:
@@ -590,9 +607,25 @@ class AutoTuner:
         except _Stop:
             self._apply(self.incumbent if self.enabled else self.default)
 
+    def rebase(self, space: Space | None = None) -> None:
+        """Start over from the knobs in force on the data plane (live: the
+        operator changed the drive, or tuning was off): they become the
+        default and the incumbent, over ``space`` if given; history (episodes,
+        trial log) is kept.  The next run() profiles first (and reads the SLOs
+        again, as every profile does)."""
+        base = space or self.space
+        cur = base.read(self.dp.get_fields())
+        self.space = base.including(cur)
+        self.default = self.incumbent = self._in_force = cur
+        self._profile = None
+        self._active = tuple(range(len(self.space.knobs)))
+        self._inc_periods = self._inc_violated = 0
+        self._inc_ratio = 0.0
+
     def _episode(self, reason: str) -> str:
         ep = Episode(start_s=self.now_s, reason=reason)
         self.episodes.append(ep)
+        self._trim()
         before = self._profile.signature if self._profile else None
         prof = self._do_profile()
         if reason == "shift" and prof.signature != before:
@@ -601,7 +634,9 @@ class AutoTuner:
         ep.period_s = self._period_s
         entry = self.index.get(self.dp.drive, prof.signature)
         cfg = self.space.from_dict(entry["knobs"]) if entry and reason != "shift" else None
-        if cfg is not None:
+        if ep.idle:       # nobody did IO: nothing to measure, wait for a mix (live: idle drive)
+            self._commit(ep, self.incumbent, 0.0)
+        elif cfg is not None:
             ep.reused = True
             self._commit(ep, cfg, float(entry.get("objective", 0.0)) if entry else 0.0)
             log.info("signature %s seen before: applied %s", prof.signature, ep.best)
@@ -627,6 +662,7 @@ class AutoTuner:
 
     def _do_profile(self) -> Profile:
         p = self.params
+        self.slos = dict(self.dp.slos_ns())     # live: tenants and SLOs change
         self._apply(self.incumbent)
         samples = [self._sample()]
         for _ in range(max(2, round(p.profile_s / p.tick_s))):
@@ -867,8 +903,9 @@ class AutoTuner:
         cusum = Cusum()
         other = 0
         ep = self.episodes[-1]
+        block = self._periods(self.params.shift_block_s) if self.params.shift_block_s > 0 else 1
         while True:
-            w = self._hold_incumbent(1)
+            w = self._hold_incumbent(block)
             j = score(w, self.slos).objective
             ep.exploit_s += w.seconds
             ep.exploit_j_s += j * w.seconds
@@ -922,21 +959,44 @@ class AutoTuner:
         """Whether the last profile saw writes."""
         return self._writes
 
+    def _trim(self) -> None:
+        """Keep params.history episodes (and 10x as many trial-log entries); the
+        counters of older ones go into totals()."""
+        keep = self.params.history
+        if not keep:
+            return
+        while len(self.episodes) > keep:
+            for k, v in _episode_counts(self.episodes.pop(0)).items():
+                self._dropped[k] += v
+        del self.trial_log[:max(0, len(self.trial_log) - 10 * keep)]
+
+    def totals(self) -> dict[str, float]:
+        """Counters over every episode so far: searches (profiles that found a new
+        mix), reuses (mixes found in the index), trials, aborted, pruned, trial_s,
+        extra_violations."""
+        out = dict(self._dropped)
+        for e in self.episodes:
+            for k, v in _episode_counts(e).items():
+                out[k] += v
+        return out
+
     def metric_samples(self) -> list[tuple[str, dict[str, str], float]]:
         """Prometheus samples (name, labels, value) for the daemon's collector:
-        counters over all searches, the knobs in force and their objective."""
+        counters over all searches, the knobs in force and the objective of the
+        last configuration chosen."""
         d = {"drive": self.dp.drive}
-        eps = self.episodes
+        tot = self.totals()
+        chosen = [e for e in self.episodes if e.converged_s is not None]
         out: list[tuple[str, dict[str, str], float]] = [
             ("jbof_tune_enabled", d, float(self.enabled)),
-            ("jbof_tune_searches_total", d, float(sum(not e.reused for e in eps))),
-            ("jbof_tune_reuses_total", d, float(sum(e.reused for e in eps))),
-            ("jbof_tune_trials_total", d, float(sum(e.trials for e in eps))),
-            ("jbof_tune_trials_aborted_total", d, float(sum(e.aborted for e in eps))),
-            ("jbof_tune_trials_pruned_total", d, float(sum(e.pruned for e in eps))),
-            ("jbof_tune_trial_seconds_total", d, sum(e.trial_s for e in eps)),
-            ("jbof_tune_extra_slo_violations_total", d, sum(e.extra_violations for e in eps)),
-            ("jbof_tune_objective", d, eps[-1].best_objective if eps else 0.0)]
+            ("jbof_tune_searches_total", d, tot["searches"]),
+            ("jbof_tune_reuses_total", d, tot["reuses"]),
+            ("jbof_tune_trials_total", d, tot["trials"]),
+            ("jbof_tune_trials_aborted_total", d, tot["aborted"]),
+            ("jbof_tune_trials_pruned_total", d, tot["pruned"]),
+            ("jbof_tune_trial_seconds_total", d, tot["trial_s"]),
+            ("jbof_tune_extra_slo_violations_total", d, tot["extra_violations"]),
+            ("jbof_tune_objective", d, chosen[-1].best_objective if chosen else 0.0)]
         out += [("jbof_tune_knob", {**d, "knob": n}, float(v))
                 for n, v in self.space.as_dict(self.incumbent).items()]
         return out
@@ -944,12 +1004,21 @@ class AutoTuner:
     def status(self) -> dict[str, Any]:
         """For ``jbof tune status`` and metrics: where the tuner stands."""
         ep = self.episodes[-1] if self.episodes else None
+        tot = self.totals()
         return {"drive": self.dp.drive, "enabled": self.enabled,
                 "knobs": self.space.as_dict(self.incumbent),
                 "default": self.space.as_dict(self.default),
-                "trials_total": sum(e.trials for e in self.episodes),
-                "aborted_total": sum(e.aborted for e in self.episodes),
+                "trials_total": int(tot["trials"]), "aborted_total": int(tot["aborted"]),
                 "episode": ep.as_dict() if ep else None}
+
+
+_TOTALS = ("searches", "reuses", "trials", "aborted", "pruned", "trial_s", "extra_violations")
+
+
+def _episode_counts(e: Episode) -> dict[str, float]:
+    return {"searches": float(not (e.reused or e.idle)), "reuses": float(e.reused),
+            "trials": float(e.trials), "aborted": float(e.aborted), "pruned": float(e.pruned),
+            "trial_s": e.trial_s, "extra_violations": e.extra_violations}
 
 
 def _rel_se(xs: Sequence[float]) -> float:

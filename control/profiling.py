@@ -9,9 +9,9 @@
 
    The data plane is reached through the ``DataPlane`` protocol (SLOs,
    sample, advance, read and apply knobs).  ``SimDataPlane`` implements it
-   on the simulator; a live adapter over the daemon's admin socket
-   implements the same methods (sample = the per-tenant counters and
-   histogram of a stats snapshot; advance = sleep; apply = drive.set).
+   on the simulator; ``control.autotune_live.LiveDataPlane`` on the running
+   daemon (sample = the Engine's per-tenant counters and histogram; advance
+   = sleep; apply = the admin plane's locked, never persisted path).
 
 2. The signature.  A workload mix is described by what the knobs care
    about, not by who runs it: for every active tenant its latency SLO, its
@@ -131,11 +131,12 @@ class DataPlane(Protocol):
         """Set scheduler fields (dotted names) live."""
 
 
-def _flatten(d: Mapping[str, Any], prefix: str = "") -> dict[str, int]:
+def flatten_fields(d: Mapping[str, Any], prefix: str = "") -> dict[str, int]:
+    """A nested struct dict (dataplane.cstruct.struct_dict) as dotted field -> integer."""
     out: dict[str, int] = {}
     for k, v in d.items():
         if isinstance(v, Mapping):
-            out.update(_flatten(v, f"{prefix}{k}."))
+            out.update(flatten_fields(v, f"{prefix}{k}."))
         elif isinstance(v, int) and not isinstance(v, bool):
             out[f"{prefix}{k}"] = v
     return out
@@ -166,7 +167,7 @@ class SimDataPlane:
         self.sim.run(seconds)
 
     def get_fields(self) -> dict[str, int]:
-        return _flatten(self.sim.sched_cfg())
+        return flatten_fields(self.sim.sched_cfg())
 
     def apply(self, fields: Mapping[str, int]) -> None:
         self.sim.configure(**dict(fields))
