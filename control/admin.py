@@ -16,7 +16,7 @@ value) is echoed.  Arguments use the config file's keys and units
 plain integers are bytes, bytes/s, or seconds for durations).
 
 Ops (``OPS``): ping, config.get, tenant.add, tenant.remove, tenant.set,
-tenant.list, drive.list, drive.set, stats, shutdown.  Each change is
+tenant.list, drive.list, drive.set, stats, tune.status, tune.set, shutdown.  Each change is
 validated against the whole config (control.config.check_config), applied
 to the running Engine (between two reactor batches; queued and in-flight IO
 is neither dropped nor reordered), then persisted atomically (the previous
@@ -38,6 +38,16 @@ and ``config.get`` keep the configured limit, while ``live_config`` (what
 /metrics, ``tenant.list`` and ``stats`` report) shows the limit in force.
 A planned limit never raises a tenant above its configured limit, applies
 to scavenger-class tenants only, and survives admin changes to the tenant.
+
+The autotuner (control/autotune_live.py, started when the config has a
+``tune:`` section) sets scheduler fields of a drive the same way:
+``set_tuned_fields`` takes the lock, applies through Engine.configure_drive
+and never persists; the operator's values of those fields are kept and
+``clear_tuned`` puts them back (tuning disabled, daemon stopping).  A
+``drive.set`` on a tuned drive first puts the operator's values back, then
+applies the change, then tells the tuner (``on_drive_change``), which starts
+over from the new settings.  ``tune.set`` (enable/disable) is saved to the
+file's ``tune.enabled`` like any admin change; trials never are.
 """
 from __future__ import annotations
 
@@ -75,6 +85,7 @@ from control.config import (
     tenant_doc,
     tenant_live_settings,
     tenant_settings,
+    tune_settings,
 )
 from control.errors import JbofError
 
@@ -85,7 +96,8 @@ MAX_LINE_BYTES = 64 * 1024
 MAX_REPLY_BYTES = 64 * 1024 * 1024
 IDLE_TIMEOUT_S = 300.0
 OPS = ("ping", "config.get", "tenant.add", "tenant.remove", "tenant.set", "tenant.list",
-       "drive.list", "drive.set", "stats", "shutdown")
+       "drive.list", "drive.set", "stats", "tune.status", "tune.set", "shutdown")
+_READ_ONLY_OPS = ("ping", "config.get", "tenant.list", "drive.list", "stats", "tune.status")
 
 
 class AdminError(JbofError):
@@ -125,6 +137,12 @@ class Control:
         # tenant -> limit (bytes/s) the forecast planner set; never persisted.  Replaced,
         # never mutated, so readers need no lock.
         self._planned: dict[str, int] = {}
+        # drive -> scheduler fields (dotted) the autotuner set, and the operator's values
+        # of those fields; never persisted.  Replaced, never mutated.
+        self._tuned: dict[str, dict[str, int]] = {}
+        self._operator: dict[str, dict[str, int]] = {}
+        self.tune: Any = None                 # control.autotune_live.TuneService
+        self.on_drive_change: Callable[[str], None] | None = None   # must not block
 
     @property
     def config(self) -> Config:
@@ -175,6 +193,49 @@ class Control:
                     except (OSError, ValueError) as e:
                         log.warning("cannot restore the limit of %s: %s", name, e)
 
+    def set_tuned_fields(self, drive: str, fields: Mapping[str, int], policy: str) -> bool:
+        """The autotuner's scheduler fields (dotted jbof_sched_cfg names) for ``drive``:
+        applied like drive.set (same lock, Engine.configure_drive, between two reactor
+        batches) but never persisted.  The operator's value of each field is read the
+        first time the tuner sets it, for clear_tuned.  Refused (False) unless the drive
+        runs ``policy`` (the knobs are that policy's).  OSError/ValueError from the
+        Engine propagate (nothing changed)."""
+        from control.profiling import flatten_fields
+        with self._lock:
+            if self._cfg.drive(drive).policy != policy:
+                return False
+            saved = self._operator.get(drive, {})
+            new = [k for k in fields if k not in saved]
+            if new:
+                cur = flatten_fields(self.engine.drive_cfg(drive))
+                saved = {**saved, **{k: cur[k] for k in new}}
+            self.engine.configure_drive(drive, dict(fields))
+            self._operator = {**self._operator, drive: saved}
+            self._tuned = {**self._tuned, drive: {**self._tuned.get(drive, {}), **fields}}
+        return True
+
+    def tuned_fields(self, drive: str) -> tuple[dict[str, int], dict[str, int]]:
+        """(fields the tuner has in force on drive, the operator's values of them)."""
+        return dict(self._tuned.get(drive, {})), dict(self._operator.get(drive, {}))
+
+    def clear_tuned(self, drive: str) -> dict[str, int]:
+        """Put the operator's values back on every field the tuner set on drive; returns
+        them (empty if the tuner had set nothing)."""
+        with self._lock:
+            return self._restore_operator(drive)
+
+    def _restore_operator(self, drive: str) -> dict[str, int]:
+        """clear_tuned with the lock held; an Engine failure is logged, not raised."""
+        back = self._operator.get(drive, {})
+        self._tuned = {k: v for k, v in self._tuned.items() if k != drive}
+        self._operator = {k: v for k, v in self._operator.items() if k != drive}
+        if back:
+            try:
+                self.engine.configure_drive(drive, back)
+            except (OSError, ValueError) as e:
+                log.warning("cannot restore the configured knobs of drive %s: %s", drive, e)
+        return dict(back)
+
     def pin_sizes(self) -> None:
         """Tenants without a size got an equal share at start: record it, so a
         restart from the persisted file lays the namespaces out the same.
@@ -194,10 +255,13 @@ class Control:
         if fn is None:
             raise AdminError("unknown_op", f"unknown op {op!r} (allowed: {', '.join(OPS)})")
         try:
-            if op in ("ping", "config.get", "tenant.list", "drive.list", "stats"):
+            if op in _READ_ONLY_OPS:
                 return fn(args)
-            with self._lock:
+            if op == "tune.set":       # takes the lock itself: the tuner's restore needs it
                 result = fn(args)
+            else:
+                with self._lock:
+                    result = fn(args)
             log.info("%s %s %s", op, json.dumps(args, sort_keys=True, default=str), peer)
             return result
         except ConfigError as e:
@@ -249,7 +313,8 @@ class Control:
         """cfg (default: the current one) as the config file holds it: the
         command line's --unix/--tcp/--admin-socket/--metrics left out."""
         cfg = cfg or self._cfg
-        return dataclasses.replace(self._file_cfg, drives=cfg.drives, tenants=cfg.tenants)
+        return dataclasses.replace(self._file_cfg, drives=cfg.drives, tenants=cfg.tenants,
+                                   tune=cfg.tune)
 
     def op_config_get(self, args: dict[str, Any]) -> dict[str, Any]:
         """The config a restart would use (the file's form of the current state)."""
@@ -352,6 +417,7 @@ class Control:
             row["capacity_bps"] = cap
             row["reserved_bps"] = sum(t.reserve for t in self._cfg.tenants if t.drive == d.name)
             row["live"] = read_drive(self.engine, d.name)
+            row["tuned"] = self._tuned.get(d.name, {})   # the autotuner's, not persisted
             rows.append(row)
         return {"drives": rows}
 
@@ -366,6 +432,8 @@ class Control:
             have = ", ".join(d.name for d in cfg.drives)
             raise AdminError("not_found", f"no drive named {name!r} (have: {have})")
         d = parse_drive_changes({k: v for k, v in args.items() if k != "name"}, old)
+        # the operator's values first where the tuner set some; it starts over afterwards
+        self._restore_operator(d.name)
         try:
             if d.policy != old.policy:
                 self.engine.set_policy(d.name, d.policy)
@@ -378,6 +446,9 @@ class Control:
             raise AdminError(_errno_code(e), f"drive {d.name!r}: {e}") from None
         except ValueError as e:
             raise AdminError("engine", f"drive {d.name!r}: {e}") from None
+        finally:
+            if self.on_drive_change is not None:
+                self.on_drive_change(d.name)
         new = dataclasses.replace(cfg, drives=tuple(d if x.name == d.name else x
                                                     for x in cfg.drives))
         from control.config import drive_doc
@@ -399,6 +470,49 @@ class Control:
         snap["time"] = time.monotonic()
         return snap
 
+    def _tuning(self) -> Any:
+        if self.tune is None:
+            raise AdminError("not_found", "tuning is off: the daemon's config has no tune: "
+                             "section (see `jbof config keys`)")
+        return self.tune
+
+    def op_tune_status(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Each drive's tuner: enabled, state, knobs in force and configured, search."""
+        if args:
+            raise AdminError("invalid", f"args.{min(args)}: unknown key (tune.status "
+                             "takes none)")
+        return dict(self._tuning().status())
+
+    def op_tune_set(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Enable or disable the tuner of a drive (runs without the lock held: disabling
+        puts the configured knobs back through clear_tuned, which takes it)."""
+        extra = set(args) - {"drive", "enabled"}
+        if extra:
+            raise AdminError("invalid", f"args.{min(extra)}: unknown key (allowed: "
+                             "drive, enabled)")
+        drive, enabled = args.get("drive"), args.get("enabled")
+        if not isinstance(drive, str):
+            raise AdminError("invalid", "args.drive: is required (a drive name)")
+        if not isinstance(enabled, bool):
+            raise AdminError("invalid", "args.enabled: is required (true or false)")
+        svc = self._tuning()
+        try:
+            out: dict[str, Any] = dict(svc.set_enabled(drive, enabled))
+        except KeyError:
+            have = ", ".join(d.name for d in self._cfg.drives)
+            raise AdminError("not_found", f"no drive named {drive!r} (have: {have})") from None
+        except ValueError as e:
+            raise AdminError("invalid", f"args.enabled: {e}") from None
+        with self._lock:
+            cfg = self._cfg
+            on = svc.enabled_drives()
+            if cfg.tune is None or _enabled_names(cfg.tune, cfg) == on:
+                out["persisted"] = None
+                return out
+            new = dataclasses.replace(cfg, tune={**cfg.tune, "enabled": list(on)})
+            out.update(self._commit(new, f"tune.set {drive}"))
+        return out
+
     def op_shutdown(self, args: dict[str, Any]) -> dict[str, Any]:
         log.warning("shutdown requested over the admin socket")
         return {"stopping": True}
@@ -417,6 +531,15 @@ def _in_force(t: Tenant, planned: Mapping[str, int]) -> Tenant:
         return t
     limit = max(min(bps, t.limit) if t.limit else bps, t.reserve)
     return t if limit == t.limit else dataclasses.replace(t, limit=limit)
+
+
+def _enabled_names(raw_tune: Mapping[str, Any], cfg: Config) -> tuple[str, ...]:
+    """The drives a tune: section as written enables, in config order."""
+    en = raw_tune.get("enabled", True)
+    names = [d.name for d in cfg.drives]
+    if isinstance(en, bool):
+        return tuple(names) if en else ()
+    return tuple(n for n in names if n in en)
 
 
 def _rate(bps: int) -> str:
@@ -802,9 +925,10 @@ class Client:
 
 class ControlPlane:
     """What ``jbof serve`` starts next to the Engine: the admin socket and, if
-    configured, the metrics server and the forecast service.  ``close()`` stops
-    them (the forecast service first: scavengers get their configured limits
-    back while the Engine still runs)."""
+    configured, the metrics server, the forecast service and the tuners.
+    ``close()`` stops them (the tuners and the forecast service first: drives
+    get their configured knobs and scavengers their configured limits back
+    while the Engine still runs)."""
 
     def __init__(self, engine: Any, cfg: Config, persist_path: str | None,
                  on_shutdown: Callable[[], None], file_cfg: Config | None = None,
@@ -813,6 +937,7 @@ class ControlPlane:
         self.admin: AdminServer | None = None
         self.metrics: Any = None
         self.forecast: Any = None
+        self.tune: Any = None
         self._cfg = cfg
         self._admin_explicit = admin_explicit
 
@@ -831,7 +956,8 @@ class ControlPlane:
             self.admin = None
         if cfg.metrics is not None:
             from control.metrics import JbofCollector, MetricsServer
-            collector = JbofCollector(self.control.engine, lambda: self.control.live_config)
+            collector = JbofCollector(self.control.engine, lambda: self.control.live_config,
+                                      tune=self._tune_samples)
             self.metrics = MetricsServer(collector, cfg.metrics)
             try:
                 self.metrics.start()
@@ -843,6 +969,26 @@ class ControlPlane:
         fcfg = forecast_settings(cfg)
         if fcfg is not None:
             self._start_forecast(fcfg)
+        tcfg = tune_settings(cfg)
+        if tcfg is not None:
+            self._start_tune(tcfg)
+
+    def _tune_samples(self) -> list[tuple[str, dict[str, str], float]]:
+        svc = self.tune
+        return svc.metric_samples() if svc is not None else []
+
+    def _start_tune(self, tcfg: Mapping[str, Any]) -> None:
+        """One tuner thread per drive (control/autotune_live.py); trials go through
+        Control.set_tuned_fields (not persisted)."""
+        from control.autotune_live import TuneService
+        try:
+            self.tune = TuneService(self.control, tcfg)
+        except ConfigError as e:        # the index file: one line naming it
+            self.close()
+            raise AdminError("tune", str(e)) from None
+        self.control.tune = self.tune
+        self.control.on_drive_change = self.tune.drive_changed
+        self.tune.start()
 
     def _start_forecast(self, fcfg: Mapping[str, Any]) -> None:
         """The forecast socket and planner over the tenants of fcfg's drive; the
@@ -872,6 +1018,10 @@ class ControlPlane:
                  path, fcfg["mode"], len(owners), len(borrowers), fcfg["drive"])
 
     def close(self) -> None:
+        if self.tune is not None:
+            self.control.on_drive_change = None
+            self.tune.stop()            # puts every drive's configured knobs back
+            self.tune = self.control.tune = None
         if self.forecast is not None:
             self.forecast.stop()
             self.forecast = None

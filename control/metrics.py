@@ -41,6 +41,17 @@ Per drive (label drive):
 Engine-wide: jbof_connections, jbof_connections_accepted_total,
 jbof_requests_total, jbof_protocol_errors_total.
 
+With a ``tune:`` section, per tuned drive (label drive; ``knob`` for the knob
+values), from control/autotune_live.py:
+
+    jbof_tune_enabled, jbof_tune_exploring     1 while tuning / while a search runs
+    jbof_tune_trials_total, jbof_tune_trials_aborted_total, jbof_tune_trials_pruned_total
+    jbof_tune_searches_total, jbof_tune_reuses_total    searches run; known mixes reused
+    jbof_tune_trial_seconds_total          time served with trial configurations
+    jbof_tune_extra_slo_violations_total   SLO-violating periods trials added
+    jbof_tune_objective                    the chosen configuration's objective
+    jbof_tune_knob{knob=...}               knob values in force
+
 The latency histogram comes from the C log-linear histogram (csrc/hist.c,
 32 sub-buckets per power of two): the count for ``le`` is the IOs in C
 buckets whose whole range is <= le, so it is exact to within one C bucket
@@ -64,6 +75,21 @@ log = logging.getLogger("jbof.metrics")
 LATENCY_BOUNDS_S = (25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3,
                     50e-3, 100e-3, 250e-3, 500e-3, 1.0, 2.5)
 CTL_STATES = ("slowstart", "ok", "congestion", "overloaded")
+TUNE_HELP = {
+    "jbof_tune_enabled": "1 while the drive's tuner is enabled.",
+    "jbof_tune_exploring": "1 while a search (trials of other configurations) runs.",
+    "jbof_tune_searches_total": "Searches run (mixes not found in the index).",
+    "jbof_tune_reuses_total": "Mixes found in the index: best configuration applied, no trials.",
+    "jbof_tune_trials_total": "Trial configurations tried.",
+    "jbof_tune_trials_aborted_total": "Trials stopped by the SLO guardrail.",
+    "jbof_tune_trials_pruned_total": "Configurations skipped as dominated by an aborted one.",
+    "jbof_tune_trial_seconds_total": "Time served with trial configurations.",
+    "jbof_tune_extra_slo_violations_total": "SLO-violating periods the trials added.",
+    "jbof_tune_objective": "Objective of the chosen configuration (read-byte equivalents/s "
+                           "at p99 within SLO).",
+    "jbof_tune_knob": "Knob values in force on the drive (label knob).",
+}
+Sample = tuple[str, dict[str, str], float]
 
 
 # ------------------------------------------------------------ reading stats ---
@@ -178,11 +204,15 @@ class JbofCollector:
 
     ``config()`` returns the daemon's settings in force (the admin plane's
     ``Control.live_config``: tenants added or removed live appear or vanish,
-    and a limit the forecast planner set shows, though it is not persisted)."""
+    and a limit the forecast planner set shows, though it is not persisted);
+    ``tune()`` the tuners' samples (``(name, labels, value)``; ``_total``
+    names are counters)."""
 
-    def __init__(self, engine: Any, config: Callable[[], Config]) -> None:
+    def __init__(self, engine: Any, config: Callable[[], Config],
+                 tune: Callable[[], list[Sample]] | None = None) -> None:
         self._engine = engine
         self._config = config
+        self._tune = tune
 
     def describe(self) -> list[Any]:
         return []      # families depend on live tenants: no describe-time collect
@@ -190,6 +220,8 @@ class JbofCollector:
     def collect(self) -> Iterator[Any]:
         try:
             families = self._families(read_stats(self._engine, self._config(), hist=True))
+            if self._tune is not None:
+                families += _sample_families(self._tune())
         except Exception:  # a scrape must never take the daemon down; log it
             log.warning("metrics scrape failed", exc_info=True)
             return
@@ -312,6 +344,22 @@ class JbofCollector:
             c["completed_ios"].add_metric(lv, d["completed"])
             c["backend_errors"].add_metric(lv, d["backend_errors"])
         return [*g.values(), *c.values()]
+
+
+def _sample_families(samples: list[Sample]) -> list[Any]:
+    """Metric families from (name, labels, value) samples: one family per name, a
+    counter if the name ends in _total."""
+    from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+    fams: dict[str, tuple[Any, list[str]]] = {}
+    for name, labels, value in samples:
+        if name not in fams:
+            base = name.removesuffix("_total")
+            kind = CounterMetricFamily if base != name else GaugeMetricFamily
+            fams[name] = (kind(base, TUNE_HELP.get(name, name), labels=list(labels)),
+                          list(labels))
+        fam, keys = fams[name]
+        fam.add_metric([labels[k] for k in keys], value)
+    return [fam for fam, _keys in fams.values()]
 
 
 # ------------------------------------------------------------- HTTP server ---

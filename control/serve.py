@@ -26,6 +26,7 @@ by control/config.py (``jbof config keys`` lists every key):
     forecast:                    # optional: the forecast socket and planner (forecast_server.py)
       socket: jbof/forecast.sock
       capacity: 2800MiB/s
+    tune: {enabled: [ssd0]}      # optional: online autotuning (autotune_live.py)
 
 Once it accepts connections (NBD and the admin socket) it prints one NBD URI
 per export and listener (``nbd+unix:///NAME?socket=PATH``) and runs until
@@ -34,7 +35,10 @@ SIGINT, SIGTERM or the admin ``shutdown`` op, then stops gracefully
 are saved to --config FILE (never to the embedded default).  With a
 ``forecast:`` section the forecast service starts after the admin socket and
 stops before the Engine closes; the limits its planner gives scavengers are
-applied like admin changes but never saved.
+applied like admin changes but never saved.  With a ``tune:`` section one
+tuner thread per drive starts last and stops first (each drive gets its
+configured knobs back before the Engine closes); its trials and choices are
+applied like admin changes but never saved to the config.
 """
 from __future__ import annotations
 

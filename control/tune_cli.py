@@ -2,15 +2,16 @@
 
     jbof tune sim SCENARIO.yaml [--seed N] [--json]   run it in virtual time, compare
                                                       with the default and a grid search
-    jbof tune index [--index FILE] [--json]           the best configs found so far
+    jbof tune index [--index FILE | --socket PATH] [--json]   the best configs found so far
     jbof tune status [--socket PATH] [--json]         a running daemon's tuners
     jbof tune enable|disable --drive D [--socket PATH]
 
 ``status``, ``enable`` and ``disable`` speak to a running ``jbof serve``
 through its admin socket (control/admin.py's protocol): ops ``tune.status``
-(no args) and ``tune.set`` (args ``drive``, ``enabled``); they print the
-reply's result.  Without a daemon -- or with one that has no tuner yet,
-which answers ``unknown op`` -- they fail with one line.
+(no args) and ``tune.set`` (args ``drive``, ``enabled``; control/autotune_live.py
+does the work).  Without a daemon, or with one whose config has no ``tune:``
+section, they fail with one line.  ``disable`` returns once the drive's
+configured knobs are back in force.
 """
 from __future__ import annotations
 
@@ -191,12 +192,20 @@ def knobs_cmd() -> None:
 @click.option("--index", "index_path", type=click.Path(dir_okay=False),
               help="Index file (default: $JBOF_TUNE_INDEX, else "
                    "$XDG_STATE_HOME/jbof/tune-index.json).")
+@click.option("--socket", "socket_path", default=None, metavar="PATH",
+              help="Read the index a running daemon uses (its tune.index), found through "
+                   "this admin socket.")
 @click.option("--json", "as_json", is_flag=True, help="Print the index as JSON.")
-def index_cmd(index_path: str | None, as_json: bool) -> None:
+def index_cmd(index_path: str | None, socket_path: str | None, as_json: bool) -> None:
     """Show the best configuration found for each drive and workload signature."""
     from control.autotune import Index, default_index_path
     from control.cli import run_guarded
-    path = Path(index_path) if index_path else default_index_path()
+    if index_path:
+        path = Path(index_path)
+    elif socket_path:
+        path = Path(_call(socket_path, "tune.status")["index"])
+    else:
+        path = default_index_path()
     idx = run_guarded(lambda: Index(path))
     if as_json:
         click.echo(json.dumps({"path": str(path), "drives": idx.drives}, indent=2, sort_keys=True))
@@ -235,7 +244,12 @@ def _call(socket_path: str, op: str, **args: Any) -> Any:
 @_socket_option
 @click.option("--json", "as_json", is_flag=True, help="Print the reply indented.")
 def status_cmd(socket_path: str, as_json: bool) -> None:
-    """Show each drive's tuner: enabled, knobs in force, current search."""
+    """Show each drive's tuner as JSON: state (disabled, unavailable, profiling,
+    exploring, exploiting, idle, error), knobs in force and configured, trials.
+    Example:
+
+        jbof tune status --socket $XDG_RUNTIME_DIR/jbof/admin.sock
+    """
     res = _call(socket_path, "tune.status")
     click.echo(json.dumps(res, indent=2 if as_json else None))
 
@@ -244,7 +258,8 @@ def status_cmd(socket_path: str, as_json: bool) -> None:
 @click.option("--drive", required=True, metavar="D", help="Drive name (from the daemon config).")
 @_socket_option
 def enable_cmd(drive: str, socket_path: str) -> None:
-    """Let the tuner explore and apply configs on drive D."""
+    """Let the tuner explore and apply configs on drive D (saved to the config's
+    tune.enabled)."""
     click.echo(json.dumps(_call(socket_path, "tune.set", drive=drive, enabled=True)))
 
 
@@ -252,5 +267,6 @@ def enable_cmd(drive: str, socket_path: str) -> None:
 @click.option("--drive", required=True, metavar="D", help="Drive name (from the daemon config).")
 @_socket_option
 def disable_cmd(drive: str, socket_path: str) -> None:
-    """Stop the tuner on drive D and put its configured knobs back."""
+    """Stop the tuner on drive D and put its configured knobs back (returns once
+    they are in force; saved to the config's tune.enabled)."""
     click.echo(json.dumps(_call(socket_path, "tune.set", drive=drive, enabled=False)))
