@@ -79,12 +79,14 @@ from control.planner import PLANNER_KEYS
 from control.scenario import (
     CLASSES,
     POLICIES,
+    UNITS_HELP,
     Key,
     _default,
     _read,
     _section,
     _show,
     load_yaml,
+    render_keys,
     p_bool,
     p_choice,
     p_duration,
@@ -450,19 +452,10 @@ SECTIONS: tuple[tuple[str, dict[str, Key]], ...] = (
 
 def schema_text() -> str:
     """Every config key as a plain-text reference (``jbof config keys``)."""
-    lines = ["Daemon config keys (sizes: 4k=4096, KB/MB/GB are SI; durations: 500us, 1.5ms, 5s;",
-             "rates: 200MiB/s; iops: 50k).  Defaults in [brackets].  Changeable live (admin",
-             f"socket): tenants[] {', '.join(TENANT_LIVE_KEYS)}; drives[] "
-             f"{', '.join(DRIVE_LIVE_KEYS)}; tune.enabled (jbof tune enable/disable)."]
-    for title, keys in SECTIONS:
-        lines.append("")
-        lines.append(f"{title}:")
-        for k in keys.values():
-            req = " (required)" if k.required else ""
-            shown = str(k.default).lower() if isinstance(k.default, bool) else k.default
-            dflt = f" [{shown}]" if k.default not in (None, "", {}) else ""
-            lines.append(f"  {k.name:<16} {k.kind:<9} {k.doc}{req}{dflt}")
-    return "\n".join(lines)
+    header = (f"Daemon config keys {UNITS_HELP}  Changeable live (admin\n"
+              f"socket): tenants[] {', '.join(TENANT_LIVE_KEYS)}; drives[] "
+              f"{', '.join(DRIVE_LIVE_KEYS)}; tune.enabled (jbof tune enable/disable).")
+    return render_keys(header, SECTIONS, width=16)
 
 
 # -------------------------------------------------------------- typed model ---

@@ -370,21 +370,31 @@ SECTIONS: tuple[tuple[str, dict[str, Key]], ...] = (
 )
 
 
-def schema_text() -> str:
-    """The scenario keys as a plain-text reference (``jbof sim --keys``)."""
-    lines = ["Scenario file keys (sizes: 4k=4096, KB/MB/GB are SI; durations: 500us, 1.5ms, 5s;",
-             "rates: 200MiB/s; iops: 50k).  Defaults in [brackets]."]
-    for title, keys in SECTIONS:
+UNITS_HELP = ("(sizes: 4k=4096, KB/MB/GB are SI; durations: 500us, 1.5ms, 5s;\n"
+              "rates: 200MiB/s; iops: 50k).  Defaults in [brackets].")
+
+
+def render_keys(header: str, sections: tuple[tuple[str, dict[str, Key]], ...], width: int = 13,
+                inherited: Callable[[dict[str, Key], Key], bool] = lambda keys, k: False) -> str:
+    """Key tables as a plain-text reference (``jbof sim --keys``, ``jbof config keys``)."""
+    lines = [header]
+    for title, keys in sections:
         lines.append("")
         lines.append(f"{title}:")
-        inherit = keys is PHASE_KEYS
         for k in keys.values():
             req = " (required)" if k.required else ""
-            dflt = f" [{k.default}]" if k.default not in (None, {}, "") else ""
-            if inherit and k.name in WORKLOAD_KEYS:
+            shown = str(k.default).lower() if isinstance(k.default, bool) else k.default
+            dflt = f" [{shown}]" if k.default not in (None, {}, "") else ""
+            if inherited(keys, k):
                 dflt = " [the workload's]"
-            lines.append(f"  {k.name:<13} {k.kind:<9} {k.doc}{req}{dflt}")
+            lines.append(f"  {k.name:<{width}} {k.kind:<9} {k.doc}{req}{dflt}")
     return "\n".join(lines)
+
+
+def schema_text() -> str:
+    """The scenario keys as a plain-text reference (``jbof sim --keys``)."""
+    return render_keys(f"Scenario file keys {UNITS_HELP}", SECTIONS,
+                       inherited=lambda keys, k: keys is PHASE_KEYS and k.name in WORKLOAD_KEYS)
 
 
 # -------------------------------------------------------------- validation ---
