@@ -101,6 +101,7 @@ enum {
     MAX_SQ_DEPTH = 65536,
     MAX_WEIGHT = 10000,
     SLOT_RING = 64,           /* slot ids tracked per tenant (> max busy slots) */
+    BUCKET_SKIP_MAX = 2,      /* tenants held by an empty bucket passed over per call */
     MAX_TOTAL_SLOTS = 48,
     LIST_NONE = 0,
     LIST_DRR = 1,
@@ -934,7 +935,7 @@ static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *
                              int limits, int *waiting)
 {
     int n = 0;
-    uint32_t idle_visits = 0;
+    uint32_t idle_visits = 0, bucket_skips = 0;
     while (n < max && l->head >= 0 && idle_visits < l->len) {
         if (!budget_ok(s)) {
             *waiting = 1;
@@ -968,6 +969,11 @@ static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *
              * keeps its turn and deficit for when its bucket refills */
             int other = 1 - ctl_bucket(t->ring[t->head].io.opcode);
             if ((s->ctl.tokens[other] <= 0 || s->n_head[other] == 0) && !s->n_lc_backlogged)
+                break;
+            /* look at most BUCKET_SKIP_MAX held tenants per call: the round
+             * moves on, so one that can use the other bucket is reached
+             * within len / BUCKET_SKIP_MAX calls, and a call stays O(1) */
+            if (++bucket_skips > BUCKET_SKIP_MAX)
                 break;
             list_rotate(s, l);
             idle_visits++;
