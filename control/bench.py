@@ -66,6 +66,7 @@ from control.fio import (
     run_all,
 )
 from control.results import (
+    text_table,
     OPEN_LOOP_SATISFIED,
     SOLO_POLICY,
     Measured,
@@ -694,10 +695,10 @@ def compare_sim(result: BenchResult) -> list[dict[str, Any]]:
     return sim_docs
 
 
-def format_sim_ratios(result: BenchResult) -> str:
-    """Per policy and tenant: live/sim for bandwidth, p99, share; and Jain."""
+def sim_ratio_rows(result: BenchResult) -> list[list[str]]:
+    """Per policy and tenant: live/sim for bandwidth, p99, share, solo bandwidth; and Jain."""
     rows = [["policy", "tenant", "bw live/sim", "p99 live/sim", "share live/sim",
-             "solo bw live/sim", "jain live/sim"]]
+             "solo bw live/sim", "Jain live/sim"]]
 
     def f(x: float | None) -> str:
         return "-" if x is None else f"{x:.2f}"
@@ -710,13 +711,8 @@ def format_sim_ratios(result: BenchResult) -> str:
             rows.append([doc["policy"] if k == 0 else "", t["name"], f(v["bw"]), f(v["p99"]),
                          f(v["share"]), f(v["solo_bw"]),
                          f(doc["vs_sim"]["jain"]) if k == 0 else ""])
-    return text_table(rows, right_from=2)
+    return rows
 
 
-def text_table(rows: Sequence[Sequence[str]], right_from: int = 1) -> str:
-    """Columns padded to their widest cell; columns from right_from on right-aligned."""
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(c.ljust(w) if i < right_from else c.rjust(w)
-                               for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
-                     for r in rows)
-
+def format_sim_ratios(result: BenchResult) -> str:
+    return text_table(sim_ratio_rows(result), right_from=2)

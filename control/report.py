@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from control import units
-from control.bench import BenchResult, RunOutput, fio_version
+from control.bench import BenchResult, RunOutput, fio_version, sim_ratio_rows
 from control.fio import BW_LOG_MS
 
 TOLERANCE = 0.05
@@ -99,20 +99,7 @@ def summary_table(docs: Sequence[Mapping[str, Any]]) -> str:
 
 
 def sim_table(res: BenchResult) -> str:
-    rows = [["policy", "tenant", "bw live/sim", "p99 live/sim", "share live/sim",
-             "solo bw live/sim", "Jain live/sim"]]
-
-    def f(x: float | None) -> str:
-        return "-" if x is None else f"{x:.2f}"
-
-    for d in res.docs:
-        if "vs_sim" not in d:
-            continue
-        for k, t in enumerate(d["tenants"]):
-            v = t["vs_sim"]
-            rows.append([d["policy"] if k == 0 else "", t["name"], f(v["bw"]), f(v["p99"]),
-                         f(v["share"]), f(v["solo_bw"]), f(d["vs_sim"]["jain"]) if k == 0 else ""])
-    return _md(rows)
+    return _md(sim_ratio_rows(res))
 
 
 # ------------------------------------------------------------------- plots ---

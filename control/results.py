@@ -242,14 +242,12 @@ def compare(scenario: Scenario | str | Path, policies: Sequence[str], seed: int 
 
 # ------------------------------------------------------------------ table ---
 
-def _cells(rows: list[list[str]], right_from: int = 1) -> str:
+def text_table(rows: Sequence[Sequence[str]], right_from: int = 1) -> str:
+    """Columns padded to their widest cell; columns from right_from on right-aligned."""
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    out = []
-    for r in rows:
-        cells = [c.ljust(w) if i < right_from else c.rjust(w)
-                 for i, (c, w) in enumerate(zip(r, widths, strict=True))]
-        out.append("  ".join(cells).rstrip())
-    return "\n".join(out)
+    return "\n".join("  ".join(c.ljust(w) if i < right_from else c.rjust(w)
+                               for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
+                     for r in rows)
 
 
 def _us(v: float) -> str:
@@ -281,7 +279,7 @@ def format_table(doc: Mapping[str, Any]) -> str:
                        _us(solo_lat["p99"]) if solo_lat.get("p99") else "-",
                        _share(t["share"]), slo])
     foot = f"jain {doc['jain']:.3f}  utilization {doc['utilization']:.3f}"
-    return "\n".join([head, _cells(rows, right_from=2), foot])
+    return "\n".join([head, text_table(rows, right_from=2), foot])
 
 
 def format_comparison(docs: Sequence[Mapping[str, Any]]) -> str:
@@ -294,4 +292,4 @@ def format_comparison(docs: Sequence[Mapping[str, Any]]) -> str:
                     + [f"{_share(by[n]['share'])} / "
                        + (_us(by[n]["lat_us"]["p99"]) if by[n]["iops"] > 0 else "-")
                        for n in names])
-    return _cells(rows)
+    return text_table(rows)
