@@ -43,20 +43,6 @@
  *    so the writes themselves look fast while they wreck read latency, then
  *    slow all at once.  wf saw-tooths between those two moments.
  *
- * 3b. Learned from congestion (learn = 2, an alternative the autotuner can
- *    pick; the default for every policy is Gimbal's rule).  What a write really costs
- *    is what it does to everyone else.  So a write completion counts as
- *    "slow" when the *drive* is congested as it completes (the latency
- *    controller is in CONGESTION or OVERLOADED, whichever kind of IO put it
- *    there).  Each period: if more than a quarter of the period's writes
- *    were slow, wf grows by a quarter of its gap to max; if none were, wf
- *    shrinks by 1/8; otherwise it holds.  Work conservation does the rest:
- *    a reader that cannot use its equal share of cost leaves it to the
- *    writer, the drive congests, writes get dearer, until the drive sits at
- *    the controller's threshold.  Worked example: wf 4, a period with 40%
- *    slow writes -> wf = 4 + (9 - 4) / 4 = 5.25; ten quiet periods later it
- *    is back at 4.
- *
  * 4. Fixed point.  wf is x256 so cost_of is one multiply and one shift on
  *    the IO path; cost saturates at UINT32_MAX (4 GiB of cost per IO).
  */
@@ -86,7 +72,7 @@ int cost_cfg_check(const jbof_cost_cfg *cfg)
     if (cfg->write_factor_init_x256 < cfg->write_factor_min_x256 ||
         cfg->write_factor_init_x256 > cfg->write_factor_max_x256)
         return -EINVAL;
-    if (cfg->learn > 2)
+    if (cfg->learn > 1)
         return -EINVAL;
     if (cfg->learn && (cfg->period_ns < 1000000ull || cfg->period_ns > 60 * JBOF_NS_PER_S))
         return -EINVAL;
@@ -105,30 +91,18 @@ void cost_on_complete(cost_state *c, uint32_t op, int slow, uint64_t now_ns)
 {
     if (c->cfg.learn == 0)
         return;
-    if (op == JBOF_OP_WRITE) {
-        c->w_done++;
-        c->w_slow += slow ? 1 : 0;
-    }
+    if (op == JBOF_OP_WRITE && slow)
+        c->w_slow++;
     if (now_ns - c->period_start_ns < c->cfg.period_ns)
         return;
+    /* One period is over: writes looked slow -> halfway up, else decay. */
     uint32_t wf = c->wf_x256;
     uint32_t lo = c->cfg.write_factor_min_x256, hi = c->cfg.write_factor_max_x256;
-    if (c->cfg.learn == 1) {
-        /* Gimbal: writes looked slow -> halfway up, else decay by 0.5 */
-        if (c->w_slow)
-            wf = (wf + hi + 1) / 2;
-        else
-            wf = wf > lo + WF_DECAY_X256 ? wf - WF_DECAY_X256 : lo;
-    } else if (c->w_done) {
-        /* ours: priced by the congestion writes cause */
-        if (c->w_slow * 4 > c->w_done)
-            wf += (hi - wf + 3) / 4;
-        else if (c->w_slow == 0)
-            wf = wf > lo + wf / 8 ? wf - wf / 8 : lo;
-    }
-    if (wf > c->cfg.write_factor_max_x256)
-        wf = c->cfg.write_factor_max_x256;
+    if (c->w_slow)
+        wf = (wf + hi + 1) / 2;
+    else
+        wf = wf > lo + WF_DECAY_X256 ? wf - WF_DECAY_X256 : lo;
     c->wf_x256 = wf;
-    c->w_done = c->w_slow = 0;
+    c->w_slow = 0;
     c->period_start_ns = now_ns;
 }

@@ -213,14 +213,6 @@ void ctl_on_lc(ctl_state *c, uint64_t e2e_ns, uint64_t now_ns)
     c->last_lc_ns = now_ns;
 }
 
-/* Effective ceiling, for callers that need only that. */
-uint64_t ctl_upper_ns(const ctl_state *c)
-{
-    uint64_t lo, hi;
-    ctl_band(c, &lo, &hi);
-    return hi;
-}
-
 void ctl_refill(ctl_state *c, uint64_t now_ns)
 {
     if (now_ns <= c->last_refill_ns)

@@ -40,7 +40,7 @@ typedef struct cost_state {
     jbof_cost_cfg cfg;
     uint32_t wf_x256;          /* current write factor */
     uint64_t period_start_ns;
-    uint64_t w_done, w_slow;   /* write completions this period, and slow ones */
+    uint64_t w_slow;           /* slow write completions this period */
 } cost_state;
 
 int cost_cfg_check(const jbof_cost_cfg *cfg);
@@ -116,7 +116,6 @@ int ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, uint32_t cost, ui
 /* When will bucket k (0 read, 1 write) hold a positive balance again? */
 uint64_t ctl_next_ns(const ctl_state *c, uint64_t now_ns, int k);
 static inline int ctl_bucket(uint32_t op) { return op == JBOF_OP_READ ? 0 : 1; }
-uint64_t ctl_upper_ns(const ctl_state *c);
 
 /* ---- small deterministic PRNG (splitmix64 seeding xoshiro256**) ---- */
 typedef struct rng_state {

@@ -1155,8 +1155,6 @@ int jbof_sched_complete(jbof_sched *s, const jbof_io *io, uint64_t now_ns, int s
         if (s->cfg.policy == JBOF_POLICY_QOS && t->cfg.klass == JBOF_CLASS_LATENCY && t->cfg.latency_slo_ns)
             ctl_on_lc(&s->ctl, e2e, now_ns);
         int slow = ctl_on_complete(&s->ctl, io->opcode, io->length_bytes, c, dev, now_ns);
-        if (s->cost.cfg.learn == 2)
-            slow = s->ctl.state >= JBOF_CTL_CONGESTION; /* cost.c 3b: the drive is congested */
         cost_on_complete(&s->cost, io->opcode, slow, now_ns);
     }
     if (!is_active(t)) {

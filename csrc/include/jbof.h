@@ -104,7 +104,7 @@ typedef struct jbof_cost_cfg {
     uint32_t write_factor_init_x256;/* starting write factor (Gimbal: 9.0) */
     uint32_t write_factor_min_x256; /* clamp (Gimbal: 1.0) */
     uint32_t write_factor_max_x256; /* clamp (Gimbal: 9.0) */
-    uint32_t learn;                 /* 0 = fixed, 1 = Gimbal rule, 2 = from congestion (ours; cost.c) */
+    uint32_t learn;                 /* 0 = fixed factor, 1 = Gimbal's rule (cost.c) */
     uint64_t period_ns;             /* estimator update period (Gimbal: 100 ms) */
 } jbof_cost_cfg;
 
