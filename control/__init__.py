@@ -1,6 +1,19 @@
-"""Control plane of the JBOF QoS data plane: scenarios, units, results, the ``jbof`` CLI.
+"""Control plane of the JBOF QoS data plane (docs/design.md#architecture).
 
-Modules are small and named after what they do: ``units`` (human units),
-``scenario`` (scenario files -> typed dataclasses), ``results`` (simulation
-runs -> the result document), ``cli`` (the ``jbof`` command), ``errors``.
+Layers, lowest first; a module imports only from its own layer or lower ones
+(tests/test_architecture.py checks the rules that can be checked: no cycles,
+click only in ``cli``, ``dataplane`` never imports ``control``, no raw cffi here):
+
+  errors, units          one-line errors; human units (docs/design.md#units)
+  schema                 Key tables, typed parsers, the strict YAML loader
+  scenario, config       scenario files (docs/design.md#scenarios); the daemon config
+  simulator, results     dataplane's Simulator with scenario workloads; result documents
+                         (docs/design.md#result-documents)
+  ipc                    the one JSON-lines unix-socket server and client
+  lending/               forecasts, their socket, the planner, the training-cluster
+                         evaluation and its traces
+  tune/                  the autotuner (offline and live) and the data-plane profiling
+  bench/                 live fio runs, their results and report
+  daemon/                ``jbof serve``: the admin socket and ops, metrics, services
+  cli/                   every ``jbof`` command (the only click code)
 """

@@ -2,8 +2,8 @@
 cross-checks, the Engine dict, and atomic persistence.
 
 One schema -- the ``Key`` tables below -- drives validation of the file, the
-admin socket's arguments (``control.admin``), the CLI's option help
-(``control.admin_cli``) and the docs (``schema_text()``, ``jbof config keys``).
+admin socket's arguments (``control.daemon.admin``), the CLI's option help
+(``control.cli.admin``) and the docs (``schema_text()``, ``jbof config keys``).
 Every problem is one ``ConfigError`` line naming the file, the key path and
 what is allowed::
 
@@ -26,11 +26,11 @@ A config::
     admin: {socket: jbof/admin.sock, mode: "0600"}
     metrics: 127.0.0.1:9464
     forecast:                      # optional: lend owners' idle reservations to scavengers
-      socket: jbof/forecast.sock   # from the scheduler's forecasts (control/forecast_server.py)
+      socket: jbof/forecast.sock   # from the scheduler's forecasts (control/lending/forecast_server.py)
       capacity: 2800MiB/s
       planner: {slowdown_budget: 1%}
     tune:                          # optional: online autotuning of the qos knobs
-      enabled: [ssd0]              # (control/autotune_live.py); never rewrites this file
+      enabled: [ssd0]              # (control/tune/autotune_live.py); never rewrites this file
       period: 250ms
 
 Cross-checks (``check_config``): tenant names unique, drives exist, namespace
@@ -43,7 +43,7 @@ dies x page / tR) = 3 GB/s for dct983; memory and file drives without
 consistency (latency needs latency_slo, reserved needs reserve, reserve <=
 limit) and bounds on every number (no huge values reach the C core).  The
 ``forecast:`` section is read by its own Key tables (FORECAST_KEYS of
-control/forecast_server.py, PLANNER_KEYS of control/planner.py: part of this
+control/lending/forecast_server.py, PLANNER_KEYS of control/lending/planner.py: part of this
 schema, listed by ``jbof config keys``); its ``drive`` must exist and its
 ``capacity`` may not exceed that drive's capacity estimate.  The ``tune:``
 section (TUNE_KEYS, parsed by ``tune_settings``) names existing drives only;
@@ -74,19 +74,14 @@ import yaml
 
 from control import units
 from control.errors import ConfigError
-from control.forecast_server import FORECAST_KEYS, parse_forecast_config
-from control.planner import PLANNER_KEYS
-from control.scenario import (
-    CLASSES,
-    POLICIES,
-    UNITS_HELP,
+from control.lending.forecast_server import FORECAST_KEYS, parse_forecast_config
+from control.lending.planner import PLANNER_KEYS
+from control.scenario import CLASSES, POLICIES
+from control.schema import (
     Key,
-    _default,
-    _read,
-    _section,
-    _show,
+    UNITS_HELP,
+    key_default,
     load_yaml,
-    render_keys,
     p_bool,
     p_choice,
     p_duration,
@@ -94,6 +89,10 @@ from control.scenario import (
     p_name,
     p_percent,
     p_str,
+    read_section,
+    render_keys,
+    section,
+    show,
 )
 
 __all__ = [
@@ -160,7 +159,7 @@ def _bounded(parse: Callable[[Any], int], hi: int, fmt: Callable[[int], str]) ->
     def p(v: Any) -> int:
         n = parse(v)
         if n > hi:
-            raise ValueError(f"{_show(v)} is too large (allowed: up to {fmt(hi)})")
+            raise ValueError(f"{show(v)} is too large (allowed: up to {fmt(hi)})")
         return n
     return p
 
@@ -169,10 +168,10 @@ def p_size_in(lo: int, hi: int, multiple: int = 1) -> Callable[[Any], int]:
     def p(v: Any) -> int:
         n = units.parse_size(v)
         if not lo <= n <= hi:
-            raise ValueError(f"{_show(v)} is out of range (allowed: "
+            raise ValueError(f"{show(v)} is out of range (allowed: "
                              f"{units.format_size(lo)}..{units.format_size(hi)})")
         if n % multiple:
-            raise ValueError(f"{_show(v)} is not a multiple of {units.format_size(multiple)}")
+            raise ValueError(f"{show(v)} is not a multiple of {units.format_size(multiple)}")
         return n
     return p
 
@@ -185,30 +184,30 @@ def p_slo(v: Any) -> int:
     """A latency target; 0 means none."""
     ns = units.parse_duration_ns(v)
     if ns > MAX_SLO_NS:
-        raise ValueError(f"{_show(v)} is too large (allowed: up to 60s; 0 = none)")
+        raise ValueError(f"{show(v)} is too large (allowed: up to 60s; 0 = none)")
     return ns
 
 
 def p_path(v: Any) -> str:
     s = p_str(v)
     if not s or "\0" in s or len(s.encode()) > 1023:
-        raise ValueError(f"{_show(v)} is not a path (1..1023 bytes, no NUL)")
+        raise ValueError(f"{show(v)} is not a path (1..1023 bytes, no NUL)")
     return s
 
 
 def p_mode(v: Any) -> int:
     """A permission mode: ``"0600"``, ``"600"``, ``0o600``, or YAML's octal int ``0600``."""
     if isinstance(v, bool):
-        raise ValueError(f"{_show(v)} is not a mode (examples: '0600', '0660')")
+        raise ValueError(f"{show(v)} is not a mode (examples: '0600', '0660')")
     if isinstance(v, str):
         m = re.fullmatch(r"(?:0o?)?([0-7]{3})", v.strip())
         if not m:
-            raise ValueError(f"{_show(v)} is not an octal mode (examples: '0600', '0660')")
+            raise ValueError(f"{show(v)} is not an octal mode (examples: '0600', '0660')")
         mode = int(m.group(1), 8)
     elif isinstance(v, int) and 0 <= v <= 0o777:
         mode = v
     else:
-        raise ValueError(f"{_show(v)} is not a mode (examples: '0600', '0660')")
+        raise ValueError(f"{show(v)} is not a mode (examples: '0600', '0660')")
     if mode & 0o600 != 0o600:
         raise ValueError(f"{format_mode(mode)} must let the owner read and write "
                          "(examples: '0600', '0660')")
@@ -228,7 +227,7 @@ def p_hostport(v: Any) -> str:
         host, sep, port = v.strip().rpartition(":")
         if sep and host and port.isdigit() and int(port) <= 65535 and " " not in host:
             return v.strip()
-    raise ValueError(f"{_show(v)} is not HOST:PORT (examples: 127.0.0.1:9464, [::1]:0)")
+    raise ValueError(f"{show(v)} is not HOST:PORT (examples: 127.0.0.1:9464, [::1]:0)")
 
 
 @dataclass(frozen=True)
@@ -256,29 +255,29 @@ BAND_EXAMPLES = "examples: 250us..1500us (fixed), 150%..300% (learned from the u
 
 def p_band(v: Any) -> Band:
     if not isinstance(v, str) or v.count("..") != 1:
-        raise ValueError(f"{_show(v)} is not a band ({BAND_EXAMPLES})")
+        raise ValueError(f"{show(v)} is not a band ({BAND_EXAMPLES})")
     lo_s, hi_s = (s.strip() for s in v.split(".."))
     if lo_s.endswith("%") and hi_s.endswith("%"):
         lo, hi = lo_s[:-1].strip(), hi_s[:-1].strip()
         if not (lo.isdigit() and hi.isdigit()):
-            raise ValueError(f"{_show(v)}: percentages must be whole numbers ({BAND_EXAMPLES})")
+            raise ValueError(f"{show(v)}: percentages must be whole numbers ({BAND_EXAMPLES})")
         a, b = int(lo), int(hi)
         if not 100 <= a < b <= 10000:
-            raise ValueError(f"{_show(v)}: need 100% <= low < high <= 10000%")
+            raise ValueError(f"{show(v)}: need 100% <= low < high <= 10000%")
         return Band(True, a, b)
     try:
         a = units.parse_duration_ns(lo_s, bare_unit=None)
         b = units.parse_duration_ns(hi_s, bare_unit=None)
     except ValueError:
-        raise ValueError(f"{_show(v)} is not a band ({BAND_EXAMPLES})") from None
+        raise ValueError(f"{show(v)} is not a band ({BAND_EXAMPLES})") from None
     if not 0 < a < b <= 60 * 10**9:
-        raise ValueError(f"{_show(v)}: need 0 < low < high <= 60s")
+        raise ValueError(f"{show(v)}: need 0 < low < high <= 60s")
     return Band(False, a, b)
 
 
 # ------------------------------------------------------------------- schema ---
 
-TOP_KEYS = _section(
+TOP_KEYS = section(
     Key("drives", "list", lambda v: v, "the drives: see drives[] keys", required=True),
     Key("listen", "mapping", lambda v: v, "where to accept NBD connections: see listen keys",
         "unix: jbof/nbd.sock"),
@@ -294,7 +293,7 @@ TOP_KEYS = _section(
         "every IO is served: see tune keys (default: off)"),
 )
 
-CONTROLLER_KEYS = _section(
+CONTROLLER_KEYS = section(
     Key("rate_min", "rate", _bounded(units.parse_rate, CTL_MAX_RATE_BPS, units.format_rate),
         "lowest dispatch rate, cost-bytes/s", units.format_rate(CTL_RATE_MIN_BPS)),
     Key("rate_max", "rate", _bounded(units.parse_rate, CTL_MAX_RATE_BPS, units.format_rate),
@@ -307,7 +306,7 @@ CONTROLLER_KEYS = _section(
     Key("ewma_shift", "integer", p_int(0, 10), "latency EWMA weight 1/2^shift (default: the policy's, gimbal 1, qos 3)", None),
 )
 
-DRIVE_KEYS = _section(
+DRIVE_KEYS = section(
     Key("name", "name", p_name, "unique drive name", required=True),
     Key("backend", "choice", p_choice(BACKENDS), "memory | file | emulated", required=True),
     Key("path", "path", p_path, "file: a file or block device (required); emulated: optional "
@@ -331,14 +330,14 @@ DRIVE_KEYS = _section(
 )
 DRIVE_LIVE_KEYS = ("policy", "band", "controller")
 
-LISTEN_KEYS = _section(
+LISTEN_KEYS = section(
     Key("unix", "path", p_path, "unix socket path; relative = under $XDG_RUNTIME_DIR (or /tmp)"),
     Key("mode", "mode", p_mode, "permissions of the unix socket (default: as the umask leaves "
         "them)"),
     Key("tcp", "host:port", p_hostport, "TCP address, e.g. 127.0.0.1:10809 (port 0 = any)"),
 )
 
-ADMIN_KEYS = _section(
+ADMIN_KEYS = section(
     Key("socket", "path", p_path, "admin unix socket; relative = under $XDG_RUNTIME_DIR (or "
         "/tmp) (default: next to listen.unix: admin.sock for nbd.sock, NAME.admin.sock for "
         "NAME.sock)"),
@@ -347,7 +346,7 @@ ADMIN_KEYS = _section(
     Key("max_connections", "integer", p_int(1, 256), "admin connections served at once", 16),
 )
 
-TENANT_KEYS = _section(
+TENANT_KEYS = section(
     Key("name", "name", p_name, "unique tenant name = its NBD export name", required=True),
     Key("drive", "name", p_name, "the drive holding its namespace (default: the only drive)"),
     Key("size", "size", p_size_in(4096, MAX_SIZE, 4096), "namespace size (default: an equal "
@@ -374,19 +373,19 @@ def p_tune_enabled(v: Any) -> bool | tuple[str, ...]:
     if isinstance(v, list) and all(isinstance(x, str) for x in v):
         names = tuple(p_name(x) for x in v)
         if len(set(names)) != len(names):
-            raise ValueError(f"{_show(v)} names a drive twice")
+            raise ValueError(f"{show(v)} names a drive twice")
         return names
-    raise ValueError(f"{_show(v)} is not true, false or a list of drive names "
+    raise ValueError(f"{show(v)} is not true, false or a list of drive names "
                      "(examples: true, [ssd0, ssd1])")
 
 
 def p_knobs(v: Any) -> tuple[str, ...]:
     """A list of autotuner knobs (``jbof tune knobs``), or one comma-separated string."""
-    from control.autotune import KNOBS
+    from control.tune.autotune import KNOBS
     items = [x.strip() for x in v.split(",")] if isinstance(v, str) else v
     if not isinstance(items, list) or not items or not all(isinstance(x, str) for x in items) \
             or any(x not in KNOBS for x in items) or len(set(items)) != len(items):
-        raise ValueError(f"{_show(v)} is not a list of distinct knobs (allowed: "
+        raise ValueError(f"{show(v)} is not a list of distinct knobs (allowed: "
                          f"{', '.join(KNOBS)})")
     return tuple(items)
 
@@ -397,7 +396,7 @@ def _p_duration_in(lo_ns: int, hi_ns: int) -> Callable[[Any], int]:
     def p(v: Any) -> int:
         ns = parse(v)
         if not lo_ns <= ns <= hi_ns:
-            raise ValueError(f"{_show(v)} is out of range (allowed: "
+            raise ValueError(f"{show(v)} is out of range (allowed: "
                              f"{units.format_duration(lo_ns)}..{units.format_duration(hi_ns)})")
         return ns
     return p
@@ -405,18 +404,18 @@ def _p_duration_in(lo_ns: int, hi_ns: int) -> Callable[[Any], int]:
 
 def p_budget(v: Any) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1e6:
-        raise ValueError(f"{_show(v)} is not a number of periods (allowed: 0..1000000)")
+        raise ValueError(f"{show(v)} is not a number of periods (allowed: 0..1000000)")
     return float(v)
 
 
 def p_cap(v: Any) -> float:
     pct = p_percent(v)
     if pct <= 0:
-        raise ValueError(f"{_show(v)} must be above 0% (examples: 50%, 100%)")
+        raise ValueError(f"{show(v)} must be above 0% (examples: 50%, 100%)")
     return pct / 100
 
 
-TUNE_KEYS = _section(
+TUNE_KEYS = section(
     Key("enabled", "drives", p_tune_enabled, "drives tuned from the start: true (every drive), "
         "false (none) or a list of names; the others can be enabled live (`jbof tune enable`)",
         True),
@@ -596,7 +595,7 @@ def resolve_socket_path(raw: str) -> str:
 # ------------------------------------------------------------------ parsing ---
 
 def _parse_drive(raw: Any, src: str, where: str) -> Drive:
-    d = _read(raw, DRIVE_KEYS, src, where)
+    d = read_section(raw, DRIVE_KEYS, src, where)
     if d["backend"] != "file" and "size" not in d:
         raise ConfigError(src, f"{where}.size", f"is required for a {d['backend']} drive")
     if d["backend"] == "file" and "path" not in d:
@@ -609,11 +608,11 @@ def _parse_drive(raw: Any, src: str, where: str) -> Drive:
     if d.get("model") is not None:
         models = _known_models()
         if models is not None and d["model"] not in models:
-            raise ConfigError(src, f"{where}.model", f"{_show(d['model'])} is not a known model "
+            raise ConfigError(src, f"{where}.model", f"{show(d['model'])} is not a known model "
                               f"(allowed: {', '.join(models)})")
     knobs: tuple[tuple[str, int], ...] = ()
     if "controller" in d:
-        c = _read(d["controller"], CONTROLLER_KEYS, src, f"{where}.controller")
+        c = read_section(d["controller"], CONTROLLER_KEYS, src, f"{where}.controller")
         knobs = tuple((k, c[k]) for k in CONTROLLER_KEYS if k in c)
         _check_controller(dict(knobs), src, f"{where}.controller")
     fields = {k: v for k, v in d.items() if k not in ("controller",)}
@@ -679,7 +678,7 @@ def parse_config(data: Any, src: str = "<config>") -> Config:
     """Validate a config document (parsed YAML) into a Config; ConfigError on any problem."""
     if data is None:
         raise ConfigError(src, "", "is empty (a config needs at least drives:)")
-    top = _read(data, TOP_KEYS, src, "")
+    top = read_section(data, TOP_KEYS, src, "")
     raw_drives = top["drives"]
     if not isinstance(raw_drives, list) or not 1 <= len(raw_drives) <= MAX_DRIVES:
         raise ConfigError(src, "drives", f"expected a list of 1..{MAX_DRIVES} drives")
@@ -692,11 +691,11 @@ def parse_config(data: Any, src: str = "<config>") -> Config:
                                   f"'{d.name}' is already the name of drives[{j}]")
         drives.append(d)
 
-    lst = _read(top.get("listen", {}), LISTEN_KEYS, src, "listen")
+    lst = read_section(top.get("listen", {}), LISTEN_KEYS, src, "listen")
     listen = Listen(unix=lst.get("unix"), mode=lst.get("mode"), tcp=lst.get("tcp"))
     if listen.mode is not None and listen.unix is None and listen.tcp is not None:
         raise ConfigError(src, "listen.mode", "applies to listen.unix, which is not set")
-    adm = _read(top.get("admin", {}), ADMIN_KEYS, src, "admin")
+    adm = read_section(top.get("admin", {}), ADMIN_KEYS, src, "admin")
     admin = Admin(**adm)
 
     raw_tenants = top.get("tenants", [])
@@ -708,7 +707,7 @@ def parse_config(data: Any, src: str = "<config>") -> Config:
     tenants: list[Tenant] = []
     for i, raw in enumerate(raw_tenants):
         where = f"tenants[{i}]"
-        t = _read(raw, TENANT_KEYS, src, where)
+        t = read_section(raw, TENANT_KEYS, src, where)
         for j, other in enumerate(tenants):
             if other.name == t["name"]:
                 raise ConfigError(src, f"{where}.name",
@@ -747,7 +746,7 @@ def _check_forecast(raw: Any, drives: tuple[Drive, ...], src: str) -> dict[str, 
 
 
 def forecast_settings(cfg: Config) -> dict[str, Any] | None:
-    """The parsed forecast: section (control.forecast_server.parse_forecast_config's dict,
+    """The parsed forecast: section (control.lending.forecast_server.parse_forecast_config's dict,
     ``drive`` resolved), or None when the config has none."""
     if cfg.forecast is None:
         return None
@@ -756,8 +755,8 @@ def forecast_settings(cfg: Config) -> dict[str, Any] | None:
 
 def _check_tune(raw: Any, drives: tuple[Drive, ...], src: str) -> dict[str, Any]:
     """The tune: section parsed (TUNE_KEYS, defaults filled in), ``enabled`` as drive names."""
-    got = _read(raw, TUNE_KEYS, src, "tune")
-    out = {k: got[k] if k in got else _default(TUNE_KEYS, k) for k in TUNE_KEYS if k != "index"}
+    got = read_section(raw, TUNE_KEYS, src, "tune")
+    out = {k: got[k] if k in got else key_default(TUNE_KEYS, k) for k in TUNE_KEYS if k != "index"}
     names = [d.name for d in drives]
     en = out["enabled"]
     if isinstance(en, bool):
@@ -773,7 +772,7 @@ def _check_tune(raw: Any, drives: tuple[Drive, ...], src: str) -> dict[str, Any]
                                                                  ".local", "state")
         out["index"] = str(p if p.is_absolute() else Path(state) / p)
     else:
-        from control.autotune import default_index_path
+        from control.tune.autotune import default_index_path
         out["index"] = str(default_index_path())
     return out
 
@@ -819,14 +818,14 @@ def _known_models() -> tuple[str, ...] | None:
 def _preset_read_bps(model: str) -> int | None:
     """Best-case read bandwidth of an SSD model preset: min(link, dies x page / tR)."""
     try:
-        from dataplane._jbof import ffi, lib
+        from dataplane.sim import ssd_preset_cfg
     except ImportError:
         return None
-    cfg = ffi.new("jbof_ssd_cfg *")
-    if lib.jbof_ssd_preset(model.encode(), cfg) < 0 or cfg.read_page_ns == 0:
+    cfg = ssd_preset_cfg(model)
+    if cfg is None or cfg["read_page_ns"] == 0:
         return None
-    dies_bps = cfg.units * cfg.page_bytes * 10**9 // cfg.read_page_ns
-    return int(min(cfg.link_bps, dies_bps))
+    dies_bps = cfg["units"] * cfg["page_bytes"] * 10**9 // cfg["read_page_ns"]
+    return int(min(cfg["link_bps"], dies_bps))
 
 
 def drive_capacity_bps(d: Drive) -> tuple[int | None, str]:
@@ -927,7 +926,7 @@ def check_config(cfg: Config, src: str,
 
 def parse_tenant_args(args: Any, cfg: Config, src: str = "admin") -> Tenant:
     """A new tenant from admin-socket arguments (same keys and units as the file)."""
-    t = _read(args, TENANT_KEYS, src, "args")
+    t = read_section(args, TENANT_KEYS, src, "args")
     if "size" not in t:
         raise ConfigError(src, "args.size", "is required for a tenant added live")
     return _tenant_from(t, _default_drive(t.get("drive"), cfg.drives, src, "args"))
@@ -942,7 +941,7 @@ def parse_tenant_changes(args: Any, src: str = "admin") -> dict[str, Any]:
             raise ConfigError(src, f"args.{k}", "cannot be changed live (remove the tenant and "
                               f"add it again; live: {', '.join(TENANT_LIVE_KEYS)})")
     live = {k: TENANT_KEYS[k] for k in TENANT_LIVE_KEYS}
-    given = _read(args, live, src, "args")
+    given = read_section(args, live, src, "args")
     if not given:
         raise ConfigError(src, "args", f"nothing to change (give one of: "
                           f"{', '.join(TENANT_LIVE_KEYS)})")
@@ -957,7 +956,7 @@ def parse_drive_changes(args: Any, drive: Drive, src: str = "admin") -> Drive:
         if k in DRIVE_KEYS and k not in DRIVE_LIVE_KEYS:
             raise ConfigError(src, f"args.{k}", "cannot be changed live (edit the config and "
                               f"restart; live: {', '.join(DRIVE_LIVE_KEYS)})")
-    given = _read(args, {k: DRIVE_KEYS[k] for k in DRIVE_LIVE_KEYS}, src, "args")
+    given = read_section(args, {k: DRIVE_KEYS[k] for k in DRIVE_LIVE_KEYS}, src, "args")
     if not given:
         raise ConfigError(src, "args", f"nothing to change (give one of: "
                           f"{', '.join(DRIVE_LIVE_KEYS)})")
@@ -967,7 +966,7 @@ def parse_drive_changes(args: Any, drive: Drive, src: str = "admin") -> Drive:
     if "band" in given:
         out = dataclasses.replace(out, band=given["band"])
     if "controller" in given:
-        c = _read(given["controller"], CONTROLLER_KEYS, src, "args.controller")
+        c = read_section(given["controller"], CONTROLLER_KEYS, src, "args.controller")
         knobs = {**out.knobs(), **c}
         _check_controller(knobs, src, "args.controller")
         out = dataclasses.replace(out, controller=tuple((k, knobs[k]) for k in CONTROLLER_KEYS

@@ -1,4 +1,4 @@
-"""Anticipatory lending in the simulator (control/anticipation.py): the issue's claims.
+"""Anticipatory lending in the simulator (control/lending/anticipation.py): the issue's claims.
 
 Seeded runs of configs/scenarios/training-cluster.yaml (120 s of virtual time,
 3 owners, ~15 owner jobs, ~12 borrower jobs); each policy takes about a wall
@@ -29,13 +29,13 @@ def by_policy(docs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def noisy() -> dict[str, dict[str, Any]]:
-    from control.anticipation import evaluate
+    from control.lending.anticipation import evaluate
     return by_policy(evaluate(SCEN, ["static", "share", "robust"], forecaster="noisy", seed=7))
 
 
 @pytest.fixture(scope="module")
 def adversarial() -> dict[str, dict[str, Any]]:
-    from control.anticipation import evaluate
+    from control.lending.anticipation import evaluate
     return by_policy(evaluate(SCEN, ["static", "robust"], forecaster="adversarial", seed=7))
 
 
@@ -81,8 +81,8 @@ def test_reclaim_bound(bound_ms: int) -> None:
     600 MiB/s.  The owner gets >= 95% of its rate (over 5 ms) within the bound, and
     no owner IO waits longer than the bound plus 1 ms (one 1 MiB read on the link is
     0.35 ms, plus the owner's own service)."""
-    from control.anticipation import RECLAIM_WINDOW_MS
-    from dataplane.sim import Simulator
+    from control.lending.anticipation import RECLAIM_WINDOW_MS
+    from control.simulator import Simulator
     sim = Simulator(device="dct983", policy="qos", seed=3,
                     sched_overrides={"scavenger_reclaim_ns": bound_ms * 1_000_000})
     sim.add_tenant("owner", {"rw": "randread", "bs": "128k", "iodepth": 64, "rate": 600 * MiB,
@@ -106,13 +106,13 @@ def test_reclaim_bound(bound_ms: int) -> None:
 def test_owner_demand_matches_the_generator() -> None:
     """The analytic demand the slowdown metric uses equals what the C workload
     generator asks for (within two IOs)."""
-    from control.anticipation import (
+    from control.lending.anticipation import (
         load_cluster_scenario,
         make_trace,
         owner_demand,
         owner_workload,
     )
-    from dataplane.sim import Simulator
+    from control.simulator import Simulator
     sc = load_cluster_scenario(SCEN)
     job = make_trace(sc, 7).owners()[0]
     sim = Simulator(device="dct983", policy="qos", seed=1)
@@ -165,7 +165,7 @@ def test_jbof_sim_cli_table_and_errors() -> None:
 def test_scenario_errors_are_one_line(tmp_path: Path, patch: dict[str, Any], where: str) -> None:
     import yaml
 
-    from control.anticipation import load_cluster_scenario
+    from control.lending.anticipation import load_cluster_scenario
     data = yaml.safe_load(SCEN.read_text())
     for k, v in patch["cluster"].items():
         if isinstance(v, dict) and isinstance(data["cluster"].get(k), dict):
@@ -184,7 +184,7 @@ def test_trace_file_scenario(tmp_path: Path) -> None:
     """A scenario can replay a public-format trace instead of generating one."""
     import yaml
 
-    from control.anticipation import evaluate, load_cluster_scenario
+    from control.lending.anticipation import evaluate, load_cluster_scenario
     fix = Path(__file__).resolve().parent / "fixtures" / "helios_cluster_log.csv"
     data = yaml.safe_load(SCEN.read_text())
     data["cluster"]["owners"] = [{"name": "vcEwI", "reserve": "700MiB/s", "latency_slo": "500us",

@@ -21,10 +21,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from control import autotune as at
+from control.tune import autotune as at
 from control.cli import main
 from control.errors import ConfigError
-from control.profiling import Sample, TenantCounters, window
+from control.tune.profiling import Sample, TenantCounters, window
 from control.scenario import Scenario, load_scenario
 
 SCEN = Path(__file__).resolve().parent.parent / "configs" / "scenarios"
@@ -383,7 +383,7 @@ def test_cli_errors_are_one_line(tmp_path: Path) -> None:
 
 
 def test_cli_live_commands_speak_the_admin_protocol(tmp_path: Path) -> None:
-    """A stand-in daemon on a unix socket (control/admin.py's protocol): what
+    """A stand-in daemon on a unix socket (control/daemon/admin.py's protocol): what
     the tuner commands send, and how they show results and errors -- e.g. a
     daemon without a tuner answers unknown_op."""
     path = tmp_path / "admin.sock"

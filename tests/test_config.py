@@ -474,7 +474,7 @@ def readme_section() -> str:
 
 
 def test_readme_documents_every_config_key_and_op() -> None:
-    from control.admin import OPS
+    from control.daemon.admin import OPS
     from control.config import SECTIONS
     doc = readme_section()
     for _title, keys in SECTIONS:

@@ -1,4 +1,4 @@
-"""The planner (control/planner.py): calibration, adaptive coverage, fallback, decisions.
+"""The planner (control/lending/planner.py): calibration, adaptive coverage, fallback, decisions.
 
 Pure logic with an injected clock: every call passes ``now``; nothing sleeps.
 """
@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from control.forecast import Arrived, Cancel, Demand, Finished, Forecast, parse_message
-from control.planner import (
+from control.lending.forecast import Arrived, Cancel, Demand, Finished, Forecast, parse_message
+from control.lending.planner import (
     Calibrator,
     Planner,
     PlannerConfig,
@@ -156,7 +156,7 @@ def test_aci_alpha_moves() -> None:
 # --------------------------------------------------------------- planner ---
 
 def test_worked_example() -> None:
-    """The numbers of section 8 of control/planner.py."""
+    """The numbers of section 8 of control/lending/planner.py."""
     p = planner()
     warm(p)
     for o in "bc":

@@ -105,16 +105,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from control.errors import ConfigError
-from control.forecast import Arrived, Cancel, Finished, Forecast, Ls, Message
-from control.scenario import (
-    Key,
-    _read,
-    _section,
-    p_choice,
-    p_duration,
-    p_int,
-    p_percent,
-)
+from control.lending.forecast import Arrived, Cancel, Finished, Forecast, Ls, Message
+from control.schema import Key, p_choice, p_duration, p_int, p_percent, read_section, section
 
 MODES = ("robust", "point")
 MiB = 1 << 20
@@ -165,7 +157,7 @@ def _number(lo: float, hi: float) -> Any:
 
 # The planner's settings in config files (the training-cluster scenario's
 # ``cluster.planner`` and the daemon's ``forecast.planner``): one table.
-PLANNER_KEYS = _section(
+PLANNER_KEYS = section(
     Key("mode", "choice", p_choice(MODES), "robust (calibrated) | point (forecasts at face "
         "value)", "robust"),
     Key("slowdown_budget", "percent", p_percent, "P(owner arrives while lent) per job", "1%"),
@@ -184,7 +176,7 @@ PLANNER_KEYS = _section(
 
 def parse_planner_config(data: Any, src: str, where: str, capacity_bps: int) -> PlannerConfig:
     """A planner settings mapping (PLANNER_KEYS) -> PlannerConfig; ConfigError, one line."""
-    got = _read(data, PLANNER_KEYS, src, where)
+    got = read_section(data, PLANNER_KEYS, src, where)
 
     def val(k: str) -> Any:
         if k in got:

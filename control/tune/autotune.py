@@ -123,7 +123,7 @@ from pathlib import Path
 from typing import Any
 
 from control.errors import ConfigError
-from control.profiling import (
+from control.tune.profiling import (
     NS,
     Cusum,
     DataPlane,
@@ -523,7 +523,7 @@ class AutoTuner:
 
     ``run(seconds)`` drives the data plane (simulator: virtual time) and
     returns when the time is up, with the incumbent in force.  The live
-    daemon runs it in a thread per drive (control/autotune_live.py: ``until``
+    daemon runs it in a thread per drive (control/tune/autotune_live.py: ``until``
     stops it at a window boundary when tuning is disabled, the operator
     changes the drive or the daemon stops; ``rebase()`` before the next
     run); ``status()`` and ``metric_samples()`` feed tune.status and /metrics."""

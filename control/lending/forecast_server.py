@@ -18,12 +18,12 @@ where ``raw`` is the daemon config's ``forecast:`` section (FORECAST_KEYS)::
       drive: ssd0                    # whose tenants it plans (default: the only drive)
       capacity: 2800MiB/s            # what the drive sustains, read-equivalent bytes/s
       tick: 100ms
-      planner: {slowdown_budget: 1%, horizon: 200ms}     # control/planner.py PLANNER_KEYS
+      planner: {slowdown_budget: 1%, horizon: 200ms}     # control/lending/planner.py PLANNER_KEYS
       calibration: {sched: [0.0, -0.3, 0.2]}   # optional warm start: residuals per source
 
 The socket is separate from the admin socket and has its own file mode
 (default 0o660): a forecaster can send forecast/arrived/finished/cancel/ls
-and nothing else (control/forecast.py refuses every other key), so it can
+and nothing else (control/lending/forecast.py refuses every other key), so it can
 never change an SLO, a reservation or a limit directly; limits change only
 through the planner, which never lends less than static partitioning does.
 
@@ -49,7 +49,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from control.errors import ConfigError
-from control.forecast import (
+from control.lending.forecast import (
     MAX_LINE_BYTES,
     Ls,
     MessageError,
@@ -60,8 +60,8 @@ from control.forecast import (
     parse_message,
     request_id,
 )
-from control.planner import Plan, Planner, PlannerConfig, parse_planner_config
-from control.scenario import Key, _read, _section, p_duration, p_rate, p_str
+from control.lending.planner import Plan, Planner, PlannerConfig, parse_planner_config
+from control.schema import Key, p_duration, p_rate, p_str, read_section, section
 
 log = logging.getLogger("jbof.forecast")
 MAX_CLIENTS = 64
@@ -103,7 +103,7 @@ def _p_calibration(v: Any) -> dict[str, list[float]]:
     return out
 
 
-FORECAST_KEYS = _section(
+FORECAST_KEYS = section(
     Key("socket", "path", p_str, "forecast socket (relative: under $XDG_RUNTIME_DIR)",
         DEFAULT_SOCKET),
     Key("mode", "octal", _p_mode, "the socket's file mode (its own: not the admin socket's)",
@@ -122,7 +122,7 @@ FORECAST_KEYS = _section(
 
 def parse_forecast_config(data: Any, src: str, where: str = "forecast") -> dict[str, Any]:
     """The daemon config's ``forecast:`` section, validated (ConfigError, one line)."""
-    got = _read(data, FORECAST_KEYS, src, where)
+    got = read_section(data, FORECAST_KEYS, src, where)
     cap = got["capacity"]
     if cap <= 0:
         raise ConfigError(src, f"{where}.capacity", "must be > 0")

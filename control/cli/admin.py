@@ -1,5 +1,5 @@
 """``jbof config|tenant|drive|stats``: check configs and drive a running
-``jbof serve`` through its admin socket (control/admin.py).
+``jbof serve`` through its admin socket (control/daemon/admin.py).
 
 Every command that talks to the daemon takes ``--socket PATH`` (default:
 $JBOF_ADMIN_SOCKET, else $XDG_RUNTIME_DIR/jbof/admin.sock).  Option values
@@ -19,8 +19,8 @@ from typing import Any
 import click
 
 from control import units
-from control.admin import AdminError, Client
-from control.cli import BadValue, run_guarded
+from control.daemon.admin import AdminError, Client
+from control.cli.common import BadValue, run_guarded
 from control.config import (
     CONTROLLER_KEYS,
     DEFAULT_ADMIN_SOCKET,
@@ -31,8 +31,8 @@ from control.config import (
     schema_text,
     summary,
 )
-from control.metrics import quantile
-from control.scenario import Key
+from control.daemon.metrics import quantile
+from control.schema import Key
 
 CTX = {"help_option_names": ["-h", "--help"]}
 

@@ -22,7 +22,7 @@ side; nbdkit as a peer nobody here wrote.
    ``drive.set``), tenant settings with ``tenant.set``, and both are put
    back at the end (the daemon persists them like any admin change).
 
-2. Results are the DESIGN.md section 5 document with ``mode: "live"``
+2. Results are the result document (docs/design.md#result-documents) with ``mode: "live"``
    (control.results.document): throughput and clat percentiles from fio's
    own JSON, shares against the solo runs, Jain's index.  Each tenant's
    bytes as fio counted them are checked against the data plane's counters
@@ -34,7 +34,7 @@ side; nbdkit as a peer nobody here wrote.
    Each tenant's namespace is its workload ``size`` capped at
    ``LIVE_NS_MAX_BYTES`` (sequential streams wrap sooner; the emulated
    drive's timing does not depend on where in the namespace an IO lands
-   beyond sequential detection).  Phases: see control/fio.py.
+   beyond sequential detection).  Phases: see control/bench/fio.py.
 
 Nothing started here outlives a run: fio processes and nbdkit servers run in
 their own process groups and are stopped (TERM, then KILL) when a run ends,
@@ -55,7 +55,7 @@ from typing import Any, Protocol
 
 from control import units
 from control.errors import ConfigError, JbofError
-from control.fio import (
+from control.bench.fio import (
     BW_LOG_MS,
     FioResult,
     demand_bytes,
@@ -240,11 +240,11 @@ def _settings(t: Tenant) -> dict[str, Any]:
 
 
 class DaemonTarget:
-    """A running ``jbof serve`` reached through its admin socket (control.admin.Client)."""
+    """A running ``jbof serve`` reached through its admin socket (control.daemon.admin.Client)."""
     name = "jbof"
 
     def __init__(self, admin_socket: str, scenario: Scenario) -> None:
-        from control.admin import Client
+        from control.daemon.admin import Client
         self.path = admin_socket
         self.client = Client(admin_socket, timeout=30)
         rows = {r["name"]: r for r in self.client.call("tenant.list")["tenants"]}
