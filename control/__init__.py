@@ -7,13 +7,13 @@ click only in ``cli``, ``dataplane`` never imports ``control``, no raw cffi here
   errors, units          one-line errors; human units (docs/design.md#units)
   schema                 Key tables, typed parsers, the strict YAML loader
   scenario, config       scenario files (docs/design.md#scenarios); the daemon config
-  simulator, results     dataplane's Simulator with scenario workloads; result documents
-                         (docs/design.md#result-documents)
+  simulator              dataplane's Simulator with scenario workloads
   ipc                    the one JSON-lines unix-socket server and client
   lending/               forecasts, their socket, the planner, the training-cluster
                          evaluation and its traces
   tune/                  the autotuner (offline and live) and the data-plane profiling
-  bench/                 live fio runs, their results and report
+  bench/                 result documents (docs/design.md#result-documents) of sim and
+                         live runs; live fio runs and their report
   daemon/                ``jbof serve``: the admin socket and ops, metrics, services
   cli/                   every ``jbof`` command (the only click code)
 """

@@ -142,7 +142,7 @@ def test_module_entry_point_and_real_stderr(write_yaml):
 # ---- the plumbing: Simulator and run_scenario -----------------------------------------------
 
 def test_run_scenario_helper(scenario_dir):
-    from control.results import run_scenario
+    from control.bench.results import run_scenario
     sc = load_scenario(scenario_dir / "read-vs-write.yaml")
     doc = run_scenario(sc, "qos", seed=2, duration_s=0.2)
     assert doc["policy"] == "qos" and doc["seed"] == 2

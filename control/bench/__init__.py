@@ -1,5 +1,6 @@
-"""``jbof bench``: scenarios run live with fio against ``jbof serve``.
+"""Measuring QoS: result documents, and ``jbof bench`` (scenarios run live with fio).
 
+results  runs in the simulator -> result documents (docs/design.md#result-documents)
 runner   run a scenario's tenants with fio, solo and together, per policy
 fio      fio job files and fio's JSON output
 report   plots and the report directory

@@ -6,7 +6,7 @@ side; nbdkit as a peer nobody here wrote.
    ``run 3/9: qos, shared, 14s left``):
 
      solo      each tenant alone, policy fifo, its QoS settings removed
-               (control.results.raw_tenant) -- the raw drive, as in jbof sim;
+               (control.bench.results.raw_tenant) -- the raw drive, as in jbof sim;
      shared    all tenants together, once per policy;
      peers     if nbdkit is installed: each tenant alone on nbdkit's memory
                plugin, then all together on it (``nbdkit``: the no-QoS peer),
@@ -23,7 +23,7 @@ side; nbdkit as a peer nobody here wrote.
    back at the end (the daemon persists them like any admin change).
 
 2. Results are the result document (docs/design.md#result-documents) with ``mode: "live"``
-   (control.results.document): throughput and clat percentiles from fio's
+   (control.bench.results.document): throughput and clat percentiles from fio's
    own JSON, shares against the solo runs, Jain's index.  Each tenant's
    bytes as fio counted them are checked against the data plane's counters
    for the same run; more than ``MISMATCH`` apart is a warning.
@@ -65,7 +65,7 @@ from control.bench.fio import (
     read_bw_logs,
     run_all,
 )
-from control.results import (
+from control.bench.results import (
     text_table,
     OPEN_LOOP_SATISFIED,
     SOLO_POLICY,
@@ -671,7 +671,7 @@ class Bench:
 def compare_sim(result: BenchResult) -> list[dict[str, Any]]:
     """Run the same policies in the simulator for the same duration; attach
     live/sim ratios to the live documents (``vs_sim``); return the sim docs."""
-    from control.results import compare
+    from control.bench.results import compare
     sim_docs = compare(result.scenario, result.policies, result.scenario.seed, result.duration_s)
     by_policy = {d["policy"]: d for d in sim_docs}
 

@@ -115,7 +115,7 @@ def bench(scenario: str, policies: tuple[str, ...], backend: str | None,
     from control.bench.runner import Bench, format_sim_ratios
     from control.bench.runner import compare_sim as run_sim
     from control.cli.common import BadValue, parse_policies, run_guarded
-    from control.results import format_comparison, format_table
+    from control.bench.results import format_comparison, format_table
     from control.scenario import load_scenario
 
     chosen = parse_policies(policies) or list(DEFAULT_POLICIES)

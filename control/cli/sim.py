@@ -46,7 +46,7 @@ def sim(scenario: str, policies: tuple[str, ...], seed: int | None, duration: st
     duration_s = duration_option(duration)
 
     def go() -> list[dict[str, Any]]:
-        from control.results import DEFAULT_POLICY, compare
+        from control.bench.results import DEFAULT_POLICY, compare
         from control.scenario import load_scenario
         sc = load_scenario(scenario)
         return compare(sc, chosen or [sc.policy or DEFAULT_POLICY], seed, duration_s)
@@ -55,7 +55,7 @@ def sim(scenario: str, policies: tuple[str, ...], seed: int | None, duration: st
     if as_json:
         click.echo(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
         return
-    from control.results import format_comparison, format_table
+    from control.bench.results import format_comparison, format_table
     click.echo("\n\n".join(format_table(d) for d in docs))
     if len(docs) > 1:
         click.echo("\n" + format_comparison(docs))

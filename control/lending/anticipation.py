@@ -438,7 +438,7 @@ def _p99(counts: np.ndarray, edges: np.ndarray) -> float:
 def run_policy(sc: ClusterScenario, trace: Trace, policy: str, forecaster: str, seed: int,
                messages: Sequence[tuple[float, dict[str, Any]]] | None = None) -> dict[str, Any]:
     """One policy on one trace: the result document (see the module docs)."""
-    from control.results import device_overrides
+    from control.bench.results import device_overrides
     from control.simulator import Simulator
     from dataplane.sim import hist_edges_ns
     if policy not in POLICIES:

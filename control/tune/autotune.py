@@ -1095,7 +1095,7 @@ def evaluation_horizon(period_s: float | None, writes: bool) -> Evaluation:
 def sim_dataplane(scenario: Any, seed: int | None = None, horizon_s: float = 600.0) -> SimDataPlane:
     """A SimDataPlane on a fresh simulator of the scenario, policy qos (the
     knobs are qos's: the learned band exists only there)."""
-    from control.results import make_simulator
+    from control.bench.results import make_simulator
     sim = make_simulator(scenario, TUNED_POLICY, seed,
                          duration_s=horizon_s, bin_s=max(0.1, horizon_s / 1000))
     drive = scenario.device.model + (f"/{scenario.device.state}" if scenario.device.state else "")
