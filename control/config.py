@@ -381,7 +381,7 @@ def p_tune_enabled(v: Any) -> bool | tuple[str, ...]:
 
 def p_knobs(v: Any) -> tuple[str, ...]:
     """A list of autotuner knobs (``jbof tune knobs``), or one comma-separated string."""
-    from control.tune.autotune import KNOBS
+    from control.tune.space import KNOBS
     items = [x.strip() for x in v.split(",")] if isinstance(v, str) else v
     if not isinstance(items, list) or not items or not all(isinstance(x, str) for x in items) \
             or any(x not in KNOBS for x in items) or len(set(items)) != len(items):
@@ -772,7 +772,7 @@ def _check_tune(raw: Any, drives: tuple[Drive, ...], src: str) -> dict[str, Any]
                                                                  ".local", "state")
         out["index"] = str(p if p.is_absolute() else Path(state) / p)
     else:
-        from control.tune.autotune import default_index_path
+        from control.tune.index import default_index_path
         out["index"] = str(default_index_path())
     return out
 

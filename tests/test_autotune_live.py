@@ -50,7 +50,8 @@ def wait_until(what: Callable[[], bool], timeout_s: float, every_s: float = 0.1,
 # ------------------------------------------------------------- the schema ---
 
 def test_tune_section_defaults_agree_with_the_tuner_and_errors_are_one_line() -> None:
-    from control.tune.autotune import DEFAULT_KNOBS, TuneParams
+    from control.tune.autotune import TuneParams
+    from control.tune.space import DEFAULT_KNOBS
     from control.config import ConfigError, dump_yaml, parse_config, tune_settings
     base = {"drives": [{"name": "d0", "backend": "memory", "size": "64MiB"},
                        {"name": "d1", "backend": "memory", "size": "64MiB", "policy": "gimbal"}]}
@@ -80,7 +81,9 @@ def test_tune_section_defaults_agree_with_the_tuner_and_errors_are_one_line() ->
 
 def test_a_long_running_tuner_keeps_bounded_history_and_exact_counters() -> None:
     """A daemon runs for months: old episodes are dropped, their counters kept."""
-    from control.tune.autotune import AutoTuner, Episode, TuneParams, sim_dataplane
+    from control.tune.autotune import AutoTuner, TuneParams
+    from control.tune.episode import Episode
+    from control.tune.offline import sim_dataplane
     from control.scenario import load_scenario
     dp = sim_dataplane(load_scenario(ROOT / "configs" / "scenarios" / "tune-large-seq.yaml"), 1, 5)
     tuner = AutoTuner(dp, params=TuneParams(history=2))

@@ -22,7 +22,7 @@ from typing import Any
 
 import click
 
-from control.tune.autotune import DEFAULT_KNOBS, KNOBS
+from control.tune.space import DEFAULT_KNOBS, KNOBS
 
 
 def _fmt_rate(bps: float) -> str:
@@ -86,14 +86,10 @@ def sim_cmd(scenario: str, seed: int | None, as_json: bool, knobs: str, index_pa
     def go() -> dict[str, Any]:
         from dataclasses import replace
 
-        from control.tune.autotune import (
-            AutoTuner,
-            Index,
-            Space,
-            TuneParams,
-            compare,
-            sim_dataplane,
-        )
+        from control.tune.autotune import AutoTuner, TuneParams
+        from control.tune.index import Index
+        from control.tune.offline import compare, sim_dataplane
+        from control.tune.space import Space
         from control.scenario import load_scenario
         sc = load_scenario(scenario)
         run_seed = sc.seed if seed is None else seed
@@ -198,7 +194,7 @@ def knobs_cmd() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the index as JSON.")
 def index_cmd(index_path: str | None, socket_path: str | None, as_json: bool) -> None:
     """Show the best configuration found for each drive and workload signature."""
-    from control.tune.autotune import Index, default_index_path
+    from control.tune.index import Index, default_index_path
     from control.cli.common import run_guarded
     if index_path:
         path = Path(index_path)

@@ -67,7 +67,9 @@ from typing import Any
 
 import numpy as np
 
-from control.tune.autotune import KNOBS, TUNED_POLICY, AutoTuner, Index, Space, TuneParams
+from control.tune.autotune import AutoTuner, TuneParams
+from control.tune.index import Index
+from control.tune.space import KNOBS, TUNED_POLICY, Space
 from control.tune.profiling import NS, Sample, TenantCounters, flatten_fields
 
 log = logging.getLogger("jbof.tune")
