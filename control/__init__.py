@@ -7,6 +7,7 @@ click only in ``cli``, ``dataplane`` never imports ``control``, no raw cffi here
   errors, units          one-line errors; human units (docs/design.md#units)
   schema                 Key tables, typed parsers, the strict YAML loader
   scenario, config       scenario files (docs/design.md#scenarios); the daemon config
+  config_schema, config_export  the config's keys; what a config becomes (Engine, YAML)
   simulator              dataplane's Simulator with scenario workloads
   ipc                    the one JSON-lines unix-socket server and client
   lending/               forecasts, their socket, the planner, the training-cluster

@@ -56,7 +56,8 @@ class Daemon:
 def daemon(config_text: str, metrics: bool = False, **admin: Any) -> Iterator[Daemon]:
     """Serve config_text (YAML) in this process; sockets in a fresh short dir."""
     from control.daemon.services import Services
-    from control.config import engine_config, load_config
+    from control.config import load_config
+    from control.config_export import engine_config
     from dataplane.engine import Engine
 
     tmp = short_tmp()

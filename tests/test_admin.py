@@ -78,7 +78,7 @@ def test_equal_share_sizes_are_pinned_for_restarts() -> None:
 def test_restart_from_the_persisted_file_comes_back_the_same() -> None:
     from control_helpers import daemon
 
-    from control.config import engine_config
+    from control.config_export import engine_config
     from dataplane.engine import Engine
     with daemon(CFG) as d:
         with d.client() as c:

@@ -52,7 +52,8 @@ def wait_until(what: Callable[[], bool], timeout_s: float, every_s: float = 0.1,
 def test_tune_section_defaults_agree_with_the_tuner_and_errors_are_one_line() -> None:
     from control.tune.autotune import TuneParams
     from control.tune.space import DEFAULT_KNOBS
-    from control.config import ConfigError, dump_yaml, parse_config, tune_settings
+    from control.config import ConfigError, parse_config, tune_settings
+    from control.config_export import dump_yaml
     base = {"drives": [{"name": "d0", "backend": "memory", "size": "64MiB"},
                        {"name": "d1", "backend": "memory", "size": "64MiB", "policy": "gimbal"}]}
     assert tune_settings(parse_config(base, "c.yaml")) is None

@@ -238,14 +238,9 @@ def test_forecast_section_is_part_of_the_one_schema(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
     from control.cli import main
-    from control.config import (
-        SECTIONS,
-        forecast_settings,
-        load_config,
-        parse_config,
-        save_config,
-        schema_text,
-    )
+    from control.config import forecast_settings, load_config, parse_config
+    from control.config_export import save_config
+    from control.config_schema import SECTIONS, schema_text
     titles = [t for t, _ in SECTIONS]
     assert "forecast" in titles and "forecast.planner" in titles
     text = schema_text()

@@ -21,15 +21,14 @@ import click
 from control import units
 from control.daemon.admin import AdminError, Client
 from control.cli.common import BadValue, run_guarded
-from control.config import (
+from control.config import load_config, resolve_socket_path
+from control.config_export import summary
+from control.config_schema import (
     CONTROLLER_KEYS,
     DEFAULT_ADMIN_SOCKET,
     DRIVE_KEYS,
     TENANT_KEYS,
-    load_config,
-    resolve_socket_path,
     schema_text,
-    summary,
 )
 from control.daemon.metrics import quantile
 from control.schema import Key

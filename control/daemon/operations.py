@@ -41,14 +41,16 @@ from control.config import (
     ConfigError,
     Tenant,
     check_config,
-    document,
     drive_capacity_bps,
-    drive_sched_overrides,
-    dump_yaml,
-    engine_tenant,
     parse_drive_changes,
     parse_tenant_args,
     parse_tenant_changes,
+)
+from control.config_export import (
+    document,
+    drive_sched_overrides,
+    dump_yaml,
+    engine_tenant,
     save_config,
     tenant_doc,
     tenant_live_settings,
@@ -358,7 +360,7 @@ class Operations:
         return {"tenants": rows}
 
     def op_drive_list(self, args: dict[str, Any]) -> dict[str, Any]:
-        from control.config import drive_doc
+        from control.config_export import drive_doc
         from control.daemon.metrics import read_drive
         rows = []
         for d in self._cfg.drives:
@@ -401,7 +403,7 @@ class Operations:
                 self.on_drive_change(d.name)
         new = dataclasses.replace(cfg, drives=tuple(d if x.name == d.name else x
                                                     for x in cfg.drives))
-        from control.config import drive_doc
+        from control.config_export import drive_doc
         out: dict[str, Any] = {"drive": drive_doc(d)}
         out.update(self._commit(new, f"drive.set {d.name}"))
         return out

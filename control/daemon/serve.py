@@ -49,7 +49,8 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
-from control.config import Config, engine_config, load_config, parse_config, runtime_dir
+from control.config import Config, load_config, parse_config, runtime_dir
+from control.config_export import engine_config
 from control.config import resolve_socket_path as socket_path
 
 T = TypeVar("T")

@@ -8,13 +8,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from control.config import (
-    Config,
-    ConfigError,
-    engine_tenant,
-    forecast_settings,
-    tune_settings,
-)
+from control.config import Config, ConfigError, forecast_settings, tune_settings
+from control.config_export import engine_tenant
 from control.daemon.admin import AdminError, AdminServer
 from control.daemon.operations import Operations
 
