@@ -93,7 +93,7 @@ from control.config_schema import (
 )
 from control.errors import ConfigError
 from control.lending.forecast_server import parse_forecast_config
-from control.schema import key_default, load_yaml, read_section, show
+from control.schema import Key, key_default, load_yaml, read_section, show
 
 
 __all__ = [
@@ -584,34 +584,32 @@ def parse_tenant_args(args: Any, cfg: Config, src: str = "admin") -> Tenant:
     return _tenant_from(t, _default_drive(t.get("drive"), cfg.drives, src, "args"))
 
 
-def parse_tenant_changes(args: Any, src: str = "admin") -> dict[str, Any]:
-    """Live tenant changes (``TENANT_LIVE_KEYS``) as Tenant field values."""
+def _live_changes(args: Any, keys: Mapping[str, Key], live: tuple[str, ...], src: str,
+                  otherwise: str) -> dict[str, Any]:
+    """The keys of ``live`` in admin ``args``, parsed; a key of ``keys`` that is not live is
+    refused (``otherwise`` says how to change it), and so is an empty change."""
     if not isinstance(args, dict):
         raise ConfigError(src, "args", "expected a mapping of keys")
     for k in args:
-        if k in TENANT_KEYS and k not in TENANT_LIVE_KEYS:
-            raise ConfigError(src, f"args.{k}", "cannot be changed live (remove the tenant and "
-                              f"add it again; live: {', '.join(TENANT_LIVE_KEYS)})")
-    live = {k: TENANT_KEYS[k] for k in TENANT_LIVE_KEYS}
-    given = read_section(args, live, src, "args")
+        if k in keys and k not in live:
+            raise ConfigError(src, f"args.{k}", f"cannot be changed live ({otherwise}; "
+                              f"live: {', '.join(live)})")
+    given = read_section(args, {k: keys[k] for k in live}, src, "args")
     if not given:
-        raise ConfigError(src, "args", f"nothing to change (give one of: "
-                          f"{', '.join(TENANT_LIVE_KEYS)})")
+        raise ConfigError(src, "args", f"nothing to change (give one of: {', '.join(live)})")
+    return given
+
+
+def parse_tenant_changes(args: Any, src: str = "admin") -> dict[str, Any]:
+    """Live tenant changes (``TENANT_LIVE_KEYS``) as Tenant field values."""
+    given = _live_changes(args, TENANT_KEYS, TENANT_LIVE_KEYS, src,
+                          "remove the tenant and add it again")
     return {("klass" if k == "class" else k): v for k, v in given.items()}
 
 
 def parse_drive_changes(args: Any, drive: Drive, src: str = "admin") -> Drive:
     """A drive with live changes (policy, band, controller) applied."""
-    if not isinstance(args, dict):
-        raise ConfigError(src, "args", "expected a mapping of keys")
-    for k in args:
-        if k in DRIVE_KEYS and k not in DRIVE_LIVE_KEYS:
-            raise ConfigError(src, f"args.{k}", "cannot be changed live (edit the config and "
-                              f"restart; live: {', '.join(DRIVE_LIVE_KEYS)})")
-    given = read_section(args, {k: DRIVE_KEYS[k] for k in DRIVE_LIVE_KEYS}, src, "args")
-    if not given:
-        raise ConfigError(src, "args", f"nothing to change (give one of: "
-                          f"{', '.join(DRIVE_LIVE_KEYS)})")
+    given = _live_changes(args, DRIVE_KEYS, DRIVE_LIVE_KEYS, src, "edit the config and restart")
     out = drive
     if "policy" in given:
         out = dataclasses.replace(out, policy=given["policy"])

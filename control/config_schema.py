@@ -22,6 +22,7 @@ from control.schema import (
     p_int,
     p_name,
     p_percent,
+    p_size,
     p_str,
     render_keys,
     section,
@@ -101,15 +102,8 @@ def _bounded(parse: Callable[[Any], int], hi: int, fmt: Callable[[int], str]) ->
 
 
 def p_size_in(lo: int, hi: int, multiple: int = 1) -> Callable[[Any], int]:
-    def p(v: Any) -> int:
-        n = units.parse_size(v)
-        if not lo <= n <= hi:
-            raise ValueError(f"{show(v)} is out of range (allowed: "
-                             f"{units.format_size(lo)}..{units.format_size(hi)})")
-        if n % multiple:
-            raise ValueError(f"{show(v)} is not a multiple of {units.format_size(multiple)}")
-        return n
-    return p
+    """schema.p_size with the multiple named as a size (``4KiB``)."""
+    return p_size(lo, hi, multiple, units.format_size)
 
 
 p_rate = _bounded(units.parse_rate, MAX_RATE_BPS, units.format_rate)

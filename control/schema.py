@@ -76,14 +76,16 @@ def p_choice(options: tuple[str, ...], aliases: Mapping[str, str] | None = None)
     return parse
 
 
-def p_size(lo: int = 0, hi: int = units.U64_MAX, multiple: int = 1) -> Parser:
+def p_size(lo: int = 0, hi: int = units.U64_MAX, multiple: int = 1,
+           show_multiple: Callable[[int], str] = lambda m: f"{m} bytes") -> Parser:
+    """A size in lo..hi bytes, a multiple of ``multiple`` (named by ``show_multiple``)."""
     def parse(v: Any) -> int:
         n = units.parse_size(v)
         if not lo <= n <= hi:
             raise ValueError(f"{show(v)} is out of range (allowed: "
                              f"{units.format_size(lo)}..{units.format_size(hi)})")
         if n % multiple:
-            raise ValueError(f"{show(v)} is not a multiple of {multiple} bytes")
+            raise ValueError(f"{show(v)} is not a multiple of {show_multiple(multiple)}")
         return n
     return parse
 

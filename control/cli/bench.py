@@ -12,24 +12,15 @@ from typing import Any, TypeVar
 
 import click
 
-from control import units
 from control.bench.runner import DEFAULT_POLICIES, Backend
 
 T = TypeVar("T")
 
 
 def _duration(value: str | None) -> int | None:
-    from control.cli.common import BadValue
-    if value is None:
-        return None
-    try:
-        ns = units.parse_duration_ns(value)
-    except ValueError as e:
-        raise BadValue(str(e), param_hint="'--duration'") from None
-    if ns < 100_000_000:
-        raise BadValue(f"'{value}' is too short for a live run (allowed: 100ms or more)",
-                       param_hint="'--duration'")
-    return ns
+    from control.cli.common import duration_ns_option
+    return duration_ns_option(value, 100_000_000,
+                              f"'{value}' is too short for a live run (allowed: 100ms or more)")
 
 
 def _backend(value: str | None) -> Backend:

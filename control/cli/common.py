@@ -25,17 +25,25 @@ class BadValue(click.BadParameter):
         click.echo(f"Error: {self.format_message()}", err=True, file=file)
 
 
-def duration_option(duration: str | None) -> float | None:
-    """--duration D in seconds (None when not given); one-line error otherwise."""
+def duration_ns_option(duration: str | None, min_ns: int = 1,
+                       too_short: str = "must be longer than zero") -> int | None:
+    """--duration D in nanoseconds (None when not given), at least min_ns; one-line
+    error otherwise."""
     if duration is None:
         return None
     try:
         ns = units.parse_duration_ns(duration)
     except ValueError as e:
         raise BadValue(str(e), param_hint="'--duration'") from None
-    if ns == 0:
-        raise BadValue("must be longer than zero", param_hint="'--duration'")
-    return ns / 1e9
+    if ns < min_ns:
+        raise BadValue(too_short, param_hint="'--duration'")
+    return ns
+
+
+def duration_option(duration: str | None) -> float | None:
+    """--duration D in seconds (None when not given); one-line error otherwise."""
+    ns = duration_ns_option(duration)
+    return None if ns is None else ns / 1e9
 
 
 def run_guarded(fn: Callable[[], T]) -> T:
