@@ -8,8 +8,9 @@ is a module of the tree, else of ``pkg``.
 Rules:
   * only ``control/cli/`` imports click (the rest is usable without a CLI);
   * ``dataplane`` never imports ``control`` (the binding is the lowest layer);
-  * ``control`` never touches the raw cffi objects (``dataplane._jbof``): it
-    goes through the typed wrappers of ``dataplane``;
+  * ``control`` never touches the raw cffi objects (``dataplane._jbof``, or
+    ``ffi``/``lib`` from any dataplane module): it goes through the typed
+    wrappers of ``dataplane``;
   * no import cycles among the modules of ``control/`` and ``dataplane/``.
 """
 from __future__ import annotations
@@ -156,10 +157,29 @@ def test_dataplane_never_imports_control(graph: dict[str, set[str]]) -> None:
     assert not bad, f"dataplane imports control: {bad}"
 
 
+def raw_cffi_uses(path: Path) -> list[str]:
+    """Imports of the cffi objects ``ffi``/``lib`` (from any dataplane module) in a file."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("dataplane"):
+            out += [f"line {node.lineno}: from {node.module} import {a.name}"
+                    for a in node.names if a.name in ("ffi", "lib")]
+    return out
+
+
+def test_raw_cffi_check_sees_both_spellings(tmp_path: Path) -> None:
+    f = tmp_path / "m.py"
+    f.write_text("def g():\n    from dataplane.sim import ffi\n    from dataplane._jbof import lib\n")
+    assert len(raw_cffi_uses(f)) == 2
+
+
 def test_control_uses_the_typed_wrappers_not_raw_cffi(graph: dict[str, set[str]]) -> None:
     bad = sorted(m for m, deps in graph.items() if _under(m, "control")
                  and any(_under(d, "dataplane._jbof") for d in deps))
     assert not bad, f"control modules using dataplane._jbof (ffi/lib) directly: {bad}"
+    raw = [f"{m} {use}" for m, p in source_modules().items() if _under(m, "control")
+           for use in raw_cffi_uses(p)]
+    assert not raw, f"control modules importing ffi/lib: {raw}"
 
 
 def test_no_import_cycles(graph: dict[str, set[str]]) -> None:
