@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from control.bench.runner import Backend, live_model, ns_size, parse_backend, plan
+from control.bench.live import Backend, live_model, ns_size, parse_backend
+from control.bench.runner import plan
 from control.cli import main
 from control.errors import ConfigError
 from control.bench.fio import (
@@ -208,7 +209,7 @@ def test_plan_order() -> None:
 
 
 def test_every_shipped_scenario_is_live_ready(scenario_dir: Path) -> None:
-    from control.bench.runner import check_live
+    from control.bench.live import check_live
     for path in sorted(scenario_dir.glob("*.yaml")):
         if path.stem == "training-cluster":        # a cluster trace, simulator only
             continue

@@ -12,7 +12,8 @@ from typing import Any, TypeVar
 
 import click
 
-from control.bench.runner import DEFAULT_POLICIES, Backend
+from control.bench.live import Backend
+from control.bench.runner import DEFAULT_POLICIES
 
 T = TypeVar("T")
 
@@ -24,7 +25,7 @@ def _duration(value: str | None) -> int | None:
 
 
 def _backend(value: str | None) -> Backend:
-    from control.bench.runner import parse_backend
+    from control.bench.live import parse_backend
     from control.cli.common import BadValue
     try:
         return parse_backend(value or "emulated")
