@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jbof_nbd.h"
+#include "backend.h"
 
 typedef struct emu_be {
     jbof_backend b;

@@ -55,7 +55,7 @@
 #include <liburing.h>
 #endif
 
-#include "jbof_nbd.h"
+#include "backend.h"
 
 enum {
     FILE_ZERO_BYTES = 1 << 20,   /* zero buffer for WRITE_ZEROES fallback */

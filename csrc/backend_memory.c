@@ -36,7 +36,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "jbof_nbd.h"
+#include "backend.h"
 
 enum { STORE_PAGE_BYTES = 4096 };
 
