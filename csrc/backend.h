@@ -68,6 +68,9 @@ struct jbof_backend {
 int jbof_backend_memory_create(const jbof_drive_cfg *cfg, jbof_backend **out);
 int jbof_backend_file_create(const jbof_drive_cfg *cfg, jbof_backend **out);
 int jbof_backend_emulated_create(const jbof_drive_cfg *cfg, jbof_backend **out);
+/* Filter: wrap inner so every Nth completion fails with EIO (every > 0).
+ * On success the wrapper owns inner (its destroy destroys both). */
+int jbof_backend_error_wrap(jbof_backend *inner, uint32_t every, jbof_backend **out);
 
 /* The data store of the memory and emulated backends: a mapping of
  * anonymous memory (path NULL or "") or of a sparse file. */

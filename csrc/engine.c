@@ -221,8 +221,22 @@ static int all_flushed(jbof_engine *e)
 static int backends_idle(jbof_engine *e)
 {
     for (uint32_t i = 0; i < e->ndrives; i++)
-        if (e->drives[i]->inflight)
+        if (e->drives[i]->be->inflight)
             return 0;
+    return 1;
+}
+
+/* No request in an SQ or a backend (asked of the schedulers and backends,
+ * which count them; only called while stopping). */
+static int io_idle(jbof_engine *e)
+{
+    for (uint32_t i = 0; i < e->ndrives; i++) {
+        jbof_drive_stats ds;
+        if (e->drives[i]->be->inflight)
+            return 0;
+        if (jbof_sched_drive_stats(e->drives[i]->s, &ds) == 0 && ds.backlogged)
+            return 0;
+    }
     return 1;
 }
 
@@ -250,7 +264,6 @@ static void on_event(jbof_engine *e, struct epoll_event *ev)
         uint64_t v;
         ssize_t n = read(d->be->event_fd, &v, sizeof(v));
         (void)n;
-        d->pending_reap = 1;
         break;
     }
     case SRC_CMD: {
@@ -272,7 +285,7 @@ static uint64_t next_deadline(jbof_engine *e)
         uint64_t due = d->be->ops->next_due_ns(d->be);
         if (due < t)
             t = due;
-        if (d->queued && !e->exiting) {
+        if (!e->exiting) { /* UINT64_MAX at once when nothing is queued */
             uint64_t ev = jbof_sched_next_event_ns(d->s, e->now_ns);
             if (ev < t)
                 t = ev;
@@ -287,7 +300,7 @@ static int stop_done(jbof_engine *e)
 {
     if (!e->exiting && e->now_ns >= e->stop_deadline_ns)
         e->exiting = 1; /* stop dispatching; wait for the backends only */
-    return (e->busy == 0 && all_flushed(e)) || (e->exiting && backends_idle(e));
+    return (io_idle(e) && all_flushed(e)) || (e->exiting && backends_idle(e));
 }
 
 static void iteration(jbof_engine *e)
@@ -318,10 +331,8 @@ static void iteration(jbof_engine *e)
             e->now_ns = mono_ns(); /* completions of the last round are timed now */
         run_ready(e);
         int moved = 0;
-        for (uint32_t i = 0; i < e->ndrives; i++) {
-            e->drives[i]->pending_reap = 0;
+        for (uint32_t i = 0; i < e->ndrives; i++)
             moved |= drive_pump(e, e->drives[i]);
-        }
         wake_credit_waiters(e);
         if (!moved && !e->ready)
             break;
@@ -361,10 +372,8 @@ static void *reactor_main(void *arg)
     /* requests still in an SQ (drain deadline passed) are dropped here */
     for (uint32_t i = 0; i < e->cfg.max_requests; i++) {
         req *r = &e->slots[i];
-        if (r->state == R_QUEUED) {
-            e->busy--;
+        if (r->state == R_QUEUED)
             req_put(e, r);
-        }
     }
     free_zombies(e);
     /* hand the state back to callers: pending commands now run inline */

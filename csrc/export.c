@@ -197,7 +197,6 @@ void drive_info_fill(drive *d, jbof_drive_info *out)
     out->exports = d->nexports;
 }
 
-
 int jbof_engine_add_drive(jbof_engine *e, const jbof_drive_cfg *cfg, uint32_t *id_out)
 {
     if (!e || !cfg || cfg->backend >= JBOF_BACKEND_KIND_COUNT)
@@ -223,6 +222,12 @@ int jbof_engine_add_drive(jbof_engine *e, const jbof_drive_cfg *cfg, uint32_t *i
         rc = jbof_backend_emulated_create(cfg, &d->be);
         break;
     }
+    if (rc == 0 && cfg->error_every) {
+        jbof_backend *f; /* fault injection: a filter around the backend */
+        rc = jbof_backend_error_wrap(d->be, cfg->error_every, &f);
+        if (rc == 0)
+            d->be = f;
+    }
     if (rc == 0)
         rc = jbof_sched_create(&cfg->sched, &d->s);
     if (rc < 0) {
@@ -234,7 +239,6 @@ int jbof_engine_add_drive(jbof_engine *e, const jbof_drive_cfg *cfg, uint32_t *i
     d->src.kind = SRC_BACKEND;
     d->id = e->ndrives;
     d->kind = cfg->backend;
-    d->error_every = cfg->error_every;
     memcpy(d->name, cfg->name, sizeof(d->name));
     d->name[sizeof(d->name) - 1] = 0;
     uint32_t blk = cfg->block_bytes ? cfg->block_bytes : 512;

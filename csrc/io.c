@@ -294,8 +294,6 @@ int req_submit(jbof_engine *e, req *r)
         return 1;
     }
     r->state = R_QUEUED;
-    d->queued++;
-    e->busy++;
     return 1;
 }
 
@@ -314,11 +312,8 @@ static void complete_breq(jbof_engine *e, drive *d, jbof_breq *br)
 {
     req *r = br->owner;
     int32_t st = br->status;
-    d->inflight--;
     d->be->inflight--;
     d->be->completed++;
-    if (d->error_every && ++d->ios % d->error_every == 0 && st == 0)
-        st = -EIO; /* injected */
     if (st < 0)
         d->be->errors++;
     /* A backend that knows when it finished (memory, emulated) says so in
@@ -326,16 +321,14 @@ static void complete_breq(jbof_engine *e, drive *d, jbof_breq *br)
      * this thread woke up to notice. */
     uint64_t t = (br->due_ns && br->due_ns < e->now_ns) ? br->due_ns : e->now_ns;
     jbof_sched_complete(d->s, &r->io, t, st < 0 ? st : 0);
-    e->busy--;
     reply_queue(e, r, status_of(st));
 }
 
-/* Reap, dispatch, submit, kick.  Returns 1 if anything moved. */
-int drive_pump(jbof_engine *e, drive *d)
+/* Feed every completion the backend holds back to the scheduler. */
+static int drive_reap(jbof_engine *e, drive *d)
 {
-    int moved = 0;
     jbof_breq *done[BATCH];
-    int n;
+    int n, moved = 0;
     while ((n = d->be->ops->reap(d->be, done, BATCH, e->now_ns)) > 0) {
         for (int i = 0; i < n; i++)
             complete_breq(e, d, done[i]);
@@ -343,9 +336,19 @@ int drive_pump(jbof_engine *e, drive *d)
         if (n < BATCH)
             break;
     }
+    return moved;
+}
+
+/* Reap, dispatch, submit, kick, reap again.  Returns 1 if anything moved. */
+int drive_pump(jbof_engine *e, drive *d)
+{
+    int moved = drive_reap(e, d);
     int dispatched = 0;
+    int n;
     int hold = e->exiting; /* past the drain deadline: dispatch nothing new */
-    while (!hold && d->queued) {
+    /* no count of our own guards this: dispatch returns 0 at once when the
+     * scheduler has nothing backlogged */
+    while (!hold) {
         jbof_io ios[BATCH];
         n = jbof_sched_dispatch(d->s, e->now_ns, ios, BATCH);
         if (n <= 0)
@@ -355,8 +358,6 @@ int drive_pump(jbof_engine *e, drive *d)
             r->io = ios[i];
             r->state = R_INFLIGHT;
             r->x->credit_freed = 1;
-            d->queued--;
-            d->inflight++;
             jbof_breq *br = &r->br;
             br->owner = r;
             br->buf = r->buf;
@@ -382,6 +383,11 @@ int drive_pump(jbof_engine *e, drive *d)
     }
     if (dispatched || d->be->ops->next_due_ns(d->be) == 0)
         d->be->ops->kick(d->be);
+    /* A backend that completes inside submit (memory) has its completions
+     * ready now: reap them in this pass so their replies go out with this
+     * iteration's flush instead of waiting for the next pump round. */
+    if (dispatched)
+        drive_reap(e, d);
     return moved || dispatched;
 }
 

@@ -205,11 +205,9 @@ typedef struct drive {
     uint64_t size_bytes;
     uint64_t allocated_bytes;
     uint32_t nexports;
-    uint32_t queued;           /* submitted to the SQs, not yet dispatched */
-    uint32_t inflight;         /* in the backend */
-    uint32_t pending_reap;     /* backend eventfd fired */
-    uint32_t error_every;      /* fault injection: fail every Nth IO with EIO */
-    uint64_t ios;              /* completions, for error_every */
+    /* Nothing here counts IO: what is queued is the scheduler's
+     * (jbof_sched_drive_stats().backlogged), what is in flight is
+     * be->inflight. */
 } drive;
 
 typedef struct listener {
@@ -278,7 +276,6 @@ struct jbof_engine {
     req *slots;
     req *free_reqs;
     uint32_t active_reqs;
-    uint32_t busy;             /* requests in an SQ or a backend */
     bufpool pool;
     uint64_t now_ns;
     jbof_engine_stats st;
