@@ -280,7 +280,6 @@ int req_submit(jbof_engine *e, req *r)
     io.length_bytes = r->length;
     io.opcode = op_of(r->type);
     io.flags = (r->nflags & JBOF_NBD_CMD_FLAG_FUA) ? JBOF_IO_FUA : 0;
-    io.nsid = (uint16_t)x->tid;
     io.tenant = x->tid;
     int rc = jbof_sched_submit(d->s, &io, e->now_ns);
     if (rc == -EAGAIN) {
@@ -299,7 +298,11 @@ int req_submit(jbof_engine *e, req *r)
 
 /* ------------------------------------------------------------ drives ---- */
 
-static int status_of(int32_t st)
+/* What a client is told of a backend error: ENOSPC (EDQUOT and EFBIG are
+ * out of space too) or EIO, whatever the device said -- EINVAL from a
+ * backend is our bug, not the client's.  Not an errno -> wire mapping:
+ * reply_queue's jbof_nbd_simple_reply does that (jbof_nbd_errno_to_wire). */
+static int backend_status(int32_t st)
 {
     if (st >= 0)
         return 0;
@@ -321,7 +324,7 @@ static void complete_breq(jbof_engine *e, drive *d, jbof_breq *br)
      * this thread woke up to notice. */
     uint64_t t = (br->due_ns && br->due_ns < e->now_ns) ? br->due_ns : e->now_ns;
     jbof_sched_complete(d->s, &r->io, t, st < 0 ? st : 0);
-    reply_queue(e, r, status_of(st));
+    reply_queue(e, r, backend_status(st));
 }
 
 /* Feed every completion the backend holds back to the scheduler. */

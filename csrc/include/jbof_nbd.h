@@ -169,8 +169,10 @@ typedef struct jbof_nbd_request {
     uint16_t type;           /* enum jbof_nbd_cmd */
 } jbof_nbd_request;
 
-/* errno (sign ignored) -> NBD wire error.  The one errno mapping of the
- * server: EROFS->EPERM, EDQUOT/EFBIG->ENOSPC, unknown->EIO, 0->0. */
+/* errno (sign ignored) -> NBD wire error, the server's one errno -> wire
+ * mapping: EROFS->EPERM, EDQUOT/EFBIG->ENOSPC, unknown->EIO, 0->0.  (The
+ * engine narrows backend errors to EIO or ENOSPC before this: a policy on
+ * what a client may learn of the device, io.c backend_status.) */
 uint32_t jbof_nbd_errno_to_wire(int err);
 /* Transmission flags we advertise for an export. */
 uint16_t jbof_nbd_tflags(int read_only);
