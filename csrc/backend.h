@@ -17,15 +17,16 @@
 
 #include "jbof_nbd.h"
 
-enum { JBOF_BREQ_NO_HOLE = 2 }; /* with JBOF_IO_FUA in jbof_breq.flags */
+enum { JBOF_BREQ_NO_HOLE = 2 }; /* with JBOF_IO_FUA in jbof_breq.io.flags */
 
+/* A request as a backend sees it.  io is the engine's one IO descriptor
+ * (reactor.h, struct req): io.offset_bytes is the absolute offset on the
+ * drive, io.length_bytes, io.opcode (enum jbof_op), io.flags (JBOF_IO_FUA |
+ * JBOF_BREQ_NO_HOLE); a backend reads io and never writes it. */
 typedef struct jbof_breq {
+    jbof_io io;               /* what to do (read-only for the backend) */
     void *owner;              /* the reactor's request */
     uint8_t *buf;             /* READ destination / WRITE source (4 KiB aligned) */
-    uint64_t offset_bytes;    /* absolute offset on the drive */
-    uint32_t length_bytes;
-    uint8_t op;               /* enum jbof_op */
-    uint8_t flags;            /* JBOF_IO_FUA | JBOF_BREQ_NO_HOLE */
     uint16_t stage;           /* backend-private progress */
     int32_t status;           /* 0 or -errno, valid once reaped */
     uint32_t done_bytes;      /* backend-private: bytes transferred so far */

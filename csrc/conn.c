@@ -190,6 +190,22 @@ void on_listener(jbof_engine *e, listener *l)
     }
 }
 
+static uint8_t op_of(uint16_t type)
+{
+    switch (type) {
+    case JBOF_NBD_CMD_READ:
+        return JBOF_OP_READ;
+    case JBOF_NBD_CMD_WRITE:
+        return JBOF_OP_WRITE;
+    case JBOF_NBD_CMD_FLUSH:
+        return JBOF_OP_FLUSH;
+    case JBOF_NBD_CMD_TRIM:
+        return JBOF_OP_TRIM;
+    default:
+        return JBOF_OP_WRITE_ZEROES;
+    }
+}
+
 /* Handle one decoded request header.  1 = consumed, 0 = wait (header left
  * in rx), -1 = connection closed. */
 static int on_request(jbof_engine *e, conn *c, const jbof_nbd_request *nr)
@@ -220,8 +236,8 @@ static int on_request(jbof_engine *e, conn *c, const jbof_nbd_request *nr)
     int data = rc == 0 && (nr->type == JBOF_NBD_CMD_READ || nr->type == JBOF_NBD_CMD_WRITE) &&
                nr->length_bytes > 0;
     if (data) {
-        r->buf = buf_get(&e->pool, nr->length_bytes, &r->buf_class);
-        if (!r->buf) {
+        r->br.buf = buf_get(&e->pool, nr->length_bytes, &r->buf_class);
+        if (!r->br.buf) {
             r->c = NULL;
             req_put(e, r);
             wait_on(e, c, W_POOL);
@@ -233,9 +249,17 @@ static int on_request(jbof_engine *e, conn *c, const jbof_nbd_request *nr)
     r->x = x;
     r->handle = nr->handle;
     r->type = nr->type;
-    r->nflags = nr->flags;
-    r->offset = nr->offset_bytes;
-    r->length = nr->length_bytes;
+    /* the one IO descriptor (reactor.h, struct req); offsets become drive
+     * offsets here, so the backend needs nothing else */
+    r->br.io = (jbof_io){
+        .tag = r->idx,
+        .offset_bytes = x->base + nr->offset_bytes,
+        .length_bytes = nr->length_bytes,
+        .opcode = op_of(nr->type),
+        .flags = (uint8_t)(((nr->flags & JBOF_NBD_CMD_FLAG_FUA) ? JBOF_IO_FUA : 0) |
+                           ((nr->flags & JBOF_NBD_CMD_FLAG_NO_HOLE) ? JBOF_BREQ_NO_HOLE : 0)),
+        .tenant = x->tid,
+    };
     c->outstanding++;
     x->st.requests++;
     e->st.requests++;
@@ -306,15 +330,15 @@ static int conn_consume(jbof_engine *e, conn *c)
     }
     if (c->cur) {
         req *r = c->cur;
-        uint32_t need = r->length - r->got;
+        uint32_t need = r->br.io.length_bytes - r->got;
         uint32_t n = avail < need ? avail : need;
-        memcpy(r->buf + r->got, in, n);
+        memcpy(r->br.buf + r->got, in, n);
         r->got += n;
         c->rx_off += n;
-        if (r->got < r->length)
+        if (r->got < r->br.io.length_bytes)
             return n ? 1 : 0;
         c->cur = NULL;
-        r->x->st.rx_payload_bytes += r->length;
+        r->x->st.rx_payload_bytes += r->br.io.length_bytes;
         req_submit(e, r);
         return 1;
     }
@@ -357,15 +381,15 @@ static void conn_work(jbof_engine *e, conn *c)
         }
         ssize_t n;
         req *r = c->cur;
-        if (r && c->rx_off == c->rx_len && r->length - r->got >= DIRECT_READ_MIN) {
+        if (r && c->rx_off == c->rx_len && r->br.io.length_bytes - r->got >= DIRECT_READ_MIN) {
             /* large payload: straight into the request buffer */
             c->rx_off = c->rx_len = 0;
-            n = read(c->fd, r->buf + r->got, r->length - r->got);
+            n = read(c->fd, r->br.buf + r->got, r->br.io.length_bytes - r->got);
             if (n > 0) {
                 r->got += (uint32_t)n;
-                if (r->got == r->length) {
+                if (r->got == r->br.io.length_bytes) {
                     c->cur = NULL;
-                    r->x->st.rx_payload_bytes += r->length;
+                    r->x->st.rx_payload_bytes += r->br.io.length_bytes;
                     req_submit(e, r);
                 }
                 continue;
@@ -417,7 +441,7 @@ void conn_flush(jbof_engine *e, conn *c)
         int k = 0;
         size_t total = 0;
         for (req *r = c->out_head; r && k + 2 <= IOV_BATCH; r = r->next) {
-            uint32_t dlen = (r->type == JBOF_NBD_CMD_READ && r->status == 0) ? r->length : 0;
+            uint32_t dlen = (r->type == JBOF_NBD_CMD_READ && r->status == 0) ? r->br.io.length_bytes : 0;
             if (r->sent < JBOF_NBD_REPLY_BYTES) {
                 iov[k].iov_base = r->hdr + r->sent;
                 iov[k].iov_len = JBOF_NBD_REPLY_BYTES - r->sent;
@@ -425,7 +449,7 @@ void conn_flush(jbof_engine *e, conn *c)
             }
             uint32_t dsent = r->sent > JBOF_NBD_REPLY_BYTES ? r->sent - JBOF_NBD_REPLY_BYTES : 0;
             if (dlen > dsent) {
-                iov[k].iov_base = r->buf + dsent;
+                iov[k].iov_base = r->br.buf + dsent;
                 iov[k].iov_len = dlen - dsent;
                 total += iov[k++].iov_len;
             }
@@ -443,7 +467,7 @@ void conn_flush(jbof_engine *e, conn *c)
         while (c->out_head && left) {
             req *r = c->out_head;
             uint32_t full = JBOF_NBD_REPLY_BYTES +
-                            ((r->type == JBOF_NBD_CMD_READ && r->status == 0) ? r->length : 0);
+                            ((r->type == JBOF_NBD_CMD_READ && r->status == 0) ? r->br.io.length_bytes : 0);
             uint32_t take = (uint32_t)((full - r->sent) < left ? (full - r->sent) : left);
             r->sent += take;
             left -= take;

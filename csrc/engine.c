@@ -535,8 +535,8 @@ void jbof_engine_destroy(jbof_engine *e)
         free(d);
     }
     for (uint32_t i = 0; i < e->cfg.max_requests; i++)
-        if (e->slots[i].buf)
-            buf_put(&e->pool, e->slots[i].buf, e->slots[i].buf_class);
+        if (e->slots[i].br.buf)
+            buf_put(&e->pool, e->slots[i].br.buf, e->slots[i].buf_class);
     buf_pool_free(&e->pool);
     close(e->epfd);
     close(e->cmd_fd);

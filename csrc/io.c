@@ -191,7 +191,7 @@ req *req_get(jbof_engine *e)
         return NULL;
     e->free_reqs = r->next;
     r->next = NULL;
-    r->buf = NULL;
+    r->br.buf = NULL;
     r->buf_class = -1;
     r->sent = r->got = 0;
     r->status = 0;
@@ -204,9 +204,9 @@ void conn_maybe_free(jbof_engine *e, conn *c);
 void req_put(jbof_engine *e, req *r)
 {
     conn *c = r->c;
-    if (r->buf)
-        buf_put(&e->pool, r->buf, r->buf_class);
-    r->buf = NULL;
+    if (r->br.buf)
+        buf_put(&e->pool, r->br.buf, r->buf_class);
+    r->br.buf = NULL;
     r->state = R_FREE;
     r->c = NULL;
     r->x = NULL;
@@ -239,7 +239,7 @@ void reply_queue(jbof_engine *e, req *r, int status)
     if (status) {
         r->x->st.error_replies++;
     } else if (r->type == JBOF_NBD_CMD_READ) {
-        r->x->st.tx_payload_bytes += r->length;
+        r->x->st.tx_payload_bytes += r->br.io.length_bytes;
     }
     r->state = R_REPLY;
     r->sent = 0;
@@ -252,36 +252,12 @@ void reply_queue(jbof_engine *e, req *r, int status)
     dirty_push(e, c);
 }
 
-static uint8_t op_of(uint16_t type)
-{
-    switch (type) {
-    case JBOF_NBD_CMD_READ:
-        return JBOF_OP_READ;
-    case JBOF_NBD_CMD_WRITE:
-        return JBOF_OP_WRITE;
-    case JBOF_NBD_CMD_FLUSH:
-        return JBOF_OP_FLUSH;
-    case JBOF_NBD_CMD_TRIM:
-        return JBOF_OP_TRIM;
-    default:
-        return JBOF_OP_WRITE_ZEROES;
-    }
-}
-
 /* Offer r to its tenant's SQ.  1 = taken (or answered), 0 = parked. */
 int req_submit(jbof_engine *e, req *r)
 {
     export *x = r->x;
     drive *d = x->d;
-    jbof_io io;
-    memset(&io, 0, sizeof(io));
-    io.tag = r->idx;
-    io.offset_bytes = r->offset;
-    io.length_bytes = r->length;
-    io.opcode = op_of(r->type);
-    io.flags = (r->nflags & JBOF_NBD_CMD_FLAG_FUA) ? JBOF_IO_FUA : 0;
-    io.tenant = x->tid;
-    int rc = jbof_sched_submit(d->s, &io, e->now_ns);
+    int rc = jbof_sched_submit(d->s, &r->br.io, e->now_ns); /* copied into the SQ */
     if (rc == -EAGAIN) {
         r->state = R_PARKED;
         r->c->parked = r;
@@ -323,7 +299,7 @@ static void complete_breq(jbof_engine *e, drive *d, jbof_breq *br)
      * due_ns: the controller must see the drive's latency, not how late
      * this thread woke up to notice. */
     uint64_t t = (br->due_ns && br->due_ns < e->now_ns) ? br->due_ns : e->now_ns;
-    jbof_sched_complete(d->s, &r->io, t, st < 0 ? st : 0);
+    jbof_sched_complete(d->s, &br->io, t, st < 0 ? st : 0);
     reply_queue(e, r, backend_status(st));
 }
 
@@ -358,17 +334,11 @@ int drive_pump(jbof_engine *e, drive *d)
             break;
         for (int i = 0; i < n; i++) {
             req *r = &e->slots[ios[i].tag];
-            r->io = ios[i];
+            r->br.io = ios[i]; /* the SQ's copy, now with the scheduler's fields */
             r->state = R_INFLIGHT;
             r->x->credit_freed = 1;
             jbof_breq *br = &r->br;
             br->owner = r;
-            br->buf = r->buf;
-            br->offset_bytes = r->x->base + r->offset;
-            br->length_bytes = r->length;
-            br->op = r->io.opcode;
-            br->flags = (uint8_t)((r->io.flags & JBOF_IO_FUA) |
-                                  ((r->nflags & JBOF_NBD_CMD_FLAG_NO_HOLE) ? JBOF_BREQ_NO_HOLE : 0));
             br->status = 0;
             br->due_ns = 0;
             br->next = NULL;

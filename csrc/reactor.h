@@ -126,22 +126,27 @@ struct conn;
 struct export;
 struct drive;
 
+/* One NBD request from header to reply.  Its IO is described once, in
+ * br.io (a jbof_io inside the backend request): the parser fills it (tag =
+ * slot index, drive offset, length, opcode, FUA / NO_HOLE flags, tenant),
+ * the scheduler and the backend read it, the reply reads its length.  The
+ * one copy: jbof_sched_submit stores the jbof_io by value in the tenant's
+ * SQ ring (a ring of pointers into a slot array would cost a cache miss per
+ * IO in the scheduler), and dispatch hands that copy back with submit_ns,
+ * cost, dispatch_ns, slot and gen set; drive_pump finds the request by tag
+ * and takes the copy whole, since jbof_sched_complete needs those fields. */
 typedef struct req {
-    jbof_breq br;              /* br.owner == this */
-    jbof_io io;                /* as dispatched */
+    jbof_breq br;              /* br.io: the IO; br.buf: its data; br.owner == this */
     struct conn *c;
     struct export *x;
     struct req *next;          /* free list / reply queue */
-    uint8_t *buf;
     int32_t buf_class;         /* -1: no buffer */
     uint32_t idx;
     uint32_t sent;             /* reply bytes already sent */
     uint32_t got;              /* WRITE payload bytes received */
     int32_t status;
-    uint32_t length;
-    uint64_t offset;
     uint64_t handle;
-    uint16_t type, nflags;
+    uint16_t type;             /* enum jbof_nbd_cmd: the reply carries data for READ */
     uint8_t state;
     uint8_t hdr[JBOF_NBD_REPLY_BYTES];
 } req;

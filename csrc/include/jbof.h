@@ -54,7 +54,8 @@ enum { JBOF_IO_FUA = 1 };
  * and hands the descriptor back untouched otherwise. */
 typedef struct jbof_io {
     uint64_t tag;           /* caller's cookie, never interpreted */
-    uint64_t offset_bytes;  /* byte offset within the tenant's namespace */
+    uint64_t offset_bytes;  /* caller's coordinates, never read by the scheduler (sim:
+                             * within the namespace; engine: on the drive) */
     uint64_t submit_ns;     /* set by jbof_sched_submit: entered the SQ */
     uint64_t dispatch_ns;   /* set by jbof_sched_dispatch: left the SQ */
     uint32_t length_bytes;  /* 0 allowed only for FLUSH */
