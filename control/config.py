@@ -131,7 +131,7 @@ __all__ = [
 
 BACKENDS = ("memory", "file", "emulated")
 IO_MODES = ("auto", "uring", "threads")
-MAX_DRIVES = 64                 # reactor.c MAX_DRIVES
+MAX_DRIVES = 64                 # csrc/reactor.h MAX_DRIVES
 MAX_TENANTS_PER_DRIVE = 256     # jbof_sched_default_cfg max_tenants
 MAX_TENANTS = 1024              # jbof_engine_cfg max_exports default
 MAX_SIZE = 1 << 50              # 1 PiB: what the Engine accepts
