@@ -26,7 +26,7 @@ $(STAMP): pyproject.toml setup.py dataplane/_build.py scripts/install-deps.sh
 deps: $(STAMP)
 
 # The cffi extension is rebuilt whenever a C file changes.
-dataplane/.built: $(STAMP) $(wildcard csrc/*.c csrc/include/*.h) dataplane/_build.py
+dataplane/.built: $(STAMP) $(wildcard csrc/*.c csrc/*.h csrc/include/*.h) dataplane/_build.py
 	$(PYTHON) -m pip install --no-build-isolation --no-deps -q -e . 2>&1 | grep -v -i "running pip as" || true
 	@$(PYTHON) -c "import dataplane._jbof" && touch $@
 

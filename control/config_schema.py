@@ -36,7 +36,7 @@ BACKENDS = ("memory", "file", "emulated")
 IO_MODES = ("auto", "uring", "threads")
 
 
-MAX_DRIVES = 64                 # reactor.c MAX_DRIVES
+MAX_DRIVES = 64                 # csrc/reactor.h MAX_DRIVES
 
 
 MAX_TENANTS_PER_DRIVE = 256     # jbof_sched_default_cfg max_tenants

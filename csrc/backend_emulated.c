@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jbof_nbd.h"
+#include "backend.h"
 
 typedef struct emu_be {
     jbof_backend b;
@@ -86,9 +86,9 @@ static int emu_submit(jbof_backend *b, jbof_breq *r, uint64_t now_ns)
     }
     r->status = jbof_store_apply(&e->store, r);
     uint64_t done = now_ns;
-    uint64_t off = r->op == JBOF_OP_FLUSH ? 0 : r->offset_bytes;
-    uint32_t len = r->op == JBOF_OP_FLUSH ? 0 : r->length_bytes;
-    if (r->status == 0 && jbof_ssd_submit(e->ssd, r->op, off, len, now_ns, &done) < 0)
+    uint64_t off = r->io.opcode == JBOF_OP_FLUSH ? 0 : r->io.offset_bytes;
+    uint32_t len = r->io.opcode == JBOF_OP_FLUSH ? 0 : r->io.length_bytes;
+    if (r->status == 0 && jbof_ssd_submit(e->ssd, r->io.opcode, off, len, now_ns, &done) < 0)
         done = now_ns;
     r->due_ns = done;
     e->heap[e->n] = r;

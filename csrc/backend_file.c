@@ -55,7 +55,7 @@
 #include <liburing.h>
 #endif
 
-#include "jbof_nbd.h"
+#include "backend.h"
 
 enum {
     FILE_ZERO_BYTES = 1 << 20,   /* zero buffer for WRITE_ZEROES fallback */
@@ -120,12 +120,12 @@ static jbof_breq *pop(jbof_breq **h, jbof_breq **t)
 
 static int needs_sync_stage(const jbof_breq *r)
 {
-    return (r->flags & JBOF_IO_FUA) && (r->op == JBOF_OP_TRIM || r->op == JBOF_OP_WRITE_ZEROES);
+    return (r->io.flags & JBOF_IO_FUA) && (r->io.opcode == JBOF_OP_TRIM || r->io.opcode == JBOF_OP_WRITE_ZEROES);
 }
 
 static int zero_mode(const jbof_breq *r)
 {
-    return (r->flags & JBOF_BREQ_NO_HOLE) ? FALLOC_FL_ZERO_RANGE
+    return (r->io.flags & JBOF_BREQ_NO_HOLE) ? FALLOC_FL_ZERO_RANGE
                                           : (FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE);
 }
 
@@ -135,32 +135,32 @@ static int step_done(jbof_breq *r, long res)
 {
     switch (r->stage) {
     case ST_MAIN:
-        if (r->op == JBOF_OP_READ || r->op == JBOF_OP_WRITE) {
+        if (r->io.opcode == JBOF_OP_READ || r->io.opcode == JBOF_OP_WRITE) {
             if (res == -EAGAIN || res == -EINTR)
                 return 0;
             if (res < 0) {
                 r->status = (int32_t)res;
                 return 1;
             }
-            if (res == 0 && r->op == JBOF_OP_READ) {
+            if (res == 0 && r->io.opcode == JBOF_OP_READ) {
                 /* past the end of a short file: reads as zeroes */
-                memset(r->buf + r->done_bytes, 0, r->length_bytes - r->done_bytes);
-                res = r->length_bytes - r->done_bytes;
+                memset(r->buf + r->done_bytes, 0, r->io.length_bytes - r->done_bytes);
+                res = r->io.length_bytes - r->done_bytes;
             } else if (res == 0) {
                 r->status = -EIO;
                 return 1;
             }
             r->done_bytes += (uint32_t)res;
-            if (r->done_bytes < r->length_bytes)
+            if (r->done_bytes < r->io.length_bytes)
                 return 0;
             r->status = 0;
             return 1;
         }
-        if (r->op == JBOF_OP_TRIM) {
+        if (r->io.opcode == JBOF_OP_TRIM) {
             /* a hint: a file system that cannot punch holes is fine */
             r->status = (res < 0 && res != -EOPNOTSUPP && res != -EINVAL && res != -ENODEV) ? (int32_t)res : 0;
-        } else if (r->op == JBOF_OP_WRITE_ZEROES) {
-            if ((res == -EOPNOTSUPP || res == -EINVAL || res == -ENODEV) && r->length_bytes) {
+        } else if (r->io.opcode == JBOF_OP_WRITE_ZEROES) {
+            if ((res == -EOPNOTSUPP || res == -EINVAL || res == -ENODEV) && r->io.length_bytes) {
                 /* no fallocate zeroing here: write the zero buffer instead */
                 r->stage = ST_ZERO_WRITE;
                 r->done_bytes = 0;
@@ -179,7 +179,7 @@ static int step_done(jbof_breq *r, long res)
             return 1;
         }
         r->done_bytes += (uint32_t)res;
-        if (r->done_bytes < r->length_bytes)
+        if (r->done_bytes < r->io.length_bytes)
             return 0;
         r->status = 0;
         break;
@@ -203,25 +203,25 @@ static int step_done(jbof_breq *r, long res)
 static long run_step_sync(file_be *f, jbof_breq *r)
 {
     ssize_t n;
-    uint64_t off = r->offset_bytes + r->done_bytes;
-    uint32_t left = r->length_bytes - r->done_bytes;
+    uint64_t off = r->io.offset_bytes + r->done_bytes;
+    uint32_t left = r->io.length_bytes - r->done_bytes;
     switch (r->stage) {
     case ST_MAIN:
-        switch (r->op) {
+        switch (r->io.opcode) {
         case JBOF_OP_READ:
             n = pread(f->fd, r->buf + r->done_bytes, left, (off_t)off);
             return n < 0 ? -errno : n;
         case JBOF_OP_WRITE:
             n = pwritev2(f->fd, &(struct iovec){r->buf + r->done_bytes, left}, 1, (off_t)off,
-                         (r->flags & JBOF_IO_FUA) ? RWF_DSYNC : 0);
+                         (r->io.flags & JBOF_IO_FUA) ? RWF_DSYNC : 0);
             return n < 0 ? -errno : n;
         case JBOF_OP_FLUSH:
             return fdatasync(f->fd) < 0 ? -errno : 0;
         case JBOF_OP_TRIM:
             return fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-                             (off_t)r->offset_bytes, (off_t)r->length_bytes) < 0 ? -errno : 0;
+                             (off_t)r->io.offset_bytes, (off_t)r->io.length_bytes) < 0 ? -errno : 0;
         case JBOF_OP_WRITE_ZEROES:
-            return fallocate(f->fd, zero_mode(r), (off_t)r->offset_bytes, (off_t)r->length_bytes) < 0
+            return fallocate(f->fd, zero_mode(r), (off_t)r->io.offset_bytes, (off_t)r->io.length_bytes) < 0
                        ? -errno : 0;
         default:
             return -EINVAL;
@@ -303,17 +303,17 @@ static void pool_stop(file_be *f)
 #if JBOF_HAVE_URING
 static void prep_step(file_be *f, struct io_uring_sqe *sqe, jbof_breq *r)
 {
-    uint64_t off = r->offset_bytes + r->done_bytes;
-    uint32_t left = r->length_bytes - r->done_bytes;
+    uint64_t off = r->io.offset_bytes + r->done_bytes;
+    uint32_t left = r->io.length_bytes - r->done_bytes;
     switch (r->stage) {
     case ST_MAIN:
-        switch (r->op) {
+        switch (r->io.opcode) {
         case JBOF_OP_READ:
             io_uring_prep_read(sqe, f->fd, r->buf + r->done_bytes, left, off);
             break;
         case JBOF_OP_WRITE:
             io_uring_prep_write(sqe, f->fd, r->buf + r->done_bytes, left, off);
-            if (r->flags & JBOF_IO_FUA)
+            if (r->io.flags & JBOF_IO_FUA)
                 sqe->rw_flags = RWF_DSYNC;
             break;
         case JBOF_OP_FLUSH:
@@ -321,10 +321,10 @@ static void prep_step(file_be *f, struct io_uring_sqe *sqe, jbof_breq *r)
             break;
         case JBOF_OP_TRIM:
             io_uring_prep_fallocate(sqe, f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-                                    r->offset_bytes, r->length_bytes);
+                                    r->io.offset_bytes, r->io.length_bytes);
             break;
         case JBOF_OP_WRITE_ZEROES:
-            io_uring_prep_fallocate(sqe, f->fd, zero_mode(r), r->offset_bytes, r->length_bytes);
+            io_uring_prep_fallocate(sqe, f->fd, zero_mode(r), r->io.offset_bytes, r->io.length_bytes);
             break;
         default:
             io_uring_prep_nop(sqe);

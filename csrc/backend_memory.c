@@ -36,7 +36,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "jbof_nbd.h"
+#include "backend.h"
 
 enum { STORE_PAGE_BYTES = 4096 };
 
@@ -117,21 +117,21 @@ int jbof_store_apply(jbof_store *s, const jbof_breq *r)
 {
     if (!s || !r || !s->base)
         return -EINVAL;
-    if (r->op == JBOF_OP_FLUSH)
+    if (r->io.opcode == JBOF_OP_FLUSH)
         return 0;
-    if (r->offset_bytes > s->size_bytes || r->length_bytes > s->size_bytes - r->offset_bytes)
+    if (r->io.offset_bytes > s->size_bytes || r->io.length_bytes > s->size_bytes - r->io.offset_bytes)
         return -EINVAL;
-    switch (r->op) {
+    switch (r->io.opcode) {
     case JBOF_OP_READ:
-        memcpy(r->buf, s->base + r->offset_bytes, r->length_bytes);
+        memcpy(r->buf, s->base + r->io.offset_bytes, r->io.length_bytes);
         return 0;
     case JBOF_OP_WRITE:
-        memcpy(s->base + r->offset_bytes, r->buf, r->length_bytes);
+        memcpy(s->base + r->io.offset_bytes, r->buf, r->io.length_bytes);
         return 0;
     case JBOF_OP_TRIM:
     case JBOF_OP_WRITE_ZEROES:
         /* TRIM is a hint, but zeroing also frees the memory it names. */
-        store_zero(s, r->offset_bytes, r->length_bytes);
+        store_zero(s, r->io.offset_bytes, r->io.length_bytes);
         return 0;
     default:
         return -EINVAL;

@@ -89,12 +89,11 @@ typedef struct ctl_state {
     uint64_t base_ns;            /* learned unloaded read latency: min of 2 windows */
     uint64_t base_cur_ns, base_prev_ns;
     uint64_t base_win_start_ns;
-    uint64_t band_lo_ns, band_hi_ns; /* cached ctl_band(); refreshed by ctl_band_update */
+    uint64_t band_lo_ns, band_hi_ns; /* cached ctl_band(); refreshed by band_refresh */
     uint64_t band_key_base, band_key_cap;
     uint64_t pend_cost;          /* cost completed since the last evaluation */
     uint32_t pend_n;
     uint64_t last_eval_ns;
-    uint64_t slow_thr_ns;        /* threshold as of the last evaluation */
     uint64_t ewma_lc_ns;         /* latency-critical tenants' end-to-end latency */
     uint64_t last_lc_ns;
 } ctl_state;

@@ -70,10 +70,12 @@
  * 4. Worked example (2 tenants, 8 slots, quantum 128 KiB, wf = 4): reader A
  *    sends 4 KiB random reads (cost 7680), writer B 128 KiB writes (cost
  *    (3584 + 131072) * 4 = 538624).  Per round A gets 131072 of deficit and
- *    sends 17 reads (130560); B gets 131072 and needs 4 rounds of deficit to
- *    send one write.  Over 4 rounds: A 68 reads = 522240 cost, B one write =
- *    538624: equal effort, while a byte-fair DRR would have let B move 32x
- *    A's reads' bytes... and FIFO lets B's 32 queued writes fill the drive.
+ *    sends 17 reads (130560); B gets 131072 and needs 5 rounds of deficit to
+ *    send one write (538624 / 131072 = 4.1).  Over 5 rounds: A 85 reads =
+ *    652800 cost, B one write = 538624 and 116736 of deficit carried over,
+ *    so both are credited 131072 of cost per round: equal effort; a byte-fair
+ *    DRR would have let B move 32x A's reads' bytes... and FIFO lets B's 32
+ *    queued writes fill the drive.
  *
  * 5. Baselines behind the same interface (selectable live):
  *      fifo          oldest IO first across tenants, up to max_inflight_ios;

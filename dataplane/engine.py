@@ -1,5 +1,5 @@
 """The live NBD target: drives, tenants (one NBD export each), listeners and
-one C reactor thread (csrc/reactor.c) that serves them without the GIL.
+one C reactor thread (csrc/engine.c; overview in csrc/reactor.h) that serves them without the GIL.
 
     eng = Engine({"drives": [{"name": "d0", "backend": "memory", "size": 1 << 30}],
                   "tenants": [{"name": "t0", "drive": "d0"}],

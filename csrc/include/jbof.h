@@ -50,11 +50,12 @@ enum jbof_op {
 enum { JBOF_IO_FUA = 1 };
 
 /* An NVMe-shaped IO descriptor.  The caller fills tag, offset_bytes,
- * length_bytes, opcode, flags, nsid and tenant; the scheduler fills the rest
+ * length_bytes, opcode, flags and tenant; the scheduler fills the rest
  * and hands the descriptor back untouched otherwise. */
 typedef struct jbof_io {
     uint64_t tag;           /* caller's cookie, never interpreted */
-    uint64_t offset_bytes;  /* byte offset within the tenant's namespace */
+    uint64_t offset_bytes;  /* caller's coordinates, never read by the scheduler (sim:
+                             * within the namespace; engine: on the drive) */
     uint64_t submit_ns;     /* set by jbof_sched_submit: entered the SQ */
     uint64_t dispatch_ns;   /* set by jbof_sched_dispatch: left the SQ */
     uint32_t length_bytes;  /* 0 allowed only for FLUSH */
@@ -63,7 +64,7 @@ typedef struct jbof_io {
     uint32_t slot;          /* set by dispatch: scheduler bookkeeping */
     uint8_t opcode;         /* enum jbof_op */
     uint8_t flags;          /* JBOF_IO_FUA */
-    uint16_t nsid;          /* namespace id (informational) */
+    uint16_t pad16;         /* zero */
     uint32_t gen;           /* set by submit: tenant generation (scheduler bookkeeping) */
 } jbof_io;
 

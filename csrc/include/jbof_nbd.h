@@ -1,14 +1,16 @@
 /*
- * jbof_nbd.h -- the live NBD target: wire codec (nbd_codec.c), IO backends
- * (backend_*.c) and the reactor that serves tenants (reactor.c).
+ * jbof_nbd.h -- the live NBD target's public API: the wire codec
+ * (nbd_codec.c) and the engine that serves tenants (engine.c, conn.c, io.c,
+ * export.c; overview in csrc/reactor.h).
  *
  * The region between CDEF-BEGIN and CDEF-END is fed to cffi next to jbof.h's,
  * so it holds only plain enums, structs and prototypes.  Wire layouts (byte
- * arrays, sizes checked by _Static_assert) and the backend ops table are
- * below it: they are internal to the C files.
+ * arrays, sizes checked by _Static_assert) are below it: they are internal
+ * to the C files.  The backend interface (the ops table every backend
+ * implements) is not public: it is csrc/backend.h.
  *
  * Conventions are jbof.h's: 0 / a count or a negative errno; no clock reads
- * outside reactor.c; units in the names.
+ * outside engine.c; units in the names.
  */
 #ifndef JBOF_NBD_H
 #define JBOF_NBD_H
@@ -167,8 +169,10 @@ typedef struct jbof_nbd_request {
     uint16_t type;           /* enum jbof_nbd_cmd */
 } jbof_nbd_request;
 
-/* errno (sign ignored) -> NBD wire error.  The one errno mapping of the
- * server: EROFS->EPERM, EDQUOT/EFBIG->ENOSPC, unknown->EIO, 0->0. */
+/* errno (sign ignored) -> NBD wire error, the server's one errno -> wire
+ * mapping: EROFS->EPERM, EDQUOT/EFBIG->ENOSPC, unknown->EIO, 0->0.  (The
+ * engine narrows backend errors to EIO or ENOSPC before this: a policy on
+ * what a client may learn of the device, io.c backend_status.) */
 uint32_t jbof_nbd_errno_to_wire(int err);
 /* Transmission flags we advertise for an export. */
 uint16_t jbof_nbd_tflags(int read_only);
@@ -202,7 +206,7 @@ int jbof_nbd_build_request(uint8_t *out, size_t cap, const jbof_nbd_request *r);
 /* ------------------------------------------------------------ engine ---- */
 /* The live target: drives (a backend + a scheduler each), exports (one per
  * tenant: a namespace on a drive), listeners, and one reactor thread.  See
- * reactor.c for the event loop and the control protocol. */
+ * csrc/reactor.h for the event loop and the control protocol. */
 
 enum jbof_backend_kind {
     JBOF_BACKEND_MEMORY = 0,   /* RAM (anonymous mapping, lazily backed) */
@@ -304,7 +308,7 @@ typedef struct jbof_engine_stats {
 
 typedef struct jbof_engine jbof_engine;
 
-/* Engine lifecycle (reactor.c).  Drives and listeners are added before
+/* Engine lifecycle (engine.c).  Drives and listeners are added before
  * jbof_engine_start; an engine runs once (start, stop, destroy). */
 int jbof_engine_create(const jbof_engine_cfg *cfg, jbof_engine **out);
 /* Stops the reactor first if it runs. */
@@ -398,78 +402,6 @@ _Static_assert(sizeof(struct jbof_nbd_wire_info_block_size) == 14, "NBD_INFO_BLO
 _Static_assert(sizeof(struct jbof_nbd_wire_export_name_reply) == 134, "EXPORT_NAME reply is 134 bytes");
 _Static_assert(sizeof(struct jbof_nbd_wire_request) == 28, "request header is 28 bytes");
 _Static_assert(sizeof(struct jbof_nbd_wire_simple_reply) == 16, "simple reply is 16 bytes");
-
-/* ---------------------------------------------------------- backends ---- */
-/* One ops table for every backend (nbdkit's plugin shape).  The reactor
- * owns the requests; a backend only links them while it holds them. */
-
-enum { JBOF_BREQ_NO_HOLE = 2 }; /* with JBOF_IO_FUA in jbof_breq.flags */
-
-typedef struct jbof_breq {
-    void *owner;              /* the reactor's request */
-    uint8_t *buf;             /* READ destination / WRITE source (4 KiB aligned) */
-    uint64_t offset_bytes;    /* absolute offset on the drive */
-    uint32_t length_bytes;
-    uint8_t op;               /* enum jbof_op */
-    uint8_t flags;            /* JBOF_IO_FUA | JBOF_BREQ_NO_HOLE */
-    uint16_t stage;           /* backend-private progress */
-    int32_t status;           /* 0 or -errno, valid once reaped */
-    uint32_t done_bytes;      /* backend-private: bytes transferred so far */
-    uint64_t due_ns;          /* completion time when the backend knows it (memory:
-                               * at submit; emulated: the model's), else 0 */
-    struct jbof_breq *next;   /* backend-private link */
-} jbof_breq;
-
-typedef struct jbof_backend jbof_backend;
-
-typedef struct jbof_backend_ops {
-    const char *name;
-    /* Take one request (bounds already checked).  0, or -errno if it cannot
-     * even be queued (the reactor then completes it with that error). */
-    int (*submit)(jbof_backend *b, jbof_breq *r, uint64_t now_ns);
-    /* Hand queued requests to the device: at most one syscall. */
-    int (*kick)(jbof_backend *b);
-    /* Completed requests into out[0..max); returns the count. */
-    int (*reap)(jbof_backend *b, jbof_breq **out, int max, uint64_t now_ns);
-    /* Earliest time a completion falls due on its own (UINT64_MAX: none). */
-    uint64_t (*next_due_ns)(const jbof_backend *b);
-    /* Make completed writes durable, synchronously (graceful stop). */
-    int (*sync)(jbof_backend *b);
-    /* Model statistics (emulated), else NULL. */
-    int (*ssd_stats)(const jbof_backend *b, jbof_ssd_stats *out);
-    void (*destroy)(jbof_backend *b);
-} jbof_backend_ops;
-
-struct jbof_backend {
-    const jbof_backend_ops *ops;
-    int event_fd;             /* readable when completions wait (-1: none) */
-    uint32_t io_mode;         /* enum jbof_io_mode in use */
-    uint32_t block_bytes;     /* alignment the backend needs */
-    uint32_t direct;          /* O_DIRECT in use */
-    uint64_t size_bytes;
-    uint64_t submitted, completed, errors;
-    uint32_t inflight;
-};
-
-int jbof_backend_memory_create(const jbof_drive_cfg *cfg, jbof_backend **out);
-int jbof_backend_file_create(const jbof_drive_cfg *cfg, jbof_backend **out);
-int jbof_backend_emulated_create(const jbof_drive_cfg *cfg, jbof_backend **out);
-
-/* The data store of the memory and emulated backends: a mapping of
- * anonymous memory (path NULL or "") or of a sparse file. */
-typedef struct jbof_store {
-    uint8_t *base;
-    uint64_t size_bytes;
-    int fd;                   /* -1 for anonymous memory */
-} jbof_store;
-
-/* huge: back anonymous memory with transparent huge pages (512x fewer
- * faults; unwritten areas read from the huge zero page). */
-int jbof_store_open(jbof_store *s, const char *path, uint64_t size_bytes, int huge);
-void jbof_store_close(jbof_store *s);
-/* Apply the data effect of one request (READ fills r->buf). */
-int jbof_store_apply(jbof_store *s, const jbof_breq *r);
-int jbof_store_sync(jbof_store *s);
 
 #ifdef __cplusplus
 }

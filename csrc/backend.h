@@ -1,0 +1,92 @@
+/*
+ * backend.h -- the IO backend interface (private to the C core; cffi does not
+ * see it).  One ops table for every backend, nbdkit's plugin shape:
+ *
+ *   backend_memory.c    RAM, every request done inside submit
+ *   backend_file.c      a file or block device: io_uring or a thread pool
+ *   backend_emulated.c  jbof_ssd model timing, data in RAM or a sparse file
+ *   backend_error.c     a filter: wraps any backend, fails every Nth IO
+ *
+ * The engine (io.c) owns the requests and every counter of struct
+ * jbof_backend; a backend only links the requests while it holds them.
+ */
+#ifndef JBOF_BACKEND_H
+#define JBOF_BACKEND_H
+
+#include <stdint.h>
+
+#include "jbof_nbd.h"
+
+enum { JBOF_BREQ_NO_HOLE = 2 }; /* with JBOF_IO_FUA in jbof_breq.io.flags */
+
+/* A request as a backend sees it.  io is the engine's one IO descriptor
+ * (reactor.h, struct req): io.offset_bytes is the absolute offset on the
+ * drive, io.length_bytes, io.opcode (enum jbof_op), io.flags (JBOF_IO_FUA |
+ * JBOF_BREQ_NO_HOLE); a backend reads io and never writes it. */
+typedef struct jbof_breq {
+    jbof_io io;               /* what to do (read-only for the backend) */
+    void *owner;              /* the reactor's request */
+    uint8_t *buf;             /* READ destination / WRITE source (4 KiB aligned) */
+    uint16_t stage;           /* backend-private progress */
+    int32_t status;           /* 0 or -errno, valid once reaped */
+    uint32_t done_bytes;      /* backend-private: bytes transferred so far */
+    uint64_t due_ns;          /* completion time when the backend knows it (memory:
+                               * at submit; emulated: the model's), else 0 */
+    struct jbof_breq *next;   /* backend-private link */
+} jbof_breq;
+
+typedef struct jbof_backend jbof_backend;
+
+typedef struct jbof_backend_ops {
+    const char *name;
+    /* Take one request (bounds already checked).  0, or -errno if it cannot
+     * even be queued (the reactor then completes it with that error). */
+    int (*submit)(jbof_backend *b, jbof_breq *r, uint64_t now_ns);
+    /* Hand queued requests to the device: at most one syscall. */
+    int (*kick)(jbof_backend *b);
+    /* Completed requests into out[0..max); returns the count. */
+    int (*reap)(jbof_backend *b, jbof_breq **out, int max, uint64_t now_ns);
+    /* Earliest time a completion falls due on its own (UINT64_MAX: none). */
+    uint64_t (*next_due_ns)(const jbof_backend *b);
+    /* Make completed writes durable, synchronously (graceful stop). */
+    int (*sync)(jbof_backend *b);
+    /* Model statistics (emulated), else NULL. */
+    int (*ssd_stats)(const jbof_backend *b, jbof_ssd_stats *out);
+    void (*destroy)(jbof_backend *b);
+} jbof_backend_ops;
+
+struct jbof_backend {
+    const jbof_backend_ops *ops;
+    int event_fd;             /* readable when completions wait (-1: none) */
+    uint32_t io_mode;         /* enum jbof_io_mode in use */
+    uint32_t block_bytes;     /* alignment the backend needs */
+    uint32_t direct;          /* O_DIRECT in use */
+    uint64_t size_bytes;
+    uint64_t submitted, completed, errors;
+    uint32_t inflight;
+};
+
+int jbof_backend_memory_create(const jbof_drive_cfg *cfg, jbof_backend **out);
+int jbof_backend_file_create(const jbof_drive_cfg *cfg, jbof_backend **out);
+int jbof_backend_emulated_create(const jbof_drive_cfg *cfg, jbof_backend **out);
+/* Filter: wrap inner so every Nth completion fails with EIO (every > 0).
+ * On success the wrapper owns inner (its destroy destroys both). */
+int jbof_backend_error_wrap(jbof_backend *inner, uint32_t every, jbof_backend **out);
+
+/* The data store of the memory and emulated backends: a mapping of
+ * anonymous memory (path NULL or "") or of a sparse file. */
+typedef struct jbof_store {
+    uint8_t *base;
+    uint64_t size_bytes;
+    int fd;                   /* -1 for anonymous memory */
+} jbof_store;
+
+/* huge: back anonymous memory with transparent huge pages (512x fewer
+ * faults; unwritten areas read from the huge zero page). */
+int jbof_store_open(jbof_store *s, const char *path, uint64_t size_bytes, int huge);
+void jbof_store_close(jbof_store *s);
+/* Apply the data effect of one request (READ fills r->buf). */
+int jbof_store_apply(jbof_store *s, const jbof_breq *r);
+int jbof_store_sync(jbof_store *s);
+
+#endif /* JBOF_BACKEND_H */

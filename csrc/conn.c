@@ -1,0 +1,600 @@
+/*
+ * conn.c -- connections: listeners and accept, the NBD handshake, reading
+ * and parsing requests, and sending replies.
+ *
+ * 1. A connection starts in C_HS with the 18-byte greeting queued; each
+ *    client message is handed to the codec (jbof_nbd_hs_step) which
+ *    appends its reply; once the client picks an export it is in C_TX.
+ *
+ * 2. Reading.  A ready connection is read at most READS_PER_TURN times per
+ *    loop iteration (fairness) into its 64 KiB rx buffer; every complete
+ *    28-byte header is parsed and checked (codec) and becomes a request
+ *    (io.c).  A WRITE's payload is copied into the request's buffer; when
+ *    at least DIRECT_READ_MIN bytes of it are still missing it is read
+ *    straight into the buffer, with no copy.  A connection that must wait
+ *    (credits, pool, its own limit) is simply not read.
+ *
+ * 3. Sending.  conn_flush sends the handshake output, then the queued
+ *    replies: header and READ data of up to IOV_BATCH/2 replies per
+ *    sendmsg; a partial send keeps its place (r->sent) for EPOLLOUT.
+ *
+ * 4. Worked example: fio, 4 KiB randread, iodepth 32: one read() returns
+ *    32 * 28 = 896 bytes, parsed into 32 requests; after the pump, one
+ *    sendmsg carries 32 * (16 + 4096) = 131,584 bytes in 64 iovecs.
+ *
+ * 5. A dead connection (C_DEAD) drops the requests it still holds; the
+ *    ones inside a scheduler or backend finish and are discarded; the
+ *    struct is freed at the end of the iteration once nothing refers to it
+ *    (free_zombies).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "reactor.h"
+
+/* ------------------------------------------------------- connections ---- */
+
+void conn_close(jbof_engine *e, conn *c, int protocol_error)
+{
+    if (c->state == C_DEAD)
+        return;
+    if (protocol_error)
+        e->st.protocol_errors++;
+    e->st.closed++;
+    wait_stop(e, c);
+    epoll_ctl(e->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+    close(c->fd);
+    c->fd = -1;
+    if (c->state == C_TX && c->x)
+        c->x->nconns--;
+    c->state = C_DEAD;
+    free(c->rx);
+    c->rx = NULL;
+    free(c->hs_out);
+    c->hs_out = NULL;
+    /* requests not yet in a scheduler or backend die with the connection */
+    if (c->cur) {
+        req *r = c->cur;
+        c->cur = NULL;
+        req_put(e, r);
+    }
+    if (c->parked) {
+        req *r = c->parked;
+        c->parked = NULL;
+        req_put(e, r);
+    }
+    while (c->out_head) {
+        req *r = c->out_head;
+        c->out_head = r->next;
+        req_put(e, r);
+    }
+    c->out_tail = NULL;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        e->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+    e->nconns--;
+    conn_maybe_free(e, c);
+}
+
+/* A dead connection is freed at the end of the iteration once nothing
+ * (request, ready list) refers to it. */
+void conn_maybe_free(jbof_engine *e, conn *c)
+{
+    if (c->state == C_DEAD && !c->zombie) {
+        c->zombie = 1;
+        c->zombie_next = e->zombies;
+        e->zombies = c;
+    }
+}
+
+void free_zombies(jbof_engine *e)
+{
+    conn **pp = &e->zombies;
+    while (*pp) {
+        conn *c = *pp;
+        if (c->outstanding == 0 && !c->in_ready && !c->in_dirty) {
+            *pp = c->zombie_next;
+            free(c);
+        } else {
+            pp = &c->zombie_next;
+        }
+    }
+}
+
+static int hs_out_reserve(conn *c, size_t need)
+{
+    if (c->hs_out_sent == c->hs_out_len)
+        c->hs_out_sent = c->hs_out_len = 0;
+    if (c->hs_out_cap - c->hs_out_len >= need)
+        return 0;
+    size_t cap = c->hs_out_len + need;
+    uint8_t *p = realloc(c->hs_out, cap);
+    if (!p)
+        return -ENOMEM;
+    c->hs_out = p;
+    c->hs_out_cap = cap;
+    return 0;
+}
+
+static void accept_one(jbof_engine *e, int fd, int tcp)
+{
+    if (e->nconns >= e->cfg.max_connections || e->stopping) {
+        close(fd);
+        return;
+    }
+    conn *c = calloc(1, sizeof(*c));
+    uint8_t *rx = malloc(RX_BYTES);
+    if (!c || !rx) {
+        free(c);
+        free(rx);
+        close(fd);
+        return;
+    }
+    c->src.kind = SRC_CONN;
+    c->fd = fd;
+    c->rx = rx;
+    c->state = C_HS;
+    jbof_nbd_hs_init(&c->hs, JBOF_NBD_HS_OPTIONS_BASE + 4 * e->ntab);
+    if (tcp) {
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    }
+    if (hs_out_reserve(c, jbof_nbd_hs_out_max(e->tab, e->ntab) + JBOF_NBD_GREETING_BYTES) < 0) {
+        free(rx);
+        free(c);
+        close(fd);
+        return;
+    }
+    c->hs_out_len = (size_t)jbof_nbd_greeting(c->hs_out, c->hs_out_cap);
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = &c->src};
+    if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+        free(c->hs_out);
+        free(rx);
+        free(c);
+        close(fd);
+        return;
+    }
+    c->next = e->conns;
+    if (e->conns)
+        e->conns->prev = c;
+    e->conns = c;
+    e->nconns++;
+    e->st.accepted++;
+    c->readable = 1;
+    ready_push(e, c);
+    dirty_push(e, c);
+}
+
+void on_listener(jbof_engine *e, listener *l)
+{
+    for (int i = 0; i < ACCEPTS_PER_EVENT; i++) {
+        int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
+            return; /* EAGAIN, or a transient error: epoll reports again */
+        accept_one(e, fd, l->path[0] == 0);
+    }
+}
+
+static uint8_t op_of(uint16_t type)
+{
+    switch (type) {
+    case JBOF_NBD_CMD_READ:
+        return JBOF_OP_READ;
+    case JBOF_NBD_CMD_WRITE:
+        return JBOF_OP_WRITE;
+    case JBOF_NBD_CMD_FLUSH:
+        return JBOF_OP_FLUSH;
+    case JBOF_NBD_CMD_TRIM:
+        return JBOF_OP_TRIM;
+    default:
+        return JBOF_OP_WRITE_ZEROES;
+    }
+}
+
+/* Handle one decoded request header.  1 = consumed, 0 = wait (header left
+ * in rx), -1 = connection closed. */
+static int on_request(jbof_engine *e, conn *c, const jbof_nbd_request *nr)
+{
+    export *x = c->x;
+    int rc = jbof_nbd_check_request(nr, &x->nbd);
+    if (rc == -EMSGSIZE) {
+        conn_close(e, c, 1);
+        return -1;
+    }
+    if (rc == 0 && nr->type == JBOF_NBD_CMD_DISC) {
+        c->rx_off += JBOF_NBD_REQUEST_BYTES;
+        c->want_close = 1;
+        dirty_push(e, c); /* the flush closes it once its replies are out */
+        return 1;
+    }
+    if (rc == 0 && (e->stopping || x->removing))
+        rc = -ESHUTDOWN;
+    if (c->outstanding >= e->cfg.max_conn_requests) {
+        c->wait = W_SELF;
+        return 0;
+    }
+    req *r = req_get(e);
+    if (!r) {
+        wait_on(e, c, W_POOL);
+        return 0;
+    }
+    int data = rc == 0 && (nr->type == JBOF_NBD_CMD_READ || nr->type == JBOF_NBD_CMD_WRITE) &&
+               nr->length_bytes > 0;
+    if (data) {
+        r->br.buf = buf_get(&e->pool, nr->length_bytes, &r->buf_class);
+        if (!r->br.buf) {
+            r->c = NULL;
+            req_put(e, r);
+            wait_on(e, c, W_POOL);
+            return 0;
+        }
+    }
+    c->rx_off += JBOF_NBD_REQUEST_BYTES;
+    r->c = c;
+    r->x = x;
+    r->handle = nr->handle;
+    r->type = nr->type;
+    /* the one IO descriptor (reactor.h, struct req); offsets become drive
+     * offsets here, so the backend needs nothing else */
+    r->br.io = (jbof_io){
+        .tag = r->idx,
+        .offset_bytes = x->base + nr->offset_bytes,
+        .length_bytes = nr->length_bytes,
+        .opcode = op_of(nr->type),
+        .flags = (uint8_t)(((nr->flags & JBOF_NBD_CMD_FLAG_FUA) ? JBOF_IO_FUA : 0) |
+                           ((nr->flags & JBOF_NBD_CMD_FLAG_NO_HOLE) ? JBOF_BREQ_NO_HOLE : 0)),
+        .tenant = x->tid,
+    };
+    c->outstanding++;
+    x->st.requests++;
+    e->st.requests++;
+    if (rc < 0) {
+        if (nr->type == JBOF_NBD_CMD_WRITE)
+            c->discard = nr->length_bytes;
+        reply_queue(e, r, rc);
+        return 1;
+    }
+    if (nr->length_bytes == 0 && nr->type != JBOF_NBD_CMD_FLUSH) {
+        reply_queue(e, r, 0);
+        return 1;
+    }
+    if (nr->type == JBOF_NBD_CMD_WRITE) {
+        r->state = R_PAYLOAD;
+        c->cur = r;
+        return 1;
+    }
+    req_submit(e, r);
+    return 1;
+}
+
+/* Consume buffered input.  >0 progress, 0 need more bytes, -1 stop
+ * (waiting or closed). */
+static int conn_consume(jbof_engine *e, conn *c)
+{
+    uint8_t *in = c->rx + c->rx_off;
+    uint32_t avail = c->rx_len - c->rx_off;
+    if (c->state == C_HS) {
+        if (e->stopping) {
+            conn_close(e, c, 0);
+            return -1;
+        }
+        if (hs_out_reserve(c, jbof_nbd_hs_out_max(e->tab, e->ntab)) < 0) {
+            conn_close(e, c, 0);
+            return -1;
+        }
+        int rc = jbof_nbd_hs_step(&c->hs, e->tab, e->ntab, in, avail, c->hs_out, c->hs_out_cap,
+                                  &c->hs_out_len);
+        if (rc < 0) {
+            conn_close(e, c, 1);
+            return -1;
+        }
+        if (rc == 0)
+            return 0;
+        c->rx_off += (uint32_t)rc;
+        dirty_push(e, c);
+        if (c->hs.state == JBOF_NBD_HS_DONE) {
+            export *x = e->tab_x[c->hs.export_index];
+            c->x = x;
+            c->state = C_TX;
+            x->nconns++;
+            x->st.connections_total++;
+            e->st.handshakes++;
+        } else if (c->hs.state == JBOF_NBD_HS_ABORTED) {
+            c->want_close = 1;
+            return -1;
+        }
+        return 1;
+    }
+    if (c->want_close)
+        return -1; /* nothing is read after DISC */
+    if (c->discard) {
+        uint32_t n = avail < c->discard ? avail : c->discard;
+        c->rx_off += n;
+        c->discard -= n;
+        return n ? 1 : 0;
+    }
+    if (c->cur) {
+        req *r = c->cur;
+        uint32_t need = r->br.io.length_bytes - r->got;
+        uint32_t n = avail < need ? avail : need;
+        memcpy(r->br.buf + r->got, in, n);
+        r->got += n;
+        c->rx_off += n;
+        if (r->got < r->br.io.length_bytes)
+            return n ? 1 : 0;
+        c->cur = NULL;
+        r->x->st.rx_payload_bytes += r->br.io.length_bytes;
+        req_submit(e, r);
+        return 1;
+    }
+    jbof_nbd_request nr;
+    int rc = jbof_nbd_parse_request(in, avail, &nr);
+    if (rc < 0) {
+        conn_close(e, c, 1);
+        return -1;
+    }
+    if (rc == 0)
+        return 0;
+    rc = on_request(e, c, &nr);
+    return rc > 0 ? 1 : -1;
+}
+
+/* Read and consume until the socket is empty, the connection must wait,
+ * or its read budget for this iteration is spent. */
+static void conn_work(jbof_engine *e, conn *c)
+{
+    int reads = 0;
+    for (;;) {
+        if (c->state == C_DEAD || c->wait != W_NONE)
+            return;
+        if (c->parked) {
+            req *r = c->parked;
+            c->parked = NULL;
+            if (!req_submit(e, r))
+                return;
+        }
+        int rc = conn_consume(e, c);
+        if (rc < 0)
+            return;
+        if (rc > 0)
+            continue;
+        if (!c->readable)
+            return;
+        if (reads++ >= READS_PER_TURN) {
+            ready_push(e, c); /* still readable: next iteration */
+            return;
+        }
+        ssize_t n;
+        req *r = c->cur;
+        if (r && c->rx_off == c->rx_len && r->br.io.length_bytes - r->got >= DIRECT_READ_MIN) {
+            /* large payload: straight into the request buffer */
+            c->rx_off = c->rx_len = 0;
+            n = read(c->fd, r->br.buf + r->got, r->br.io.length_bytes - r->got);
+            if (n > 0) {
+                r->got += (uint32_t)n;
+                if (r->got == r->br.io.length_bytes) {
+                    c->cur = NULL;
+                    r->x->st.rx_payload_bytes += r->br.io.length_bytes;
+                    req_submit(e, r);
+                }
+                continue;
+            }
+        } else {
+            if (c->rx_off) {
+                memmove(c->rx, c->rx + c->rx_off, c->rx_len - c->rx_off);
+                c->rx_len -= c->rx_off;
+                c->rx_off = 0;
+            }
+            n = read(c->fd, c->rx + c->rx_len, RX_BYTES - c->rx_len);
+            if (n > 0) {
+                c->rx_len += (uint32_t)n;
+                continue;
+            }
+        }
+        if (n == 0) {
+            conn_close(e, c, 0); /* client went away */
+            return;
+        }
+        if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            c->readable = 0;
+            return;
+        }
+        if (errno == EINTR)
+            continue;
+        conn_close(e, c, 0);
+        return;
+    }
+}
+
+/* Send handshake output and queued replies: one sendmsg per batch. */
+void conn_flush(jbof_engine *e, conn *c)
+{
+    while (c->state != C_DEAD && c->hs_out_sent < c->hs_out_len) {
+        ssize_t n = send(c->fd, c->hs_out + c->hs_out_sent, c->hs_out_len - c->hs_out_sent,
+                         MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                conn_close(e, c, 0);
+            return;
+        }
+        c->hs_out_sent += (size_t)n;
+    }
+    while (c->state != C_DEAD && c->out_head) {
+        struct iovec iov[IOV_BATCH];
+        int k = 0;
+        size_t total = 0;
+        for (req *r = c->out_head; r && k + 2 <= IOV_BATCH; r = r->next) {
+            uint32_t dlen = (r->type == JBOF_NBD_CMD_READ && r->status == 0) ? r->br.io.length_bytes : 0;
+            if (r->sent < JBOF_NBD_REPLY_BYTES) {
+                iov[k].iov_base = r->hdr + r->sent;
+                iov[k].iov_len = JBOF_NBD_REPLY_BYTES - r->sent;
+                total += iov[k++].iov_len;
+            }
+            uint32_t dsent = r->sent > JBOF_NBD_REPLY_BYTES ? r->sent - JBOF_NBD_REPLY_BYTES : 0;
+            if (dlen > dsent) {
+                iov[k].iov_base = r->br.buf + dsent;
+                iov[k].iov_len = dlen - dsent;
+                total += iov[k++].iov_len;
+            }
+        }
+        struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)k};
+        ssize_t n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                conn_close(e, c, 0);
+            return;
+        }
+        size_t left = (size_t)n;
+        while (c->out_head && left) {
+            req *r = c->out_head;
+            uint32_t full = JBOF_NBD_REPLY_BYTES +
+                            ((r->type == JBOF_NBD_CMD_READ && r->status == 0) ? r->br.io.length_bytes : 0);
+            uint32_t take = (uint32_t)((full - r->sent) < left ? (full - r->sent) : left);
+            r->sent += take;
+            left -= take;
+            if (r->sent == full) {
+                c->out_head = r->next;
+                if (!c->out_head)
+                    c->out_tail = NULL;
+                req_put(e, r);
+            }
+        }
+        if ((size_t)n < total)
+            return; /* socket full: EPOLLOUT resumes us */
+    }
+    if (c->state != C_DEAD && c->want_close && c->outstanding == 0 && !c->out_head &&
+        c->hs_out_sent == c->hs_out_len)
+        conn_close(e, c, 0);
+}
+
+void run_ready(jbof_engine *e)
+{
+    conn *list = e->ready;
+    e->ready = e->ready_tail = NULL;
+    while (list) {
+        conn *c = list;
+        list = c->ready_next;
+        c->in_ready = 0;
+        conn_work(e, c);
+    }
+}
+
+
+/* ----------------------------------------------------------- listeners ---- */
+
+static int add_listener(jbof_engine *e, int fd, const char *path)
+{
+    listener *l = &e->lst[e->nlst];
+    l->src.kind = SRC_LISTENER;
+    l->fd = fd;
+    l->path[0] = 0;
+    if (path)
+        snprintf(l->path, sizeof(l->path), "%s", path);
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &l->src};
+    if (listen(fd, 256) < 0 || epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+        int rc = -errno;
+        close(fd);
+        l->fd = -1;
+        return rc;
+    }
+    e->nlst++;
+    return 0;
+}
+
+int jbof_engine_listen_unix(jbof_engine *e, const char *path)
+{
+    if (!e || !path || !path[0])
+        return -EINVAL;
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof(sa.sun_path))
+        return -ENAMETOOLONG;
+    if (e->started)
+        return -EBUSY;
+    if (e->nlst >= MAX_LISTENERS)
+        return -ENOSPC;
+    strcpy(sa.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+        /* a socket file left behind: reuse it only if nobody answers */
+        int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        int live = probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+        if (probe >= 0)
+            close(probe);
+        if (live) {
+            close(fd);
+            return -EADDRINUSE;
+        }
+        unlink(path);
+    }
+    if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+        int rc = -errno;
+        close(fd);
+        return rc;
+    }
+    return add_listener(e, fd, path);
+}
+
+int jbof_engine_listen_tcp(jbof_engine *e, const char *host, uint16_t port, uint16_t *port_out)
+{
+    if (!e || !host)
+        return -EINVAL;
+    if (e->started)
+        return -EBUSY;
+    if (e->nlst >= MAX_LISTENERS)
+        return -ENOSPC;
+    struct sockaddr_storage ss;
+    memset(&ss, 0, sizeof(ss));
+    socklen_t sl;
+    struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+    struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+    if (inet_pton(AF_INET, host, &s4->sin_addr) == 1) {
+        s4->sin_family = AF_INET;
+        s4->sin_port = htons(port);
+        sl = sizeof(*s4);
+    } else if (inet_pton(AF_INET6, host, &s6->sin6_addr) == 1) {
+        s6->sin6_family = AF_INET6;
+        s6->sin6_port = htons(port);
+        sl = sizeof(*s6);
+    } else {
+        return -EINVAL;
+    }
+    int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    if (bind(fd, (struct sockaddr *)&ss, sl) < 0) {
+        int rc = -errno;
+        close(fd);
+        return rc;
+    }
+    if (port_out) {
+        socklen_t l = sizeof(ss);
+        getsockname(fd, (struct sockaddr *)&ss, &l);
+        *port_out = ntohs(ss.ss_family == AF_INET ? s4->sin_port : s6->sin6_port);
+    }
+    return add_listener(e, fd, NULL);
+}
+

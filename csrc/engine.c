@@ -1,0 +1,630 @@
+/*
+ * engine.c -- the engine's lifecycle and control API, the command queue,
+ * the reactor thread and its loop (the overview is csrc/reactor.h).
+ *
+ * 1. Commands.  Python threads never touch engine state: each API call
+ *    (export add/remove/set, stats, policy) is a cmd on the stack of the
+ *    caller, queued under e->mu, announced on an eventfd, applied by the
+ *    reactor between two batches, and waited for on e->cv.  While the
+ *    thread does not run (before start, after stop) it is applied inline.
+ *    A command that must wait (export removal with IO in flight, stop)
+ *    returns -EINPROGRESS and is retried every iteration.
+ *
+ * 2. One loop iteration: apply commands; epoll_pwait2 until the earliest
+ *    deadline (scheduler pacing, backend completions, stop deadline; 0 if
+ *    connections are ready); handle events; up to PUMP_ROUNDS rounds of
+ *    (read ready connections, pump every drive, resume waiters); flush
+ *    every dirty connection; free dead ones.
+ *
+ * 3. Worked example: an idle engine with an emulated drive whose next
+ *    completion is due in 85 us sleeps 85 us (timer slack 1 us), reaps it
+ *    in round 0, dispatches the two IOs that were waiting behind it, and
+ *    sends the reply, all in one iteration.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "reactor.h"
+
+static const uint64_t DEFAULT_DRAIN_NS = 10000000000ull;
+static const uint64_t DEFAULT_BUFFER_BYTES = 256ull << 20;
+
+/* ------------------------------------------------------------- clock ---- */
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ----------------------------------------------------------- commands ---- */
+
+static void begin_stop(jbof_engine *e);
+
+/* Apply one command.  -EINPROGRESS: keep it and retry next iteration. */
+static int cmd_apply(jbof_engine *e, cmd *k)
+{
+    export *x;
+    switch (k->type) {
+    case CMD_EXPORT_ADD:
+        return export_add(e, k->in);
+    case CMD_EXPORT_REMOVE:
+        x = find_export(e, k->name);
+        return x ? export_remove_step(e, x) : -ENOENT;
+    case CMD_EXPORT_SET:
+        x = find_export(e, k->name);
+        if (!x || x->removing)
+            return -ENOENT;
+        return jbof_sched_tenant_set(x->d->s, x->tid, k->in, e->now_ns);
+    case CMD_EXPORT_STATS:
+        x = find_export(e, k->name);
+        if (!x)
+            return -ENOENT;
+        export_stats_fill(x, k->out);
+        return 0;
+    case CMD_EXPORT_HIST:
+        x = find_export(e, k->name);
+        return x ? jbof_sched_tenant_hist(x->d->s, x->tid, k->out) : -ENOENT;
+    case CMD_DRIVE_POLICY:
+        if (k->drive >= e->ndrives)
+            return -ENOENT;
+        return jbof_sched_set_policy(e->drives[k->drive]->s, k->policy, e->now_ns);
+    case CMD_DRIVE_CONFIGURE:
+        if (k->drive >= e->ndrives)
+            return -ENOENT;
+        return jbof_sched_configure(e->drives[k->drive]->s, k->in, e->now_ns);
+    case CMD_DRIVE_GET_CFG:
+        if (k->drive >= e->ndrives)
+            return -ENOENT;
+        return jbof_sched_get_cfg(e->drives[k->drive]->s, k->out);
+    case CMD_DRIVE_STATS:
+        if (k->drive >= e->ndrives)
+            return -ENOENT;
+        drive_info_fill(e->drives[k->drive], k->out);
+        return 0;
+    case CMD_ENGINE_STATS: {
+        jbof_engine_stats *s = k->out;
+        *s = e->st;
+        s->buffer_bytes = e->pool.bytes;
+        s->buffer_budget_bytes = e->pool.budget;
+        s->connections = e->nconns;
+        s->exports = e->nx;
+        s->drives = e->ndrives;
+        s->requests_active = e->active_reqs;
+        s->running = (uint32_t)e->running;
+        s->stopping = (uint32_t)e->stopping;
+        return 0;
+    }
+    case CMD_STOP:
+        begin_stop(e);
+        return -EINPROGRESS;
+    default:
+        return -EINVAL;
+    }
+}
+
+static void cmd_finish(jbof_engine *e, cmd *k, int rc)
+{
+    pthread_mutex_lock(&e->mu);
+    k->rc = rc;
+    k->done = 1;
+    pthread_cond_broadcast(&e->cv);
+    pthread_mutex_unlock(&e->mu);
+}
+
+static void run_commands(jbof_engine *e)
+{
+    pthread_mutex_lock(&e->mu);
+    cmd *list = e->q_head;
+    e->q_head = e->q_tail = NULL;
+    pthread_mutex_unlock(&e->mu);
+    /* retry deferred ones first (export removal waiting for IO to drain) */
+    cmd **pp = &e->deferred;
+    while (*pp) {
+        cmd *k = *pp;
+        int rc = cmd_apply(e, k);
+        if (rc == -EINPROGRESS) {
+            pp = &k->next;
+        } else {
+            *pp = k->next;
+            cmd_finish(e, k, rc);
+        }
+    }
+    while (list) {
+        cmd *k = list;
+        list = k->next;
+        int rc = cmd_apply(e, k);
+        if (rc == -EINPROGRESS) {
+            if (k->type == CMD_STOP) {
+                e->stop_cmd = k;
+            } else {
+                k->next = e->deferred;
+                e->deferred = k;
+            }
+        } else {
+            cmd_finish(e, k, rc);
+        }
+    }
+}
+
+/* Run a command: through the reactor thread when it runs, else here. */
+int cmd_run(jbof_engine *e, cmd *k)
+{
+    pthread_mutex_lock(&e->mu);
+    if (!e->running) {
+        e->now_ns = mono_ns();
+        int rc = cmd_apply(e, k);
+        if (rc == -EINPROGRESS) /* removal with nothing in flight cannot wait */
+            rc = k->type == CMD_STOP ? 0 : cmd_apply(e, k);
+        pthread_mutex_unlock(&e->mu);
+        return rc;
+    }
+    k->next = NULL;
+    k->done = 0;
+    if (e->q_tail)
+        e->q_tail->next = k;
+    else
+        e->q_head = k;
+    e->q_tail = k;
+    pthread_mutex_unlock(&e->mu);
+    uint64_t one = 1;
+    ssize_t w = write(e->cmd_fd, &one, sizeof(one));
+    (void)w; /* a full counter still wakes the reactor */
+    pthread_mutex_lock(&e->mu);
+    while (!k->done)
+        pthread_cond_wait(&e->cv, &e->mu);
+    int rc = k->rc;
+    pthread_mutex_unlock(&e->mu);
+    return rc;
+}
+
+/* ---------------------------------------------------------- the loop ---- */
+
+static void begin_stop(jbof_engine *e)
+{
+    if (e->stopping)
+        return;
+    e->stopping = 1;
+    e->stop_deadline_ns = e->now_ns + e->cfg.drain_timeout_ns;
+    for (uint32_t i = 0; i < e->nlst; i++) {
+        if (e->lst[i].fd >= 0) {
+            epoll_ctl(e->epfd, EPOLL_CTL_DEL, e->lst[i].fd, NULL);
+            close(e->lst[i].fd);
+            e->lst[i].fd = -1;
+        }
+    }
+    for (conn *c = e->conns, *nx; c; c = nx) {
+        nx = c->next;
+        if (c->state == C_HS)
+            conn_close(e, c, 0);
+        else
+            ready_push(e, c); /* new requests now get ESHUTDOWN */
+    }
+}
+
+static int all_flushed(jbof_engine *e)
+{
+    for (conn *c = e->conns; c; c = c->next)
+        if (c->out_head || c->hs_out_sent < c->hs_out_len)
+            return 0;
+    return 1;
+}
+
+static int backends_idle(jbof_engine *e)
+{
+    for (uint32_t i = 0; i < e->ndrives; i++)
+        if (e->drives[i]->be->inflight)
+            return 0;
+    return 1;
+}
+
+/* No request in an SQ or a backend (asked of the schedulers and backends,
+ * which count them; only called while stopping). */
+static int io_idle(jbof_engine *e)
+{
+    for (uint32_t i = 0; i < e->ndrives; i++) {
+        jbof_drive_stats ds;
+        if (e->drives[i]->be->inflight)
+            return 0;
+        if (jbof_sched_drive_stats(e->drives[i]->s, &ds) == 0 && ds.backlogged)
+            return 0;
+    }
+    return 1;
+}
+
+static void on_event(jbof_engine *e, struct epoll_event *ev)
+{
+    evsrc *s = ev->data.ptr;
+    switch (s->kind) {
+    case SRC_LISTENER:
+        on_listener(e, (listener *)s);
+        break;
+    case SRC_CONN: {
+        conn *c = (conn *)s;
+        if (c->state == C_DEAD)
+            break;
+        if (ev->events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
+            c->readable = 1;
+            ready_push(e, c);
+        }
+        if (ev->events & (EPOLLOUT | EPOLLHUP | EPOLLERR))
+            dirty_push(e, c);
+        break;
+    }
+    case SRC_BACKEND: {
+        drive *d = (drive *)s;
+        uint64_t v;
+        ssize_t n = read(d->be->event_fd, &v, sizeof(v));
+        (void)n;
+        break;
+    }
+    case SRC_CMD: {
+        uint64_t v;
+        ssize_t n = read(e->cmd_fd, &v, sizeof(v));
+        (void)n;
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static uint64_t next_deadline(jbof_engine *e)
+{
+    uint64_t t = UINT64_MAX;
+    for (uint32_t i = 0; i < e->ndrives; i++) {
+        drive *d = e->drives[i];
+        uint64_t due = d->be->ops->next_due_ns(d->be);
+        if (due < t)
+            t = due;
+        if (!e->exiting) { /* UINT64_MAX at once when nothing is queued */
+            uint64_t ev = jbof_sched_next_event_ns(d->s, e->now_ns);
+            if (ev < t)
+                t = ev;
+        }
+    }
+    if (e->stopping && !e->exiting && e->stop_deadline_ns < t)
+        t = e->stop_deadline_ns;
+    return t;
+}
+
+static int stop_done(jbof_engine *e)
+{
+    if (!e->exiting && e->now_ns >= e->stop_deadline_ns)
+        e->exiting = 1; /* stop dispatching; wait for the backends only */
+    return (io_idle(e) && all_flushed(e)) || (e->exiting && backends_idle(e));
+}
+
+static void iteration(jbof_engine *e)
+{
+    struct epoll_event evs[EVENTS_MAX];
+    e->now_ns = mono_ns();
+    run_commands(e);
+    if (e->stopping && stop_done(e)) {
+        e->leave = 1;
+        return;
+    }
+    uint64_t dl = e->ready ? 0 : next_deadline(e);
+    struct timespec ts, *tsp = NULL;
+    if (dl != UINT64_MAX) {
+        uint64_t wait = dl > e->now_ns ? dl - e->now_ns : 0;
+        ts.tv_sec = (time_t)(wait / 1000000000ull);
+        ts.tv_nsec = (long)(wait % 1000000000ull);
+        tsp = &ts;
+    }
+    int n = epoll_pwait2(e->epfd, evs, EVENTS_MAX, tsp, NULL);
+    e->now_ns = mono_ns();
+    e->st.loops++;
+    for (int i = 0; i < n; i++)
+        on_event(e, &evs[i]);
+
+    for (int round = 0; round < PUMP_ROUNDS; round++) {
+        if (round)
+            e->now_ns = mono_ns(); /* completions of the last round are timed now */
+        run_ready(e);
+        int moved = 0;
+        for (uint32_t i = 0; i < e->ndrives; i++)
+            moved |= drive_pump(e, e->drives[i]);
+        wake_credit_waiters(e);
+        if (!moved && !e->ready)
+            break;
+    }
+    while (e->dirty) {
+        conn *c = e->dirty;
+        e->dirty = c->dirty_next;
+        c->in_dirty = 0;
+        conn_flush(e, c);
+    }
+    /* replies sent may have freed slots: resume waiters next iteration */
+    wake_credit_waiters(e);
+    free_zombies(e);
+
+    if (e->stopping) {
+        if (stop_done(e))
+            e->leave = 1;
+    }
+}
+
+static void *reactor_main(void *arg)
+{
+    jbof_engine *e = arg;
+    /* wake within 1 us of a deadline (the default slack is 50 us, a fifth
+     * of the controller's latency band) */
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+    while (!e->leave)
+        iteration(e);
+    for (uint32_t i = 0; i < e->ndrives; i++)
+        e->drives[i]->be->ops->sync(e->drives[i]->be);
+    for (conn *c = e->conns, *nx; c; c = nx) {
+        nx = c->next;
+        conn_close(e, c, 0);
+    }
+    e->ready = e->ready_tail = NULL;
+    e->dirty = NULL;
+    /* requests still in an SQ (drain deadline passed) are dropped here */
+    for (uint32_t i = 0; i < e->cfg.max_requests; i++) {
+        req *r = &e->slots[i];
+        if (r->state == R_QUEUED)
+            req_put(e, r);
+    }
+    free_zombies(e);
+    /* hand the state back to callers: pending commands now run inline */
+    pthread_mutex_lock(&e->mu);
+    e->running = 0;
+    cmd *list = e->q_head;
+    e->q_head = e->q_tail = NULL;
+    cmd *def = e->deferred;
+    e->deferred = NULL;
+    while (list || def) {
+        cmd *k = list ? list : def;
+        if (list)
+            list = list->next;
+        else
+            def = def->next;
+        k->rc = k->type == CMD_STOP ? 0 : cmd_apply(e, k);
+        if (k->rc == -EINPROGRESS)
+            k->rc = cmd_apply(e, k);
+        k->done = 1;
+    }
+    if (e->stop_cmd) {
+        e->stop_cmd->rc = 0;
+        e->stop_cmd->done = 1;
+        e->stop_cmd = NULL;
+    }
+    pthread_cond_broadcast(&e->cv);
+    pthread_mutex_unlock(&e->mu);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- API ---- */
+
+int jbof_engine_create(const jbof_engine_cfg *cfg, jbof_engine **out)
+{
+    if (!out)
+        return -EINVAL;
+    *out = NULL;
+    jbof_engine_cfg c = cfg ? *cfg : (jbof_engine_cfg){0};
+    if (!c.max_connections)
+        c.max_connections = 1024;
+    if (!c.max_requests)
+        c.max_requests = 4096;
+    if (!c.max_conn_requests)
+        c.max_conn_requests = 512;
+    if (!c.max_exports)
+        c.max_exports = 1024;
+    if (!c.buffer_bytes)
+        c.buffer_bytes = DEFAULT_BUFFER_BYTES;
+    if (!c.drain_timeout_ns)
+        c.drain_timeout_ns = DEFAULT_DRAIN_NS;
+    if (c.max_connections > 65536 || c.max_requests > (1u << 20) || c.max_exports > 65536 ||
+        c.buffer_bytes < JBOF_NBD_MAX_PAYLOAD_BYTES)
+        return -EINVAL;
+    jbof_engine *e = calloc(1, sizeof(*e));
+    if (!e)
+        return -ENOMEM;
+    e->cfg = c;
+    e->epfd = e->cmd_fd = -1;
+    e->slots = calloc(c.max_requests, sizeof(req));
+    e->xs = calloc(c.max_exports, sizeof(*e->xs));
+    e->tab = calloc(c.max_exports, sizeof(*e->tab));
+    e->tab_x = calloc(c.max_exports, sizeof(*e->tab_x));
+    e->epfd = epoll_create1(EPOLL_CLOEXEC);
+    e->cmd_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    int mu_ok = pthread_mutex_init(&e->mu, NULL) == 0;
+    int cv_ok = pthread_cond_init(&e->cv, NULL) == 0;
+    if (!e->slots || !e->xs || !e->tab || !e->tab_x || e->epfd < 0 || e->cmd_fd < 0 || !mu_ok || !cv_ok) {
+        if (e->epfd >= 0)
+            close(e->epfd);
+        if (e->cmd_fd >= 0)
+            close(e->cmd_fd);
+        if (mu_ok)
+            pthread_mutex_destroy(&e->mu);
+        if (cv_ok)
+            pthread_cond_destroy(&e->cv);
+        free(e->slots);
+        free(e->xs);
+        free(e->tab);
+        free(e->tab_x);
+        free(e);
+        return -ENOMEM;
+    }
+    for (uint32_t i = c.max_requests; i-- > 0;) {
+        e->slots[i].idx = i;
+        e->slots[i].buf_class = -1;
+        e->slots[i].next = e->free_reqs;
+        e->free_reqs = &e->slots[i];
+    }
+    e->pool.budget = c.buffer_bytes;
+    e->cmd_src.kind = SRC_CMD;
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &e->cmd_src};
+    epoll_ctl(e->epfd, EPOLL_CTL_ADD, e->cmd_fd, &ev);
+    for (uint32_t i = 0; i < MAX_LISTENERS; i++)
+        e->lst[i].fd = -1;
+    *out = e;
+    return 0;
+}
+
+int jbof_engine_start(jbof_engine *e)
+{
+    if (!e)
+        return -EINVAL;
+    pthread_mutex_lock(&e->mu);
+    if (e->started) {
+        pthread_mutex_unlock(&e->mu);
+        return -EBUSY;
+    }
+    e->running = 1;
+    int rc = pthread_create(&e->thread, NULL, reactor_main, e);
+    if (rc != 0) {
+        e->running = 0;
+        pthread_mutex_unlock(&e->mu);
+        return -rc;
+    }
+    e->started = 1;
+    pthread_mutex_unlock(&e->mu);
+    return 0;
+}
+
+int jbof_engine_stop(jbof_engine *e)
+{
+    if (!e)
+        return -EINVAL;
+    pthread_mutex_lock(&e->mu);
+    int joinable = e->started == 1;
+    if (joinable)
+        e->started = 2; /* one caller joins */
+    pthread_mutex_unlock(&e->mu);
+    if (!joinable)
+        return 0;
+    cmd k = {.type = CMD_STOP};
+    cmd_run(e, &k);
+    pthread_join(e->thread, NULL);
+    return 0;
+}
+
+void jbof_engine_destroy(jbof_engine *e)
+{
+    if (!e)
+        return;
+    jbof_engine_stop(e);
+    for (conn *c = e->conns, *nx; c; c = nx) {
+        nx = c->next;
+        conn_close(e, c, 0);
+    }
+    free_zombies(e);
+    for (uint32_t i = 0; i < e->nlst; i++) {
+        if (e->lst[i].fd >= 0)
+            close(e->lst[i].fd);
+        if (e->lst[i].path[0])
+            unlink(e->lst[i].path);
+    }
+    for (uint32_t i = 0; i < e->nx; i++)
+        free(e->xs[i]);
+    for (uint32_t i = 0; i < e->ndrives; i++) {
+        drive *d = e->drives[i];
+        d->be->ops->destroy(d->be);
+        jbof_sched_destroy(d->s);
+        free(d);
+    }
+    for (uint32_t i = 0; i < e->cfg.max_requests; i++)
+        if (e->slots[i].br.buf)
+            buf_put(&e->pool, e->slots[i].br.buf, e->slots[i].buf_class);
+    buf_pool_free(&e->pool);
+    close(e->epfd);
+    close(e->cmd_fd);
+    pthread_mutex_destroy(&e->mu);
+    pthread_cond_destroy(&e->cv);
+    free(e->slots);
+    free(e->xs);
+    free(e->tab);
+    free(e->tab_x);
+    free(e);
+}
+
+int jbof_engine_export_add(jbof_engine *e, const jbof_export_cfg *cfg)
+{
+    if (!e || !cfg)
+        return -EINVAL;
+    cmd k = {.type = CMD_EXPORT_ADD, .in = cfg};
+    return cmd_run(e, &k);
+}
+
+int jbof_engine_export_remove(jbof_engine *e, const char *name)
+{
+    if (!e || !name)
+        return -EINVAL;
+    cmd k = {.type = CMD_EXPORT_REMOVE, .name = name};
+    return cmd_run(e, &k);
+}
+
+int jbof_engine_export_set(jbof_engine *e, const char *name, const jbof_tenant_cfg *cfg)
+{
+    if (!e || !name || !cfg)
+        return -EINVAL;
+    cmd k = {.type = CMD_EXPORT_SET, .name = name, .in = cfg};
+    return cmd_run(e, &k);
+}
+
+int jbof_engine_export_stats(jbof_engine *e, const char *name, jbof_export_stats *out)
+{
+    if (!e || !name || !out)
+        return -EINVAL;
+    cmd k = {.type = CMD_EXPORT_STATS, .name = name, .out = out};
+    return cmd_run(e, &k);
+}
+
+int jbof_engine_export_hist(jbof_engine *e, const char *name, jbof_hist *out)
+{
+    if (!e || !name || !out)
+        return -EINVAL;
+    cmd k = {.type = CMD_EXPORT_HIST, .name = name, .out = out};
+    return cmd_run(e, &k);
+}
+
+int jbof_engine_drive_set_policy(jbof_engine *e, uint32_t drive_id, uint32_t policy)
+{
+    if (!e || policy >= JBOF_POLICY_COUNT)
+        return -EINVAL;
+    cmd k = {.type = CMD_DRIVE_POLICY, .drive = drive_id, .policy = policy};
+    return cmd_run(e, &k);
+}
+
+int jbof_engine_drive_configure(jbof_engine *e, uint32_t drive_id, const jbof_sched_cfg *cfg)
+{
+    if (!e || !cfg)
+        return -EINVAL;
+    cmd k = {.type = CMD_DRIVE_CONFIGURE, .drive = drive_id, .in = cfg};
+    return cmd_run(e, &k);
+}
+
+int jbof_engine_drive_get_cfg(jbof_engine *e, uint32_t drive_id, jbof_sched_cfg *out)
+{
+    if (!e || !out)
+        return -EINVAL;
+    cmd k = {.type = CMD_DRIVE_GET_CFG, .drive = drive_id, .out = out};
+    return cmd_run(e, &k);
+}
+
+int jbof_engine_drive_stats(jbof_engine *e, uint32_t drive_id, jbof_drive_info *out)
+{
+    if (!e || !out)
+        return -EINVAL;
+    cmd k = {.type = CMD_DRIVE_STATS, .drive = drive_id, .out = out};
+    return cmd_run(e, &k);
+}
+
+int jbof_engine_get_stats(jbof_engine *e, jbof_engine_stats *out)
+{
+    if (!e || !out)
+        return -EINVAL;
+    cmd k = {.type = CMD_ENGINE_STATS, .out = out};
+    return cmd_run(e, &k);
+}

@@ -1,0 +1,262 @@
+/*
+ * export.c -- drives, and the exports (tenants) carved out of them.
+ *
+ * 1. A drive is a backend (memory / file / emulated, optionally wrapped by
+ *    the error filter) plus one scheduler.  Its usable size is the
+ *    backend's, rounded down to the drive's block (the larger of the
+ *    configured block and what the backend needs, e.g. O_DIRECT's).
+ *
+ * 2. An export is one tenant: a name, a scheduler tenant id and a
+ *    namespace [base, base + size) on its drive.  Namespaces are placed
+ *    first fit, aligned to 1 MiB when the size is a multiple of 1 MiB,
+ *    else to the preferred block (4 KiB or the drive's block).
+ *
+ * 3. Worked example: on a 4 GiB drive, exports of 1 GiB, 3 MiB + 4 KiB and
+ *    1 GiB land at 0, 1 GiB (4 KiB aligned, ends at 1 GiB + 3 MiB + 4 KiB)
+ *    and 1 GiB + 4 MiB (the next 1 MiB boundary).  Removing the first
+ *    frees [0, 1 GiB) for the next export that fits.
+ *
+ * 4. Removal is two-phase: the export leaves the codec's table (no new
+ *    connections), its connections are closed, its limits lifted so its
+ *    queued IO drains at once; the command is retried each iteration until
+ *    the scheduler lets the tenant go (-EBUSY while IO is in flight).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "reactor.h"
+
+/* ------------------------------------------------------------ exports ---- */
+
+static void rebuild_tab(jbof_engine *e)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < e->nx; i++) {
+        export *x = e->xs[i];
+        if (x->removing)
+            continue;
+        e->tab[k] = x->nbd;
+        e->tab_x[k] = x;
+        k++;
+    }
+    e->ntab = k;
+}
+
+export *find_export(jbof_engine *e, const char *name)
+{
+    if (!name)
+        return NULL;
+    for (uint32_t i = 0; i < e->nx; i++)
+        if (strcmp(e->xs[i]->name, name) == 0)
+            return e->xs[i];
+    return NULL;
+}
+
+/* First fit of size bytes on drive d, aligned to 1 MiB when it can be. */
+static int ns_alloc(jbof_engine *e, drive *d, uint64_t size, uint64_t *base_out)
+{
+    uint64_t align = 1ull << 20;
+    if (size % align)
+        align = d->block_bytes > PREF_BLOCK_BYTES ? d->block_bytes : PREF_BLOCK_BYTES;
+    uint64_t cand = 0;
+    for (;;) {
+        cand = (cand + align - 1) / align * align;
+        if (cand > d->size_bytes || size > d->size_bytes - cand)
+            return -ENOSPC;
+        int clash = 0;
+        for (uint32_t i = 0; i < e->nx; i++) {
+            export *x = e->xs[i];
+            if (x->d != d)
+                continue;
+            if (cand < x->base + x->size && x->base < cand + size) {
+                cand = x->base + x->size;
+                clash = 1;
+                break;
+            }
+        }
+        if (!clash) {
+            *base_out = cand;
+            return 0;
+        }
+    }
+}
+
+int export_add(jbof_engine *e, const jbof_export_cfg *cfg)
+{
+    size_t nlen = strnlen(cfg->name, sizeof(cfg->name));
+    if (nlen == 0 || nlen > JBOF_NBD_NAME_MAX_BYTES || cfg->drive >= e->ndrives)
+        return -EINVAL;
+    if (find_export(e, cfg->name))
+        return -EEXIST;
+    if (e->nx >= e->cfg.max_exports)
+        return -ENOSPC;
+    drive *d = e->drives[cfg->drive];
+    if (cfg->size_bytes == 0 || cfg->size_bytes % d->block_bytes)
+        return -EINVAL;
+    uint64_t base;
+    int rc = ns_alloc(e, d, cfg->size_bytes, &base);
+    if (rc < 0)
+        return rc;
+    export *x = calloc(1, sizeof(*x));
+    if (!x)
+        return -ENOMEM;
+    rc = jbof_sched_tenant_add(d->s, &cfg->tenant, e->now_ns, &x->tid);
+    if (rc < 0) {
+        free(x);
+        return rc;
+    }
+    memcpy(x->name, cfg->name, nlen);
+    x->name[nlen] = 0;
+    x->name_len = (uint32_t)nlen;
+    x->d = d;
+    x->read_only = cfg->read_only ? 1 : 0;
+    x->base = base;
+    x->size = cfg->size_bytes;
+    x->nbd.name = x->name;
+    x->nbd.name_len = x->name_len;
+    x->nbd.size_bytes = x->size;
+    x->nbd.min_block_bytes = d->block_bytes;
+    x->nbd.pref_block_bytes = d->block_bytes > PREF_BLOCK_BYTES ? d->block_bytes : PREF_BLOCK_BYTES;
+    x->nbd.max_payload_bytes = JBOF_NBD_MAX_PAYLOAD_BYTES;
+    x->nbd.tflags = jbof_nbd_tflags(x->read_only);
+    d->allocated_bytes += x->size;
+    d->nexports++;
+    e->xs[e->nx++] = x;
+    rebuild_tab(e);
+    return 0;
+}
+
+/* 0 when removed, -EINPROGRESS while its IO drains. */
+int export_remove_step(jbof_engine *e, export *x)
+{
+    if (!x->removing) {
+        x->removing = 1;
+        rebuild_tab(e);
+        for (conn *c = e->conns, *nx; c; c = nx) {
+            nx = c->next;
+            if (c->x == x)
+                conn_close(e, c, 0);
+        }
+        /* lift its limit so queued IO drains at once */
+        jbof_tenant_stats ts;
+        if (jbof_sched_tenant_stats(x->d->s, x->tid, &ts) == 0 && ts.queued) {
+            jbof_tenant_cfg tc;
+            jbof_tenant_default_cfg(&tc);
+            tc.sq_depth = ts.queued > tc.sq_depth ? ts.queued : tc.sq_depth;
+            jbof_sched_tenant_set(x->d->s, x->tid, &tc, e->now_ns);
+        }
+    }
+    int rc = jbof_sched_tenant_remove(x->d->s, x->tid);
+    if (rc == -EBUSY)
+        return -EINPROGRESS;
+    if (rc < 0 && rc != -ENOENT)
+        return rc;
+    x->d->allocated_bytes -= x->size;
+    x->d->nexports--;
+    uint32_t i = 0;
+    while (i < e->nx && e->xs[i] != x)
+        i++;
+    for (; i + 1 < e->nx; i++)
+        e->xs[i] = e->xs[i + 1];
+    e->nx--;
+    free(x);
+    rebuild_tab(e);
+    return 0;
+}
+
+void export_stats_fill(export *x, jbof_export_stats *out)
+{
+    *out = x->st;
+    jbof_sched_tenant_stats(x->d->s, x->tid, &out->tenant);
+    out->ns_base_bytes = x->base;
+    out->size_bytes = x->size;
+    out->drive = x->d->id;
+    out->read_only = x->read_only;
+    out->connections = x->nconns;
+    out->stalled = x->nstalled;
+}
+
+void drive_info_fill(drive *d, jbof_drive_info *out)
+{
+    memset(out, 0, sizeof(*out));
+    jbof_sched_drive_stats(d->s, &out->sched);
+    if (d->be->ops->ssd_stats)
+        d->be->ops->ssd_stats(d->be, &out->ssd);
+    out->size_bytes = d->size_bytes;
+    out->allocated_bytes = d->allocated_bytes;
+    out->backend_submitted = d->be->submitted;
+    out->backend_completed = d->be->completed;
+    out->backend_errors = d->be->errors;
+    out->backend_inflight = d->be->inflight;
+    out->backend = d->kind;
+    out->io_mode = d->be->io_mode;
+    out->block_bytes = d->block_bytes;
+    out->direct = d->be->direct;
+    out->exports = d->nexports;
+}
+
+int jbof_engine_add_drive(jbof_engine *e, const jbof_drive_cfg *cfg, uint32_t *id_out)
+{
+    if (!e || !cfg || cfg->backend >= JBOF_BACKEND_KIND_COUNT)
+        return -EINVAL;
+    if (e->started)
+        return -EBUSY;
+    if (e->ndrives >= MAX_DRIVES)
+        return -ENOSPC;
+    if (cfg->block_bytes && (cfg->block_bytes & (cfg->block_bytes - 1)))
+        return -EINVAL;
+    drive *d = calloc(1, sizeof(*d));
+    if (!d)
+        return -ENOMEM;
+    int rc;
+    switch (cfg->backend) {
+    case JBOF_BACKEND_MEMORY:
+        rc = jbof_backend_memory_create(cfg, &d->be);
+        break;
+    case JBOF_BACKEND_FILE:
+        rc = jbof_backend_file_create(cfg, &d->be);
+        break;
+    default:
+        rc = jbof_backend_emulated_create(cfg, &d->be);
+        break;
+    }
+    if (rc == 0 && cfg->error_every) {
+        jbof_backend *f; /* fault injection: a filter around the backend */
+        rc = jbof_backend_error_wrap(d->be, cfg->error_every, &f);
+        if (rc == 0)
+            d->be = f;
+    }
+    if (rc == 0)
+        rc = jbof_sched_create(&cfg->sched, &d->s);
+    if (rc < 0) {
+        if (d->be)
+            d->be->ops->destroy(d->be);
+        free(d);
+        return rc;
+    }
+    d->src.kind = SRC_BACKEND;
+    d->id = e->ndrives;
+    d->kind = cfg->backend;
+    memcpy(d->name, cfg->name, sizeof(d->name));
+    d->name[sizeof(d->name) - 1] = 0;
+    uint32_t blk = cfg->block_bytes ? cfg->block_bytes : 512;
+    d->block_bytes = d->be->block_bytes > blk ? d->be->block_bytes : blk;
+    d->size_bytes = d->be->size_bytes / d->block_bytes * d->block_bytes;
+    if (d->be->event_fd >= 0) {
+        struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &d->src};
+        if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, d->be->event_fd, &ev) < 0) {
+            rc = -errno;
+            jbof_sched_destroy(d->s);
+            d->be->ops->destroy(d->be);
+            free(d);
+            return rc;
+        }
+    }
+    e->drives[e->ndrives++] = d;
+    if (id_out)
+        *id_out = d->id;
+    return 0;
+}
+

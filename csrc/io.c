@@ -1,0 +1,381 @@
+/*
+ * io.c -- the life of one IO inside the reactor: a request slot and a data
+ * buffer, a place in its tenant's SQ (or a wait list when there is none),
+ * dispatch to the backend by the drive pump, completion, the reply.
+ *
+ * 1. Memory.  Request slots are preallocated (max_requests) on a free list.
+ *    Data buffers come in power-of-two classes from 4 KiB to 32 MiB and are
+ *    cached per class; a new one is allocated only while the budget
+ *    (buffer_bytes) allows, after evicting cached buffers of other classes,
+ *    largest first.  A connection that finds no slot or buffer waits on the
+ *    pool wait list (W_POOL) and is resumed when a request is freed.
+ *
+ * 2. Credits.  req_submit offers a request to its tenant's SQ; when the SQ
+ *    is full (-EAGAIN) the request is parked in its connection and the
+ *    connection waits on the export's list (W_CREDIT): it is not read, so
+ *    TCP flow control stops the client.  A connection with max_conn_requests
+ *    outstanding waits on itself (W_SELF).  Dispatch marks the export
+ *    (credit_freed) and wake_credit_waiters resumes its connections.
+ *
+ * 3. The drive pump, once per drive per round: reap the backend's
+ *    completions -> jbof_sched_complete -> reply_queue; jbof_sched_dispatch
+ *    up to BATCH IOs -> backend submit; one kick (io_uring_submit) per drive.
+ *
+ * 4. Worked example: a 4 KiB READ takes slot 7 and a 4 KiB buffer (class
+ *    0), enters its tenant's SQ with tag 7; dispatch returns tag 7 with
+ *    dispatch_ns set, the memory backend copies 4 KiB at submit and parks
+ *    it done; the reap hands it back, the scheduler records its latency,
+ *    the reply header (16 bytes) and the buffer go out with one sendmsg
+ *    (conn.c), then slot 7 and the buffer return to their free lists.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reactor.h"
+
+/* ------------------------------------------------------- buffer pool ---- */
+
+static int buf_class(uint32_t len)
+{
+    int c = 0;
+    while (c < BUF_CLASSES - 1 && ((uint64_t)1 << (BUF_MIN_SHIFT + c)) < len)
+        c++;
+    return ((uint64_t)1 << (BUF_MIN_SHIFT + c)) >= len ? c : -1;
+}
+
+uint8_t *buf_get(bufpool *p, uint32_t len, int32_t *cls_out)
+{
+    int c = buf_class(len);
+    if (c < 0)
+        return NULL;
+    uint64_t sz = (uint64_t)1 << (BUF_MIN_SHIFT + c);
+    if (p->free[c]) {
+        void *b = p->free[c];
+        p->free[c] = *(void **)b;
+        *cls_out = c;
+        return b;
+    }
+    /* evict cached buffers of other classes, largest first, to make room */
+    for (int k = BUF_CLASSES - 1; k >= 0 && p->bytes + sz > p->budget; k--) {
+        while (p->free[k] && p->bytes + sz > p->budget) {
+            void *b = p->free[k];
+            p->free[k] = *(void **)b;
+            free(b);
+            p->bytes -= (uint64_t)1 << (BUF_MIN_SHIFT + k);
+        }
+    }
+    if (p->bytes + sz > p->budget)
+        return NULL;
+    void *b = NULL;
+    if (posix_memalign(&b, 4096, sz) != 0)
+        return NULL;
+    p->bytes += sz;
+    *cls_out = c;
+    return b;
+}
+
+void buf_put(bufpool *p, uint8_t *b, int32_t c)
+{
+    *(void **)b = p->free[c];
+    p->free[c] = b;
+}
+
+void buf_pool_free(bufpool *p)
+{
+    for (int k = 0; k < BUF_CLASSES; k++)
+        while (p->free[k]) {
+            void *b = p->free[k];
+            p->free[k] = *(void **)b;
+            free(b);
+        }
+    p->bytes = 0;
+}
+
+/* --------------------------------------------------------- wait lists ---- */
+
+static void wl_push(wlist *l, conn *c)
+{
+    c->wnext = NULL;
+    c->wprev = l->tail;
+    if (l->tail)
+        l->tail->wnext = c;
+    else
+        l->head = c;
+    l->tail = c;
+}
+
+static void wl_del(wlist *l, conn *c)
+{
+    if (c->wprev)
+        c->wprev->wnext = c->wnext;
+    else
+        l->head = c->wnext;
+    if (c->wnext)
+        c->wnext->wprev = c->wprev;
+    else
+        l->tail = c->wprev;
+    c->wprev = c->wnext = NULL;
+}
+
+void ready_push(jbof_engine *e, conn *c)
+{
+    if (c->in_ready || c->state == C_DEAD)
+        return;
+    c->in_ready = 1;
+    c->ready_next = NULL;
+    if (e->ready_tail)
+        e->ready_tail->ready_next = c;
+    else
+        e->ready = c;
+    e->ready_tail = c;
+}
+
+void dirty_push(jbof_engine *e, conn *c)
+{
+    if (c->in_dirty || c->state == C_DEAD)
+        return;
+    c->in_dirty = 1;
+    c->dirty_next = e->dirty;
+    e->dirty = c;
+}
+
+void wait_stop(jbof_engine *e, conn *c)
+{
+    switch (c->wait) {
+    case W_CREDIT:
+        wl_del(&c->x->waiters, c);
+        c->x->nstalled--;
+        break;
+    case W_POOL:
+        wl_del(&e->pool_waiters, c);
+        break;
+    default:
+        break;
+    }
+    c->wait = W_NONE;
+}
+
+void wait_on(jbof_engine *e, conn *c, int kind)
+{
+    c->wait = (uint8_t)kind;
+    if (kind == W_CREDIT) {
+        wl_push(&c->x->waiters, c);
+        c->x->nstalled++;
+        c->x->st.credit_stalls++;
+    } else if (kind == W_POOL) {
+        wl_push(&e->pool_waiters, c);
+        e->st.pool_stalls++;
+    }
+}
+
+/* Resume every connection of a wait list (they re-check what they need). */
+static void wake_all(jbof_engine *e, wlist *l, export *x)
+{
+    while (l->head) {
+        conn *c = l->head;
+        wl_del(l, c);
+        if (x)
+            x->nstalled--;
+        c->wait = W_NONE;
+        ready_push(e, c);
+    }
+}
+
+/* ---------------------------------------------------------- requests ---- */
+
+req *req_get(jbof_engine *e)
+{
+    req *r = e->free_reqs;
+    if (!r)
+        return NULL;
+    e->free_reqs = r->next;
+    r->next = NULL;
+    r->br.buf = NULL;
+    r->buf_class = -1;
+    r->sent = r->got = 0;
+    r->status = 0;
+    e->active_reqs++;
+    return r;
+}
+
+void conn_maybe_free(jbof_engine *e, conn *c);
+
+void req_put(jbof_engine *e, req *r)
+{
+    conn *c = r->c;
+    if (r->br.buf)
+        buf_put(&e->pool, r->br.buf, r->buf_class);
+    r->br.buf = NULL;
+    r->state = R_FREE;
+    r->c = NULL;
+    r->x = NULL;
+    r->next = e->free_reqs;
+    e->free_reqs = r;
+    e->active_reqs--;
+    e->pool_freed = 1;
+    if (c) {
+        c->outstanding--;
+        if (c->wait == W_SELF && c->outstanding < e->cfg.max_conn_requests) {
+            c->wait = W_NONE;
+            ready_push(e, c);
+        }
+        if (c->state == C_DEAD)
+            conn_maybe_free(e, c);
+    }
+}
+
+/* -------------------------------------------------- request pipeline ---- */
+
+void reply_queue(jbof_engine *e, req *r, int status)
+{
+    conn *c = r->c;
+    r->status = status;
+    if (!c || c->state == C_DEAD) {
+        req_put(e, r);
+        return;
+    }
+    jbof_nbd_simple_reply(r->hdr, sizeof(r->hdr), r->handle, status);
+    if (status) {
+        r->x->st.error_replies++;
+    } else if (r->type == JBOF_NBD_CMD_READ) {
+        r->x->st.tx_payload_bytes += r->br.io.length_bytes;
+    }
+    r->state = R_REPLY;
+    r->sent = 0;
+    r->next = NULL;
+    if (c->out_tail)
+        c->out_tail->next = r;
+    else
+        c->out_head = r;
+    c->out_tail = r;
+    dirty_push(e, c);
+}
+
+/* Offer r to its tenant's SQ.  1 = taken (or answered), 0 = parked. */
+int req_submit(jbof_engine *e, req *r)
+{
+    export *x = r->x;
+    drive *d = x->d;
+    int rc = jbof_sched_submit(d->s, &r->br.io, e->now_ns); /* copied into the SQ */
+    if (rc == -EAGAIN) {
+        r->state = R_PARKED;
+        r->c->parked = r;
+        wait_on(e, r->c, W_CREDIT);
+        return 0;
+    }
+    if (rc < 0) {
+        reply_queue(e, r, rc == -ENOENT ? -ESHUTDOWN : -EIO);
+        return 1;
+    }
+    r->state = R_QUEUED;
+    return 1;
+}
+
+/* ------------------------------------------------------------ drives ---- */
+
+/* What a client is told of a backend error: ENOSPC (EDQUOT and EFBIG are
+ * out of space too) or EIO, whatever the device said -- EINVAL from a
+ * backend is our bug, not the client's.  Not an errno -> wire mapping:
+ * reply_queue's jbof_nbd_simple_reply does that (jbof_nbd_errno_to_wire). */
+static int backend_status(int32_t st)
+{
+    if (st >= 0)
+        return 0;
+    if (st == -ENOSPC || st == -EDQUOT || st == -EFBIG)
+        return -ENOSPC;
+    return -EIO;
+}
+
+static void complete_breq(jbof_engine *e, drive *d, jbof_breq *br)
+{
+    req *r = br->owner;
+    int32_t st = br->status;
+    d->be->inflight--;
+    d->be->completed++;
+    if (st < 0)
+        d->be->errors++;
+    /* A backend that knows when it finished (memory, emulated) says so in
+     * due_ns: the controller must see the drive's latency, not how late
+     * this thread woke up to notice. */
+    uint64_t t = (br->due_ns && br->due_ns < e->now_ns) ? br->due_ns : e->now_ns;
+    jbof_sched_complete(d->s, &br->io, t, st < 0 ? st : 0);
+    reply_queue(e, r, backend_status(st));
+}
+
+/* Feed every completion the backend holds back to the scheduler. */
+static int drive_reap(jbof_engine *e, drive *d)
+{
+    jbof_breq *done[BATCH];
+    int n, moved = 0;
+    while ((n = d->be->ops->reap(d->be, done, BATCH, e->now_ns)) > 0) {
+        for (int i = 0; i < n; i++)
+            complete_breq(e, d, done[i]);
+        moved = 1;
+        if (n < BATCH)
+            break;
+    }
+    return moved;
+}
+
+/* Reap, dispatch, submit, kick, reap again.  Returns 1 if anything moved. */
+int drive_pump(jbof_engine *e, drive *d)
+{
+    int moved = drive_reap(e, d);
+    int dispatched = 0;
+    int n;
+    int hold = e->exiting; /* past the drain deadline: dispatch nothing new */
+    /* no count of our own guards this: dispatch returns 0 at once when the
+     * scheduler has nothing backlogged */
+    while (!hold) {
+        jbof_io ios[BATCH];
+        n = jbof_sched_dispatch(d->s, e->now_ns, ios, BATCH);
+        if (n <= 0)
+            break;
+        for (int i = 0; i < n; i++) {
+            req *r = &e->slots[ios[i].tag];
+            r->br.io = ios[i]; /* the SQ's copy, now with the scheduler's fields */
+            r->state = R_INFLIGHT;
+            r->x->credit_freed = 1;
+            jbof_breq *br = &r->br;
+            br->owner = r;
+            br->status = 0;
+            br->due_ns = 0;
+            br->next = NULL;
+            d->be->inflight++;
+            d->be->submitted++;
+            int rc = d->be->ops->submit(d->be, br, e->now_ns);
+            if (rc < 0) {
+                br->status = rc;
+                complete_breq(e, d, br);
+            }
+        }
+        dispatched += n;
+        if (n < BATCH)
+            break;
+    }
+    if (dispatched || d->be->ops->next_due_ns(d->be) == 0)
+        d->be->ops->kick(d->be);
+    /* A backend that completes inside submit (memory) has its completions
+     * ready now: reap them in this pass so their replies go out with this
+     * iteration's flush instead of waiting for the next pump round. */
+    if (dispatched)
+        drive_reap(e, d);
+    return moved || dispatched;
+}
+
+void wake_credit_waiters(jbof_engine *e)
+{
+    for (uint32_t i = 0; i < e->nx; i++) {
+        export *x = e->xs[i];
+        if (x->credit_freed) {
+            x->credit_freed = 0;
+            wake_all(e, &x->waiters, x);
+        }
+    }
+    if (e->pool_freed) {
+        e->pool_freed = 0;
+        wake_all(e, &e->pool_waiters, NULL);
+    }
+}
+
