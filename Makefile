@@ -5,6 +5,7 @@
 #                   (native, ASan+UBSan, aarch64 under qemu) + pytest
 #   make bench      simulator speed (simulated IOs per wall second)
 #   make bench-sched  scheduler instructions per IO under callgrind
+#   make bench-qos-overhead  live qos vs fifo: server CPU per IO and IOPS
 PYTHON ?= python3
 CC ?= gcc
 CFLAGS_C := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Icsrc/include
@@ -23,7 +24,7 @@ LIBS_NATIVE := -lpthread $(if $(URING_NATIVE),-luring,) -lm
 LIBS_ARM := -lpthread $(if $(URING_ARM),-luring,) -lm
 STAMP := build/.deps-installed
 
-.PHONY: all deps build run serve test test-c test-asan test-arm test-py bench bench-sched bench-nbd clean
+.PHONY: all deps build run serve test test-c test-asan test-arm test-py bench bench-sched bench-nbd bench-qos-overhead clean
 
 all: build
 
@@ -97,6 +98,10 @@ bench: build
 
 bench-nbd: build
 	$(PYTHON) scripts/bench_nbd.py
+
+# qos vs fifo on the live server: CPU per IO and IOPS ratios (issue: <= 1.05, >= 0.95)
+bench-qos-overhead: build
+	$(PYTHON) scripts/bench_qos_overhead.py
 
 clean:
 	rm -rf build dataplane/_jbof*.so dataplane/.built *.egg-info
