@@ -122,10 +122,10 @@ def run_fio(tmp: str, jobs: list[tuple[str, str]], runtime: float, extra: str = 
     return res
 
 
-def memory_yaml(tenants: int) -> str:
+def memory_yaml(tenants: int, policy: str = "qos") -> str:
     t = "".join(f"  - {{name: t{i}, drive: mem0, size: {1024 // tenants}MiB}}\n"
                 for i in range(tenants))
-    return ("drives: [{name: mem0, backend: memory, size: 1GiB, policy: qos}]\n"
+    return (f"drives: [{{name: mem0, backend: memory, size: 1GiB, policy: {policy}}}]\n"
             f"tenants:\n{t}")
 
 
