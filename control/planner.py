@@ -105,7 +105,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from control.errors import ConfigError
-from control.forecast import Arrived, Cancel, Finished, Forecast, Ls, Message
+from control.forecast import Arrived, Cancel, Demand, Finished, Forecast, Ls, Message
 from control.scenario import (
     Key,
     _read,
@@ -201,6 +201,17 @@ def parse_planner_config(data: Any, src: str, where: str, capacity_bps: int) -> 
             ring=val("ring"), mode=val("mode"))
     except ValueError as e:
         raise ConfigError(src, where, str(e)) from None
+
+
+def peak_cost(d: Demand, write_cost: float) -> float:
+    """The highest read-equivalent rate a job with demand ``d`` asks for at once.
+
+    A job that writes checkpoints (``checkpoint_bytes``) writes them between its
+    read bursts, not during them, so its peak is the larger of the two rates;
+    otherwise reads and writes may overlap and their costs add up."""
+    if d.cost_bps or not d.checkpoint_bytes:
+        return d.cost(write_cost)
+    return max(float(d.read_bps), write_cost * d.write_bps)
 
 
 # -------------------------------------------------------------- calibrator ---
@@ -470,7 +481,7 @@ class Planner:
 
     def _forecast(self, f: Forecast) -> dict[str, Any]:
         j = self.jobs.get(f.job)
-        demand = f.demand.cost(self.cfg.write_cost) if f.demand else None
+        demand = peak_cost(f.demand, self.cfg.write_cost) if f.demand else None
         if j is None or j.state in ("noshow", "cancelled"):
             j = self.jobs[f.job] = Job(job=f.job, tenant=f.tenant, source=f.source, forecast=f,
                                        demand_bps=demand or None)
@@ -545,7 +556,11 @@ class Planner:
                 j.state = "noshow"
                 self.source(j.source).record_noshow()
 
-    def _active_hold(self, o: str, jobs: list[Job]) -> int:
+    def _demand_hold(self, o: str, jobs: list[Job]) -> int:
+        """What owner o's jobs (running or due) may draw: the sum of their calibrated
+        demands (predicted cost-rate x exp(q_{1-alpha}) of the source's demand
+        residuals), at most R_o; R_o if a job has no demand forecast or its source
+        no demand quantile yet."""
         r = self.owners[o]
         need = 0.0
         for j in jobs:
@@ -574,19 +589,22 @@ class Planner:
                 return OwnerPlan(r, r, "fallback")
             if cal.lower() is None:
                 return OwnerPlan(r, r, "untrusted")
-        held = self._active_hold(o, active) if active else 0
-        held_w = held
-        reason = "active" if active else "lent"
+        due: list[Job] = []
+        write_due = False
         nxt: float | None = None
         for j in mine:
             if j.state != "pending":
                 continue
             t = self.reclaim_at(j)
             if t is None or now_s >= t:
-                return OwnerPlan(r, r, "due")
+                due.append(j)
+                continue
             if now_s >= t - self.cfg.write_horizon_s:
-                held_w = r
+                write_due = True
             nxt = t if nxt is None else min(nxt, t)
+        held = self._demand_hold(o, active + due) if active or due else 0
+        held_w = r if due or write_due else held
+        reason = "due" if due else "active" if active else "lent"
         return OwnerPlan(held, held_w, reason, nxt)
 
     def plan(self, now_s: float) -> Plan:
@@ -596,7 +614,12 @@ class Planner:
         c = self.cfg.capacity_bps * (1.0 - self.cfg.headroom)
         pool = max(self.static_pool_bps, int(c - sum(p.held_bps for p in owners.values())))
         wpool = max(self.static_pool_bps, int(c - sum(p.held_write_bps for p in owners.values())))
-        self.last = Plan(at_s=now_s, limits=self.split(pool, wpool), owners=owners,
+        # GC debt and read-behind-write interference hurt only owners that read
+        # while it is paid: with every owner idle and none due within the write
+        # horizon, a lent written byte costs what any written byte does
+        quiet = all(p.held_write_bps == 0 for p in owners.values())
+        caution = 1.0 if quiet else self.cfg.write_caution
+        self.last = Plan(at_s=now_s, limits=self.split(pool, wpool, caution), owners=owners,
                          pool_bps=pool, write_pool_bps=wpool,
                          static_pool_bps=self.static_pool_bps)
         return self.last
