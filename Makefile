@@ -15,7 +15,7 @@ CORE_SRCS += $(filter-out $(CORE_SRCS),$(wildcard csrc/nbd_codec.c))
 C_TESTS := $(patsubst tests/c/%.c,%,$(wildcard tests/c/test_*.c))
 STAMP := build/.deps-installed
 
-.PHONY: all deps build run serve test test-c test-asan test-arm test-py bench bench-sched bench-nbd clean
+.PHONY: all deps build run serve test test-c test-asan test-arm test-py bench bench-sched bench-nbd bench-anticipation clean
 
 all: build
 
@@ -76,6 +76,9 @@ bench: build
 
 bench-nbd: build
 	$(PYTHON) scripts/bench_nbd.py
+
+bench-anticipation: build
+	$(PYTHON) scripts/bench_anticipation.py --jobs 2
 
 clean:
 	rm -rf build dataplane/_jbof*.so dataplane/.built *.egg-info
