@@ -594,8 +594,7 @@ def run_policy(sc: ClusterScenario, trace: Trace, policy: str, forecaster: str, 
                 for o in owners:   # measured demand of running owner jobs (demand calibration)
                     for j in ojobs[o]:
                         if j.start_s <= now - tick < j.end_s:
-                            planner.observe_demand(j.job_id, j.io.read_bps + cfg.write_cost
-                                                   * j.io.write_bps)
+                            planner.observe_demand(j.job_id, j.io.peak_cost_bps(cfg.write_cost))
             planner.set_borrowers(active)
             new = planner.plan(now + offset).limits
         for name, lim in new.items():
