@@ -107,6 +107,7 @@ enum {
     LIST_DRR = 1,
     LIST_SCAV = 2,
     LIST_PARKED = 3,          /* off the lists: waiting for its own in-flight IO */
+    LIST_HELD = 4,            /* qos: on held[k] (4 + k), waiting for token bucket k */
 };
 
 static const uint64_t TAG_BANK_NS = 1000000ull;     /* 1 ms of banked rate credit */
@@ -155,6 +156,8 @@ struct jbof_sched {
     tenant **t;
     uint32_t ntenants;
     dlist drr, scav;
+    dlist held[2];            /* qos: tenants passed over for an empty bucket, FIFO per bucket */
+    uint32_t held_mask;       /* bit k: held[k] is not empty */
     uint32_t *resv;           /* ids of tenants with a reservation */
     uint32_t nresv;
     uint32_t n_backlogged;    /* tenants with queued IO */
@@ -253,6 +256,38 @@ static inline void list_rotate(jbof_sched *s, dlist *l)
 {
     if (l->head >= 0)
         l->head = s->t[l->head]->next;
+}
+
+/* qos: take the round's head t (its head IO needs the empty bucket k) off
+ * the round onto held[k]; it keeps its deficit and turn (section 6). */
+static void hold(jbof_sched *s, uint32_t id, int k)
+{
+    list_del(s, &s->drr, id);
+    list_push_raw(s, &s->held[k], id, 0, LIST_HELD + (uint32_t)k);
+    s->held_mask |= 1u << k;
+}
+
+/* The longest-held tenant of held[k] goes back to the head of the round. */
+static void release(jbof_sched *s, int k)
+{
+    uint32_t id = (uint32_t)s->held[k].head;
+    list_del_raw(s, &s->held[k], id);
+    list_push(s, &s->drr, id, 1, LIST_DRR);
+    if (s->held[k].head < 0)
+        s->held_mask &= ~(1u << k);
+}
+
+/* Everyone held goes back to the tail of the round, in order (a policy
+ * change, or a class change that moves one of them). */
+static void release_all(jbof_sched *s)
+{
+    for (int k = 0; k < 2; k++)
+        while (s->held[k].head >= 0) {
+            uint32_t id = (uint32_t)s->held[k].head;
+            list_del_raw(s, &s->held[k], id);
+            list_push(s, &s->drr, id, 0, LIST_DRR);
+        }
+    s->held_mask = 0;
 }
 
 static uint32_t round_pow2(uint32_t v)
@@ -403,7 +438,7 @@ int jbof_sched_create(const jbof_sched_cfg *cfg, jbof_sched **out)
         free(s);
         return -ENOMEM;
     }
-    s->drr.head = s->scav.head = -1;
+    s->drr.head = s->scav.head = s->held[0].head = s->held[1].head = -1;
     cost_init(&s->cost, &cfg->cost, 0);
     if (cfg->ctl.enabled)
         ctl_init(&s->ctl, &cfg->ctl, 0);
@@ -451,6 +486,8 @@ int jbof_sched_configure(jbof_sched *s, const jbof_sched_cfg *cfg, uint64_t now_
     if (cfg->max_tenants != s->cfg.max_tenants)
         return -EINVAL; /* the tenant table is sized at create */
     uint32_t old_policy = s->cfg.policy;
+    if (cfg->policy != old_policy)
+        release_all(s); /* only qos holds; the new policy starts from one round */
     s->win_per_weight_x256 = ((uint64_t)cfg->total_slots * cfg->slot_bytes << 8) /
                              (s->active_weight ? s->active_weight : 1);
     int ctl_changed = memcmp(&cfg->ctl, &s->cfg.ctl, sizeof(cfg->ctl)) != 0;
@@ -531,6 +568,8 @@ static void resv_rebuild(jbof_sched *s)
 static void relink(jbof_sched *s, uint32_t id)
 {
     tenant *t = s->t[id];
+    if (t->on_list >= LIST_HELD)
+        release_all(s);
     if (t->on_list == LIST_NONE || t->on_list == LIST_PARKED)
         return;
     uint32_t want = (t->cfg.klass == JBOF_CLASS_SCAVENGER && policy_uses_classes(s->cfg.policy)) ? LIST_SCAV : LIST_DRR;
@@ -929,6 +968,24 @@ static int dispatch_rr(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max, in
     return n;
 }
 
+/* qos: may anyone on the round or held use a token bucket now?  Checked
+ * once per call and when a take empties a bucket, so a call that can send
+ * nothing visits no tenant (n_head / held_mask say who waits on which
+ * bucket).  Records the buckets they wait on, for next_event_ns. */
+static inline int round_budget_ok(jbof_sched *s, int *waiting)
+{
+    if (s->alone || s->n_lc_backlogged)
+        return 1;
+    uint32_t want = (s->n_head[0] ? 1u : 0u) | (s->n_head[1] ? 2u : 0u) | s->held_mask;
+    uint32_t have = (s->ctl.tokens[0] > 0 ? 1u : 0u) | (s->ctl.tokens[1] > 0 ? 2u : 0u);
+    if (want & have)
+        return 1;
+    s->starved |= want & ~have;
+    if (want)
+        *waiting = 1;
+    return 0;
+}
+
 /* Deficit round robin over cost (drr: bytes) on list l.  *waiting is set
  * when a backlogged tenant that is not held by its limit was left waiting. */
 static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *out, int max, int enforce_slots,
@@ -998,6 +1055,96 @@ static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *
     return n;
 }
 
+/* qos: the DRR round of section 3c, specialized (section 6): a tenant whose
+ * bucket is empty is held off the round (hold) instead of being passed over
+ * at every call, and a call that can send nothing visits nobody. */
+static int dispatch_qos_round(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max, int *waiting)
+{
+    dlist *l = &s->drr;
+    int n = 0, alone = (int)s->alone;
+    uint32_t idle_visits = 0, bucket_skips = 0;
+    if (!round_budget_ok(s, waiting))
+        return 0;
+    /* buckets with held tenants and tokens: tokens only fall during a call */
+    uint32_t rel = s->held_mask & ((s->ctl.tokens[0] > 0 ? 1u : 0u) | (s->ctl.tokens[1] > 0 ? 2u : 0u));
+    while (n < max && s->inflight_ios < s->cfg.max_inflight_ios) {
+        if (rel) {
+            /* the longest-held tenant whose bucket has refilled goes first
+             * (it was passed over; a turn in progress resumes after it) */
+            int k = rel & 1 ? 0 : 1;
+            release(s, k);
+            if (!(s->held_mask >> k & 1))
+                rel &= ~(1u << k);
+        }
+        if (l->head < 0 || idle_visits >= l->len)
+            break;
+        uint32_t id = (uint32_t)l->head;
+        tenant *t = s->t[id];
+        if (t->rated && !limit_ok(s, t, now_ns)) {
+            t->in_turn = 0;
+            list_rotate(s, l);
+            idle_visits++;
+            continue;
+        }
+        const jbof_io *h = &t->ring[t->head].io;
+        if (!alone && t->inflight) {
+            /* in-flight window w / W of total_slots * slot_bytes (3, Virtual slots) */
+            uint64_t cap = (s->win_per_weight_x256 * t->cfg.weight) >> 8;
+            if (cap < s->cfg.slot_bytes)
+                cap = s->cfg.slot_bytes;
+            if (t->inflight_cost + h->cost > cap) {
+                *waiting = 1; /* parked until one of its own IOs completes */
+                t->in_turn = 0;
+                list_del(s, l, id);
+                t->on_list = LIST_PARKED;
+                s->n_parked++;
+                continue;
+            }
+        }
+        int k = ctl_bucket(h->opcode);
+        if (s->ctl.tokens[k] <= 0 && !alone && !lc_overdraft(s, t)) {
+            *waiting = 1;
+            s->starved |= 1u << k;
+            int other = 1 - k;
+            /* nobody can use the other bucket either: stop, keep the order */
+            if ((s->ctl.tokens[other] <= 0 || (s->n_head[other] == 0 && !(s->held_mask >> other & 1))) &&
+                !s->n_lc_backlogged)
+                break;
+            if (t->cfg.klass != JBOF_CLASS_LATENCY && !t->cfg.reserve_bps) {
+                /* off the round until bucket k refills: passed over once
+                 * per hold, not once per call */
+                hold(s, id, k);
+                continue;
+            }
+            /* latency-critical and reserved tenants stay on the round (they
+             * may overdraw or be due); pass over at most BUCKET_SKIP_MAX */
+            if (++bucket_skips > BUCKET_SKIP_MAX)
+                break;
+            list_rotate(s, l);
+            idle_visits++;
+            continue;
+        }
+        if (!t->in_turn) {
+            t->deficit += (int64_t)s->cfg.quantum_bytes * t->cfg.weight;
+            t->in_turn = 1;
+        }
+        if (t->deficit < (int64_t)h->cost) {
+            t->in_turn = 0; /* its turn is over: the deficit carries */
+            list_rotate(s, l);
+            continue;
+        }
+        idle_visits = 0;
+        t->deficit -= h->cost;
+        take(s, id, t, &out[n++], now_ns); /* may unlink t */
+        if (s->ctl.tokens[k] <= 0) {
+            rel &= ~(1u << k);
+            if (!round_budget_ok(s, waiting))
+                break; /* its bucket ran dry and nobody can use the other */
+        }
+    }
+    return n;
+}
+
 /* Reservations due now, latency-critical first (qos). */
 static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
 {
@@ -1061,9 +1208,16 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
     int n = 0;
     if (qos && s->nresv)
         n += dispatch_reservations(s, now_ns, out, max);
-    n += dispatch_drr_list(s, &s->drr, now_ns, out + n, max - n, !s->alone, qos, &waiting);
+    if (qos)
+        n += dispatch_qos_round(s, now_ns, out + n, max - n, &waiting);
+    else
+        n += dispatch_drr_list(s, &s->drr, now_ns, out + n, max - n, 1, 0, &waiting);
     if (s->n_parked)
         waiting = 1;
+    if (s->held_mask) {
+        waiting = 1; /* held tenants wait for their bucket: next_event_ns */
+        s->starved |= s->held_mask;
+    }
     if (qos && s->scav.head >= 0 && !waiting && n < max && budget_ok(s)) {
         /* idle capacity: lend it, but never more than the drive completes
          * in half the reclaim bound (at the lower of the pacing rate and
