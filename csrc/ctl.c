@@ -157,7 +157,6 @@ void ctl_init(ctl_state *c, const jbof_ctl_cfg *cfg, uint64_t now_ns)
     c->threshold_ns = cfg->lat_max_ns;
     c->win_start_ns = now_ns;
     c->meas_rate_bps = cfg->rate_init_bps;
-    c->slow_thr_ns = cfg->lat_max_ns;
 }
 
 static void band_compute(const ctl_state *c, uint64_t *lo_out, uint64_t *hi_out)
@@ -335,7 +334,6 @@ static void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns)
         rate = c->cfg.rate_max_bps;
     c->rate_bps = rate;
     c->threshold_ns = thr;
-    c->slow_thr_ns = thr;
 }
 
 int ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, uint32_t cost, uint64_t lat_ns, uint64_t now_ns)
@@ -371,5 +369,5 @@ int ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, uint32_t cost, ui
         c->last_eval_ns = now_ns;
         ctl_evaluate(c, k, now_ns);
     }
-    return c->ewma_ns[k] > c->slow_thr_ns;
+    return c->ewma_ns[k] > c->threshold_ns;
 }

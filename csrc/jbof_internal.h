@@ -68,8 +68,18 @@ static inline uint32_t cost_of(const cost_state *c, uint32_t op, uint32_t bytes,
         return v ? cost_sat32(v) : 1;
     }
 }
-/* Feed one completion; slow = its latency was above the controller's threshold. */
-void cost_on_complete(cost_state *c, uint32_t op, int slow, uint64_t now_ns);
+void cost_period_end(cost_state *c, uint64_t now_ns);
+/* Feed one completion; slow = its latency was above the controller's
+ * threshold.  Inline: a counter and a compare per IO; the period's end is
+ * the out-of-line part. */
+static inline void cost_on_complete(cost_state *c, uint32_t op, int slow, uint64_t now_ns)
+{
+    if (c->cfg.learn == 0)
+        return;
+    c->w_slow += op == JBOF_OP_WRITE && slow;
+    if (now_ns - c->period_start_ns >= c->cfg.period_ns)
+        cost_period_end(c, now_ns);
+}
 
 /* ---- ctl.c ---- */
 typedef struct ctl_state {
@@ -89,12 +99,11 @@ typedef struct ctl_state {
     uint64_t base_ns;            /* learned unloaded read latency: min of 2 windows */
     uint64_t base_cur_ns, base_prev_ns;
     uint64_t base_win_start_ns;
-    uint64_t band_lo_ns, band_hi_ns; /* cached ctl_band(); refreshed by ctl_band_update */
+    uint64_t band_lo_ns, band_hi_ns; /* cached ctl_band(); refreshed by band_refresh (ctl.c) */
     uint64_t band_key_base, band_key_cap;
     uint64_t pend_cost;          /* cost completed since the last evaluation */
     uint32_t pend_n;
     uint64_t last_eval_ns;
-    uint64_t slow_thr_ns;        /* threshold as of the last evaluation */
     uint64_t ewma_lc_ns;         /* latency-critical tenants' end-to-end latency */
     uint64_t last_lc_ns;
 } ctl_state;
@@ -111,7 +120,8 @@ int ctl_cfg_check(const jbof_ctl_cfg *cfg);
 void ctl_init(ctl_state *c, const jbof_ctl_cfg *cfg, uint64_t now_ns);
 void ctl_refill(ctl_state *c, uint64_t now_ns);
 /* Completion of an IO of `cost` that took lat_ns in the drive.  Returns 1 if
- * the sample was above the current threshold (the IO was "slow"). */
+ * its kind's EWMA is above the threshold as of the last evaluation (the IO
+ * was "slow", for the write-cost estimator). */
 int ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, uint32_t cost, uint64_t lat_ns, uint64_t now_ns);
 /* When will bucket k (0 read, 1 write) hold a positive balance again? */
 uint64_t ctl_next_ns(const ctl_state *c, uint64_t now_ns, int k);

@@ -142,6 +142,7 @@ typedef struct tenant {
     uint64_t throttle_since;
     uint32_t throttled;
     uint32_t rated;           /* has a limit or a reservation: keeps rate tags */
+    uint32_t lc_slo;          /* latency-critical with an SLO: steers the controller (qos) */
     jbof_tenant_stats st;
     jbof_hist hist;
 } tenant;
@@ -189,6 +190,7 @@ struct jbof_sched {
 /* ------------------------------------------------------------ helpers --- */
 
 static void relink(jbof_sched *s, uint32_t id);
+static void slo_cap_refresh(jbof_sched *s);
 
 static inline int policy_uses_ctl(uint32_t p) { return p == JBOF_POLICY_GIMBAL || p == JBOF_POLICY_QOS; }
 static inline int policy_uses_classes(uint32_t p) { return p == JBOF_POLICY_QOS; }
@@ -512,6 +514,7 @@ int jbof_sched_configure(jbof_sched *s, const jbof_sched_cfg *cfg, uint64_t now_
         if (had && rate >= cfg->ctl.rate_min_bps && rate <= cfg->ctl.rate_max_bps)
             s->ctl.rate_bps = rate; /* a retune does not restart from scratch */
     }
+    slo_cap_refresh(s); /* qos only; ctl_init clears it */
     return 0;
 }
 
@@ -562,6 +565,7 @@ static void resv_rebuild(jbof_sched *s)
             if ((pass == 0) == lc)
                 s->resv[s->nresv++] = i;
         }
+    slo_cap_refresh(s);
 }
 
 /* Put a backlogged tenant on the list its class and the policy call for. */
@@ -601,10 +605,27 @@ static int tenant_apply_cfg(tenant *t, const jbof_tenant_cfg *c)
     }
     t->cfg = *c;
     t->rated = c->limit_bps || c->limit_iops || c->reserve_bps;
+    t->lc_slo = c->klass == JBOF_CLASS_LATENCY && c->latency_slo_ns;
     return 0;
 }
 
 static inline int is_active(const tenant *t) { return t->count || t->inflight; }
+
+/* qos SLO steering (section 3): the controller's ceiling is half the
+ * tightest SLO among the active latency-critical tenants.  Recomputed when
+ * that set changes (one of them becomes active or idle, a tenant is added,
+ * set or removed, the policy changes), not on every completion. */
+static void slo_cap_refresh(jbof_sched *s)
+{
+    uint64_t cap = 0;
+    if (s->cfg.policy == JBOF_POLICY_QOS && s->n_lc_active)
+        for (uint32_t i = 0; i < s->nlc; i++) {
+            tenant *u = s->t[s->lc[i]];
+            if (is_active(u) && (cap == 0 || u->cfg.latency_slo_ns / 2 < cap))
+                cap = u->cfg.latency_slo_ns / 2;
+        }
+    ctl_set_cap(&s->ctl, cap);
+}
 
 static void active_weight_adjust(jbof_sched *s, const tenant *t, int sign)
 {
@@ -619,8 +640,10 @@ static void active_weight_adjust(jbof_sched *s, const tenant *t, int sign)
     s->win_per_weight_x256 = s->active_weight
                                  ? ((uint64_t)s->cfg.total_slots * s->cfg.slot_bytes << 8) / s->active_weight
                                  : (uint64_t)s->cfg.total_slots * s->cfg.slot_bytes << 8;
-    if (t->cfg.klass == JBOF_CLASS_LATENCY && t->cfg.latency_slo_ns)
+    if (t->lc_slo) {
         s->n_lc_active += sign > 0 ? 1u : (uint32_t)-1;
+        slo_cap_refresh(s);
+    }
 }
 
 int jbof_sched_tenant_add(jbof_sched *s, const jbof_tenant_cfg *cfg, uint64_t now_ns, uint32_t *id_out)
@@ -1291,22 +1314,11 @@ int jbof_sched_complete(jbof_sched *s, const jbof_io *io, uint64_t now_ns, int s
     if (t->cfg.latency_slo_ns && e2e > t->cfg.latency_slo_ns)
         st->slo_violations++;
 
-    if (policy_uses_ctl(s->cfg.policy) && (io->opcode == JBOF_OP_READ || io->opcode == JBOF_OP_WRITE)) {
-        if (s->cfg.policy == JBOF_POLICY_QOS) {
-            /* SLO steering: hold the drive where the tightest active SLO is reachable */
-            uint64_t cap = 0;
-            if (s->n_lc_active) {
-                for (uint32_t i = 0; i < s->nlc; i++) {
-                    tenant *u = s->t[s->lc[i]];
-                    if (is_active(u) && (cap == 0 || u->cfg.latency_slo_ns / 2 < cap))
-                        cap = u->cfg.latency_slo_ns / 2;
-                }
-            }
-            ctl_set_cap(&s->ctl, cap);
-        }
+    if (policy_uses_ctl(s->cfg.policy) && io->opcode <= JBOF_OP_WRITE) {
         /* qos: a latency-critical tenant also reports what it experiences
-         * end to end, so the drive is held where its SLO is met (ctl.c 3) */
-        if (s->cfg.policy == JBOF_POLICY_QOS && t->cfg.klass == JBOF_CLASS_LATENCY && t->cfg.latency_slo_ns)
+         * end to end, so the drive is held where its SLO is met (ctl.c 3);
+         * the SLO cap itself is kept current by slo_cap_refresh */
+        if (t->lc_slo && s->cfg.policy == JBOF_POLICY_QOS)
             ctl_on_lc(&s->ctl, e2e, now_ns);
         int slow = ctl_on_complete(&s->ctl, io->opcode, io->length_bytes, c, dev, now_ns);
         cost_on_complete(&s->cost, io->opcode, slow, now_ns);
