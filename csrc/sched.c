@@ -200,7 +200,7 @@ static inline tenant *get_tenant(const jbof_sched *s, uint32_t id)
     return (id < s->cfg.max_tenants) ? s->t[id] : NULL;
 }
 
-static void list_push_raw(jbof_sched *s, dlist *l, uint32_t id, int at_head, uint32_t which)
+static inline void list_push_raw(jbof_sched *s, dlist *l, uint32_t id, int at_head, uint32_t which)
 {
     tenant *t = s->t[id];
     if (l->head < 0) {
@@ -220,7 +220,7 @@ static void list_push_raw(jbof_sched *s, dlist *l, uint32_t id, int at_head, uin
     l->len++;
 }
 
-static void list_del_raw(jbof_sched *s, dlist *l, uint32_t id)
+static inline void list_del_raw(jbof_sched *s, dlist *l, uint32_t id)
 {
     tenant *t = s->t[id];
     if (t->next == (int32_t)id) {
@@ -240,14 +240,14 @@ static void list_del_raw(jbof_sched *s, dlist *l, uint32_t id)
  * bucket k; the wrappers keep it right (the tenant must be backlogged). */
 static inline int head_bucket(const tenant *t) { return ctl_bucket(t->ring[t->head].io.opcode); }
 
-static void list_push(jbof_sched *s, dlist *l, uint32_t id, int at_head, uint32_t which)
+static inline void list_push(jbof_sched *s, dlist *l, uint32_t id, int at_head, uint32_t which)
 {
     list_push_raw(s, l, id, at_head, which);
     if (l == &s->drr)
         s->n_head[head_bucket(s->t[id])]++;
 }
 
-static void list_del(jbof_sched *s, dlist *l, uint32_t id)
+static inline void list_del(jbof_sched *s, dlist *l, uint32_t id)
 {
     if (l == &s->drr)
         s->n_head[head_bucket(s->t[id])]--;
@@ -774,7 +774,8 @@ int jbof_sched_submit(jbof_sched *s, const jbof_io *io, uint64_t now_ns)
 static void take_tags(tenant *t, uint32_t len, uint64_t now_ns);
 
 /* Pop the head IO of t into *out and do all accounting. */
-static void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io *out, uint64_t now_ns)
+static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io *out,
+                                                       uint64_t now_ns)
 {
     sq_ent *e = &t->ring[t->head];
     int on_drr = t->on_list == LIST_DRR;
