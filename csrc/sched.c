@@ -143,8 +143,10 @@ typedef struct tenant {
     uint32_t throttled;
     uint32_t rated;           /* has a limit or a reservation: keeps rate tags */
     uint32_t lc_slo;          /* latency-critical with an SLO: steers the controller (qos) */
-    jbof_tenant_stats st;
-    jbof_hist hist;
+    jbof_tenant_stats st;     /* completed and the per-op counters are filled in when read: */
+    uint64_t done_ios[3];     /* successful completions: read, write, other */
+    uint64_t done_bytes[3];
+    jbof_hist hist;           /* one sample per completion: hist.count is st.completed */
 } tenant;
 
 typedef struct dlist {
@@ -1269,15 +1271,17 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
 
 /* ---------------------------------------------------------- complete --- */
 
-int jbof_sched_complete(jbof_sched *s, const jbof_io *io, uint64_t now_ns, int status)
+/* One completion: every counter, the histogram and the controller in one
+ * pass (section 6). */
+static inline __attribute__((always_inline)) int complete_one(jbof_sched *s, const jbof_io *io, uint64_t now_ns,
+                                                              int status)
 {
-    if (!s || !io)
-        return -EINVAL;
     tenant *t = get_tenant(s, io->tenant);
     if (!t || t->gen != io->gen)
         return -ENOENT;
     uint16_t *so = &t->slot_out[io->slot % SLOT_RING];
-    if (t->inflight == 0 || *so == 0 || io->opcode >= JBOF_OP_COUNT)
+    uint32_t op = io->opcode;
+    if (t->inflight == 0 || *so == 0 || op >= JBOF_OP_COUNT)
         return -EINVAL;
     if (--*so == 0)
         t->busy_slots--;
@@ -1292,37 +1296,26 @@ int jbof_sched_complete(jbof_sched *s, const jbof_io *io, uint64_t now_ns, int s
 
     uint64_t e2e = now_ns > io->submit_ns ? now_ns - io->submit_ns : 0;
     uint64_t dev = now_ns > io->dispatch_ns ? now_ns - io->dispatch_ns : 0;
-    jbof_tenant_stats *st = &t->st;
-    st->completed++;
     if (status) {
-        st->errors++;
+        t->st.errors++;
     } else {
-        switch (io->opcode) {
-        case JBOF_OP_READ:
-            st->read_ios++;
-            st->read_bytes += io->length_bytes;
-            break;
-        case JBOF_OP_WRITE:
-            st->write_ios++;
-            st->write_bytes += io->length_bytes;
-            break;
-        default:
-            st->other_ios++;
-        }
-        st->cost_completed += c;
+        uint32_t kind = op <= JBOF_OP_WRITE ? op : 2; /* read, write, other */
+        t->done_ios[kind]++;
+        t->done_bytes[kind] += io->length_bytes;
+        t->st.cost_completed += c;
     }
-    hist_add(&t->hist, e2e);
-    if (t->cfg.latency_slo_ns && e2e > t->cfg.latency_slo_ns)
-        st->slo_violations++;
+    hist_add(&t->hist, e2e); /* also counts the completion */
+    if (e2e > t->cfg.latency_slo_ns && t->cfg.latency_slo_ns)
+        t->st.slo_violations++;
 
-    if (policy_uses_ctl(s->cfg.policy) && io->opcode <= JBOF_OP_WRITE) {
+    if (policy_uses_ctl(s->cfg.policy) && op <= JBOF_OP_WRITE) {
         /* qos: a latency-critical tenant also reports what it experiences
          * end to end, so the drive is held where its SLO is met (ctl.c 3);
          * the SLO cap itself is kept current by slo_cap_refresh */
         if (t->lc_slo && s->cfg.policy == JBOF_POLICY_QOS)
             ctl_on_lc(&s->ctl, e2e, now_ns);
-        int slow = ctl_on_complete(&s->ctl, io->opcode, io->length_bytes, c, dev, now_ns);
-        cost_on_complete(&s->cost, io->opcode, slow, now_ns);
+        int slow = ctl_on_complete(&s->ctl, op, io->length_bytes, c, dev, now_ns);
+        cost_on_complete(&s->cost, op, slow, now_ns);
     }
     if (!is_active(t)) {
         s->n_active--;
@@ -1336,6 +1329,14 @@ int jbof_sched_complete(jbof_sched *s, const jbof_io *io, uint64_t now_ns, int s
     }
     return 0;
 }
+
+int jbof_sched_complete(jbof_sched *s, const jbof_io *io, uint64_t now_ns, int status)
+{
+    if (!s || !io)
+        return -EINVAL;
+    return complete_one(s, io, now_ns, status);
+}
+
 
 uint64_t jbof_sched_next_event_ns(const jbof_sched *s, uint64_t now_ns)
 {
@@ -1368,6 +1369,12 @@ int jbof_sched_tenant_stats(const jbof_sched *s, uint32_t id, jbof_tenant_stats 
     if (!t)
         return -ENOENT;
     *out = t->st;
+    out->completed = t->hist.count;
+    out->read_ios = t->done_ios[0];
+    out->write_ios = t->done_ios[1];
+    out->other_ios = t->done_ios[2];
+    out->read_bytes = t->done_bytes[0];
+    out->write_bytes = t->done_bytes[1];
     out->queued = t->count;
     out->inflight = t->inflight;
     out->inflight_cost = t->inflight_cost;
