@@ -1121,7 +1121,8 @@ static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *
 /* qos: the DRR round of section 3c, specialized (section 6): a tenant whose
  * bucket is empty is held off the round (hold) instead of being passed over
  * at every call, and a call that can send nothing visits nobody. */
-static int dispatch_qos_round(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max, int *waiting)
+static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *s, uint64_t now_ns, jbof_io *out,
+                                                                     int max, int *waiting)
 {
     dlist *l = &s->drr;
     int n = 0, alone = (int)s->alone;
