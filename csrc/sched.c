@@ -1127,6 +1127,31 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
     dlist *l = &s->drr;
     int n = 0, alone = (int)s->alone;
     uint32_t idle_visits = 0, bucket_skips = 0;
+    if (alone && l->len == 1 && !s->held_mask) {
+        /* alone (3): the one active tenant is the round; no pacing, no
+         * window -- only its limit and the DRR deficit (kept for when a
+         * peer arrives) decide, as the general loop below would */
+        uint32_t id = (uint32_t)l->head;
+        tenant *t = s->t[id];
+        while (n < max && s->inflight_ios < s->cfg.max_inflight_ios && t->count) {
+            if (t->rated && !limit_ok(s, t, now_ns)) {
+                t->in_turn = 0;
+                break;
+            }
+            uint32_t c = t->ring[t->head].io.cost;
+            if (!t->in_turn) {
+                t->deficit += (int64_t)s->cfg.quantum_bytes * t->cfg.weight;
+                t->in_turn = 1;
+            }
+            if (t->deficit < (int64_t)c) {
+                t->in_turn = 0; /* a new turn, a new quantum */
+                continue;
+            }
+            t->deficit -= c;
+            take(s, id, t, &out[n++], now_ns);
+        }
+        return n;
+    }
     if (!round_budget_ok(s, waiting))
         return 0;
     /* buckets with held tenants and tokens: tokens only fall during a call */
