@@ -146,9 +146,12 @@ typedef struct req {
     uint32_t got;              /* WRITE payload bytes received */
     int32_t status;
     uint64_t handle;
-    uint16_t type;             /* enum jbof_nbd_cmd: the reply carries data for READ */
+    uint16_t type;             /* enum jbof_nbd_cmd */
     uint8_t state;
-    uint8_t hdr[JBOF_NBD_REPLY_BYTES];
+    uint8_t hdr_len;           /* reply header bytes in hdr (simple 16, chunk 20..28) */
+    uint32_t dlen;             /* reply payload bytes from br.buf after hdr (READ data,
+                                * BLOCK_STATUS extents); set by reply_queue */
+    uint8_t hdr[JBOF_NBD_HDR_MAX_BYTES];
 } req;
 
 typedef struct conn {
@@ -194,6 +197,8 @@ typedef struct export {
     uint32_t nconns;
     uint32_t nstalled;
     uint64_t base, size;
+    char desc[JBOF_NBD_DESC_MAX_BYTES + 1];
+    uint32_t is_default;
     jbof_nbd_export nbd;       /* the codec's view */
     jbof_export_stats st;      /* reactor-side counters */
     wlist waiters;             /* connections stalled for credits */

@@ -293,7 +293,9 @@ typedef struct jbof_drive_cfg {
     uint32_t backend;      /* enum jbof_backend_kind */
     uint32_t io_mode;      /* enum jbof_io_mode (file backend) */
     uint64_t size_bytes;   /* 0 = size of the file or device (file backend only) */
-    uint32_t block_bytes;  /* minimum IO unit and alignment (0 = 512; raised to O_DIRECT's need) */
+    uint32_t block_bytes;  /* minimum IO unit and alignment (0 = what the backend needs: 1 for
+                            * memory, emulated and buffered files, O_DIRECT's alignment else;
+                            * always raised to that need) */
     uint32_t queue_depth;  /* io_uring entries (0 = 256) */
     uint32_t threads;      /* fallback pread/pwrite workers (0 = 4) */
     uint32_t direct;       /* file: 1 = O_DIRECT when the file system allows it */
