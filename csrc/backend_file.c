@@ -24,6 +24,13 @@
  *                       and if the file system cannot, writes of a shared
  *                       1 MiB zero buffer, chunk by chunk
  *        FUA on TRIM/WRITE_ZEROES: a final fsync(DATASYNC) stage.
+ *        FAST_ZERO      no zero-buffer fallback: ENOTSUP instead; on a
+ *                       block device ZERO_RANGE (NO_HOLE) is refused up
+ *                       front (the kernel may write zeroes for it), while
+ *                       PUNCH_HOLE never falls back.
+ *    Allocation (BLOCK_STATUS) is metadata, not a request: lseek
+ *    SEEK_DATA/SEEK_HOLE on the reactor thread for a regular file; a block
+ *    device reports everything as data.
  *
  * 3. Fallback path.  If io_uring_queue_init fails (old kernel, seccomp) or
  *    io_mode asks for it, `threads` workers take requests from a mutex

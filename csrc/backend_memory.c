@@ -23,10 +23,22 @@
  *    rather than the reactor's own scheduling jitter.  FLUSH and FUA are no-ops: nothing
  *    volatile sits between a completed write and the store.
  *
+ * 2b. Allocation (NBD base:allocation).  An anonymous store keeps a bitmap
+ *    of chunks that may hold data: 4 KiB chunks (the chunk doubles until
+ *    the bitmap is at most 32 MiB, i.e. for drives above 1 TiB).  WRITE
+ *    sets the bits of every chunk it touches before copying; TRIM and
+ *    WRITE_ZEROES clear the chunks they cover whole (their edges were
+ *    memset and stay "data").  A clear bit therefore always reads as
+ *    zeroes: extents report it HOLE|ZERO, set bits as data.  Reads never
+ *    touch it.  A file-backed store asks the file (SEEK_DATA/SEEK_HOLE),
+ *    since the file may hold data written before this process.  Cost: one
+ *    bit per 4 KiB (32 KiB per GiB), a few word operations per write.
+ *
  * 3. Worked example.  WRITE_ZEROES at offset 6144, 16384 bytes with 4 KiB
  *    pages: the edges [6144, 8192) and [16384, 22528) are memset (2048 and
  *    6144 bytes), the whole pages [8192, 16384) are dropped with one
- *    madvise: 2 pages returned to the kernel, 8 KiB memset.
+ *    madvise: 2 pages returned to the kernel, 8 KiB memset; chunks 2 and 3
+ *    become holes, chunks 1 and 5 (the edges) keep their state.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -15,8 +15,11 @@
  *    (credits, pool, its own limit) is simply not read.
  *
  * 3. Sending.  conn_flush sends the handshake output, then the queued
- *    replies: header and READ data of up to IOV_BATCH/2 replies per
- *    sendmsg; a partial send keeps its place (r->sent) for EPOLLOUT.
+ *    replies: header (r->hdr_len: 16 simple, 20-28 structured) and payload
+ *    (r->dlen: READ data or BLOCK_STATUS extents, from r->br.buf) of up to
+ *    IOV_BATCH/2 replies per sendmsg; a partial send keeps its place
+ *    (r->sent) for EPOLLOUT.  Structured replies change the header only,
+ *    so a READ is still header + buffer in the same sendmsg, no copy.
  *
  * 4. Worked example: fio, 4 KiB randread, iodepth 32: one read() returns
  *    32 * 28 = 896 bytes, parsed into 32 requests; after the pump, one

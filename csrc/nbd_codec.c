@@ -3,7 +3,8 @@
  * no allocation), so it can be unit-tested and fuzzed on its own.
  *
  * 1. What is spoken.  Fixed newstyle negotiation only (doc/proto.md of the
- *    NetworkBlockDevice/nbd project), simple replies only:
+ *    NetworkBlockDevice/nbd project); simple replies, or structured replies
+ *    once the client asks (section 6):
  *
  *      S: "NBDMAGIC" "IHAVEOPT" hflags(16)              greeting, 18 bytes
  *      C: cflags(32)                                    FIXED_NEWSTYLE|NO_ZEROES
@@ -12,12 +13,17 @@
  *      ...GO/EXPORT_NAME...
  *      C: REQUEST_MAGIC flags(16) type(16) handle(64) offset(64) length(32) [payload]
  *      S: SIMPLE_REPLY_MAGIC error(32) handle(64) [READ data]
+ *      S: STRUCTURED_REPLY_MAGIC flags(16) type(16) handle(64) length(32) payload
  *
  *    Options: GO and INFO (answered with NBD_INFO_EXPORT and
- *    NBD_INFO_BLOCK_SIZE, plus NBD_INFO_NAME when asked), EXPORT_NAME, LIST,
- *    ABORT.  Everything else -- STRUCTURED_REPLY, STARTTLS, meta contexts,
- *    extended headers, unknown numbers -- gets NBD_REP_ERR_UNSUP, which the
- *    spec explicitly allows and every client handles.
+ *    NBD_INFO_BLOCK_SIZE, plus NBD_INFO_NAME / NBD_INFO_DESCRIPTION when
+ *    asked), EXPORT_NAME, LIST (name and description), ABORT,
+ *    STRUCTURED_REPLY, LIST_META_CONTEXT and SET_META_CONTEXT (the one
+ *    context base:allocation).  Everything else -- STARTTLS, extended
+ *    headers, unknown numbers -- gets NBD_REP_ERR_UNSUP, which the spec
+ *    explicitly allows and every client handles.  Commands: READ, WRITE,
+ *    DISC, FLUSH, TRIM, WRITE_ZEROES (FUA, NO_HOLE, FAST_ZERO), CACHE,
+ *    BLOCK_STATUS (REQ_ONE), READ with DF.
  *
  * 2. Never trust the client.  The option loop is bounded (64 + 4 per export
  *    options per connection), option data above 8 KiB is a hard disconnect
@@ -31,13 +37,18 @@
  *
  * 3. Request checks, in order (first failure wins):
  *      unknown command                        EINVAL
- *      flag not valid for the command         EINVAL  (FUA on all; NO_HOLE on WRITE_ZEROES)
+ *      BLOCK_STATUS without base:allocation   EINVAL
+ *      flag not valid for the command         EINVAL  (FUA on READ/WRITE/FLUSH/TRIM;
+ *                                             NO_HOLE, FAST_ZERO on WRITE_ZEROES; DF on READ
+ *                                             with structured replies; REQ_ONE on
+ *                                             BLOCK_STATUS; none on CACHE)
  *      WRITE longer than max payload          close
  *      READ longer than max payload           EINVAL
  *      FLUSH with offset or length != 0       EINVAL
+ *      BLOCK_STATUS of length 0               EINVAL
  *      write/trim/zero on a read-only export  EPERM
  *      offset or length not a multiple of the minimum block size   EINVAL
- *      beyond the end: READ/TRIM              EINVAL
+ *      beyond the end: READ/TRIM/CACHE/BLOCK_STATUS  EINVAL
  *                      WRITE/WRITE_ZEROES     ENOSPC
  *    The end check is overflow-safe: offset > size || length > size - offset.
  *
@@ -53,6 +64,54 @@
  * 5. errno mapping.  jbof_nbd_errno_to_wire() is the only place where an
  *    errno becomes a wire error; everything else in the server passes
  *    negative errnos around.
+ *
+ * 6. Structured replies and base:allocation.  NBD_OPT_STRUCTURED_REPLY (no
+ *    data) is acknowledged and sets JBOF_NBD_NEG_STRUCTURED in hs->neg; from
+ *    then on GO/INFO/EXPORT_NAME also advertise NBD_FLAG_SEND_DF.
+ *    SET_META_CONTEXT needs it (else ERR_INVALID); it names an export and
+ *    queries; "base:allocation" selects context id 1 (one META_CONTEXT
+ *    reply however often asked), anything else is ignored, each SET
+ *    replaces the last.  LIST_META_CONTEXT answers the same without
+ *    selecting; no query, or "base:", lists base:allocation.  A GO to an
+ *    export other than the one SET named drops the selection, as the spec
+ *    says contexts belong to the export.  Query lists are walked with every
+ *    length checked against the option data, so a query count of 2^32 with
+ *    no queries costs one check.
+ *
+ *    The engine answers READ and BLOCK_STATUS in chunks when structured
+ *    replies are on (READ must: the spec forbids a simple reply to it) and
+ *    keeps 16-byte simple replies for the rest (allowed).  A successful
+ *    READ is always ONE chunk, OFFSET_DATA with the DONE flag: the header
+ *    goes in the request's slot, the data straight from its buffer, both in
+ *    the same sendmsg as before -- no copy, and DF ("don't fragment") is
+ *    honoured trivially.  A failed READ or BLOCK_STATUS is one ERROR chunk
+ *    (error, empty message); an empty READ is one NONE chunk.
+ *
+ *    Worked example: READ of 512 bytes at export offset 4096, handle
+ *    0x1122334455667788, after NBD_OPT_STRUCTURED_REPLY:
+ *
+ *        66 8e 33 ef        STRUCTURED_REPLY_MAGIC
+ *        00 01              flags: DONE (the only chunk)
+ *        00 01              type: OFFSET_DATA
+ *        11 22 33 44 55 66 77 88   handle
+ *        00 00 02 08        length: 8 (offset) + 512 (data) = 520
+ *        00 00 00 00 00 00 10 00   offset 4096 (the export's, not the drive's)
+ *        ...512 bytes of data, sent from the request buffer...
+ *
+ *    28 + 512 = 540 bytes on the wire against 16 + 512 with a simple reply.
+ *    A BLOCK_STATUS reply for two extents is 20 (header, type 5, length 20)
+ *    + 4 (context id 1) + 2 * 8 (length, flags): e.g. 65536 bytes of data
+ *    (flags 0) then 1 MiB of hole (flags 3 = HOLE | ZERO).
+ *
+ * 7. Other commands and options.  CACHE is advisory: checked like a READ
+ *    (no payload cap) and answered at once.  FAST_ZERO is accepted on
+ *    WRITE_ZEROES and advertised on every export: the backend refuses with
+ *    ENOTSUP a zero it would have to write (the client then writes zeroes
+ *    itself, in its own way).  The empty export name is the export marked
+ *    is_default, else the only export when there is just one.  A
+ *    description (<= 255 bytes) follows the name in LIST's REP_SERVER and
+ *    is sent as NBD_INFO_DESCRIPTION when asked.  The minimum block size is
+ *    whatever the export says (1 on RAM) and is always sent in GO/INFO.
  */
 #include <errno.h>
 #include <string.h>
