@@ -304,14 +304,15 @@ def seed_sparse(path: str, size: int, offsets: list[int], chunk: int = MIB) -> N
             f.write(bytes([0x5A]) * chunk)
 
 
-@pytest.mark.parametrize("backend", ["memory", "file"])
+@pytest.mark.parametrize("backend", ["memory", "file", "emulated"])
 def test_nbdinfo_map(backend: str) -> None:
     need("nbdinfo")
     nbdcopy = need("nbdcopy")
     tmp = tempfile.mkdtemp(prefix="jbof-", dir="/tmp")
     sock = os.path.join(tmp, "s.sock")
-    drive = ({"name": "d", "backend": "memory", "size": 128 * MIB} if backend == "memory" else
-             {"name": "d", "backend": "file", "path": os.path.join(tmp, "disk.img"), "size": 128 * MIB})
+    drive: dict[str, Any] = {"name": "d", "backend": backend, "size": 128 * MIB}
+    if backend == "file":
+        drive["path"] = os.path.join(tmp, "disk.img")
     eng = Engine({"drives": [drive], "tenants": [{"name": "x", "size": 64 * MIB},
                                                  {"name": "t", "size": 64 * MIB}],
                   "listen": {"unix": sock}})

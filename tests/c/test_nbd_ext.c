@@ -353,6 +353,38 @@ static void test_chunks(void)
     CHECK_EQ(jbof_nbd_chunk_header(b, 19, 1, 0, 0, 0), -ENOBUFS);
 }
 
+/* Random meta-context and GO option data: every step consumes the whole
+ * option, never writes more than jbof_nbd_hs_out_max, never fails. */
+static void test_meta_garbage(void)
+{
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    size_t cap = jbof_nbd_hs_out_max(EX, 3);
+    static uint8_t out[8192];
+    CHECK(cap <= sizeof(out));
+    for (int iter = 0; iter < 20000; iter++) {
+        uint8_t d[96];
+        const char *q[] = {"base:allocation", "base:", "x"};
+        uint32_t len = meta_data(d, iter % 3 ? "alpha" : "", q, (uint32_t)(iter % 4));
+        for (int k = 0; k < 3; k++) { /* flip a few bytes */
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            d[x % len] = (uint8_t)(x >> 24);
+        }
+        jbof_nbd_hs hs;
+        start(&hs);
+        size_t olen;
+        uint32_t o = (iter & 1) ? JBOF_NBD_OPT_LIST_META_CONTEXT : JBOF_NBD_OPT_SET_META_CONTEXT;
+        if (iter & 2)
+            CHECK_EQ(opt(&hs, JBOF_NBD_OPT_STRUCTURED_REPLY, NULL, 0, out, cap, &olen), 16);
+        int rc = opt(&hs, o, d, len, out, cap, &olen);
+        CHECK_EQ(rc, (int)(16 + len));
+        CHECK(olen <= cap && olen >= 20);
+        if (iter & 4) {
+            rc = opt(&hs, JBOF_NBD_OPT_GO, d, len, out, cap, &olen);
+            CHECK_EQ(rc, (int)(16 + len));
+        }
+    }
+}
+
 int main(void)
 {
     setup();
@@ -361,5 +393,6 @@ int main(void)
     test_default_and_description();
     test_requests();
     test_chunks();
+    test_meta_garbage();
     TEST_SUMMARY();
 }
