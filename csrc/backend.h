@@ -89,8 +89,9 @@ typedef struct jbof_store {
     uint8_t *base;
     uint64_t size_bytes;
     int fd;                   /* -1 for anonymous memory */
-    uint32_t map_shift;       /* anonymous: log2 of a tracked chunk (>= 12) */
+    uint32_t map_shift;       /* anonymous: log2 of a tracked chunk (12: 4 KiB) */
     uint64_t *map;            /* anonymous: bit set = chunk may hold data */
+    size_t map_bytes;         /* its mapping's length */
 } jbof_store;
 
 /* huge: back anonymous memory with transparent huge pages (512x fewer

@@ -24,8 +24,11 @@
  *    volatile sits between a completed write and the store.
  *
  * 2b. Allocation (NBD base:allocation).  An anonymous store keeps a bitmap
- *    of chunks that may hold data: 4 KiB chunks (the chunk doubles until
- *    the bitmap is at most 32 MiB, i.e. for drives above 1 TiB).  WRITE
+ *    of chunks that may hold data, one bit per 4 KiB chunk -- the smallest
+ *    namespace alignment, so no chunk ever straddles two tenants and one
+ *    tenant's writes cannot show in another's map.  The bitmap is itself a
+ *    lazily backed mapping (MAP_NORESERVE, 32 KiB per GiB of drive, pages
+ *    cost RAM once a write lands in the 128 MiB one of them covers).  WRITE
  *    sets the bits of every chunk it touches before copying; TRIM and
  *    WRITE_ZEROES clear the chunks they cover whole (their edges were
  *    memset and stay "data").  A clear bit therefore always reads as
@@ -52,9 +55,16 @@
 
 enum {
     STORE_PAGE_BYTES = 4096,
-    MAP_MIN_SHIFT = 12,       /* track 4 KiB chunks ... */
-    MAP_MAX_BITS_LOG2 = 28    /* ... unless the bitmap would pass 32 MiB (1 TiB) */
+    MAP_SHIFT = 12            /* tracked chunk: 4 KiB, the smallest namespace alignment */
 };
+
+/* One bit per 4 KiB chunk, in whole pages. */
+static size_t map_bytes_for(uint64_t size_bytes)
+{
+    uint64_t chunks = ((size_bytes - 1) >> MAP_SHIFT) + 1;
+    uint64_t bytes = (chunks + 63) / 64 * 8;
+    return (size_t)((bytes + STORE_PAGE_BYTES - 1) / STORE_PAGE_BYTES * STORE_PAGE_BYTES);
+}
 
 int jbof_store_open(jbof_store *s, const char *path, uint64_t size_bytes, int huge)
 {
@@ -63,6 +73,8 @@ int jbof_store_open(jbof_store *s, const char *path, uint64_t size_bytes, int hu
     s->base = NULL;
     s->fd = -1;
     s->size_bytes = size_bytes;
+    s->map = NULL;
+    s->map_bytes = 0;
     if (path && path[0]) {
         int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
         if (fd < 0)
@@ -87,18 +99,18 @@ int jbof_store_open(jbof_store *s, const char *path, uint64_t size_bytes, int hu
         s->fd = fd;
         return 0;
     }
-    s->map_shift = MAP_MIN_SHIFT;
-    while ((size_bytes >> s->map_shift) > (1ull << MAP_MAX_BITS_LOG2))
-        s->map_shift++;
-    uint64_t chunks = ((size_bytes - 1) >> s->map_shift) + 1;
-    s->map = calloc((size_t)((chunks + 63) / 64), sizeof(uint64_t)); /* all clear: never written */
-    if (!s->map)
-        return -ENOMEM;
+    s->map_shift = MAP_SHIFT;
+    s->map_bytes = map_bytes_for(size_bytes);
+    void *m = mmap(NULL, s->map_bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0); /* all clear: never written */
+    if (m == MAP_FAILED)
+        return -errno;
+    s->map = m;
     void *p = mmap(NULL, size_bytes, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
         int rc = -errno;
-        free(s->map);
+        munmap(s->map, s->map_bytes);
         s->map = NULL;
         return rc;
     }
@@ -116,7 +128,8 @@ void jbof_store_close(jbof_store *s)
         munmap(s->base, s->size_bytes);
     if (s->fd >= 0)
         close(s->fd);
-    free(s->map);
+    if (s->map)
+        munmap(s->map, s->map_bytes);
     s->map = NULL;
     s->base = NULL;
     s->fd = -1;

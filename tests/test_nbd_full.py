@@ -384,3 +384,25 @@ def test_sparse_copy_reads_only_data(sparse_gib: dict[str, Any], tool: str) -> N
     assert took < 30
     check_copy(sparse_gib, out)
     os.unlink(out)
+
+
+def test_odd_sized_neighbours_do_not_share_a_chunk() -> None:
+    """Block size 1 allows any namespace size; namespaces still start on
+    4 KiB boundaries, the granularity of the memory map, so a write at the
+    very end of one never shows in the next."""
+    tmp = tempfile.mkdtemp(prefix="jbof-", dir="/tmp")
+    sock = os.path.join(tmp, "s.sock")
+    eng = Engine({"drives": [{"name": "m", "backend": "memory", "size": 16 * MIB}],
+                  "tenants": [{"name": "a", "size": 5000}, {"name": "b", "size": 4 * MIB + 4096}],
+                  "listen": {"unix": sock}})
+    try:
+        with eng:
+            assert eng.tenant_stats("b")["ns_base_bytes"] == 8192
+            a, b = Client(sock, "a"), Client(sock, "b")
+            a.write(4999, b"!")
+            assert a.extents(0, 5000) == [(4096, HOLE_ZERO), (904, 0)]
+            assert b.extents(0, 4 * MIB + 4096) == [(4 * MIB + 4096, HOLE_ZERO)]
+            a.close()
+            b.close()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
