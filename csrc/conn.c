@@ -221,9 +221,8 @@ static uint8_t op_of(uint16_t type)
  * [base + offset, base + offset + length), inside the namespace (the codec
  * checked offset + length <= size), and every extent is clipped to it, so
  * no other tenant's layout can be seen. */
-static void block_status(jbof_engine *e, conn *c, req *r, const jbof_nbd_request *nr)
+static void block_status(jbof_engine *e, req *r, const jbof_nbd_request *nr)
 {
-    (void)c;
     jbof_backend *be = r->x->d->be;
     jbof_nbd_extent *ext = (jbof_nbd_extent *)(void *)r->br.buf;
     int max = (nr->flags & JBOF_NBD_CMD_FLAG_REQ_ONE) ? 1 : JBOF_NBD_EXTENTS_MAX;
@@ -314,7 +313,7 @@ static int on_request(jbof_engine *e, conn *c, const jbof_nbd_request *nr)
         return 1;
     }
     if (nr->type == JBOF_NBD_CMD_BLOCK_STATUS) {
-        block_status(e, c, r, nr);
+        block_status(e, r, nr);
         return 1;
     }
     if (nr->type == JBOF_NBD_CMD_CACHE) {
