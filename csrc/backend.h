@@ -17,7 +17,9 @@
 
 #include "jbof_nbd.h"
 
-enum { JBOF_BREQ_NO_HOLE = 2 }; /* with JBOF_IO_FUA in jbof_breq.io.flags */
+/* with JBOF_IO_FUA in jbof_breq.io.flags.  FAST_ZERO (WRITE_ZEROES): fail
+ * with -ENOTSUP rather than write zeroes the slow way (NBD FAST_ZERO). */
+enum { JBOF_BREQ_NO_HOLE = 2, JBOF_BREQ_FAST_ZERO = 4 };
 
 /* A request as a backend sees it.  io is the engine's one IO descriptor
  * (reactor.h, struct req): io.offset_bytes is the absolute offset on the
@@ -53,6 +55,14 @@ typedef struct jbof_backend_ops {
     /* Model statistics (emulated), else NULL. */
     int (*ssd_stats)(const jbof_backend *b, jbof_ssd_stats *out);
     void (*destroy)(jbof_backend *b);
+    /* Allocation of [off, off + len) in drive offsets, metadata only (no
+     * data IO, called in the reactor thread, never blocks on the device
+     * queue): consecutive extents from off into out[0..max), flags
+     * JBOF_NBD_STATE_HOLE | _ZERO or 0 for data, covering a prefix of the
+     * range.  Returns the count (>= 1) or -errno.  "Data" is always a safe
+     * answer; HOLE|ZERO only where reads are known to return zeroes.
+     * NULL: everything is data. */
+    int (*extents)(jbof_backend *b, uint64_t off, uint64_t len, jbof_nbd_extent *out, int max);
 } jbof_backend_ops;
 
 struct jbof_backend {
@@ -79,6 +89,9 @@ typedef struct jbof_store {
     uint8_t *base;
     uint64_t size_bytes;
     int fd;                   /* -1 for anonymous memory */
+    uint32_t map_shift;       /* anonymous: log2 of a tracked chunk (12: 4 KiB) */
+    uint64_t *map;            /* anonymous: bit set = chunk may hold data */
+    size_t map_bytes;         /* its mapping's length */
 } jbof_store;
 
 /* huge: back anonymous memory with transparent huge pages (512x fewer
@@ -88,5 +101,11 @@ void jbof_store_close(jbof_store *s);
 /* Apply the data effect of one request (READ fills r->buf). */
 int jbof_store_apply(jbof_store *s, const jbof_breq *r);
 int jbof_store_sync(jbof_store *s);
+/* The extents op over the store: the written-chunk bitmap for anonymous
+ * memory, SEEK_DATA/SEEK_HOLE for a file. */
+int jbof_store_extents(const jbof_store *s, uint64_t off, uint64_t len, jbof_nbd_extent *out, int max);
+/* SEEK_DATA/SEEK_HOLE over [off, off + len) of a regular file (backend_file.c);
+ * a file system that cannot tell reports data. */
+int jbof_fd_extents(int fd, uint64_t off, uint64_t len, jbof_nbd_extent *out, int max);
 
 #endif /* JBOF_BACKEND_H */

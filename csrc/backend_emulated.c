@@ -141,6 +141,12 @@ static void emu_destroy(jbof_backend *b)
     free(e);
 }
 
+/* Allocation is the store's (no model time: metadata is not flash IO). */
+static int emu_extents(jbof_backend *b, uint64_t off, uint64_t len, jbof_nbd_extent *out, int max)
+{
+    return jbof_store_extents(&((emu_be *)b)->store, off, len, out, max);
+}
+
 static const jbof_backend_ops EMU_OPS = {
     .name = "emulated",
     .submit = emu_submit,
@@ -150,6 +156,7 @@ static const jbof_backend_ops EMU_OPS = {
     .sync = emu_sync,
     .ssd_stats = emu_ssd_stats,
     .destroy = emu_destroy,
+    .extents = emu_extents,
 };
 
 int jbof_backend_emulated_create(const jbof_drive_cfg *cfg, jbof_backend **out)

@@ -73,6 +73,19 @@ static int err_ssd_stats(const jbof_backend *b, jbof_ssd_stats *out)
     return in->ops->ssd_stats ? in->ops->ssd_stats(in, out) : -ENOTSUP;
 }
 
+/* Metadata is not IO: never failed, never counted. */
+static int err_extents(jbof_backend *b, uint64_t off, uint64_t len, jbof_nbd_extent *out, int max)
+{
+    jbof_backend *in = inner_of(b);
+    if (!in->ops->extents) {
+        if (!out || max <= 0 || len == 0 || len > UINT32_MAX)
+            return -EINVAL;
+        out[0] = (jbof_nbd_extent){.length_bytes = (uint32_t)len, .flags = 0};
+        return 1;
+    }
+    return in->ops->extents(in, off, len, out, max);
+}
+
 static void err_destroy(jbof_backend *b)
 {
     jbof_backend *in = inner_of(b);
@@ -89,6 +102,7 @@ static const jbof_backend_ops err_ops = {
     .sync = err_sync,
     .ssd_stats = err_ssd_stats,
     .destroy = err_destroy,
+    .extents = err_extents,
 };
 
 int jbof_backend_error_wrap(jbof_backend *inner, uint32_t every, jbof_backend **out)

@@ -24,6 +24,13 @@
  *                       and if the file system cannot, writes of a shared
  *                       1 MiB zero buffer, chunk by chunk
  *        FUA on TRIM/WRITE_ZEROES: a final fsync(DATASYNC) stage.
+ *        FAST_ZERO      no zero-buffer fallback: ENOTSUP instead; on a
+ *                       block device ZERO_RANGE (NO_HOLE) is refused up
+ *                       front (the kernel may write zeroes for it), while
+ *                       PUNCH_HOLE never falls back.
+ *    Allocation (BLOCK_STATUS) is metadata, not a request: lseek
+ *    SEEK_DATA/SEEK_HOLE on the reactor thread for a regular file; a block
+ *    device reports everything as data.
  *
  * 3. Fallback path.  If io_uring_queue_init fails (old kernel, seccomp) or
  *    io_mode asks for it, `threads` workers take requests from a mutex
@@ -160,6 +167,12 @@ static int step_done(jbof_breq *r, long res)
             /* a hint: a file system that cannot punch holes is fine */
             r->status = (res < 0 && res != -EOPNOTSUPP && res != -EINVAL && res != -ENODEV) ? (int32_t)res : 0;
         } else if (r->io.opcode == JBOF_OP_WRITE_ZEROES) {
+            if ((res == -EOPNOTSUPP || res == -EINVAL || res == -ENODEV) &&
+                (r->io.flags & JBOF_BREQ_FAST_ZERO)) {
+                /* FAST_ZERO: the client would rather write zeroes itself */
+                r->status = -ENOTSUP;
+                return 1;
+            }
             if ((res == -EOPNOTSUPP || res == -EINVAL || res == -ENODEV) && r->io.length_bytes) {
                 /* no fallocate zeroing here: write the zero buffer instead */
                 r->stage = ST_ZERO_WRITE;
@@ -390,6 +403,11 @@ static int file_submit(jbof_backend *b, jbof_breq *r, uint64_t now_ns)
 {
     (void)now_ns;
     file_be *f = (file_be *)b;
+    /* ZERO_RANGE on a block device may write zeroes behind our back (the
+     * kernel falls back to it): not fast.  PUNCH_HOLE never falls back. */
+    if (r->io.opcode == JBOF_OP_WRITE_ZEROES && f->is_blk &&
+        (r->io.flags & (JBOF_BREQ_FAST_ZERO | JBOF_BREQ_NO_HOLE)) == (JBOF_BREQ_FAST_ZERO | JBOF_BREQ_NO_HOLE))
+        return -ENOTSUP;
     r->stage = ST_MAIN;
     r->done_bytes = 0;
     r->status = 0;
@@ -446,6 +464,54 @@ static uint64_t file_next_due(const jbof_backend *b)
     return (f->rdone_head || f->pend_head) ? 0 : UINT64_MAX;
 }
 
+int jbof_fd_extents(int fd, uint64_t off, uint64_t len, jbof_nbd_extent *out, int max)
+{
+    if (fd < 0 || !out || max <= 0 || len == 0 || len > UINT32_MAX || off > (uint64_t)INT64_MAX - len)
+        return -EINVAL;
+    uint64_t pos = off, end = off + len;
+    int n = 0;
+    while (pos < end && n < max) {
+        off_t d = lseek(fd, (off_t)pos, SEEK_DATA);
+        uint64_t stop;
+        uint32_t flags;
+        if (d < 0 && errno == ENXIO) {
+            stop = end; /* no data from pos to the end of the file */
+            flags = JBOF_NBD_STATE_HOLE | JBOF_NBD_STATE_ZERO;
+        } else if (d < 0) {
+            stop = end; /* cannot tell: data is the safe answer */
+            flags = 0;
+        } else if ((uint64_t)d > pos) {
+            stop = (uint64_t)d < end ? (uint64_t)d : end;
+            flags = JBOF_NBD_STATE_HOLE | JBOF_NBD_STATE_ZERO;
+        } else {
+            off_t h = lseek(fd, (off_t)pos, SEEK_HOLE);
+            stop = (h < 0 || (uint64_t)h > end) ? end : (uint64_t)h;
+            if (stop <= pos)
+                stop = end;
+            flags = 0;
+        }
+        if (n > 0 && out[n - 1].flags == flags)
+            out[n - 1].length_bytes += (uint32_t)(stop - pos);
+        else
+            out[n++] = (jbof_nbd_extent){.length_bytes = (uint32_t)(stop - pos), .flags = flags};
+        pos = stop;
+    }
+    return n;
+}
+
+/* A block device is all data; a file asks the file system. */
+static int file_extents(jbof_backend *b, uint64_t off, uint64_t len, jbof_nbd_extent *out, int max)
+{
+    file_be *f = (file_be *)b;
+    if (!out || max <= 0 || len == 0 || len > UINT32_MAX)
+        return -EINVAL;
+    if (f->is_blk) {
+        out[0] = (jbof_nbd_extent){.length_bytes = (uint32_t)len, .flags = 0};
+        return 1;
+    }
+    return jbof_fd_extents(f->fd, off, len, out, max);
+}
+
 static int file_sync(jbof_backend *b)
 {
     file_be *f = (file_be *)b;
@@ -479,6 +545,7 @@ static const jbof_backend_ops FILE_OPS = {
     .sync = file_sync,
     .ssd_stats = NULL,
     .destroy = file_destroy,
+    .extents = file_extents,
 };
 
 /* O_DIRECT alignment of an open descriptor (512 if unknown). */

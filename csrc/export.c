@@ -90,6 +90,12 @@ int export_add(jbof_engine *e, const jbof_export_cfg *cfg)
         return -EINVAL;
     if (find_export(e, cfg->name))
         return -EEXIST;
+    size_t dlen = strnlen(cfg->description, sizeof(cfg->description));
+    if (dlen > JBOF_NBD_DESC_MAX_BYTES)
+        return -EINVAL;
+    for (uint32_t i = 0; cfg->is_default && i < e->nx; i++)
+        if (e->xs[i]->is_default)
+            return -EEXIST; /* one default export per engine */
     if (e->nx >= e->cfg.max_exports)
         return -ENOSPC;
     drive *d = e->drives[cfg->drive];
@@ -121,6 +127,11 @@ int export_add(jbof_engine *e, const jbof_export_cfg *cfg)
     x->nbd.pref_block_bytes = d->block_bytes > PREF_BLOCK_BYTES ? d->block_bytes : PREF_BLOCK_BYTES;
     x->nbd.max_payload_bytes = JBOF_NBD_MAX_PAYLOAD_BYTES;
     x->nbd.tflags = jbof_nbd_tflags(x->read_only);
+    memcpy(x->desc, cfg->description, dlen);
+    x->desc[dlen] = 0;
+    x->nbd.description = x->desc;
+    x->nbd.description_len = (uint32_t)dlen;
+    x->is_default = x->nbd.is_default = cfg->is_default ? 1 : 0;
     d->allocated_bytes += x->size;
     d->nexports++;
     e->xs[e->nx++] = x;
@@ -241,7 +252,7 @@ int jbof_engine_add_drive(jbof_engine *e, const jbof_drive_cfg *cfg, uint32_t *i
     d->kind = cfg->backend;
     memcpy(d->name, cfg->name, sizeof(d->name));
     d->name[sizeof(d->name) - 1] = 0;
-    uint32_t blk = cfg->block_bytes ? cfg->block_bytes : 512;
+    uint32_t blk = cfg->block_bytes ? cfg->block_bytes : 1; /* 0: what the backend needs */
     d->block_bytes = d->be->block_bytes > blk ? d->be->block_bytes : blk;
     d->size_bytes = d->be->size_bytes / d->block_bytes * d->block_bytes;
     if (d->be->event_fd >= 0) {

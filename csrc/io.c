@@ -195,6 +195,7 @@ req *req_get(jbof_engine *e)
     r->buf_class = -1;
     r->sent = r->got = 0;
     r->status = 0;
+    r->dlen = 0;
     e->active_reqs++;
     return r;
 }
@@ -227,6 +228,35 @@ void req_put(jbof_engine *e, req *r)
 
 /* -------------------------------------------------- request pipeline ---- */
 
+/* The reply's header and payload length (conn.c sends hdr[0, hdr_len) then
+ * br.buf[0, dlen)).  With structured replies negotiated READ and
+ * BLOCK_STATUS answer in chunks (a READ must: the spec forbids a simple
+ * reply to it), everything else keeps the 16-byte simple reply, which the
+ * spec allows.  A BLOCK_STATUS arrives here with dlen = its extent count
+ * (already encoded in br.buf). */
+static void reply_header(req *r, int structured)
+{
+    int n;
+    uint32_t len = r->br.io.length_bytes;
+    int chunked = structured && (r->type == JBOF_NBD_CMD_READ || r->type == JBOF_NBD_CMD_BLOCK_STATUS);
+    if (chunked && r->status) {
+        n = jbof_nbd_error_chunk(r->hdr, sizeof(r->hdr), r->handle, r->status);
+        r->dlen = 0;
+    } else if (chunked && r->type == JBOF_NBD_CMD_READ) {
+        /* offsets on the wire are the export's, not the drive's */
+        n = jbof_nbd_read_chunk(r->hdr, sizeof(r->hdr), r->handle, r->br.io.offset_bytes - r->x->base, len);
+        r->dlen = len;
+    } else if (chunked) {
+        n = jbof_nbd_block_status_header(r->hdr, sizeof(r->hdr), r->handle,
+                                         JBOF_NBD_META_BASE_ALLOCATION_ID, r->dlen);
+        r->dlen *= 8;
+    } else {
+        n = jbof_nbd_simple_reply(r->hdr, sizeof(r->hdr), r->handle, r->status);
+        r->dlen = (r->type == JBOF_NBD_CMD_READ && r->status == 0) ? len : 0;
+    }
+    r->hdr_len = (uint8_t)(n > 0 ? n : 0);
+}
+
 void reply_queue(jbof_engine *e, req *r, int status)
 {
     conn *c = r->c;
@@ -235,7 +265,7 @@ void reply_queue(jbof_engine *e, req *r, int status)
         req_put(e, r);
         return;
     }
-    jbof_nbd_simple_reply(r->hdr, sizeof(r->hdr), r->handle, status);
+    reply_header(r, (c->hs.neg & JBOF_NBD_NEG_STRUCTURED) != 0);
     if (status) {
         r->x->st.error_replies++;
     } else if (r->type == JBOF_NBD_CMD_READ) {
@@ -278,10 +308,14 @@ int req_submit(jbof_engine *e, req *r)
  * out of space too) or EIO, whatever the device said -- EINVAL from a
  * backend is our bug, not the client's.  Not an errno -> wire mapping:
  * reply_queue's jbof_nbd_simple_reply does that (jbof_nbd_errno_to_wire). */
-static int backend_status(int32_t st)
+static int backend_status(const jbof_breq *br)
 {
+    int32_t st = br->status;
     if (st >= 0)
         return 0;
+    /* a FAST_ZERO that would have been slow: the client writes zeroes itself */
+    if (st == -ENOTSUP && (br->io.flags & JBOF_BREQ_FAST_ZERO))
+        return -ENOTSUP;
     if (st == -ENOSPC || st == -EDQUOT || st == -EFBIG)
         return -ENOSPC;
     return -EIO;
@@ -300,7 +334,7 @@ static void complete_breq(jbof_engine *e, drive *d, jbof_breq *br)
      * this thread woke up to notice. */
     uint64_t t = (br->due_ns && br->due_ns < e->now_ns) ? br->due_ns : e->now_ns;
     jbof_sched_complete(d->s, &br->io, t, st < 0 ? st : 0);
-    reply_queue(e, r, backend_status(st));
+    reply_queue(e, r, backend_status(br));
 }
 
 /* Feed every completion the backend holds back to the scheduler. */

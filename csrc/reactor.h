@@ -77,6 +77,18 @@
  *    would otherwise mistake for drive congestion.  The thread's timer
  *    slack is 1 us so deadlines are met that closely when the CPU is free.
  *
+ * 5c. Requests that move no data.  BLOCK_STATUS (base:allocation) and
+ *    CACHE are answered in the parse step, in the reactor thread, and never
+ *    enter a scheduler: they cost the tenant nothing and wait behind no
+ *    one.  BLOCK_STATUS asks the backend's extents op (metadata: a bitmap
+ *    of written chunks for RAM stores, SEEK_DATA/SEEK_HOLE for files, "all
+ *    data" for block devices) for the drive range [base + offset, base +
+ *    offset + length), so a tenant only ever sees its own namespace.  The
+ *    answer is the store as of the parse: every write whose reply the
+ *    client had before sending the request is in it (conn.c block_status).
+ *    Replies have a header of 16 (simple) to 28 (READ chunk) bytes and a
+ *    payload taken from the request's buffer (req.hdr_len, req.dlen).
+ *
  * 6. Graceful stop: close the listeners, drop connections still in the
  *    handshake, answer new requests with ESHUTDOWN, let queued and
  *    in-flight IO finish (bounded by drain_timeout_ns; IO already inside a
@@ -146,9 +158,12 @@ typedef struct req {
     uint32_t got;              /* WRITE payload bytes received */
     int32_t status;
     uint64_t handle;
-    uint16_t type;             /* enum jbof_nbd_cmd: the reply carries data for READ */
+    uint16_t type;             /* enum jbof_nbd_cmd */
     uint8_t state;
-    uint8_t hdr[JBOF_NBD_REPLY_BYTES];
+    uint8_t hdr_len;           /* reply header bytes in hdr (simple 16, chunk 20..28) */
+    uint32_t dlen;             /* reply payload bytes from br.buf after hdr (READ data,
+                                * BLOCK_STATUS extents); set by reply_queue */
+    uint8_t hdr[JBOF_NBD_HDR_MAX_BYTES];
 } req;
 
 typedef struct conn {
@@ -194,6 +209,8 @@ typedef struct export {
     uint32_t nconns;
     uint32_t nstalled;
     uint64_t base, size;
+    char desc[JBOF_NBD_DESC_MAX_BYTES + 1];
+    uint32_t is_default;
     jbof_nbd_export nbd;       /* the codec's view */
     jbof_export_stats st;      /* reactor-side counters */
     wlist waiters;             /* connections stalled for credits */
