@@ -58,6 +58,8 @@ void conn_close(jbof_engine *e, conn *c, int protocol_error)
     c->fd = -1;
     if (c->state == C_TX && c->x)
         c->x->nconns--;
+    if (c->state == C_HS)
+        e->nhs--;
     c->state = C_DEAD;
     free(c->rx);
     c->rx = NULL;
@@ -131,9 +133,9 @@ static int hs_out_reserve(conn *c, size_t need)
     return 0;
 }
 
-static void accept_one(jbof_engine *e, int fd, int tcp)
+static void accept_one(jbof_engine *e, int fd, int tcp, const struct sockaddr *sa, socklen_t sl)
 {
-    if (e->nconns >= e->cfg.max_connections || e->stopping) {
+    if (guard_accept(e, fd, sa, sl, tcp) < 0) { /* budget.c: caps and per-peer rate */
         close(fd);
         return;
     }
@@ -149,6 +151,7 @@ static void accept_one(jbof_engine *e, int fd, int tcp)
     c->fd = fd;
     c->rx = rx;
     c->state = C_HS;
+    c->accept_ns = e->now_ns;
     jbof_nbd_hs_init(&c->hs, JBOF_NBD_HS_OPTIONS_BASE + 4 * e->ntab);
     if (tcp) {
         int one = 1;
@@ -174,6 +177,7 @@ static void accept_one(jbof_engine *e, int fd, int tcp)
         e->conns->prev = c;
     e->conns = c;
     e->nconns++;
+    e->nhs++;
     e->st.accepted++;
     c->readable = 1;
     ready_push(e, c);
@@ -183,10 +187,12 @@ static void accept_one(jbof_engine *e, int fd, int tcp)
 void on_listener(jbof_engine *e, listener *l)
 {
     for (int i = 0; i < ACCEPTS_PER_EVENT; i++) {
-        int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        struct sockaddr_storage ss;
+        socklen_t sl = sizeof(ss);
+        int fd = accept4(l->fd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0)
             return; /* EAGAIN, or a transient error: epoll reports again */
-        accept_one(e, fd, l->path[0] == 0);
+        accept_one(e, fd, l->path[0] == 0, (struct sockaddr *)&ss, sl);
     }
 }
 
@@ -228,13 +234,15 @@ static int on_request(jbof_engine *e, conn *c, const jbof_nbd_request *nr)
         c->wait = W_SELF;
         return 0;
     }
+    int data = rc == 0 && (nr->type == JBOF_NBD_CMD_READ || nr->type == JBOF_NBD_CMD_WRITE) &&
+               nr->length_bytes > 0;
+    if (!budget_admit(e, c, data ? nr->length_bytes : 0))
+        return 0; /* this tenant's budget is spent: only it waits */
     req *r = req_get(e);
     if (!r) {
         wait_on(e, c, W_POOL);
         return 0;
     }
-    int data = rc == 0 && (nr->type == JBOF_NBD_CMD_READ || nr->type == JBOF_NBD_CMD_WRITE) &&
-               nr->length_bytes > 0;
     if (data) {
         r->br.buf = buf_get(&e->pool, nr->length_bytes, &r->buf_class);
         if (!r->br.buf) {
@@ -245,6 +253,7 @@ static int on_request(jbof_engine *e, conn *c, const jbof_nbd_request *nr)
         }
     }
     c->rx_off += JBOF_NBD_REQUEST_BYTES;
+    budget_charge(x, r);
     r->c = c;
     r->x = x;
     r->handle = nr->handle;
@@ -309,8 +318,13 @@ static int conn_consume(jbof_engine *e, conn *c)
         dirty_push(e, c);
         if (c->hs.state == JBOF_NBD_HS_DONE) {
             export *x = e->tab_x[c->hs.export_index];
+            if (guard_tx_admit(e, x) < 0) { /* budget.c: the export's connection cap */
+                conn_close(e, c, 0);
+                return -1;
+            }
             c->x = x;
             c->state = C_TX;
+            e->nhs--;
             x->nconns++;
             x->st.connections_total++;
             e->st.handshakes++;
@@ -402,6 +416,7 @@ static void conn_work(jbof_engine *e, conn *c)
             }
             n = read(c->fd, c->rx + c->rx_len, RX_BYTES - c->rx_len);
             if (n > 0) {
+                c->heard = 1;
                 c->rx_len += (uint32_t)n;
                 continue;
             }

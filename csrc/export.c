@@ -95,6 +95,8 @@ int export_add(jbof_engine *e, const jbof_export_cfg *cfg)
     drive *d = e->drives[cfg->drive];
     if (cfg->size_bytes == 0 || cfg->size_bytes % d->block_bytes)
         return -EINVAL;
+    if (cfg->max_requests > e->cfg.max_requests || cfg->max_connections > e->cfg.max_connections)
+        return -EINVAL;
     uint64_t base;
     int rc = ns_alloc(e, d, cfg->size_bytes, &base);
     if (rc < 0)
@@ -121,10 +123,14 @@ int export_add(jbof_engine *e, const jbof_export_cfg *cfg)
     x->nbd.pref_block_bytes = d->block_bytes > PREF_BLOCK_BYTES ? d->block_bytes : PREF_BLOCK_BYTES;
     x->nbd.max_payload_bytes = JBOF_NBD_MAX_PAYLOAD_BYTES;
     x->nbd.tflags = jbof_nbd_tflags(x->read_only);
+    x->cfg_buf = cfg->buffer_bytes;
+    x->cfg_slots = cfg->max_requests;
+    x->cfg_conns = cfg->max_connections;
     d->allocated_bytes += x->size;
     d->nexports++;
     e->xs[e->nx++] = x;
     rebuild_tab(e);
+    budget_recompute(e);
     return 0;
 }
 
@@ -163,6 +169,7 @@ int export_remove_step(jbof_engine *e, export *x)
     e->nx--;
     free(x);
     rebuild_tab(e);
+    budget_recompute(e);
     return 0;
 }
 
@@ -176,6 +183,10 @@ void export_stats_fill(export *x, jbof_export_stats *out)
     out->read_only = x->read_only;
     out->connections = x->nconns;
     out->stalled = x->nstalled;
+    out->buffer_bytes_used = x->buf_used;
+    out->buffer_budget_bytes = x->buf_budget;
+    out->requests_used = x->slots_used;
+    out->request_budget = x->slot_budget;
 }
 
 void drive_info_fill(drive *d, jbof_drive_info *out)

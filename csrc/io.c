@@ -150,6 +150,9 @@ void wait_stop(jbof_engine *e, conn *c)
     case W_POOL:
         wl_del(&e->pool_waiters, c);
         break;
+    case W_TENANT:
+        wl_del(&c->x->budget_waiters, c);
+        break;
     default:
         break;
     }
@@ -166,6 +169,9 @@ void wait_on(jbof_engine *e, conn *c, int kind)
     } else if (kind == W_POOL) {
         wl_push(&e->pool_waiters, c);
         e->st.pool_stalls++;
+    } else if (kind == W_TENANT) {
+        wl_push(&c->x->budget_waiters, c);
+        c->x->st.budget_stalls++;
     }
 }
 
@@ -206,6 +212,7 @@ void req_put(jbof_engine *e, req *r)
     conn *c = r->c;
     if (r->br.buf)
         buf_put(&e->pool, r->br.buf, r->buf_class);
+    budget_release(r);
     r->br.buf = NULL;
     r->state = R_FREE;
     r->c = NULL;
@@ -371,6 +378,10 @@ void wake_credit_waiters(jbof_engine *e)
         if (x->credit_freed) {
             x->credit_freed = 0;
             wake_all(e, &x->waiters, x);
+        }
+        if (x->budget_freed) { /* budget.c: this tenant released slots/buffers */
+            x->budget_freed = 0;
+            wake_all(e, &x->budget_waiters, NULL);
         }
     }
     if (e->pool_freed) {

@@ -11,6 +11,8 @@
  *   io.c      buffer pool, request slots, wait lists, submit to the
  *             scheduler, the drive pump (dispatch -> backend -> reap), reply
  *   export.c  drives, exports and their namespaces: add/remove/set, stats
+ *   budget.c  per-tenant budgets (buffers, slots, connections) and the
+ *             handshake guard (deadline, idle limit, cap, per-peer rate)
  *   backend.h the backend interface (backend_*.c; backend_error.c filters)
  *
  * Nothing here is global: every function takes the engine.  Only engine.c
@@ -53,7 +55,10 @@
  *    connection that cannot get a slot or buffer waits and is resumed when
  *    one frees.  Memory is therefore bounded by
  *        max_connections * 64 KiB (rx) + max_requests * ~300 B + buffer_bytes
- *    whatever the clients send.
+ *    whatever the clients send.  Inside those shared limits every tenant
+ *    has its own budget of slots, buffer bytes and connections, and
+ *    connections still in the handshake have theirs (budget.c): a tenant
+ *    that stops reading its replies stops only its own intake.
  *
  * 4. Worked example (fio, 4 KiB randread, iodepth 32, memory backend):
  *    one read() returns 32 * 28 = 896 bytes = 32 request headers; each is
@@ -120,7 +125,7 @@ typedef struct evsrc {
 
 enum req_state { R_FREE = 0, R_PAYLOAD, R_PARKED, R_QUEUED, R_INFLIGHT, R_REPLY };
 enum conn_state { C_HS = 0, C_TX = 1, C_DEAD = 2 };
-enum wait_kind { W_NONE = 0, W_CREDIT, W_POOL, W_SELF };
+enum wait_kind { W_NONE = 0, W_CREDIT, W_POOL, W_SELF, W_TENANT };
 
 struct conn;
 struct export;
@@ -149,6 +154,8 @@ typedef struct req {
     uint16_t type;             /* enum jbof_nbd_cmd: the reply carries data for READ */
     uint8_t state;
     uint8_t hdr[JBOF_NBD_REPLY_BYTES];
+    struct export *bx;         /* the tenant whose budget this slot is charged to */
+    uint32_t charged;          /* buffer bytes charged to bx */
 } req;
 
 typedef struct conn {
@@ -161,6 +168,8 @@ typedef struct conn {
     uint8_t in_dirty;
     uint8_t wait;              /* enum wait_kind */
     uint8_t zombie;
+    uint8_t heard;             /* the client has sent at least one byte */
+    uint64_t accept_ns;        /* handshake deadline and idle limit start here */
     jbof_nbd_hs hs;
     struct export *x;
     uint8_t *rx;
@@ -197,6 +206,14 @@ typedef struct export {
     jbof_nbd_export nbd;       /* the codec's view */
     jbof_export_stats st;      /* reactor-side counters */
     wlist waiters;             /* connections stalled for credits */
+    /* budget.c: what this tenant may hold and holds */
+    uint64_t buf_budget, buf_used;
+    uint32_t slot_budget, slots_used;
+    uint32_t conn_budget;
+    uint32_t budget_freed;     /* something was released: resume budget_waiters */
+    uint64_t cfg_buf;          /* configured (0 = engine default) */
+    uint32_t cfg_slots, cfg_conns;
+    wlist budget_waiters;      /* connections stalled on this tenant's budget */
 } export;
 
 typedef struct drive {
@@ -238,6 +255,15 @@ typedef struct cmd {
     void *out;
     struct cmd *next;
 } cmd;
+
+/* One peer's accept token bucket (budget.c): key = uid (unix) or IP. */
+typedef struct peer_bucket {
+    uint8_t key[17];           /* [0]: 0 empty, 1 uid, 4 IPv4, 6 IPv6 */
+    uint64_t tokens_milli;     /* tokens * 1000 */
+    uint64_t last_ns;
+} peer_bucket;
+
+enum { PEER_BUCKETS = 256, PEER_PROBES = 8 };
 
 typedef struct bufpool {
     void *free[BUF_CLASSES];   /* singly linked through the first word */
@@ -284,6 +310,9 @@ struct jbof_engine {
     bufpool pool;
     uint64_t now_ns;
     jbof_engine_stats st;
+    uint32_t nhs;              /* connections in C_HS */
+    uint64_t hs_sweep_ns;      /* next handshake deadline / idle check */
+    peer_bucket peers[PEER_BUCKETS];
 };
 
 /* ---- io.c: buffers, request slots, wait lists, submit, pump, reply ---- */
@@ -315,6 +344,26 @@ void free_zombies(jbof_engine *e);
 /* Read and consume every connection on the ready list. */
 void run_ready(jbof_engine *e);
 void conn_flush(jbof_engine *e, conn *c);
+
+/* ---- budget.c: per-tenant budgets, the handshake guard ---- */
+/* Recompute every export's budgets (after an export is added / removed). */
+void budget_recompute(jbof_engine *e);
+/* May c's tenant take one more slot and buf_bytes of buffer?  1 = yes;
+ * 0 = no, and c now waits on its tenant (W_TENANT). */
+int budget_admit(jbof_engine *e, conn *c, uint32_t buf_bytes);
+/* Charge r (slot + its buffer class) to x / give it back (from req_put). */
+void budget_charge(export *x, req *r);
+void budget_release(req *r);
+/* Resume connections whose tenant released something. */
+void budget_wake(jbof_engine *e);
+/* At accept: 0 = take the connection, <0 = refuse it (counted). */
+int guard_accept(jbof_engine *e, int fd, const struct sockaddr *sa, socklen_t sl, int tcp);
+/* At the end of the handshake: 0 = x has room for one more connection. */
+int guard_tx_admit(jbof_engine *e, export *x);
+/* Close handshaking connections past their deadline or idle limit. */
+void guard_sweep(jbof_engine *e);
+/* When guard_sweep next has work (UINT64_MAX: none). */
+uint64_t guard_next_ns(const jbof_engine *e);
 
 /* ---- export.c: drives, exports, namespaces ---- */
 export *find_export(jbof_engine *e, const char *name);
