@@ -134,10 +134,10 @@ int budget_admit(jbof_engine *e, conn *c, uint32_t buf_bytes)
     return 0;
 }
 
-void budget_charge(export *x, req *r)
+void budget_charge(export *x, req *r, uint32_t buf_bytes)
 {
     r->bx = x;
-    r->charged = r->br.buf ? (uint32_t)class_bytes(r->br.io.length_bytes) : 0;
+    r->charged = r->br.buf ? (uint32_t)class_bytes(buf_bytes) : 0;
     x->slots_used++;
     x->buf_used += r->charged;
 }

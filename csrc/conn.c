@@ -246,14 +246,19 @@ static int on_request(jbof_engine *e, conn *c, const jbof_nbd_request *nr)
     if (data) {
         r->br.buf = buf_get(&e->pool, nr->length_bytes, &r->buf_class);
         if (!r->br.buf) {
+            /* giving back the slot we just took frees nothing anyone waits
+             * for: without this the pool waiters (c among them) would be
+             * woken at once and spin while the pool stays full */
+            uint32_t freed = e->pool_freed;
             r->c = NULL;
             req_put(e, r);
+            e->pool_freed = freed;
             wait_on(e, c, W_POOL);
             return 0;
         }
     }
     c->rx_off += JBOF_NBD_REQUEST_BYTES;
-    budget_charge(x, r);
+    budget_charge(x, r, data ? nr->length_bytes : 0);
     r->c = c;
     r->x = x;
     r->handle = nr->handle;

@@ -108,7 +108,7 @@ enum {
     IOV_BATCH = 64,            /* iovecs per sendmsg */
     READS_PER_TURN = 4,        /* read() calls per connection per iteration */
     DIRECT_READ_MIN = 16384,   /* payload rest read straight into the request buffer */
-    ACCEPTS_PER_EVENT = 64,
+    ACCEPTS_PER_EVENT = 8,        /* accept() per listener per iteration: a connect flood waits in the backlog, not in our loop */
     PUMP_ROUNDS = 16,          /* drive pump repetitions per iteration */
     BUF_MIN_SHIFT = 12,        /* buffer classes: 4 KiB .. 32 MiB */
     BUF_CLASSES = 14,
@@ -352,10 +352,8 @@ void budget_recompute(jbof_engine *e);
  * 0 = no, and c now waits on its tenant (W_TENANT). */
 int budget_admit(jbof_engine *e, conn *c, uint32_t buf_bytes);
 /* Charge r (slot + its buffer class) to x / give it back (from req_put). */
-void budget_charge(export *x, req *r);
+void budget_charge(export *x, req *r, uint32_t buf_bytes);
 void budget_release(req *r);
-/* Resume connections whose tenant released something. */
-void budget_wake(jbof_engine *e);
 /* At accept: 0 = take the connection, <0 = refuse it (counted). */
 int guard_accept(jbof_engine *e, int fd, const struct sockaddr *sa, socklen_t sl, int tcp);
 /* At the end of the handshake: 0 = x has room for one more connection. */
