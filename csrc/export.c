@@ -206,6 +206,7 @@ void drive_info_fill(drive *d, jbof_drive_info *out)
     out->block_bytes = d->block_bytes;
     out->direct = d->be->direct;
     out->exports = d->nexports;
+    out->backend_eof_errors = d->be->eof_errors;
 }
 
 int jbof_engine_add_drive(jbof_engine *e, const jbof_drive_cfg *cfg, uint32_t *id_out)

@@ -277,3 +277,46 @@ def test_budgets_are_reported_and_configurable() -> None:
             s1.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+# ------------------------------------------------- small blocking client ---
+
+EIO = 5
+
+
+def nbd_call(s: socket.socket, cmd: int, off: int, length: int, data: bytes = b"") -> tuple[int, bytes]:
+    s.sendall(struct.pack(">IHHQQI", REQ_MAGIC, 0, cmd, 77, off, length) + data)
+    magic, err, handle = struct.unpack(">IIQ", _recv(s, 16))
+    assert magic == 0x67446698 and handle == 77
+    return err, (_recv(s, length) if cmd == CMD_READ and err == 0 else b"")
+
+
+# ----------------------------------------------------------- truncation ---
+
+@pytest.mark.parametrize("backend", ["file-uring", "file-threads", "emulated"])
+def test_truncated_backing_file_answers_eio(backend: str, capfd: pytest.CaptureFixture[str]) -> None:
+    tmp = tempfile.mkdtemp(prefix="jbof-h-", dir="/tmp")
+    img, sock = os.path.join(tmp, "disk.img"), os.path.join(tmp, "s")
+    if backend == "emulated":
+        drive = {"name": "d", "backend": "emulated", "size": 16 * MIB, "path": img}
+    else:
+        drive = {"name": "d", "backend": "file", "size": 16 * MIB, "path": img,
+                 "io_mode": backend.partition("-")[2]}
+    try:
+        with Engine({"drives": [drive], "tenants": [{"name": "t", "size": 16 * MIB}],
+                     "listen": {"unix": sock}}) as eng:
+            s = nbd_connect(sock, "t")
+            blob = os.urandom(4096)
+            assert nbd_call(s, CMD_WRITE, 8 * MIB, 4096, blob)[0] == 0
+            assert nbd_call(s, CMD_READ, 8 * MIB, 4096) == (0, blob)
+            os.truncate(img, 1 * MIB)
+            err, data = nbd_call(s, CMD_READ, 8 * MIB, 4096)
+            assert err == EIO, "a read past the new end of file must fail, not read zeroes"
+            assert nbd_call(s, CMD_WRITE, 4 * MIB, 4096, blob)[0] == EIO
+            assert os.path.getsize(img) == 1 * MIB, "a refused write must not re-extend the file"
+            assert nbd_call(s, CMD_READ, 0, 4096)[0] == 0  # below the new end: still served
+            assert eng.drive_stats("d")["backend_eof_errors"] >= 2
+            s.close()
+        assert "EIO" in capfd.readouterr().err
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
