@@ -288,6 +288,9 @@ static uint64_t next_deadline(jbof_engine *e)
         uint64_t due = d->be->ops->next_due_ns(d->be);
         if (due < t)
             t = due;
+        due = scrub_next_ns(d);
+        if (due < t)
+            t = due;
         if (!e->exiting) { /* UINT64_MAX at once when nothing is queued */
             uint64_t ev = jbof_sched_next_event_ns(d->s, e->now_ns);
             if (ev < t)
@@ -344,6 +347,8 @@ static void iteration(jbof_engine *e)
         if (!moved && !e->ready)
             break;
     }
+    for (uint32_t i = 0; i < e->ndrives; i++)
+        scrub_step(e, e->drives[i]); /* scrub.c: background zeroing */
     while (e->dirty) {
         conn *c = e->dirty;
         e->dirty = c->dirty_next;
@@ -444,6 +449,8 @@ int jbof_engine_create(const jbof_engine_cfg *cfg, jbof_engine **out)
         c.hs_timeout_ns = DEFAULT_HS_TIMEOUT_NS;
     if (!c.hs_idle_ns)
         c.hs_idle_ns = DEFAULT_HS_IDLE_NS;
+    if (!c.scrub_rate_bps)
+        c.scrub_rate_bps = 16ull << 30;
     if (c.max_connections > 65536 || c.max_requests > (1u << 20) || c.max_exports > 65536 ||
         c.buffer_bytes < JBOF_NBD_MAX_PAYLOAD_BYTES || c.max_hs_connections > c.max_connections ||
         c.tenant_requests > c.max_requests || c.max_conns_per_tenant > c.max_connections ||
@@ -554,6 +561,7 @@ void jbof_engine_destroy(jbof_engine *e)
         drive *d = e->drives[i];
         d->be->ops->destroy(d->be);
         jbof_sched_destroy(d->s);
+        free(d->dirty);
         free(d);
     }
     for (uint32_t i = 0; i < e->cfg.max_requests; i++)

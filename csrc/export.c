@@ -161,6 +161,8 @@ int export_remove_step(jbof_engine *e, export *x)
         return rc;
     x->d->allocated_bytes -= x->size;
     x->d->nexports--;
+    /* scrub.c: its blocks read as zeroes to whoever gets them next */
+    scrub_mark(x->d, x->base, x->size);
     uint32_t i = 0;
     while (i < e->nx && e->xs[i] != x)
         i++;
@@ -207,6 +209,8 @@ void drive_info_fill(drive *d, jbof_drive_info *out)
     out->direct = d->be->direct;
     out->exports = d->nexports;
     out->backend_eof_errors = d->be->eof_errors;
+    out->scrub_pending_bytes = d->scrub_pending;
+    out->scrubbed_bytes = d->scrubbed;
 }
 
 int jbof_engine_add_drive(jbof_engine *e, const jbof_drive_cfg *cfg, uint32_t *id_out)

@@ -351,7 +351,10 @@ int drive_pump(jbof_engine *e, drive *d)
             br->next = NULL;
             d->be->inflight++;
             d->be->submitted++;
-            int rc = d->be->ops->submit(d->be, br, e->now_ns);
+            /* scrub.c: dirty space it touches is zeroed first */
+            int rc = scrub_before_io(d, &br->io);
+            if (rc == 0)
+                rc = d->be->ops->submit(d->be, br, e->now_ns);
             if (rc < 0) {
                 br->status = rc;
                 complete_breq(e, d, br);

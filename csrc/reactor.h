@@ -11,6 +11,7 @@
  *   io.c      buffer pool, request slots, wait lists, submit to the
  *             scheduler, the drive pump (dispatch -> backend -> reap), reply
  *   export.c  drives, exports and their namespaces: add/remove/set, stats
+ *   scrub.c   removed namespaces read as zeroes to the next owner (lazy)
  *   budget.c  per-tenant budgets (buffers, slots, connections) and the
  *             handshake guard (deadline, idle limit, cap, per-peer rate)
  *   backend.h the backend interface (backend_*.c; backend_error.c filters)
@@ -216,6 +217,10 @@ typedef struct export {
     wlist budget_waiters;      /* connections stalled on this tenant's budget */
 } export;
 
+typedef struct scrub_ext {
+    uint64_t off, len;
+} scrub_ext;
+
 typedef struct drive {
     evsrc src;
     uint32_t id;
@@ -227,6 +232,11 @@ typedef struct drive {
     uint64_t size_bytes;
     uint64_t allocated_bytes;
     uint32_t nexports;
+    /* scrub.c: freed namespace space not yet zeroed, sorted, disjoint */
+    scrub_ext *dirty;
+    uint32_t ndirty, dirty_cap;
+    uint64_t scrub_pending, scrubbed;
+    uint64_t scrub_next_ns;
     /* Nothing here counts IO: what is queued is the scheduler's
      * (jbof_sched_drive_stats().backlogged), what is in flight is
      * be->inflight. */
@@ -362,6 +372,16 @@ int guard_tx_admit(jbof_engine *e, export *x);
 void guard_sweep(jbof_engine *e);
 /* When guard_sweep next has work (UINT64_MAX: none). */
 uint64_t guard_next_ns(const jbof_engine *e);
+
+/* ---- scrub.c: lazy zeroing of removed namespaces ---- */
+/* Record [off, off + len) of d as needing zeroes (an export was removed). */
+int scrub_mark(drive *d, uint64_t off, uint64_t len);
+/* Zero the dirty space io touches before it reaches the backend.  -EIO if
+ * that failed (the IO must then fail rather than show old data). */
+int scrub_before_io(drive *d, const jbof_io *io);
+/* Background: zero the next chunk of d when its time has come. */
+void scrub_step(jbof_engine *e, drive *d);
+uint64_t scrub_next_ns(const drive *d);
 
 /* ---- export.c: drives, exports, namespaces ---- */
 export *find_export(jbof_engine *e, const char *name);

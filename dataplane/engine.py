@@ -29,7 +29,8 @@ units and produces this dict).  Keys:
                handshake guard (csrc/budget.c): tenant_buffer_bytes,
                tenant_requests, max_conns_per_tenant, max_hs_connections,
                peer_accept_rate (connections/s), peer_accept_burst,
-               hs_timeout (ns), hs_idle (ns)
+               hs_timeout (ns), hs_idle (ns), scrub_rate (bytes/s, background
+               zeroing of removed namespaces, csrc/scrub.c)
 
 Every control call (set_tenant, set_policy, stats, ...) is applied by the
 reactor between two batches; it is safe from any Python thread.  Bad input
@@ -75,7 +76,7 @@ LISTEN_KEYS = ("unix", "tcp")
 ENGINE_KEYS = ("max_connections", "max_requests", "max_conn_requests", "buffer_bytes",
                "drain_timeout", "tenant_buffer_bytes", "tenant_requests", "max_conns_per_tenant",
                "max_hs_connections", "peer_accept_rate", "peer_accept_burst", "hs_timeout",
-               "hs_idle")
+               "hs_idle", "scrub_rate")
 # engine key -> jbof_engine_cfg field
 ENGINE_FIELDS = {"max_connections": "max_connections", "max_requests": "max_requests",
                  "max_conn_requests": "max_conn_requests", "buffer_bytes": "buffer_bytes",
@@ -84,7 +85,8 @@ ENGINE_FIELDS = {"max_connections": "max_connections", "max_requests": "max_requ
                  "max_conns_per_tenant": "max_conns_per_tenant",
                  "max_hs_connections": "max_hs_connections",
                  "peer_accept_rate": "peer_accept_rate", "peer_accept_burst": "peer_accept_burst",
-                 "hs_timeout": "hs_timeout_ns", "hs_idle": "hs_idle_ns"}
+                 "hs_timeout": "hs_timeout_ns", "hs_idle": "hs_idle_ns",
+                 "scrub_rate": "scrub_rate_bps"}
 TOP_KEYS = ("drives", "tenants", "listen", "engine")
 
 

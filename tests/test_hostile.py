@@ -320,3 +320,58 @@ def test_truncated_backing_file_answers_eio(backend: str, capfd: pytest.CaptureF
         assert "EIO" in capfd.readouterr().err
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+# ------------------------------------------------------------ remanence ---
+
+@pytest.mark.parametrize("backend", ["memory", "file-uring", "file-threads", "emulated"])
+@pytest.mark.parametrize("rate", ["slow", "default"])
+def test_removed_namespace_reads_zeroes_to_next_owner(backend: str, rate: str) -> None:
+    """A writes a pattern, A is removed, B is added over the same space: B reads
+    zeroes -- before the background scrubber got there (slow: 1 MiB/s) and after."""
+    tmp = tempfile.mkdtemp(prefix="jbof-h-", dir="/tmp")
+    img, sock = os.path.join(tmp, "disk.img"), os.path.join(tmp, "s")
+    drive: dict[str, Any] = {"name": "d", "backend": backend.partition("-")[0], "size": 64 * MIB}
+    if backend.startswith("file"):
+        drive.update(path=img, io_mode=backend.partition("-")[2])
+    ecfg = {"scrub_rate": 1 * MIB} if rate == "slow" else {}
+    offs = [0, 4 * MIB + 8192, 31 * MIB]
+    try:
+        with Engine({"drives": [drive], "tenants": [{"name": "a", "size": 32 * MIB}],
+                     "listen": {"unix": sock}, "engine": ecfg}) as eng:
+            s = nbd_connect(sock, "a")
+            pat = bytes(range(256)) * 16
+            for off in offs:
+                assert nbd_call(s, CMD_WRITE, off, 4096, pat)[0] == 0
+            big = os.urandom(1 * MIB)
+            assert nbd_call(s, CMD_WRITE, 8 * MIB, len(big), big)[0] == 0
+            s.close()
+            base = eng.tenant_stats("a")["ns_base_bytes"]
+            eng.remove_tenant("a")
+            eng.add_tenant({"name": "b", "size": 32 * MIB})
+            assert eng.tenant_stats("b")["ns_base_bytes"] == base
+            if rate == "slow":
+                assert eng.drive_stats("d")["scrub_pending_bytes"] > 16 * MIB
+            s = nbd_connect(sock, "b")
+            for off in offs:
+                assert nbd_call(s, CMD_READ, off, 4096) == (0, bytes(4096)), off
+            assert nbd_call(s, CMD_READ, 8 * MIB, len(big)) == (0, bytes(len(big)))
+            # B's own writes stick, also where the scrubber has not been yet
+            mine = os.urandom(4096)
+            assert nbd_call(s, CMD_WRITE, 20 * MIB, 4096, mine)[0] == 0
+            if rate == "default":
+                deadline = time.monotonic() + 10
+                while eng.drive_stats("d")["scrub_pending_bytes"] and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                info = eng.drive_stats("d")
+                assert info["scrub_pending_bytes"] == 0 and info["scrubbed_bytes"] >= 32 * MIB
+            assert nbd_call(s, CMD_READ, 20 * MIB, 4096) == (0, mine)
+            assert nbd_call(s, CMD_READ, 31 * MIB, 4096) == (0, bytes(4096))
+            s.close()
+        if backend.startswith("file") and rate == "default":
+            with open(img, "rb") as f:  # on disk too: nothing of A is left
+                for off in offs + [8 * MIB]:
+                    f.seek(off)
+                    assert f.read(4096) == bytes(4096)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

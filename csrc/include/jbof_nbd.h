@@ -270,6 +270,8 @@ typedef struct jbof_engine_cfg {
     uint32_t pad_guard;
     uint64_t hs_timeout_ns;     /* the handshake must end within this (0 = 10 s) */
     uint64_t hs_idle_ns;        /* a connection that sends nothing is closed after (0 = 3 s) */
+    uint64_t scrub_rate_bps;    /* background zeroing of removed namespaces, bytes/s per
+                                 * drive (0 = 16 GiB/s; csrc/scrub.c) */
 } jbof_engine_cfg;
 
 typedef struct jbof_export_stats {
