@@ -37,7 +37,13 @@
  *      a. at most max_hs_connections (max_connections / 4) are in the
  *         handshake at once; the rest of max_connections is therefore
  *         always open to clients that finish their handshake quickly, and
- *         a flood of idle sockets cannot lock established tenants out;
+ *         a flood of idle sockets cannot lock established tenants out.
+ *         When the handshake places are all taken, a new connection
+ *         evicts the oldest one that has sent nothing for HS_EVICT_NS
+ *         (100 ms), or failing that the oldest one older than hs_idle_ns;
+ *         only when none qualifies is the newcomer refused.  A client that
+ *         speaks at once (every real one) thus gets in during a flood of
+ *         silent or slow sockets, which only churn among themselves;
  *      b. a connection that has sent nothing hs_idle_ns (3 s) after accept
  *         is closed, and every handshake must end hs_timeout_ns (10 s)
  *         after accept (slowloris: one byte per second never finishes);
@@ -65,9 +71,12 @@
  *    When A finally reads its replies, req_put releases A's slots, marks
  *    A (budget_freed) and wake_credit_waiters resumes A's connections.
  *    Meanwhile 1100 sockets opened by an unauthenticated client: 256 enter
- *    the handshake, the others are refused at accept (hs_rejected); those
- *    that send nothing are closed after 3 s, and the 768 other connection
- *    places stay open to clients that complete their handshake.
+ *    the handshake; each later one evicts the oldest silent one (or is
+ *    refused, hs_rejected, while all are younger than 100 ms); those that
+ *    send nothing are closed after 3 s anyway.  A real client connecting
+ *    then evicts a silent socket, answers the greeting within a
+ *    millisecond and is never a candidate itself; the 768 other
+ *    connection places stay open to clients past their handshake.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -79,6 +88,7 @@
 static const uint64_t TENANT_BUF_MIN = 4ull << 20;
 static const uint32_t TENANT_SLOTS_MIN = 64;
 static const uint64_t GUARD_MIN_SWEEP_NS = 10000000ull; /* 10 ms */
+static const uint64_t HS_EVICT_NS = 100000000ull;       /* 100 ms */
 
 /* ------------------------------------------------------ tenant budgets ---- */
 
@@ -225,18 +235,42 @@ static int peer_take(jbof_engine *e, const uint8_t key[17])
     return 1;
 }
 
+/* All handshake places are taken: close the handshaking connection that
+ * least deserves its place (section 2a).  1 if one was closed. */
+static int hs_evict(jbof_engine *e)
+{
+    conn *silent = NULL, *slow = NULL;
+    for (conn *c = e->conns; c; c = c->next) { /* newest first: keep the last match */
+        if (c->state != C_HS)
+            continue;
+        uint64_t age = e->now_ns - c->accept_ns;
+        if (!c->heard && age >= HS_EVICT_NS)
+            silent = c;
+        else if (age >= e->cfg.hs_idle_ns)
+            slow = c;
+    }
+    conn *v = silent ? silent : slow;
+    if (!v)
+        return 0;
+    e->st.hs_idle_closed++;
+    conn_close(e, v, 0);
+    return 1;
+}
+
 int guard_accept(jbof_engine *e, int fd, const struct sockaddr *sa, socklen_t sl, int tcp)
 {
     if (e->stopping)
         return -ESHUTDOWN;
-    if (e->nconns >= e->cfg.max_connections || e->nhs >= e->cfg.max_hs_connections) {
-        e->st.hs_rejected++;
-        return -EBUSY;
-    }
     uint8_t key[17];
     if (peer_key(fd, sa, sl, tcp, key) == 0 && !peer_take(e, key)) {
         e->st.rate_limited++;
         return -EAGAIN;
+    }
+    if (e->nhs >= e->cfg.max_hs_connections && e->nconns < e->cfg.max_connections)
+        hs_evict(e);
+    if (e->nconns >= e->cfg.max_connections || e->nhs >= e->cfg.max_hs_connections) {
+        e->st.hs_rejected++;
+        return -EBUSY;
     }
     uint64_t first = e->now_ns + (e->cfg.hs_idle_ns < e->cfg.hs_timeout_ns ? e->cfg.hs_idle_ns
                                                                             : e->cfg.hs_timeout_ns);
