@@ -38,15 +38,15 @@ run: build
 serve: build
 	$(PYTHON) -m control.cli serve --config configs/default.yaml
 
-build/c/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/include/*.h) csrc/jbof_internal.h tests/c/testing.h
+build/c/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/include/*.h) csrc/jbof_internal.h tests/c/testing.h csrc/scrub.c csrc/reactor.h csrc/backend.h
 	@mkdir -p build/c
 	$(CC) $(CFLAGS_C) -o $@ $< $(CORE_SRCS) -lm
 
-build/asan/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/include/*.h) csrc/jbof_internal.h tests/c/testing.h
+build/asan/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/include/*.h) csrc/jbof_internal.h tests/c/testing.h csrc/scrub.c csrc/reactor.h csrc/backend.h
 	@mkdir -p build/asan
 	$(CC) $(CFLAGS_C) -O1 $(SAN) -o $@ $< $(CORE_SRCS) -lm
 
-build/arm/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/include/*.h) csrc/jbof_internal.h tests/c/testing.h
+build/arm/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/include/*.h) csrc/jbof_internal.h tests/c/testing.h csrc/scrub.c csrc/reactor.h csrc/backend.h
 	@mkdir -p build/arm
 	$(ARM_CC) $(CFLAGS_C) -static -o $@ $< $(CORE_SRCS) -lm
 
