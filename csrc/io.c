@@ -15,7 +15,10 @@
  *    connection waits on the export's list (W_CREDIT): it is not read, so
  *    TCP flow control stops the client.  A connection with max_conn_requests
  *    outstanding waits on itself (W_SELF).  Dispatch marks the export
- *    (credit_freed) and wake_credit_waiters resumes its connections.
+ *    (credit_freed) and wake_credit_waiters resumes its connections.  A
+ *    connection whose tenant has used up its own slots or buffer bytes
+ *    waits on the tenant (W_TENANT, budget.c) and is resumed when a request
+ *    of that tenant is freed (budget_freed).
  *
  * 3. The drive pump, once per drive per round: reap the backend's
  *    completions -> jbof_sched_complete -> reply_queue; jbof_sched_dispatch
