@@ -36,7 +36,9 @@ static jbof_backend *inner_of(const jbof_backend *b) { return ((const err_be *)b
 static int err_submit(jbof_backend *b, jbof_breq *r, uint64_t now_ns)
 {
     jbof_backend *in = inner_of(b);
-    return in->ops->submit(in, r, now_ns);
+    int rc = in->ops->submit(in, r, now_ns);
+    b->eof_errors = in->eof_errors;
+    return rc;
 }
 
 static int err_kick(jbof_backend *b)
@@ -49,6 +51,7 @@ static int err_reap(jbof_backend *b, jbof_breq **out, int max, uint64_t now_ns)
 {
     err_be *f = (err_be *)b;
     int n = f->inner->ops->reap(f->inner, out, max, now_ns);
+    f->base.eof_errors = f->inner->eof_errors;
     for (int i = 0; i < n; i++)
         if (++f->seen % f->every == 0 && out[i]->status == 0)
             out[i]->status = -EIO; /* injected */
@@ -65,6 +68,14 @@ static int err_sync(jbof_backend *b)
 {
     jbof_backend *in = inner_of(b);
     return in->ops->sync(in);
+}
+
+static int err_zero(jbof_backend *b, uint64_t off, uint64_t len)
+{
+    err_be *f = (err_be *)b;
+    int rc = f->inner->ops->zero(f->inner, off, len);
+    f->base.eof_errors = f->inner->eof_errors;
+    return rc;
 }
 
 static int err_ssd_stats(const jbof_backend *b, jbof_ssd_stats *out)
@@ -100,6 +111,7 @@ static const jbof_backend_ops err_ops = {
     .reap = err_reap,
     .next_due_ns = err_next_due_ns,
     .sync = err_sync,
+    .zero = err_zero,
     .ssd_stats = err_ssd_stats,
     .destroy = err_destroy,
     .extents = err_extents,

@@ -61,6 +61,8 @@ void conn_close(jbof_engine *e, conn *c, int protocol_error)
     c->fd = -1;
     if (c->state == C_TX && c->x)
         c->x->nconns--;
+    if (c->state == C_HS)
+        e->nhs--;
     c->state = C_DEAD;
     free(c->rx);
     c->rx = NULL;
@@ -134,9 +136,9 @@ static int hs_out_reserve(conn *c, size_t need)
     return 0;
 }
 
-static void accept_one(jbof_engine *e, int fd, int tcp)
+static void accept_one(jbof_engine *e, int fd, int tcp, const struct sockaddr *sa, socklen_t sl)
 {
-    if (e->nconns >= e->cfg.max_connections || e->stopping) {
+    if (guard_accept(e, fd, sa, sl, tcp) < 0) { /* budget.c: caps and per-peer rate */
         close(fd);
         return;
     }
@@ -152,6 +154,7 @@ static void accept_one(jbof_engine *e, int fd, int tcp)
     c->fd = fd;
     c->rx = rx;
     c->state = C_HS;
+    c->accept_ns = e->now_ns;
     jbof_nbd_hs_init(&c->hs, JBOF_NBD_HS_OPTIONS_BASE + 4 * e->ntab);
     if (tcp) {
         int one = 1;
@@ -177,6 +180,7 @@ static void accept_one(jbof_engine *e, int fd, int tcp)
         e->conns->prev = c;
     e->conns = c;
     e->nconns++;
+    e->nhs++;
     e->st.accepted++;
     c->readable = 1;
     ready_push(e, c);
@@ -186,10 +190,12 @@ static void accept_one(jbof_engine *e, int fd, int tcp)
 void on_listener(jbof_engine *e, listener *l)
 {
     for (int i = 0; i < ACCEPTS_PER_EVENT; i++) {
-        int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        struct sockaddr_storage ss;
+        socklen_t sl = sizeof(ss);
+        int fd = accept4(l->fd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0)
             return; /* EAGAIN, or a transient error: epoll reports again */
-        accept_one(e, fd, l->path[0] == 0);
+        accept_one(e, fd, l->path[0] == 0, (struct sockaddr *)&ss, sl);
     }
 }
 
@@ -227,6 +233,14 @@ static void block_status(jbof_engine *e, req *r, const jbof_nbd_request *nr)
     jbof_nbd_extent *ext = (jbof_nbd_extent *)(void *)r->br.buf;
     int max = (nr->flags & JBOF_NBD_CMD_FLAG_REQ_ONE) ? 1 : JBOF_NBD_EXTENTS_MAX;
     int n;
+    /* space of a removed tenant not yet zeroed would show its old owner's
+     * layout: zero the overlap first, exactly as an IO would (scrub.c) */
+    jbof_io span = {.offset_bytes = r->br.io.offset_bytes, .length_bytes = nr->length_bytes,
+                    .opcode = JBOF_OP_READ};
+    if (scrub_before_io(r->x->d, &span) < 0) {
+        reply_queue(e, r, -EIO);
+        return;
+    }
     if (be->ops->extents) {
         n = be->ops->extents(be, r->br.io.offset_bytes, nr->length_bytes, ext, max);
     } else {
@@ -265,11 +279,6 @@ static int on_request(jbof_engine *e, conn *c, const jbof_nbd_request *nr)
         c->wait = W_SELF;
         return 0;
     }
-    req *r = req_get(e);
-    if (!r) {
-        wait_on(e, c, W_POOL);
-        return 0;
-    }
     int data = rc == 0 && (nr->type == JBOF_NBD_CMD_READ || nr->type == JBOF_NBD_CMD_WRITE) &&
                nr->length_bytes > 0;
     uint32_t blen = nr->length_bytes;
@@ -277,16 +286,29 @@ static int on_request(jbof_engine *e, conn *c, const jbof_nbd_request *nr)
         data = 1; /* room for the extents */
         blen = (nr->flags & JBOF_NBD_CMD_FLAG_REQ_ONE) ? 8 : 8 * JBOF_NBD_EXTENTS_MAX;
     }
+    if (!budget_admit(e, c, data ? blen : 0))
+        return 0; /* this tenant's budget is spent: only it waits */
+    req *r = req_get(e);
+    if (!r) {
+        wait_on(e, c, W_POOL);
+        return 0;
+    }
     if (data) {
         r->br.buf = buf_get(&e->pool, blen, &r->buf_class);
         if (!r->br.buf) {
+            /* giving back the slot we just took frees nothing anyone waits
+             * for: without this the pool waiters (c among them) would be
+             * woken at once and spin while the pool stays full */
+            uint32_t freed = e->pool_freed;
             r->c = NULL;
             req_put(e, r);
+            e->pool_freed = freed;
             wait_on(e, c, W_POOL);
             return 0;
         }
     }
     c->rx_off += JBOF_NBD_REQUEST_BYTES;
+    budget_charge(x, r, data ? blen : 0);
     r->c = c;
     r->x = x;
     r->handle = nr->handle;
@@ -361,8 +383,13 @@ static int conn_consume(jbof_engine *e, conn *c)
         dirty_push(e, c);
         if (c->hs.state == JBOF_NBD_HS_DONE) {
             export *x = e->tab_x[c->hs.export_index];
+            if (guard_tx_admit(e, x) < 0) { /* budget.c: the export's connection cap */
+                conn_close(e, c, 0);
+                return -1;
+            }
             c->x = x;
             c->state = C_TX;
+            e->nhs--;
             x->nconns++;
             x->st.connections_total++;
             e->st.handshakes++;
@@ -454,6 +481,7 @@ static void conn_work(jbof_engine *e, conn *c)
             }
             n = read(c->fd, c->rx + c->rx_len, RX_BYTES - c->rx_len);
             if (n > 0) {
+                c->heard = 1;
                 c->rx_len += (uint32_t)n;
                 continue;
             }

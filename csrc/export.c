@@ -101,6 +101,8 @@ int export_add(jbof_engine *e, const jbof_export_cfg *cfg)
     drive *d = e->drives[cfg->drive];
     if (cfg->size_bytes == 0 || cfg->size_bytes % d->block_bytes)
         return -EINVAL;
+    if (cfg->max_requests > e->cfg.max_requests || cfg->max_connections > e->cfg.max_connections)
+        return -EINVAL;
     uint64_t base;
     int rc = ns_alloc(e, d, cfg->size_bytes, &base);
     if (rc < 0)
@@ -132,10 +134,14 @@ int export_add(jbof_engine *e, const jbof_export_cfg *cfg)
     x->nbd.description = x->desc;
     x->nbd.description_len = (uint32_t)dlen;
     x->is_default = x->nbd.is_default = cfg->is_default ? 1 : 0;
+    x->cfg_buf = cfg->buffer_bytes;
+    x->cfg_slots = cfg->max_requests;
+    x->cfg_conns = cfg->max_connections;
     d->allocated_bytes += x->size;
     d->nexports++;
     e->xs[e->nx++] = x;
     rebuild_tab(e);
+    budget_recompute(e);
     return 0;
 }
 
@@ -166,6 +172,8 @@ int export_remove_step(jbof_engine *e, export *x)
         return rc;
     x->d->allocated_bytes -= x->size;
     x->d->nexports--;
+    /* scrub.c: its blocks read as zeroes to whoever gets them next */
+    scrub_mark(x->d, x->base, x->size);
     uint32_t i = 0;
     while (i < e->nx && e->xs[i] != x)
         i++;
@@ -174,6 +182,7 @@ int export_remove_step(jbof_engine *e, export *x)
     e->nx--;
     free(x);
     rebuild_tab(e);
+    budget_recompute(e);
     return 0;
 }
 
@@ -187,6 +196,10 @@ void export_stats_fill(export *x, jbof_export_stats *out)
     out->read_only = x->read_only;
     out->connections = x->nconns;
     out->stalled = x->nstalled;
+    out->buffer_bytes_used = x->buf_used;
+    out->buffer_budget_bytes = x->buf_budget;
+    out->requests_used = x->slots_used;
+    out->request_budget = x->slot_budget;
 }
 
 void drive_info_fill(drive *d, jbof_drive_info *out)
@@ -206,6 +219,9 @@ void drive_info_fill(drive *d, jbof_drive_info *out)
     out->block_bytes = d->block_bytes;
     out->direct = d->be->direct;
     out->exports = d->nexports;
+    out->backend_eof_errors = d->be->eof_errors;
+    out->scrub_pending_bytes = d->scrub_pending;
+    out->scrubbed_bytes = d->scrubbed;
 }
 
 int jbof_engine_add_drive(jbof_engine *e, const jbof_drive_cfg *cfg, uint32_t *id_out)

@@ -15,7 +15,10 @@
  *    connection waits on the export's list (W_CREDIT): it is not read, so
  *    TCP flow control stops the client.  A connection with max_conn_requests
  *    outstanding waits on itself (W_SELF).  Dispatch marks the export
- *    (credit_freed) and wake_credit_waiters resumes its connections.
+ *    (credit_freed) and wake_credit_waiters resumes its connections.  A
+ *    connection whose tenant has used up its own slots or buffer bytes
+ *    waits on the tenant (W_TENANT, budget.c) and is resumed when a request
+ *    of that tenant is freed (budget_freed).
  *
  * 3. The drive pump, once per drive per round: reap the backend's
  *    completions -> jbof_sched_complete -> reply_queue; jbof_sched_dispatch
@@ -150,6 +153,9 @@ void wait_stop(jbof_engine *e, conn *c)
     case W_POOL:
         wl_del(&e->pool_waiters, c);
         break;
+    case W_TENANT:
+        wl_del(&c->x->budget_waiters, c);
+        break;
     default:
         break;
     }
@@ -166,6 +172,9 @@ void wait_on(jbof_engine *e, conn *c, int kind)
     } else if (kind == W_POOL) {
         wl_push(&e->pool_waiters, c);
         e->st.pool_stalls++;
+    } else if (kind == W_TENANT) {
+        wl_push(&c->x->budget_waiters, c);
+        c->x->st.budget_stalls++;
     }
 }
 
@@ -207,6 +216,7 @@ void req_put(jbof_engine *e, req *r)
     conn *c = r->c;
     if (r->br.buf)
         buf_put(&e->pool, r->br.buf, r->buf_class);
+    budget_release(r);
     r->br.buf = NULL;
     r->state = R_FREE;
     r->c = NULL;
@@ -378,7 +388,10 @@ int drive_pump(jbof_engine *e, drive *d)
             br->next = NULL;
             d->be->inflight++;
             d->be->submitted++;
-            int rc = d->be->ops->submit(d->be, br, e->now_ns);
+            /* scrub.c: dirty space it touches is zeroed first */
+            int rc = scrub_before_io(d, &br->io);
+            if (rc == 0)
+                rc = d->be->ops->submit(d->be, br, e->now_ns);
             if (rc < 0) {
                 br->status = rc;
                 complete_breq(e, d, br);
@@ -405,6 +418,10 @@ void wake_credit_waiters(jbof_engine *e)
         if (x->credit_freed) {
             x->credit_freed = 0;
             wake_all(e, &x->waiters, x);
+        }
+        if (x->budget_freed) { /* budget.c: this tenant released slots/buffers */
+            x->budget_freed = 0;
+            wake_all(e, &x->budget_waiters, NULL);
         }
     }
     if (e->pool_freed) {

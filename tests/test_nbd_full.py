@@ -406,3 +406,33 @@ def test_odd_sized_neighbours_do_not_share_a_chunk() -> None:
             b.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.mark.parametrize("rate", ["slow", "default"])
+def test_block_status_shows_nothing_of_a_removed_tenant(rate: str) -> None:
+    """A new owner's map is all hole, whether the scrubber has reached the
+    old owner's space yet (slow: block status zeroes it first, as an IO
+    would) or has already zeroed it (default)."""
+    tmp = tempfile.mkdtemp(prefix="jbof-", dir="/tmp")
+    sock = os.path.join(tmp, "s.sock")
+    ecfg = {"scrub_rate": MIB} if rate == "slow" else {}
+    try:
+        with Engine({"drives": [{"name": "m", "backend": "memory", "size": 64 * MIB}],
+                     "tenants": [{"name": "a", "size": 16 * MIB}],
+                     "listen": {"unix": sock}, "engine": ecfg}) as eng:
+            a = Client(sock, "a")
+            a.write(0, b"A" * MIB)
+            a.write(9 * MIB, b"A" * 4096)
+            assert a.extents(0, 16 * MIB)[0] == (MIB, 0)
+            a.close()
+            eng.remove_tenant("a")
+            eng.add_tenant({"name": "b", "size": 16 * MIB})
+            if rate == "default":
+                deadline = time.monotonic() + 10
+                while eng.drive_stats("m")["scrub_pending_bytes"] and time.monotonic() < deadline:
+                    time.sleep(0.05)
+            b = Client(sock, "b")
+            assert b.extents(0, 16 * MIB) == [(16 * MIB, HOLE_ZERO)]
+            b.close()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)

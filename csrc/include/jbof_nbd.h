@@ -314,6 +314,10 @@ typedef struct jbof_export_cfg {
     char description[256];  /* shown by LIST and INFO_DESCRIPTION ("" = none) */
     uint32_t is_default;    /* 1: also the default export (empty name); one per engine */
     uint32_t pad;
+    /* Per-tenant budgets (csrc/budget.c); 0 = the engine's default. */
+    uint64_t buffer_bytes;  /* data buffers this tenant may hold */
+    uint32_t max_requests;  /* request slots this tenant may hold */
+    uint32_t max_connections; /* established connections to this export */
 } jbof_export_cfg;
 
 typedef struct jbof_engine_cfg {
@@ -323,6 +327,20 @@ typedef struct jbof_engine_cfg {
     uint32_t max_exports;       /* 0 = 1024 */
     uint64_t buffer_bytes;      /* data buffer budget (0 = 256 MiB; >= 32 MiB) */
     uint64_t drain_timeout_ns;  /* bound on a graceful stop (0 = 10 s) */
+    /* Per-tenant budgets and the handshake guard (csrc/budget.c). */
+    uint64_t tenant_buffer_bytes; /* per-tenant buffer budget (0 = buffer_bytes / exports,
+                                   * clamped to [4 MiB, buffer_bytes / 2]) */
+    uint32_t tenant_requests;   /* per-tenant request slots (0 = max_requests / exports,
+                                 * clamped to [64, max_requests / 2]) */
+    uint32_t max_conns_per_tenant; /* established connections per export (0 = 256) */
+    uint32_t max_hs_connections;/* connections in the handshake at once (0 = max_connections / 4) */
+    uint32_t peer_accept_rate;  /* new connections per second per peer uid / IP (0 = 256) */
+    uint32_t peer_accept_burst; /* that token bucket's depth (0 = 1024) */
+    uint32_t pad_guard;
+    uint64_t hs_timeout_ns;     /* the handshake must end within this (0 = 10 s) */
+    uint64_t hs_idle_ns;        /* a connection that sends nothing is closed after (0 = 3 s) */
+    uint64_t scrub_rate_bps;    /* background zeroing of removed namespaces, bytes/s per
+                                 * drive (0 = 16 GiB/s; csrc/scrub.c) */
 } jbof_engine_cfg;
 
 typedef struct jbof_export_stats {
@@ -341,6 +359,12 @@ typedef struct jbof_export_stats {
     uint64_t tx_payload_bytes;  /* READ data sent */
     uint64_t block_status;      /* BLOCK_STATUS requests answered (metadata, no drive IO) */
     uint64_t cache;             /* CACHE requests answered (advisory) */
+    uint64_t budget_stalls;     /* times a connection stopped being read: tenant budget spent */
+    uint64_t conn_rejects;      /* handshakes refused: max_connections of this export */
+    uint64_t buffer_bytes_used; /* data buffers held now */
+    uint64_t buffer_budget_bytes;
+    uint32_t requests_used;     /* request slots held now */
+    uint32_t request_budget;
 } jbof_export_stats;
 
 typedef struct jbof_drive_info {
@@ -357,6 +381,9 @@ typedef struct jbof_drive_info {
     uint32_t block_bytes;
     uint32_t direct;            /* 1 if O_DIRECT is in use */
     uint32_t exports;
+    uint64_t backend_eof_errors;/* IO past the end of a truncated / vanished file (EIO) */
+    uint64_t scrub_pending_bytes; /* freed namespace space not yet zeroed (reads as zeroes) */
+    uint64_t scrubbed_bytes;    /* zeroed so far */
 } jbof_drive_info;
 
 typedef struct jbof_engine_stats {
@@ -375,6 +402,12 @@ typedef struct jbof_engine_stats {
     uint32_t requests_active;   /* slots in use */
     uint32_t running;           /* 1 while the reactor thread runs */
     uint32_t stopping;
+    uint32_t hs_connections;    /* connections in the handshake now */
+    uint64_t hs_timeouts;       /* closed: handshake not done within hs_timeout_ns */
+    uint64_t hs_idle_closed;    /* closed: sent nothing within hs_idle_ns */
+    uint64_t hs_rejected;       /* refused at accept: max_hs_connections or max_connections */
+    uint64_t rate_limited;      /* refused at accept: the peer's accept rate */
+    uint64_t tenant_conn_rejects; /* handshakes refused: an export's max_connections */
 } jbof_engine_stats;
 
 typedef struct jbof_engine jbof_engine;
