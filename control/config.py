@@ -86,6 +86,8 @@ from control.config_schema import (
     TENANT_KEYS,
     TENANT_LIVE_KEYS,
     TOP_KEYS,
+    LIMITS_ENGINE,
+    LIMITS_KEYS,
     TUNE_KEYS,
     Band,
     p_hostport,
@@ -143,6 +145,9 @@ class Tenant:
     drive: str
     size: int | None = None             # bytes; None = an equal share of what is left
     read_only: bool = False
+    buffer: int | None = None           # bytes; None = limits.tenant_buffer
+    max_requests: int | None = None
+    max_connections: int | None = None
     description: str | None = None
     default: bool = False
     klass: str | None = None            # as given; see effective_class
@@ -186,6 +191,8 @@ class Config:
     forecast: dict[str, Any] | None = field(default=None, hash=False)
     # the tune: section as written (validated; parsed by tune_settings())
     tune: dict[str, Any] | None = field(default=None, hash=False)
+    # the limits: section as written (validated; parsed by limits_settings())
+    limits: dict[str, Any] | None = field(default=None, hash=False)
 
     def drive(self, name: str) -> Drive:
         for d in self.drives:
@@ -314,6 +321,8 @@ def _check_controller(knobs: Mapping[str, int], src: str, where: str) -> None:
 def _tenant_from(t: Mapping[str, Any], drive: str) -> Tenant:
     return Tenant(name=t["name"], drive=drive, size=t.get("size"),
                   read_only=t.get("read_only", False), description=t.get("description"),
+                  buffer=t.get("buffer"), max_requests=t.get("max_requests"),
+                  max_connections=t.get("max_connections"),
                   default=t.get("default", False), klass=t.get("class"),
                   weight=t.get("weight", 1), reserve=t.get("reserve", 0),
                   limit=t.get("limit", 0), limit_iops=t.get("limit_iops", 0),
@@ -380,14 +389,34 @@ def parse_config(data: Any, src: str = "<config>") -> Config:
     if "tune" in top:
         _check_tune(top["tune"], tuple(drives), src)
         tune = copy.deepcopy(top["tune"])
+    limits = None
+    if "limits" in top:
+        lim = read_section(top["limits"], LIMITS_KEYS, src, "limits")
+        for key, total, dflt in (("handshake_connections", "connections", 1024),
+                                 ("tenant_connections", "connections", 1024),
+                                 ("tenant_requests", "requests", 4096),
+                                 ("tenant_buffer", "buffer", 256 << 20)):
+            if key in lim and lim[key] > lim.get(total, dflt):
+                raise ConfigError(src, f"limits.{key}", f"{lim[key]} is above limits.{total} "
+                                  f"{lim.get(total, dflt)}")
+        limits = copy.deepcopy(top["limits"])
     cfg = Config(drives=tuple(drives), tenants=tuple(tenants), listen=listen, admin=admin,
-                 metrics=top.get("metrics"), source=src, forecast=forecast, tune=tune)
+                 metrics=top.get("metrics"), source=src, forecast=forecast, tune=tune,
+                 limits=limits)
     check_config(cfg, src)
     for name, path in (("listen.unix", cfg.nbd_socket), ("admin.socket", cfg.admin_socket)):
         if path is not None and len(path.encode()) > 107:
             raise ConfigError(src, name, f"{path!r} is longer than 107 bytes (a unix socket "
                               "path limit)")
     return cfg
+
+
+def limits_settings(cfg: Config) -> dict[str, int]:
+    """The limits: section as the Engine config's "engine" mapping (csrc/budget.c)."""
+    if not cfg.limits:
+        return {}
+    got = read_section(cfg.limits, LIMITS_KEYS, cfg.source, "limits")
+    return {LIMITS_ENGINE[k]: v for k, v in got.items()}
 
 
 def _check_forecast(raw: Any, drives: tuple[Drive, ...], src: str) -> dict[str, Any]:

@@ -29,6 +29,7 @@ from control.config import (
     drive_size,
     effective_controller,
     forecast_settings,
+    limits_settings,
     tune_settings,
 )
 from control.config_schema import DEFAULT_ADMIN_MODE, TENANT_LIVE_KEYS, format_mode
@@ -71,6 +72,10 @@ def engine_tenant(t: Tenant) -> dict[str, Any]:
         out["description"] = t.description
     if t.default:
         out["default"] = True
+    for k, ek in (("buffer", "buffer_bytes"), ("max_requests", "max_requests"),
+                  ("max_connections", "max_connections")):
+        if getattr(t, k) is not None:
+            out[ek] = getattr(t, k)
     if t.sq_depth is not None:
         out["sq_depth"] = t.sq_depth
     return out
@@ -89,9 +94,12 @@ def engine_config(cfg: Config) -> dict[str, Any]:
         listen["unix"] = cfg.nbd_socket
     if cfg.listen.tcp is not None:
         listen["tcp"] = cfg.listen.tcp
-    return {"drives": [engine_drive(d) for d in cfg.drives],
-            "tenants": [engine_tenant(t) for t in cfg.tenants],
-            "listen": listen}
+    out = {"drives": [engine_drive(d) for d in cfg.drives],
+           "tenants": [engine_tenant(t) for t in cfg.tenants],
+           "listen": listen}
+    if (limits := limits_settings(cfg)):
+        out["engine"] = limits
+    return out
 
 
 def drive_doc(d: Drive) -> dict[str, Any]:
@@ -134,6 +142,11 @@ def tenant_doc(t: Tenant) -> dict[str, Any]:
         out["description"] = t.description
     if t.default:
         out["default"] = True
+    if t.buffer is not None:
+        out["buffer"] = units.format_size(t.buffer)
+    for k in ("max_requests", "max_connections"):
+        if getattr(t, k) is not None:
+            out[k] = getattr(t, k)
     if t.klass is not None:
         out["class"] = t.klass
     if t.weight != 1:
@@ -189,6 +202,8 @@ def document(cfg: Config) -> dict[str, Any]:
         out["forecast"] = copy.deepcopy(cfg.forecast)
     if cfg.tune is not None:
         out["tune"] = copy.deepcopy(cfg.tune)
+    if cfg.limits is not None:
+        out["limits"] = copy.deepcopy(cfg.limits)
     return out
 
 

@@ -221,6 +221,9 @@ TOP_KEYS = section(
         "idle reservations to scavengers: see forecast keys (default: off)"),
     Key("tune", "mapping", lambda v: v, "online autotuning of the qos scheduler's knobs while "
         "every IO is served: see tune keys (default: off)"),
+    Key("limits", "mapping", lambda v: v, "the data plane's resource bounds: connections, "
+        "handshakes, buffers and request slots in all and per tenant, accept rate per peer, "
+        "scrubbing: see limits keys"),
 )
 
 
@@ -294,6 +297,12 @@ TENANT_KEYS = section(
         "255 bytes)"),
     Key("default", "boolean", p_bool, "this tenant answers the empty NBD export name (at most "
         "one tenant; with a single tenant the empty name reaches it anyway)", False),
+    Key("buffer", "size", p_size_in(4096, 1 << 40), "data buffers this tenant may hold",
+        "limits.tenant_buffer"),
+    Key("max_requests", "integer", p_int(1, 1 << 20), "request slots this tenant may hold",
+        "limits.tenant_requests"),
+    Key("max_connections", "integer", p_int(1, 65536), "established connections to this "
+        "tenant's export", "limits.tenant_connections"),
     Key("class", "choice", p_choice(CLASSES), "latency | reserved | best-effort | scavenger "
         "(default: latency if latency_slo is set, else reserved if reserve is set, else "
         "best-effort)"),
@@ -381,6 +390,42 @@ TUNE_KEYS = section(
 )
 
 
+# limits: key -> the Engine config's "engine" key (dataplane/engine.py, csrc/budget.c)
+LIMITS_ENGINE = {"connections": "max_connections", "handshake_connections": "max_hs_connections",
+                 "handshake_timeout": "hs_timeout", "handshake_idle": "hs_idle",
+                 "requests": "max_requests", "buffer": "buffer_bytes",
+                 "tenant_buffer": "tenant_buffer_bytes", "tenant_requests": "tenant_requests",
+                 "tenant_connections": "max_conns_per_tenant",
+                 "peer_accept_rate": "peer_accept_rate", "peer_accept_burst": "peer_accept_burst",
+                 "scrub_rate": "scrub_rate"}
+
+LIMITS_KEYS = section(
+    Key("connections", "integer", p_int(1, 65536), "NBD connections open at once", 1024),
+    Key("handshake_connections", "integer", p_int(1, 1 << 20), "connections still in the NBD "
+        "handshake (the rest stay for established sessions; the oldest silent one is evicted "
+        "when full)", "connections / 4"),
+    Key("handshake_timeout", "duration", _p_duration_in(10**8, 3600 * 10**9), "a connection "
+        "must finish its handshake within this", "10s"),
+    Key("handshake_idle", "duration", _p_duration_in(10**8, 3600 * 10**9), "a connection that "
+        "sends nothing for this long during its handshake is closed", "3s"),
+    Key("requests", "integer", p_int(64, 1 << 20), "request slots, all tenants", 4096),
+    Key("buffer", "size", p_size_in(32 * MIB, 1 << 40), "data buffer memory, all tenants",
+        "256MiB"),
+    Key("tenant_buffer", "size", p_size_in(4096, 1 << 40), "data buffers one tenant may hold; "
+        "a tenant that stops reading its replies stops only its own intake",
+        "buffer / tenants, within 4MiB..buffer/2"),
+    Key("tenant_requests", "integer", p_int(1, 1 << 20), "request slots one tenant may hold",
+        "requests / tenants, within 64..requests/2"),
+    Key("tenant_connections", "integer", p_int(1, 65536), "established connections per "
+        "tenant", 256),
+    Key("peer_accept_rate", "integer", p_int(1, 1 << 20), "new connections per second one peer "
+        "(unix: uid, tcp: IP address) may open", 256),
+    Key("peer_accept_burst", "integer", p_int(1, 1 << 20), "... and in one burst", 1024),
+    Key("scrub_rate", "rate", p_rate, "how fast a removed tenant's space is zeroed in the "
+        "background, per drive (IO to unscrubbed space zeroes its overlap first)", "16GiB/s"),
+)
+
+
 SECTIONS: tuple[tuple[str, dict[str, Key]], ...] = (
     ("top level", TOP_KEYS),
     ("drives[]", DRIVE_KEYS),
@@ -391,6 +436,7 @@ SECTIONS: tuple[tuple[str, dict[str, Key]], ...] = (
     ("forecast", FORECAST_KEYS),
     ("forecast.planner", PLANNER_KEYS),
     ("tune", TUNE_KEYS),
+    ("limits", LIMITS_KEYS),
 )
 
 

@@ -459,7 +459,7 @@ int jbof_engine_create(const jbof_engine_cfg *cfg, jbof_engine **out)
         c.drain_timeout_ns = DEFAULT_DRAIN_NS;
     /* budget.c: per-tenant budgets (0 there = a fair share) and the guard */
     if (!c.max_conns_per_tenant)
-        c.max_conns_per_tenant = 256;
+        c.max_conns_per_tenant = c.max_connections < 256 ? c.max_connections : 256;
     if (!c.max_hs_connections)
         c.max_hs_connections = c.max_connections / 4 ? c.max_connections / 4 : 1;
     if (!c.peer_accept_rate)

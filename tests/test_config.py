@@ -495,3 +495,27 @@ def test_export_description_default_and_block_size_reach_the_engine() -> None:
     doc["tenants"][1] = {"name": "b", "size": "256MiB", "description": "x" * 256}
     with pytest.raises(ConfigError, match=r"tenants\[1\]\.description: is 256 bytes"):
         check_config(parse_config(doc), "<t>")
+
+
+@pytest.mark.needs_core
+def test_limits_and_tenant_budgets_reach_a_running_engine(tmp_path: Path) -> None:
+    from control.config_export import engine_config
+    from dataplane.engine import Engine
+    doc = {"drives": [{"name": "d0", "backend": "memory", "size": "1GiB"}],
+           "listen": {"unix": str(tmp_path / "nbd.sock")},
+           "limits": {"connections": 64, "handshake_timeout": "2s", "handshake_idle": "500ms",
+                      "buffer": "64MiB", "tenant_buffer": "8MiB", "scrub_rate": "1GiB/s"},
+           "tenants": [{"name": "a", "size": "256MiB", "buffer": "16MiB", "max_connections": 4},
+                       {"name": "b", "size": "256MiB"}]}
+    spec = engine_config(parse_config(doc))
+    assert spec["engine"] == {"max_connections": 64, "hs_timeout": 2 * 10**9,
+                              "hs_idle": 5 * 10**8, "buffer_bytes": 64 << 20,
+                              "tenant_buffer_bytes": 8 << 20, "scrub_rate": 1 << 30}
+    assert (spec["tenants"][0]["buffer_bytes"], spec["tenants"][0]["max_connections"]) == \
+        (16 << 20, 4)
+    with Engine(spec) as eng:
+        assert eng.tenant_stats("a")["buffer_budget_bytes"] == 16 << 20
+        assert eng.tenant_stats("b")["buffer_budget_bytes"] == 8 << 20
+    doc["limits"] = {"handshake_timeout": "1ms"}
+    with pytest.raises(ConfigError, match=r"limits\.handshake_timeout"):
+        parse_config(doc)
