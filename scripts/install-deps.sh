@@ -2,7 +2,7 @@
 # Install what a fresh machine lacks: Debian packages (when root and missing) and the
 # Python package with its dependencies.  Idempotent; safe to run again.
 set -euo pipefail
-APT_PKGS=(fio liburing-dev nbdkit libnbd-bin gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user valgrind)
+APT_PKGS=(fio liburing-dev libgnutls28-dev nbdkit libnbd-bin gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user valgrind)
 missing=()
 for p in "${APT_PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
