@@ -421,8 +421,14 @@ int jbof_engine_tls_load_psk(jbof_engine *e, const char *path)
         gnutls_psk_set_server_credentials_function(cred, psk_lookup);
         /* PSK key exchange only (no certificates are configured): TLS 1.3
          * (PSK with ECDHE) or 1.2 ECDHE-PSK / plain PSK, as libnbd, nbdkit
-         * and qemu negotiate it. */
-        if (gnutls_priority_init(&prio, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:+ECDHE-PSK:+PSK",
+         * and qemu negotiate it.  Our cipher order wins, with ChaCha20 last:
+         * libnbd's GnuTLS lists ChaCha20 first and GnuTLS honours a client
+         * that does, which made a 512 MiB TLS read 8x slower than plaintext
+         * on this AES-NI host (AES-GCM: 1.4x).  A TLS 1.3 external PSK is
+         * bound to SHA-256, so AES-128-GCM is what gets chosen. */
+        if (gnutls_priority_init(&prio,
+                                 "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:+ECDHE-PSK:+PSK:"
+                                 "-CHACHA20-POLY1305:+CHACHA20-POLY1305:%SERVER_PRECEDENCE",
                                  NULL) < 0) {
             gnutls_psk_free_server_credentials(cred);
             keys_free(keys, nkeys);
