@@ -255,6 +255,7 @@ static void count(jbof_engine *e, uint64_t *field)
 
 /* ------------------------------------------------------------ PSK file ---- */
 
+#if JBOF_HAVE_GNUTLS
 static int hexval(int ch)
 {
     if (ch >= '0' && ch <= '9')
@@ -335,7 +336,6 @@ static int psk_parse(char *text, psk_key **out, uint32_t *nout)
     return 0;
 }
 
-#if JBOF_HAVE_GNUTLS
 /* GnuTLS asks for the key of the identity a client names (reactor thread). */
 static int psk_lookup(gnutls_session_t session, const char *username, gnutls_datum_t *key)
 {
@@ -413,7 +413,10 @@ int jbof_engine_tls_load_psk(jbof_engine *e, const char *path)
     struct sec_engine *s = e->sec;
     gnutls_psk_server_credentials_t cred = NULL;
     gnutls_priority_t prio = NULL;
-    if (!s->cred) {
+    pthread_mutex_lock(&s->mu);
+    int have_cred = s->cred != NULL;
+    pthread_mutex_unlock(&s->mu);
+    if (!have_cred) {
         if (gnutls_psk_allocate_server_credentials(&cred) < 0) {
             keys_free(keys, nkeys);
             return -ENOMEM;
@@ -440,11 +443,17 @@ int jbof_engine_tls_load_psk(jbof_engine *e, const char *path)
     uint32_t nold = s->nkeys;
     s->keys = keys;
     s->nkeys = nkeys;
-    if (cred) {
+    if (cred && !s->cred) { /* (a concurrent load may have set them first) */
         s->cred = cred;
         s->prio = prio;
+        cred = NULL;
+        prio = NULL;
     }
     pthread_mutex_unlock(&s->mu);
+    if (cred)
+        gnutls_psk_free_server_credentials(cred);
+    if (prio)
+        gnutls_priority_deinit(prio);
     keys_free(old, nold);
     return 0;
 #endif
