@@ -54,6 +54,7 @@ void conn_close(jbof_engine *e, conn *c, int protocol_error)
     e->st.closed++;
     wait_stop(e, c);
     epoll_ctl(e->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+    sec_conn_free(c); /* TLS close_notify goes out before the socket closes */
     close(c->fd);
     c->fd = -1;
     if (c->state == C_TX && c->x)
@@ -63,7 +64,6 @@ void conn_close(jbof_engine *e, conn *c, int protocol_error)
     c->rx = NULL;
     free(c->hs_out);
     c->hs_out = NULL;
-    sec_conn_free(c);
     /* requests not yet in a scheduler or backend die with the connection */
     if (c->cur) {
         req *r = c->cur;

@@ -59,7 +59,12 @@
  *         Finished check fails) -- either way the connection is closed
  *         and counted in tls_failures;
  *      f. state UP: the identity is remembered, option haggling resumes
- *         inside TLS (the client sends no new flags).
+ *         inside TLS (the client sends no new flags);
+ *      g. closing a TLS connection sends close_notify first (one
+ *         non-blocking gnutls_bye; the spec asks for it after NBD_CMD_DISC).
+ *    A client that did not answer with NBD_FLAG_C_FIXED_NEWSTYLE cannot do
+ *    TLS (nor read an error reply): on a tls-require listener it is closed
+ *    at once, elsewhere it is served as a plaintext client.
  *
  * 4. The transport.  conn.c reads with conn_recv and sends with
  *    conn_sendv: read(2) / sendmsg(2), or, once TLS is up,
@@ -659,6 +664,10 @@ void sec_conn_free(conn *c)
         return;
     struct sec_conn *sc = c->sec;
 #if JBOF_HAVE_GNUTLS
+    /* NBD spec: close the TLS session, then the socket (one try: the
+     * socket is non-blocking and we do not wait for the peer's reply) */
+    if (sc->s && sc->tls == T_UP && c->fd >= 0)
+        gnutls_bye(sc->s, GNUTLS_SHUT_WR);
     if (sc->s)
         gnutls_deinit(sc->s);
 #endif
@@ -791,6 +800,19 @@ int sec_hs_filter(jbof_engine *e, conn *c, const uint8_t *in, uint32_t avail,
     *ntab = e->ntab;
     if (c->hs.state != JBOF_NBD_HS_OPTIONS)
         return 0; /* client flags: the codec's */
+    if (!(c->hs.client_flags & JBOF_NBD_FLAG_C_FIXED_NEWSTYLE)) {
+        /* the spec: no TLS without fixed newstyle; such a client cannot
+         * read an error reply either */
+        if (sc->mode == JBOF_TLS_REQUIRE) {
+            count(e, &e->sec->st.tls_required);
+            return -EACCES;
+        }
+        if (build_view(e, c) < 0)
+            return -ENOMEM;
+        *tab = sc->vtab;
+        *ntab = sc->vn;
+        return 0;
+    }
     if (avail < JBOF_NBD_OPT_HDR_BYTES)
         return 0;
     uint32_t opt = be32(in + 8), len = be32(in + 12);

@@ -272,6 +272,17 @@ def test_raw_export_name_before_tls_closes(served: dict[str, Any]) -> None:
     s.close()
 
 
+def test_raw_old_style_client_closed_when_tls_required(served: dict[str, Any]) -> None:
+    """Without FIXED_NEWSTYLE there is no TLS (spec) and no error reply: close."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.connect(served["sock"])
+    recv_exact(s, 18)
+    s.sendall(struct.pack(">I", 0) + struct.pack(">QII", IHAVEOPT, OPT_EXPORT_NAME, 5) + b"alice")
+    assert closed(s)
+    s.close()
+
+
 def test_raw_bytes_after_starttls_close(served: dict[str, Any]) -> None:
     """Plaintext pipelined behind STARTTLS would be trusted after TLS: close."""
     s = connect_plain(served["sock"])
