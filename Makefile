@@ -1,9 +1,11 @@
 # JBOF QoS data plane -- build, test, benchmark.
 #   make run        side-by-side simulation of the default scenario (the main job)
 #   make serve      serve NBD clients on the embedded default config (configs/default.yaml)
-#   make test       everything CI runs: C unit tests (native, ASan+UBSan, aarch64 under qemu) + pytest
+#   make test       everything CI runs: C unit tests and the reactor's end-to-end test
+#                   (native, ASan+UBSan, aarch64 under qemu) + pytest
 #   make bench      simulator speed (simulated IOs per wall second)
 #   make bench-sched  scheduler instructions per IO under callgrind
+#   make bench-qos-overhead  live qos vs fifo: server CPU per IO and IOPS
 PYTHON ?= python3
 CC ?= gcc
 CFLAGS_C := -std=c11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE -Icsrc/include
@@ -12,10 +14,17 @@ ARM_CC ?= aarch64-linux-gnu-gcc
 # Core mechanism sources (no IO, no threads): what the C unit tests and the ARM build cover.
 CORE_SRCS := csrc/hist.c csrc/cost.c csrc/ctl.c csrc/sched.c csrc/ssd.c csrc/wl.c csrc/sim.c
 CORE_SRCS += $(filter-out $(CORE_SRCS),$(wildcard csrc/nbd_codec.c))
+# The whole data plane (reactor, codec, every backend): what the reactor's end-to-end test links.
+ALL_SRCS := $(sort $(wildcard csrc/*.c))
 C_TESTS := $(patsubst tests/c/%.c,%,$(wildcard tests/c/test_*.c))
+# io_uring where its headers are (native: liburing-dev; aarch64: liburing-dev:arm64)
+URING_NATIVE := $(if $(wildcard /usr/include/liburing.h),-DJBOF_HAVE_URING=1,)
+URING_ARM := $(if $(and $(wildcard /usr/include/liburing.h),$(wildcard /usr/lib/aarch64-linux-gnu/liburing.a)),-DJBOF_HAVE_URING=1,)
+LIBS_NATIVE := -lpthread $(if $(URING_NATIVE),-luring,) -lm
+LIBS_ARM := -lpthread $(if $(URING_ARM),-luring,) -lm
 STAMP := build/.deps-installed
 
-.PHONY: all deps build run serve test test-c test-asan test-arm test-py bench bench-sched bench-nbd clean
+.PHONY: all deps build run serve test test-c test-asan test-arm test-py bench bench-sched bench-nbd bench-qos-overhead bench-anticipation clean
 
 all: build
 
@@ -37,6 +46,19 @@ run: build
 
 serve: build
 	$(PYTHON) -m control.cli serve --config configs/default.yaml
+
+# test_reactor: the live engine end to end (all sources, threads, io_uring).
+build/c/test_reactor: tests/c/test_reactor.c $(ALL_SRCS) $(wildcard csrc/include/*.h csrc/*.h) tests/c/testing.h
+	@mkdir -p build/c
+	$(CC) $(CFLAGS_C) -Icsrc $(URING_NATIVE) -o $@ $< $(ALL_SRCS) $(LIBS_NATIVE)
+
+build/asan/test_reactor: tests/c/test_reactor.c $(ALL_SRCS) $(wildcard csrc/include/*.h csrc/*.h) tests/c/testing.h
+	@mkdir -p build/asan
+	$(CC) $(CFLAGS_C) -O1 $(SAN) -Icsrc $(URING_NATIVE) -o $@ $< $(ALL_SRCS) $(LIBS_NATIVE)
+
+build/arm/test_reactor: tests/c/test_reactor.c $(ALL_SRCS) $(wildcard csrc/include/*.h csrc/*.h) tests/c/testing.h
+	@mkdir -p build/arm
+	$(ARM_CC) $(CFLAGS_C) -Icsrc $(URING_ARM) -static -o $@ $< $(ALL_SRCS) $(LIBS_ARM)
 
 build/c/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/include/*.h) csrc/jbof_internal.h tests/c/testing.h
 	@mkdir -p build/c
@@ -76,6 +98,14 @@ bench: build
 
 bench-nbd: build
 	$(PYTHON) scripts/bench_nbd.py
+
+# qos vs fifo on the live server: CPU per IO and IOPS ratios (issue: <= 1.05, >= 0.95)
+bench-qos-overhead: build
+	$(PYTHON) scripts/bench_qos_overhead.py
+
+# lending policies over 20 noisy seeds of the training-cluster scenario
+bench-anticipation: build
+	$(PYTHON) scripts/bench_anticipation.py --jobs 2
 
 clean:
 	rm -rf build dataplane/_jbof*.so dataplane/.built *.egg-info

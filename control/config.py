@@ -1,9 +1,11 @@
-"""The daemon's config (``jbof serve --config FILE``): THE schema, validation,
-cross-checks, the Engine dict, and atomic persistence.
+"""The daemon's config (``jbof serve --config FILE``): the typed model, validation,
+cross-checks and live changes.  Its keys are control/config_schema.py's; what a
+config becomes (the Engine's dicts, the YAML document, the saved file) is
+control/config_export.py's.
 
-One schema -- the ``Key`` tables below -- drives validation of the file, the
-admin socket's arguments (``control.admin``), the CLI's option help
-(``control.admin_cli``) and the docs (``schema_text()``, ``jbof config keys``).
+One schema -- the ``Key`` tables of config_schema.py -- drives validation of the file, the
+admin socket's arguments (``control.daemon.admin``), the CLI's option help
+(``control.cli.admin``) and the docs (``schema_text()``, ``jbof config keys``).
 Every problem is one ``ConfigError`` line naming the file, the key path and
 what is allowed::
 
@@ -26,11 +28,11 @@ A config::
     admin: {socket: jbof/admin.sock, mode: "0600"}
     metrics: 127.0.0.1:9464
     forecast:                      # optional: lend owners' idle reservations to scavengers
-      socket: jbof/forecast.sock   # from the scheduler's forecasts (control/forecast_server.py)
+      socket: jbof/forecast.sock   # from the scheduler's forecasts (control/lending/forecast_server.py)
       capacity: 2800MiB/s
       planner: {slowdown_budget: 1%}
     tune:                          # optional: online autotuning of the qos knobs
-      enabled: [ssd0]              # (control/autotune_live.py); never rewrites this file
+      enabled: [ssd0]              # (control/tune/autotune_live.py); never rewrites this file
       period: 250ms
 
 Cross-checks (``check_config``): tenant names unique, drives exist, namespace
@@ -43,78 +45,66 @@ dies x page / tR) = 3 GB/s for dct983; memory and file drives without
 consistency (latency needs latency_slo, reserved needs reserve, reserve <=
 limit) and bounds on every number (no huge values reach the C core).  The
 ``forecast:`` section is read by its own Key tables (FORECAST_KEYS of
-control/forecast_server.py, PLANNER_KEYS of control/planner.py: part of this
+control/lending/forecast_server.py, PLANNER_KEYS of control/lending/planner.py: part of this
 schema, listed by ``jbof config keys``); its ``drive`` must exist and its
 ``capacity`` may not exceed that drive's capacity estimate.  The ``tune:``
 section (TUNE_KEYS, parsed by ``tune_settings``) names existing drives only;
 a drive that does not run ``qos`` is simply not tuned while it does not.
-
-Persistence (``save_config``): the new config is written to a temporary file
-in the same directory, fsynced, the current file is kept as ``FILE.prev``, and
-the new one renamed over ``FILE`` (then the directory is fsynced): a crash
-leaves either the old or the new config, never a mix.  Comments of a
-hand-written file are not kept (the file is rewritten in canonical form).
 """
 from __future__ import annotations
 
 import copy
 import dataclasses
-import errno
 import functools
 import os
-import re
 import stat
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from control import units
-from control.errors import ConfigError
-from control.forecast_server import FORECAST_KEYS, parse_forecast_config
-from control.planner import PLANNER_KEYS
-from control.scenario import (
-    CLASSES,
-    POLICIES,
-    UNITS_HELP,
-    Key,
-    _default,
-    _read,
-    _section,
-    _show,
-    load_yaml,
-    render_keys,
-    p_bool,
-    p_choice,
-    p_duration,
-    p_int,
-    p_name,
-    p_percent,
-    p_str,
+from control.config_schema import (
+    ADMIN_KEYS,
+    CONTROLLER_KEYS,
+    CTL_BUCKET_BYTES,
+    CTL_MAX_REFILL_NS,
+    CTL_RATE_INIT_BPS,
+    CTL_RATE_MAX_BPS,
+    CTL_RATE_MIN_BPS,
+    DEFAULT_ADMIN_MODE,
+    DEFAULT_ADMIN_SOCKET,
+    DEFAULT_NBD_SOCKET,
+    DRIVE_KEYS,
+    DRIVE_LIVE_KEYS,
+    LISTEN_KEYS,
+    MAX_DRIVES,
+    MAX_FILE_BYTES,
+    MAX_TENANTS,
+    MAX_TENANTS_PER_DRIVE,
+    MIB,
+    TENANT_KEYS,
+    TENANT_LIVE_KEYS,
+    TOP_KEYS,
+    TUNE_KEYS,
+    Band,
+    p_hostport,
+    p_path,
 )
+from control.errors import ConfigError
+from control.lending.forecast_server import parse_forecast_config
+from control.schema import Key, key_default, load_yaml, read_section, show
+
 
 __all__ = [
-    "CONTROLLER_KEYS",
-    "DEFAULT_ADMIN_SOCKET",
-    "DRIVE_KEYS",
-    "DRIVE_LIVE_KEYS",
-    "TENANT_KEYS",
-    "TENANT_LIVE_KEYS",
     "Admin",
-    "Band",
     "Config",
     "ConfigError",
     "Drive",
     "Listen",
     "Tenant",
     "check_config",
-    "document",
     "drive_capacity_bps",
-    "dump_yaml",
-    "engine_config",
     "forecast_settings",
     "load_config",
     "parse_config",
@@ -123,342 +113,9 @@ __all__ = [
     "parse_tenant_changes",
     "resolve_socket_path",
     "runtime_dir",
-    "save_config",
-    "schema_text",
-    "summary",
     "tune_settings",
 ]
 
-BACKENDS = ("memory", "file", "emulated")
-IO_MODES = ("auto", "uring", "threads")
-MAX_DRIVES = 64                 # csrc/reactor.h MAX_DRIVES
-MAX_TENANTS_PER_DRIVE = 256     # jbof_sched_default_cfg max_tenants
-MAX_TENANTS = 1024              # jbof_engine_cfg max_exports default
-MAX_SIZE = 1 << 50              # 1 PiB: what the Engine accepts
-MAX_RATE_BPS = 1 << 40          # 1 TiB/s: what jbof_sched_tenant_set accepts
-MAX_IOPS = 1 << 32
-MAX_SLO_NS = 60 * 10**9
-MAX_FILE_BYTES = 1 << 20        # a config file larger than this is refused
-MIB = 1 << 20
-DEFAULT_NBD_SOCKET = "jbof/nbd.sock"
-DEFAULT_ADMIN_SOCKET = "jbof/admin.sock"
-DEFAULT_ADMIN_MODE = 0o600
-
-# Controller defaults of every policy (jbof_sched_default_cfg; tests/test_config.py
-# checks they agree with the C core).
-CTL_RATE_MIN_BPS = 50 * MIB
-CTL_RATE_MAX_BPS = 4 << 30
-CTL_RATE_INIT_BPS = 1000 * MIB
-CTL_BUCKET_BYTES = 256 * 1024
-CTL_MAX_RATE_BPS = 1 << 38      # ctl.c CTL_MAX_RATE_BPS
-CTL_MAX_REFILL_NS = 1 << 24     # ctl.c CTL_MAX_REFILL_NS
-
-
-# ------------------------------------------------------------------ parsers ---
-
-def _bounded(parse: Callable[[Any], int], hi: int, fmt: Callable[[int], str]) -> Callable[[Any], int]:
-    def p(v: Any) -> int:
-        n = parse(v)
-        if n > hi:
-            raise ValueError(f"{_show(v)} is too large (allowed: up to {fmt(hi)})")
-        return n
-    return p
-
-
-def p_size_in(lo: int, hi: int, multiple: int = 1) -> Callable[[Any], int]:
-    def p(v: Any) -> int:
-        n = units.parse_size(v)
-        if not lo <= n <= hi:
-            raise ValueError(f"{_show(v)} is out of range (allowed: "
-                             f"{units.format_size(lo)}..{units.format_size(hi)})")
-        if n % multiple:
-            raise ValueError(f"{_show(v)} is not a multiple of {units.format_size(multiple)}")
-        return n
-    return p
-
-
-p_rate = _bounded(units.parse_rate, MAX_RATE_BPS, units.format_rate)
-p_iops = _bounded(units.parse_iops, MAX_IOPS, str)
-
-
-def p_slo(v: Any) -> int:
-    """A latency target; 0 means none."""
-    ns = units.parse_duration_ns(v)
-    if ns > MAX_SLO_NS:
-        raise ValueError(f"{_show(v)} is too large (allowed: up to 60s; 0 = none)")
-    return ns
-
-
-def p_path(v: Any) -> str:
-    s = p_str(v)
-    if not s or "\0" in s or len(s.encode()) > 1023:
-        raise ValueError(f"{_show(v)} is not a path (1..1023 bytes, no NUL)")
-    return s
-
-
-def p_mode(v: Any) -> int:
-    """A permission mode: ``"0600"``, ``"600"``, ``0o600``, or YAML's octal int ``0600``."""
-    if isinstance(v, bool):
-        raise ValueError(f"{_show(v)} is not a mode (examples: '0600', '0660')")
-    if isinstance(v, str):
-        m = re.fullmatch(r"(?:0o?)?([0-7]{3})", v.strip())
-        if not m:
-            raise ValueError(f"{_show(v)} is not an octal mode (examples: '0600', '0660')")
-        mode = int(m.group(1), 8)
-    elif isinstance(v, int) and 0 <= v <= 0o777:
-        mode = v
-    else:
-        raise ValueError(f"{_show(v)} is not a mode (examples: '0600', '0660')")
-    if mode & 0o600 != 0o600:
-        raise ValueError(f"{format_mode(mode)} must let the owner read and write "
-                         "(examples: '0600', '0660')")
-    if mode & 0o111:
-        raise ValueError(f"{format_mode(mode)} has execute bits; a socket needs only read and "
-                         "write (examples: '0600', '0660')")
-    return mode
-
-
-def format_mode(mode: int) -> str:
-    return f"0{mode:03o}"
-
-
-def p_hostport(v: Any) -> str:
-    """``HOST:PORT`` (``[::1]:PORT`` for IPv6); port 0 = any free port."""
-    if isinstance(v, str):
-        host, sep, port = v.strip().rpartition(":")
-        if sep and host and port.isdigit() and int(port) <= 65535 and " " not in host:
-            return v.strip()
-    raise ValueError(f"{_show(v)} is not HOST:PORT (examples: 127.0.0.1:9464, [::1]:0)")
-
-
-@dataclass(frozen=True)
-class Band:
-    """The controller's latency band: fixed (``lo``/``hi`` in ns) or learned
-    (``lo``/``hi`` in percent of the drive's unloaded read latency)."""
-    learned: bool
-    lo: int
-    hi: int
-
-    def text(self) -> str:
-        if self.learned:
-            return f"{self.lo}%..{self.hi}%"
-        return f"{units.format_duration(self.lo)}..{units.format_duration(self.hi)}"
-
-    def ctl_overrides(self) -> dict[str, int]:
-        """jbof_ctl_cfg fields."""
-        if self.learned:
-            return {"band_lo_pct": self.lo, "band_hi_pct": self.hi}
-        return {"lat_min_ns": self.lo, "lat_max_ns": self.hi, "band_lo_pct": 0, "band_hi_pct": 0}
-
-
-BAND_EXAMPLES = "examples: 250us..1500us (fixed), 150%..300% (learned from the unloaded read latency)"
-
-
-def p_band(v: Any) -> Band:
-    if not isinstance(v, str) or v.count("..") != 1:
-        raise ValueError(f"{_show(v)} is not a band ({BAND_EXAMPLES})")
-    lo_s, hi_s = (s.strip() for s in v.split(".."))
-    if lo_s.endswith("%") and hi_s.endswith("%"):
-        lo, hi = lo_s[:-1].strip(), hi_s[:-1].strip()
-        if not (lo.isdigit() and hi.isdigit()):
-            raise ValueError(f"{_show(v)}: percentages must be whole numbers ({BAND_EXAMPLES})")
-        a, b = int(lo), int(hi)
-        if not 100 <= a < b <= 10000:
-            raise ValueError(f"{_show(v)}: need 100% <= low < high <= 10000%")
-        return Band(True, a, b)
-    try:
-        a = units.parse_duration_ns(lo_s, bare_unit=None)
-        b = units.parse_duration_ns(hi_s, bare_unit=None)
-    except ValueError:
-        raise ValueError(f"{_show(v)} is not a band ({BAND_EXAMPLES})") from None
-    if not 0 < a < b <= 60 * 10**9:
-        raise ValueError(f"{_show(v)}: need 0 < low < high <= 60s")
-    return Band(False, a, b)
-
-
-# ------------------------------------------------------------------- schema ---
-
-TOP_KEYS = _section(
-    Key("drives", "list", lambda v: v, "the drives: see drives[] keys", required=True),
-    Key("listen", "mapping", lambda v: v, "where to accept NBD connections: see listen keys",
-        "unix: jbof/nbd.sock"),
-    Key("tenants", "list", lambda v: v, "the tenants, one NBD export each: see tenants[] keys",
-        "none"),
-    Key("admin", "mapping", lambda v: v, "the admin socket: see admin keys",
-        "socket: next to listen.unix"),
-    Key("metrics", "host:port", p_hostport, "serve Prometheus metrics on http://HOST:PORT/metrics "
-        "(port 0 = any free port; default: off)"),
-    Key("forecast", "mapping", lambda v: v, "the forecast socket and planner that lend owners' "
-        "idle reservations to scavengers: see forecast keys (default: off)"),
-    Key("tune", "mapping", lambda v: v, "online autotuning of the qos scheduler's knobs while "
-        "every IO is served: see tune keys (default: off)"),
-)
-
-CONTROLLER_KEYS = _section(
-    Key("rate_min", "rate", _bounded(units.parse_rate, CTL_MAX_RATE_BPS, units.format_rate),
-        "lowest dispatch rate, cost-bytes/s", units.format_rate(CTL_RATE_MIN_BPS)),
-    Key("rate_max", "rate", _bounded(units.parse_rate, CTL_MAX_RATE_BPS, units.format_rate),
-        "highest dispatch rate, cost-bytes/s", units.format_rate(CTL_RATE_MAX_BPS)),
-    Key("rate_init", "rate", _bounded(units.parse_rate, CTL_MAX_RATE_BPS, units.format_rate),
-        "starting dispatch rate (default: clamped into rate_min..rate_max)",
-        units.format_rate(CTL_RATE_INIT_BPS)),
-    Key("bucket", "size", p_size_in(4096, 1 << 30), "token bucket depth",
-        units.format_size(CTL_BUCKET_BYTES)),
-    Key("ewma_shift", "integer", p_int(0, 10), "latency EWMA weight 1/2^shift (default: the policy's, gimbal 1, qos 3)", None),
-)
-
-DRIVE_KEYS = _section(
-    Key("name", "name", p_name, "unique drive name", required=True),
-    Key("backend", "choice", p_choice(BACKENDS), "memory | file | emulated", required=True),
-    Key("path", "path", p_path, "file: a file or block device (required); emulated: optional "
-        "sparse data file"),
-    Key("size", "size", p_size_in(MIB, MAX_SIZE, 4096), "drive size (required for memory and "
-        "emulated; file: default the file's size)"),
-    Key("model", "preset", p_name, "emulated: SSD model preset", "dct983"),
-    Key("policy", "choice", p_choice(POLICIES), f"scheduling policy ({', '.join(POLICIES)})",
-        "qos"),
-    Key("band", "band", p_band, "controller latency band: LOW..HIGH as durations (fixed) or "
-        "percentages of the learned unloaded read latency (default: the policy's)"),
-    Key("controller", "mapping", lambda v: v, "controller knobs: see drives[].controller keys"),
-    Key("capacity", "rate", p_rate, "bandwidth the reservations on this drive may add up to "
-        "(default: emulated = the preset's read bandwidth; memory/file = unchecked)"),
-    Key("block_size", "size", p_size_in(512, MIB), "minimum IO size and alignment (a power of "
-        "two; raised to what O_DIRECT needs)", "512"),
-    Key("io_mode", "choice", p_choice(IO_MODES), "file: auto (io_uring, else threads) | uring | "
-        "threads", "auto"),
-    Key("direct", "boolean", p_bool, "file: use O_DIRECT when the file system allows it", True),
-    Key("seed", "integer", p_int(0, 2**63 - 1), "emulated: model seed", 1),
-)
-DRIVE_LIVE_KEYS = ("policy", "band", "controller")
-
-LISTEN_KEYS = _section(
-    Key("unix", "path", p_path, "unix socket path; relative = under $XDG_RUNTIME_DIR (or /tmp)"),
-    Key("mode", "mode", p_mode, "permissions of the unix socket (default: as the umask leaves "
-        "them)"),
-    Key("tcp", "host:port", p_hostport, "TCP address, e.g. 127.0.0.1:10809 (port 0 = any)"),
-)
-
-ADMIN_KEYS = _section(
-    Key("socket", "path", p_path, "admin unix socket; relative = under $XDG_RUNTIME_DIR (or "
-        "/tmp) (default: next to listen.unix: admin.sock for nbd.sock, NAME.admin.sock for "
-        "NAME.sock)"),
-    Key("mode", "mode", p_mode, "permissions of the admin socket; with no group/other bits "
-        "only the daemon's user (and root) may connect", format_mode(DEFAULT_ADMIN_MODE)),
-    Key("max_connections", "integer", p_int(1, 256), "admin connections served at once", 16),
-)
-
-TENANT_KEYS = _section(
-    Key("name", "name", p_name, "unique tenant name = its NBD export name", required=True),
-    Key("drive", "name", p_name, "the drive holding its namespace (default: the only drive)"),
-    Key("size", "size", p_size_in(4096, MAX_SIZE, 4096), "namespace size (default: an equal "
-        "share of what the drive has left; required when added live)"),
-    Key("read_only", "boolean", p_bool, "refuse writes (EPERM)", False),
-    Key("class", "choice", p_choice(CLASSES), "latency | reserved | best-effort | scavenger "
-        "(default: latency if latency_slo is set, else reserved if reserve is set, else "
-        "best-effort)"),
-    Key("weight", "integer", p_int(1, 10000), "share of what remains after reservations", 1),
-    Key("reserve", "rate", p_rate, "minimum rate, bytes/s (0 = none)", "0"),
-    Key("limit", "rate", p_rate, "maximum rate, bytes/s (0 = none)", "0"),
-    Key("limit_iops", "iops", p_iops, "maximum IOs/s (0 = none)", "0"),
-    Key("latency_slo", "duration", p_slo, "end-to-end latency target; met when p99 <= it "
-        "(0 = none)", "0"),
-    Key("sq_depth", "integer", p_int(1, 65536), "submission queue credits (default: 256)"),
-)
-TENANT_LIVE_KEYS = ("weight", "class", "reserve", "limit", "limit_iops", "latency_slo", "sq_depth")
-
-
-def p_tune_enabled(v: Any) -> bool | tuple[str, ...]:
-    """``true`` (every drive), ``false`` (none) or a list of drive names."""
-    if isinstance(v, bool):
-        return v
-    if isinstance(v, list) and all(isinstance(x, str) for x in v):
-        names = tuple(p_name(x) for x in v)
-        if len(set(names)) != len(names):
-            raise ValueError(f"{_show(v)} names a drive twice")
-        return names
-    raise ValueError(f"{_show(v)} is not true, false or a list of drive names "
-                     "(examples: true, [ssd0, ssd1])")
-
-
-def p_knobs(v: Any) -> tuple[str, ...]:
-    """A list of autotuner knobs (``jbof tune knobs``), or one comma-separated string."""
-    from control.autotune import KNOBS
-    items = [x.strip() for x in v.split(",")] if isinstance(v, str) else v
-    if not isinstance(items, list) or not items or not all(isinstance(x, str) for x in items) \
-            or any(x not in KNOBS for x in items) or len(set(items)) != len(items):
-        raise ValueError(f"{_show(v)} is not a list of distinct knobs (allowed: "
-                         f"{', '.join(KNOBS)})")
-    return tuple(items)
-
-
-def _p_duration_in(lo_ns: int, hi_ns: int) -> Callable[[Any], int]:
-    parse = p_duration(positive=True)
-
-    def p(v: Any) -> int:
-        ns = parse(v)
-        if not lo_ns <= ns <= hi_ns:
-            raise ValueError(f"{_show(v)} is out of range (allowed: "
-                             f"{units.format_duration(lo_ns)}..{units.format_duration(hi_ns)})")
-        return ns
-    return p
-
-
-def p_budget(v: Any) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1e6:
-        raise ValueError(f"{_show(v)} is not a number of periods (allowed: 0..1000000)")
-    return float(v)
-
-
-def p_cap(v: Any) -> float:
-    pct = p_percent(v)
-    if pct <= 0:
-        raise ValueError(f"{_show(v)} must be above 0% (examples: 50%, 100%)")
-    return pct / 100
-
-
-TUNE_KEYS = _section(
-    Key("enabled", "drives", p_tune_enabled, "drives tuned from the start: true (every drive), "
-        "false (none) or a list of names; the others can be enabled live (`jbof tune enable`)",
-        True),
-    Key("knobs", "list", p_knobs, "knobs searched (`jbof tune knobs`)",
-        "band_hi_pct,slot_bytes,write_factor_max_x256"),
-    Key("period", "duration", _p_duration_in(50 * 10**6, 10 * 10**9), "period of a steady mix: "
-        "trials hold a configuration and are measured in whole periods (a phased mix uses its "
-        "detected period)", "250ms"),
-    Key("profile", "duration", _p_duration_in(10**9, 60 * 10**9), "profiling time before a "
-        "search (signature and periods; periods up to a third of it are seen)", "4.5s"),
-    Key("explore_cap", "percent", p_cap, "most of a search's time spent on trial "
-        "configurations", "50%"),
-    Key("slo_budget", "number", p_budget, "extra SLO-violating periods a search may cause", 10.0),
-    Key("max_trials", "integer", p_int(1, 1000), "trials per search before the best so far is "
-        "kept (plus successive halving of the best 4)", 30),
-    Key("index", "path", p_path, "the index of best configurations by drive and workload "
-        "signature (JSON; relative = under $XDG_STATE_HOME, else ~/.local/state) (default: "
-        "$JBOF_TUNE_INDEX, else jbof/tune-index.json)"),
-)
-
-SECTIONS: tuple[tuple[str, dict[str, Key]], ...] = (
-    ("top level", TOP_KEYS),
-    ("drives[]", DRIVE_KEYS),
-    ("drives[].controller", CONTROLLER_KEYS),
-    ("listen", LISTEN_KEYS),
-    ("tenants[]", TENANT_KEYS),
-    ("admin", ADMIN_KEYS),
-    ("forecast", FORECAST_KEYS),
-    ("forecast.planner", PLANNER_KEYS),
-    ("tune", TUNE_KEYS),
-)
-
-
-def schema_text() -> str:
-    """Every config key as a plain-text reference (``jbof config keys``)."""
-    header = (f"Daemon config keys {UNITS_HELP}  Changeable live (admin\n"
-              f"socket): tenants[] {', '.join(TENANT_LIVE_KEYS)}; drives[] "
-              f"{', '.join(DRIVE_LIVE_KEYS)}; tune.enabled (jbof tune enable/disable).")
-    return render_keys(header, SECTIONS, width=16)
-
-
-# -------------------------------------------------------------- typed model ---
 
 @dataclass(frozen=True)
 class Drive:
@@ -593,10 +250,8 @@ def resolve_socket_path(raw: str) -> str:
     return str(p if p.is_absolute() else runtime_dir() / p)
 
 
-# ------------------------------------------------------------------ parsing ---
-
 def _parse_drive(raw: Any, src: str, where: str) -> Drive:
-    d = _read(raw, DRIVE_KEYS, src, where)
+    d = read_section(raw, DRIVE_KEYS, src, where)
     if d["backend"] != "file" and "size" not in d:
         raise ConfigError(src, f"{where}.size", f"is required for a {d['backend']} drive")
     if d["backend"] == "file" and "path" not in d:
@@ -609,11 +264,11 @@ def _parse_drive(raw: Any, src: str, where: str) -> Drive:
     if d.get("model") is not None:
         models = _known_models()
         if models is not None and d["model"] not in models:
-            raise ConfigError(src, f"{where}.model", f"{_show(d['model'])} is not a known model "
+            raise ConfigError(src, f"{where}.model", f"{show(d['model'])} is not a known model "
                               f"(allowed: {', '.join(models)})")
     knobs: tuple[tuple[str, int], ...] = ()
     if "controller" in d:
-        c = _read(d["controller"], CONTROLLER_KEYS, src, f"{where}.controller")
+        c = read_section(d["controller"], CONTROLLER_KEYS, src, f"{where}.controller")
         knobs = tuple((k, c[k]) for k in CONTROLLER_KEYS if k in c)
         _check_controller(dict(knobs), src, f"{where}.controller")
     fields = {k: v for k, v in d.items() if k not in ("controller",)}
@@ -679,7 +334,7 @@ def parse_config(data: Any, src: str = "<config>") -> Config:
     """Validate a config document (parsed YAML) into a Config; ConfigError on any problem."""
     if data is None:
         raise ConfigError(src, "", "is empty (a config needs at least drives:)")
-    top = _read(data, TOP_KEYS, src, "")
+    top = read_section(data, TOP_KEYS, src, "")
     raw_drives = top["drives"]
     if not isinstance(raw_drives, list) or not 1 <= len(raw_drives) <= MAX_DRIVES:
         raise ConfigError(src, "drives", f"expected a list of 1..{MAX_DRIVES} drives")
@@ -692,11 +347,11 @@ def parse_config(data: Any, src: str = "<config>") -> Config:
                                   f"'{d.name}' is already the name of drives[{j}]")
         drives.append(d)
 
-    lst = _read(top.get("listen", {}), LISTEN_KEYS, src, "listen")
+    lst = read_section(top.get("listen", {}), LISTEN_KEYS, src, "listen")
     listen = Listen(unix=lst.get("unix"), mode=lst.get("mode"), tcp=lst.get("tcp"))
     if listen.mode is not None and listen.unix is None and listen.tcp is not None:
         raise ConfigError(src, "listen.mode", "applies to listen.unix, which is not set")
-    adm = _read(top.get("admin", {}), ADMIN_KEYS, src, "admin")
+    adm = read_section(top.get("admin", {}), ADMIN_KEYS, src, "admin")
     admin = Admin(**adm)
 
     raw_tenants = top.get("tenants", [])
@@ -708,7 +363,7 @@ def parse_config(data: Any, src: str = "<config>") -> Config:
     tenants: list[Tenant] = []
     for i, raw in enumerate(raw_tenants):
         where = f"tenants[{i}]"
-        t = _read(raw, TENANT_KEYS, src, where)
+        t = read_section(raw, TENANT_KEYS, src, where)
         for j, other in enumerate(tenants):
             if other.name == t["name"]:
                 raise ConfigError(src, f"{where}.name",
@@ -747,7 +402,7 @@ def _check_forecast(raw: Any, drives: tuple[Drive, ...], src: str) -> dict[str, 
 
 
 def forecast_settings(cfg: Config) -> dict[str, Any] | None:
-    """The parsed forecast: section (control.forecast_server.parse_forecast_config's dict,
+    """The parsed forecast: section (control.lending.forecast_server.parse_forecast_config's dict,
     ``drive`` resolved), or None when the config has none."""
     if cfg.forecast is None:
         return None
@@ -756,8 +411,8 @@ def forecast_settings(cfg: Config) -> dict[str, Any] | None:
 
 def _check_tune(raw: Any, drives: tuple[Drive, ...], src: str) -> dict[str, Any]:
     """The tune: section parsed (TUNE_KEYS, defaults filled in), ``enabled`` as drive names."""
-    got = _read(raw, TUNE_KEYS, src, "tune")
-    out = {k: got[k] if k in got else _default(TUNE_KEYS, k) for k in TUNE_KEYS if k != "index"}
+    got = read_section(raw, TUNE_KEYS, src, "tune")
+    out = {k: got[k] if k in got else key_default(TUNE_KEYS, k) for k in TUNE_KEYS if k != "index"}
     names = [d.name for d in drives]
     en = out["enabled"]
     if isinstance(en, bool):
@@ -773,7 +428,7 @@ def _check_tune(raw: Any, drives: tuple[Drive, ...], src: str) -> dict[str, Any]
                                                                  ".local", "state")
         out["index"] = str(p if p.is_absolute() else Path(state) / p)
     else:
-        from control.autotune import default_index_path
+        from control.tune.index import default_index_path
         out["index"] = str(default_index_path())
     return out
 
@@ -804,8 +459,6 @@ def load_config(path: str | Path) -> Config:
     return parse_config(load_yaml(path), src)
 
 
-# ------------------------------------------------------------- cross-checks ---
-
 @functools.cache
 def _known_models() -> tuple[str, ...] | None:
     try:
@@ -819,14 +472,14 @@ def _known_models() -> tuple[str, ...] | None:
 def _preset_read_bps(model: str) -> int | None:
     """Best-case read bandwidth of an SSD model preset: min(link, dies x page / tR)."""
     try:
-        from dataplane._jbof import ffi, lib
+        from dataplane.sim import ssd_preset_cfg
     except ImportError:
         return None
-    cfg = ffi.new("jbof_ssd_cfg *")
-    if lib.jbof_ssd_preset(model.encode(), cfg) < 0 or cfg.read_page_ns == 0:
+    cfg = ssd_preset_cfg(model)
+    if cfg is None or cfg["read_page_ns"] == 0:
         return None
-    dies_bps = cfg.units * cfg.page_bytes * 10**9 // cfg.read_page_ns
-    return int(min(cfg.link_bps, dies_bps))
+    dies_bps = cfg["units"] * cfg["page_bytes"] * 10**9 // cfg["read_page_ns"]
+    return int(min(cfg["link_bps"], dies_bps))
 
 
 def drive_capacity_bps(d: Drive) -> tuple[int | None, str]:
@@ -923,277 +576,49 @@ def check_config(cfg: Config, src: str,
                                       f"than its capacity {units.human_rate(cap)} ({why})")
 
 
-# ---------------------------------------------------------- live arguments ---
-
 def parse_tenant_args(args: Any, cfg: Config, src: str = "admin") -> Tenant:
     """A new tenant from admin-socket arguments (same keys and units as the file)."""
-    t = _read(args, TENANT_KEYS, src, "args")
+    t = read_section(args, TENANT_KEYS, src, "args")
     if "size" not in t:
         raise ConfigError(src, "args.size", "is required for a tenant added live")
     return _tenant_from(t, _default_drive(t.get("drive"), cfg.drives, src, "args"))
 
 
-def parse_tenant_changes(args: Any, src: str = "admin") -> dict[str, Any]:
-    """Live tenant changes (``TENANT_LIVE_KEYS``) as Tenant field values."""
+def _live_changes(args: Any, keys: Mapping[str, Key], live: tuple[str, ...], src: str,
+                  otherwise: str) -> dict[str, Any]:
+    """The keys of ``live`` in admin ``args``, parsed; a key of ``keys`` that is not live is
+    refused (``otherwise`` says how to change it), and so is an empty change."""
     if not isinstance(args, dict):
         raise ConfigError(src, "args", "expected a mapping of keys")
     for k in args:
-        if k in TENANT_KEYS and k not in TENANT_LIVE_KEYS:
-            raise ConfigError(src, f"args.{k}", "cannot be changed live (remove the tenant and "
-                              f"add it again; live: {', '.join(TENANT_LIVE_KEYS)})")
-    live = {k: TENANT_KEYS[k] for k in TENANT_LIVE_KEYS}
-    given = _read(args, live, src, "args")
+        if k in keys and k not in live:
+            raise ConfigError(src, f"args.{k}", f"cannot be changed live ({otherwise}; "
+                              f"live: {', '.join(live)})")
+    given = read_section(args, {k: keys[k] for k in live}, src, "args")
     if not given:
-        raise ConfigError(src, "args", f"nothing to change (give one of: "
-                          f"{', '.join(TENANT_LIVE_KEYS)})")
+        raise ConfigError(src, "args", f"nothing to change (give one of: {', '.join(live)})")
+    return given
+
+
+def parse_tenant_changes(args: Any, src: str = "admin") -> dict[str, Any]:
+    """Live tenant changes (``TENANT_LIVE_KEYS``) as Tenant field values."""
+    given = _live_changes(args, TENANT_KEYS, TENANT_LIVE_KEYS, src,
+                          "remove the tenant and add it again")
     return {("klass" if k == "class" else k): v for k, v in given.items()}
 
 
 def parse_drive_changes(args: Any, drive: Drive, src: str = "admin") -> Drive:
     """A drive with live changes (policy, band, controller) applied."""
-    if not isinstance(args, dict):
-        raise ConfigError(src, "args", "expected a mapping of keys")
-    for k in args:
-        if k in DRIVE_KEYS and k not in DRIVE_LIVE_KEYS:
-            raise ConfigError(src, f"args.{k}", "cannot be changed live (edit the config and "
-                              f"restart; live: {', '.join(DRIVE_LIVE_KEYS)})")
-    given = _read(args, {k: DRIVE_KEYS[k] for k in DRIVE_LIVE_KEYS}, src, "args")
-    if not given:
-        raise ConfigError(src, "args", f"nothing to change (give one of: "
-                          f"{', '.join(DRIVE_LIVE_KEYS)})")
+    given = _live_changes(args, DRIVE_KEYS, DRIVE_LIVE_KEYS, src, "edit the config and restart")
     out = drive
     if "policy" in given:
         out = dataclasses.replace(out, policy=given["policy"])
     if "band" in given:
         out = dataclasses.replace(out, band=given["band"])
     if "controller" in given:
-        c = _read(given["controller"], CONTROLLER_KEYS, src, "args.controller")
+        c = read_section(given["controller"], CONTROLLER_KEYS, src, "args.controller")
         knobs = {**out.knobs(), **c}
         _check_controller(knobs, src, "args.controller")
         out = dataclasses.replace(out, controller=tuple((k, knobs[k]) for k in CONTROLLER_KEYS
                                                         if k in knobs))
     return out
-
-
-# ------------------------------------------------------------ Engine config ---
-
-def drive_sched_overrides(d: Drive) -> dict[str, Any]:
-    """jbof_sched_cfg overrides of a drive (band and controller knobs)."""
-    ctl: dict[str, int] = {}
-    if d.band is not None:
-        ctl.update(d.band.ctl_overrides())
-    if d.controller:
-        e = effective_controller(d.knobs())
-        ctl.update(rate_min_bps=e["rate_min"], rate_max_bps=e["rate_max"],
-                   rate_init_bps=e["rate_init"], bucket_bytes=e["bucket"])
-        if "ewma_shift" in e:
-            ctl["ewma_shift"] = e["ewma_shift"]
-    return {"ctl": ctl} if ctl else {}
-
-
-def engine_drive(d: Drive) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": d.name, "backend": d.backend, "model": d.model,
-                           "policy": d.policy, "block_size": d.block_size,
-                           "io_mode": d.io_mode, "direct": d.direct, "seed": d.seed,
-                           "sched": drive_sched_overrides(d)}
-    if d.size is not None:
-        out["size"] = d.size
-    if d.path is not None:
-        out["path"] = d.path
-    return out
-
-
-def engine_tenant(t: Tenant) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": t.name, "drive": t.drive, "read_only": t.read_only,
-                           "weight": t.weight, "class": t.effective_class,
-                           "reserve": t.reserve, "limit": t.limit, "limit_iops": t.limit_iops,
-                           "latency_slo": t.latency_slo}
-    if t.size is not None:
-        out["size"] = t.size
-    if t.sq_depth is not None:
-        out["sq_depth"] = t.sq_depth
-    return out
-
-
-def tenant_live_settings(t: Tenant) -> dict[str, Any]:
-    """The Engine.set_tenant keywords that make a running tenant match t."""
-    spec = engine_tenant(t)
-    return {k: spec[k] for k in TENANT_LIVE_KEYS if k in spec}
-
-
-def engine_config(cfg: Config) -> dict[str, Any]:
-    """The dataplane.engine.Engine config dict (integers, resolved socket paths)."""
-    listen: dict[str, Any] = {}
-    if cfg.nbd_socket is not None:
-        listen["unix"] = cfg.nbd_socket
-    if cfg.listen.tcp is not None:
-        listen["tcp"] = cfg.listen.tcp
-    return {"drives": [engine_drive(d) for d in cfg.drives],
-            "tenants": [engine_tenant(t) for t in cfg.tenants],
-            "listen": listen}
-
-
-# ------------------------------------------------------------- persistence ---
-
-def drive_doc(d: Drive) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": d.name, "backend": d.backend}
-    if d.path is not None:
-        out["path"] = d.path
-    if d.size is not None:
-        out["size"] = units.format_size(d.size)
-    if d.backend == "emulated" or d.model != "dct983":
-        out["model"] = d.model
-    out["policy"] = d.policy
-    if d.band is not None:
-        out["band"] = d.band.text()
-    if d.controller:
-        fmt: dict[str, Callable[[int], Any]] = {
-            "rate_min": units.format_rate, "rate_max": units.format_rate,
-            "rate_init": units.format_rate, "bucket": units.format_size, "ewma_shift": int}
-        out["controller"] = {k: fmt[k](v) for k, v in d.controller}
-    if d.capacity is not None:
-        out["capacity"] = units.format_rate(d.capacity)
-    if d.block_size != 512:
-        out["block_size"] = units.format_size(d.block_size)
-    if d.io_mode != "auto":
-        out["io_mode"] = d.io_mode
-    if not d.direct:
-        out["direct"] = False
-    if d.seed != 1:
-        out["seed"] = d.seed
-    return out
-
-
-def tenant_doc(t: Tenant) -> dict[str, Any]:
-    """A tenant in the file's form (human units; defaults left out)."""
-    out: dict[str, Any] = {"name": t.name, "drive": t.drive}
-    if t.size is not None:
-        out["size"] = units.format_size(t.size)
-    if t.read_only:
-        out["read_only"] = True
-    if t.klass is not None:
-        out["class"] = t.klass
-    if t.weight != 1:
-        out["weight"] = t.weight
-    if t.reserve:
-        out["reserve"] = units.format_rate(t.reserve)
-    if t.limit:
-        out["limit"] = units.format_rate(t.limit)
-    if t.limit_iops:
-        out["limit_iops"] = units.format_iops(t.limit_iops)
-    if t.latency_slo:
-        out["latency_slo"] = units.format_duration(t.latency_slo)
-    if t.sq_depth is not None:
-        out["sq_depth"] = t.sq_depth
-    return out
-
-
-def tenant_settings(t: Tenant) -> dict[str, Any]:
-    """A tenant's live settings in human units, defaults included (``0`` = none)."""
-    return {"weight": t.weight, "class": t.effective_class,
-            "reserve": units.format_rate(t.reserve) if t.reserve else "0",
-            "limit": units.format_rate(t.limit) if t.limit else "0",
-            "limit_iops": units.format_iops(t.limit_iops) if t.limit_iops else "0",
-            "latency_slo": units.format_duration(t.latency_slo) if t.latency_slo else "0",
-            "sq_depth": t.sq_depth if t.sq_depth is not None else "default"}
-
-
-def document(cfg: Config) -> dict[str, Any]:
-    """The config as a YAML-ready document in human units (parse_config round-trips it)."""
-    out: dict[str, Any] = {"drives": [drive_doc(d) for d in cfg.drives]}
-    lst: dict[str, Any] = {}
-    if cfg.listen.unix is not None:
-        lst["unix"] = cfg.listen.unix
-    if cfg.listen.mode is not None:
-        lst["mode"] = format_mode(cfg.listen.mode)
-    if cfg.listen.tcp is not None:
-        lst["tcp"] = cfg.listen.tcp
-    if lst:
-        out["listen"] = lst
-    out["tenants"] = [tenant_doc(t) for t in cfg.tenants]
-    adm: dict[str, Any] = {}
-    if cfg.admin.socket is not None:
-        adm["socket"] = cfg.admin.socket
-    if cfg.admin.mode != DEFAULT_ADMIN_MODE:
-        adm["mode"] = format_mode(cfg.admin.mode)
-    if cfg.admin.max_connections != 16:
-        adm["max_connections"] = cfg.admin.max_connections
-    if adm:
-        out["admin"] = adm
-    if cfg.metrics is not None:
-        out["metrics"] = cfg.metrics
-    if cfg.forecast is not None:
-        out["forecast"] = copy.deepcopy(cfg.forecast)
-    if cfg.tune is not None:
-        out["tune"] = copy.deepcopy(cfg.tune)
-    return out
-
-
-def dump_yaml(cfg: Config, header: str = "") -> str:
-    body = yaml.safe_dump(document(cfg), sort_keys=False, default_flow_style=None, width=100,
-                          allow_unicode=True)
-    return (header + body) if header else body
-
-
-def save_config(cfg: Config, path: str | Path, header: str = "") -> None:
-    """Write cfg to path atomically, keeping the current file as ``path.prev``.
-
-    tmp file + fsync, link the current file to ``.prev`` (atomically, via a
-    rename), rename tmp over path, fsync the directory.  OSError on failure
-    (the current file is then untouched)."""
-    p = Path(path)
-    text = dump_yaml(cfg, header)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        try:
-            os.chmod(tmp, stat.S_IMODE(os.stat(p).st_mode))
-        except FileNotFoundError:
-            pass
-        if p.exists():
-            prev_tmp = f"{tmp}.prev"
-            try:
-                os.link(p, prev_tmp)
-            except OSError as e:
-                if e.errno not in (errno.EPERM, errno.EXDEV, errno.EMLINK, errno.ENOTSUP):
-                    raise
-                with open(p, "rb") as src, open(prev_tmp, "wb") as dst:
-                    dst.write(src.read())
-                    dst.flush()
-                    os.fsync(dst.fileno())
-            os.replace(prev_tmp, f"{p}.prev")
-        os.replace(tmp, p)
-    except BaseException:
-        for leftover in (tmp, f"{tmp}.prev"):
-            try:
-                os.unlink(leftover)
-            except FileNotFoundError:
-                pass
-        raise
-    dfd = os.open(p.parent, os.O_RDONLY)
-    try:
-        os.fsync(dfd)
-    finally:
-        os.close(dfd)
-
-
-def summary(cfg: Config) -> str:
-    """One line: what the config serves (``jbof config check``)."""
-    parts = []
-    for d in cfg.drives:
-        mine = [t for t in cfg.tenants if t.drive == d.name]
-        size = drive_size(d)
-        used = sum(t.size or 0 for t in mine)
-        room = f"{units.human_size(used)}/{units.human_size(size)}" if size else "size of file"
-        parts.append(f"{d.name} ({d.backend}, {d.policy}, {len(mine)} tenant"
-                     f"{'' if len(mine) == 1 else 's'}, {room})")
-    listen = ", ".join(x for x in (cfg.nbd_socket, cfg.listen.tcp) if x)
-    return (f"{cfg.source}: ok: {len(cfg.drives)} drive{'' if len(cfg.drives) == 1 else 's'}: "
-            f"{'; '.join(parts)}; NBD on {listen}; admin {cfg.admin_socket}; "
-            f"metrics {cfg.metrics or 'off'}"
-            + (f"; forecast {fs['socket']}" if (fs := forecast_settings(cfg)) else "")
-            + (f"; tune {','.join(ts['enabled']) or 'off until enabled'}"
-               if (ts := tune_settings(cfg)) else ""))

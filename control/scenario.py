@@ -1,4 +1,4 @@
-"""Scenario files (DESIGN.md section 5): load, validate, return typed dataclasses.
+"""Scenario files (docs/design.md#scenarios): load, validate, return typed dataclasses.
 
 A scenario names a device, a duration and tenants whose workloads use fio's
 vocabulary.  One schema -- the ``Key`` tables below -- drives validation, the
@@ -21,16 +21,37 @@ base's; likewise ``rate``/``rate_iops`` and ``rwmixread``/``rwmixwrite``.
 """
 from __future__ import annotations
 
-import difflib
-import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import yaml
 
 from control import units
 from control.errors import ConfigError
+from control.schema import (
+    NAME_RE,
+    Key,
+    UNITS_HELP,
+    describe,
+    key_default,
+    load_yaml,
+    p_bool,
+    p_choice,
+    p_duration,
+    p_int,
+    p_iops,
+    p_name,
+    p_percent,
+    p_percent_int,
+    p_rate,
+    p_size,
+    p_str,
+    read_section,
+    render_keys,
+    section,
+    show,
+)
 
 # Names in the order of the C enums (csrc/include/jbof.h); tests check they agree.
 POLICIES = ("fifo", "rr", "token-bucket", "drr", "gimbal", "qos")
@@ -126,91 +147,6 @@ class Scenario:
         raise KeyError(name)
 
 
-# ----------------------------------------------------------------- parsers ---
-# Each parser takes the raw YAML value and returns the typed value or raises
-# ValueError with a message that needs only the key path in front of it.
-
-Parser = Callable[[Any], Any]
-
-
-def _show(v: Any) -> str:
-    text = repr(v) if isinstance(v, str) else str(v)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def p_str(v: Any) -> str:
-    if not isinstance(v, str):
-        raise ValueError(f"{_show(v)} is not a string")
-    return v
-
-
-_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
-
-
-def p_name(v: Any) -> str:
-    if not isinstance(v, str) or not _NAME_RE.fullmatch(v):
-        raise ValueError(f"{_show(v)} is not a name (letters, digits, '_', '.', '-'; up to 64)")
-    return v
-
-
-def p_bool(v: Any) -> bool:
-    if not isinstance(v, bool):
-        raise ValueError(f"{_show(v)} is not a boolean (true or false)")
-    return v
-
-
-def p_int(lo: int, hi: int) -> Parser:
-    def parse(v: Any) -> int:
-        if isinstance(v, bool) or not isinstance(v, int):
-            if isinstance(v, str) and re.fullmatch(r"\d+", v.strip()):
-                v = int(v)
-            else:
-                raise ValueError(f"{_show(v)} is not an integer (allowed: {lo}..{hi})")
-        if not lo <= v <= hi:
-            raise ValueError(f"{v} is out of range (allowed: {lo}..{hi})")
-        return int(v)
-    return parse
-
-
-def p_choice(options: tuple[str, ...], aliases: Mapping[str, str] | None = None) -> Parser:
-    def parse(v: Any) -> str:
-        if isinstance(v, str):
-            v2 = (aliases or {}).get(v, v)
-            if v2 in options:
-                return v2
-        raise ValueError(f"{_show(v)} is not allowed (allowed: {', '.join(options)})")
-    return parse
-
-
-def p_size(lo: int = 0, hi: int = units.U64_MAX, multiple: int = 1) -> Parser:
-    def parse(v: Any) -> int:
-        n = units.parse_size(v)
-        if not lo <= n <= hi:
-            raise ValueError(f"{_show(v)} is out of range (allowed: "
-                             f"{units.format_size(lo)}..{units.format_size(hi)})")
-        if n % multiple:
-            raise ValueError(f"{_show(v)} is not a multiple of {multiple} bytes")
-        return n
-    return parse
-
-
-def p_duration(positive: bool = False, bare_unit: str | None = "s") -> Parser:
-    def parse(v: Any) -> int:
-        ns = units.parse_duration_ns(v, bare_unit=bare_unit)
-        if positive and ns == 0:
-            raise ValueError(f"{_show(v)} must be longer than zero ({units.DURATION_EXAMPLES})")
-        return ns
-    return parse
-
-
-def p_rate(v: Any) -> int:
-    return units.parse_rate(v)
-
-
-def p_iops(v: Any) -> int:
-    return units.parse_iops(v)
-
-
 MAX_WL_RATE_BPS = 1 << 40     # what the workload generator accepts (wl.c)
 MAX_WL_RATE_IOPS = 1 << 30
 
@@ -218,26 +154,15 @@ MAX_WL_RATE_IOPS = 1 << 30
 def p_wl_rate(v: Any) -> int:
     n = units.parse_rate(v)
     if n > MAX_WL_RATE_BPS:
-        raise ValueError(f"{_show(v)} is out of range (allowed: 0..1TiB/s)")
+        raise ValueError(f"{show(v)} is out of range (allowed: 0..1TiB/s)")
     return n
 
 
 def p_wl_iops(v: Any) -> int:
     n = units.parse_iops(v)
     if n > MAX_WL_RATE_IOPS:
-        raise ValueError(f"{_show(v)} is out of range (allowed: 0..{MAX_WL_RATE_IOPS})")
+        raise ValueError(f"{show(v)} is out of range (allowed: 0..{MAX_WL_RATE_IOPS})")
     return n
-
-
-def p_percent_int(v: Any) -> int:
-    pct = units.parse_percent(v)
-    if pct != int(pct):
-        raise ValueError(f"{_show(v)} is not a whole percentage (allowed: 0..100)")
-    return int(pct)
-
-
-def p_percent(v: Any) -> float:
-    return units.parse_percent(v)
 
 
 _BS = p_size(SECTOR_BYTES, MAX_BS_BYTES, SECTOR_BYTES)
@@ -250,7 +175,7 @@ def p_bssplit(v: Any) -> tuple[tuple[int, int], ...]:
     elif isinstance(v, list):
         items = v
     else:
-        raise ValueError(f"{_show(v)} is not a bssplit (examples: '4k/50:64k/50', "
+        raise ValueError(f"{show(v)} is not a bssplit (examples: '4k/50:64k/50', "
                          "['4k/50', '64k/50'])")
     if not items or len(items) > MAX_BSSPLIT:
         raise ValueError(f"bssplit needs 1..{MAX_BSSPLIT} entries, got {len(items)}")
@@ -261,16 +186,16 @@ def p_bssplit(v: Any) -> tuple[tuple[int, int], ...]:
         elif isinstance(item, dict) and set(item) == {"bs", "pct"}:
             bs_raw, pct_raw = item["bs"], item["pct"]
         else:
-            raise ValueError(f"bssplit entry {_show(item)} is not SIZE/PERCENT "
+            raise ValueError(f"bssplit entry {show(item)} is not SIZE/PERCENT "
                              "(examples: '4k/50', {bs: 4k, pct: 50})")
         try:
             bs = _BS(bs_raw)
         except ValueError as e:
-            raise ValueError(f"bssplit entry {_show(item)}: {e}") from None
+            raise ValueError(f"bssplit entry {show(item)}: {e}") from None
         try:
             pct = p_percent_int(pct_raw)
         except ValueError as e:
-            raise ValueError(f"bssplit entry {_show(item)}: {e}") from None
+            raise ValueError(f"bssplit entry {show(item)}: {e}") from None
         out.append((bs, pct))
     total = sum(p for _, p in out)
     if total != 100:
@@ -280,21 +205,7 @@ def p_bssplit(v: Any) -> tuple[tuple[int, int], ...]:
 
 # ------------------------------------------------------------------ schema ---
 
-@dataclass(frozen=True)
-class Key:
-    name: str
-    kind: str           # the value's type in words, for the docs
-    parse: Parser
-    doc: str
-    default: Any = None
-    required: bool = False
-
-
-def _section(*keys: Key) -> dict[str, Key]:
-    return {k.name: k for k in keys}
-
-
-SCENARIO_KEYS = _section(
+SCENARIO_KEYS = section(
     Key("name", "name", p_name, "scenario name (default: the file name without .yaml)"),
     Key("description", "string", p_str, "free text", ""),
     Key("device", "mapping", lambda v: v, "the drive: see device keys", {}),
@@ -305,7 +216,7 @@ SCENARIO_KEYS = _section(
     Key("tenants", "list", lambda v: v, "the tenants: see tenant keys", required=True),
 )
 
-DEVICE_KEYS = _section(
+DEVICE_KEYS = section(
     Key("model", "preset", p_name, "SSD model preset (e.g. dct983)", DEFAULT_MODEL),
     Key("state", "choice", p_choice(DEVICE_STATES), "starting state: clean or fragmented "
         "(fragmented = steady state after sustained random writes; default: the preset's)"),
@@ -314,7 +225,7 @@ DEVICE_KEYS = _section(
     Key("capacity", "size", p_size(1 << 20), "override the preset's capacity"),
 )
 
-TENANT_KEYS = _section(
+TENANT_KEYS = section(
     Key("name", "name", p_name, "unique tenant name", required=True),
     Key("class", "choice", p_choice(CLASSES), "latency | reserved | best-effort | scavenger "
         "(default: latency if latency_slo is set, else reserved if reserve is set, "
@@ -346,7 +257,7 @@ _PHASE_WORKLOAD_KEYS = (
         "pause after each completion before the next issue (unit required)", 0),
 )
 
-WORKLOAD_KEYS = _section(
+WORKLOAD_KEYS = section(
     *_PHASE_WORKLOAD_KEYS,
     Key("startdelay", "duration", p_duration(), "start this long after time 0", 0),
     Key("runtime", "duration", p_duration(), "stop after this long (0 = until the end)", 0),
@@ -354,7 +265,7 @@ WORKLOAD_KEYS = _section(
         "8GiB"),
 )
 
-PHASE_KEYS = _section(
+PHASE_KEYS = section(
     Key("duration", "duration", p_duration(positive=True),
         "how long the phase lasts (only the last phase may omit it: until the end)"),
     Key("idle", "boolean", p_bool, "issue nothing during this phase", False),
@@ -370,27 +281,6 @@ SECTIONS: tuple[tuple[str, dict[str, Key]], ...] = (
 )
 
 
-UNITS_HELP = ("(sizes: 4k=4096, KB/MB/GB are SI; durations: 500us, 1.5ms, 5s;\n"
-              "rates: 200MiB/s; iops: 50k).  Defaults in [brackets].")
-
-
-def render_keys(header: str, sections: tuple[tuple[str, dict[str, Key]], ...], width: int = 13,
-                inherited: Callable[[dict[str, Key], Key], bool] = lambda keys, k: False) -> str:
-    """Key tables as a plain-text reference (``jbof sim --keys``, ``jbof config keys``)."""
-    lines = [header]
-    for title, keys in sections:
-        lines.append("")
-        lines.append(f"{title}:")
-        for k in keys.values():
-            req = " (required)" if k.required else ""
-            shown = str(k.default).lower() if isinstance(k.default, bool) else k.default
-            dflt = f" [{shown}]" if k.default not in (None, {}, "") else ""
-            if inherited(keys, k):
-                dflt = " [the workload's]"
-            lines.append(f"  {k.name:<{width}} {k.kind:<9} {k.doc}{req}{dflt}")
-    return "\n".join(lines)
-
-
 def schema_text() -> str:
     """The scenario keys as a plain-text reference (``jbof sim --keys``)."""
     return render_keys(f"Scenario file keys {UNITS_HELP}", SECTIONS,
@@ -398,49 +288,6 @@ def schema_text() -> str:
 
 
 # -------------------------------------------------------------- validation ---
-
-def _kind(v: Any) -> str:
-    if isinstance(v, dict):
-        return "a mapping"
-    if isinstance(v, list):
-        return "a list"
-    if v is None:
-        return "nothing"
-    return _show(v)
-
-
-def _read(data: Any, keys: dict[str, Key], src: str, where: str,
-          optional: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Check one mapping against its Key table; return the parsed values (only keys given).
-
-    Keys named in ``optional`` are not required even if the table says so."""
-    if not isinstance(data, dict):
-        raise ConfigError(src, where, f"expected a mapping of keys, got {_kind(data)}")
-    out: dict[str, Any] = {}
-    for raw_key, raw in data.items():
-        path = f"{where}.{raw_key}" if where else str(raw_key)
-        key = keys.get(raw_key) if isinstance(raw_key, str) else None
-        if key is None:
-            close = difflib.get_close_matches(str(raw_key), list(keys), n=1)
-            hint = f"did you mean '{close[0]}'? " if close else ""
-            raise ConfigError(src, path, f"unknown key; {hint}(allowed: {', '.join(keys)})")
-        if raw is None:
-            raise ConfigError(src, path, "has no value (remove the key or give one)")
-        try:
-            out[raw_key] = key.parse(raw)
-        except ValueError as e:
-            raise ConfigError(src, path, str(e)) from None
-    for key in keys.values():
-        if key.required and key.name not in out and key.name not in optional:
-            raise ConfigError(src, f"{where}.{key.name}" if where else key.name, "is required")
-    return out
-
-
-def _default(keys: dict[str, Key], name: str) -> Any:
-    """A key's documented default, parsed (so the docs and the code cannot disagree)."""
-    d = keys[name].default
-    return keys[name].parse(d) if isinstance(d, str) else d
-
 
 def _mix(given: dict[str, Any], src: str, where: str) -> int | None:
     if "rwmixread" in given and "rwmixwrite" in given:
@@ -484,12 +331,12 @@ def parse_workload(data: Any, src: str = "<workload>", where: str = "workload",
                    phases: Any = None, loop: bool = False,
                    phases_where: str = "phases") -> Workload:
     """Validate a workload mapping (plus an optional phases list) into a Workload."""
-    w = _read(data, WORKLOAD_KEYS, src, where)
+    w = read_section(data, WORKLOAD_KEYS, src, where)
     base = _phase_fields(w, {
-        "rw": _default(WORKLOAD_KEYS, "rw"),
-        "rwmixread": _default(WORKLOAD_KEYS, "rwmixread"),
-        "bssplit": ((_default(WORKLOAD_KEYS, "bs"), 100),),
-        "iodepth": _default(WORKLOAD_KEYS, "iodepth"),
+        "rw": key_default(WORKLOAD_KEYS, "rw"),
+        "rwmixread": key_default(WORKLOAD_KEYS, "rwmixread"),
+        "bssplit": ((key_default(WORKLOAD_KEYS, "bs"), 100),),
+        "iodepth": key_default(WORKLOAD_KEYS, "iodepth"),
         "rate_bps": 0, "rate_iops": 0, "thinktime_ns": 0,
     }, src, where)
     out_phases: list[Phase] = []
@@ -498,12 +345,12 @@ def parse_workload(data: Any, src: str = "<workload>", where: str = "workload",
     else:
         if not isinstance(phases, list) or not phases:
             raise ConfigError(src, phases_where, f"expected a list of 1..{MAX_PHASES} phases, "
-                              f"got {_kind(phases)}")
+                              f"got {describe(phases)}")
         if len(phases) > MAX_PHASES:
             raise ConfigError(src, phases_where, f"has {len(phases)} phases (allowed: 1..{MAX_PHASES})")
         for i, raw in enumerate(phases):
             pw = f"{phases_where}[{i}]"
-            given = _read(raw, PHASE_KEYS, src, pw)
+            given = read_section(raw, PHASE_KEYS, src, pw)
             last = i == len(phases) - 1
             if "duration" not in given and (not last or loop):
                 why = "when loop_phases is true" if loop else "except in the last phase"
@@ -514,7 +361,7 @@ def parse_workload(data: Any, src: str = "<workload>", where: str = "workload",
     if loop and phases is None:
         raise ConfigError(src, phases_where.replace("phases", "loop_phases"),
                           "loop_phases needs a phases list")
-    size = w.get("size", _default(WORKLOAD_KEYS, "size"))
+    size = w.get("size", key_default(WORKLOAD_KEYS, "size"))
     largest = max(bs for p in out_phases for bs, _ in p.bssplit)
     if largest > size:
         raise ConfigError(src, f"{where}.size", f"{units.format_size(size)} is smaller than the "
@@ -526,7 +373,7 @@ def parse_workload(data: Any, src: str = "<workload>", where: str = "workload",
 
 def parse_tenant(data: Any, src: str, where: str, require_workload: bool = True) -> Tenant:
     """Validate one tenant mapping (shared with the daemon config's tenants list)."""
-    t = _read(data, TENANT_KEYS, src, where, optional=() if require_workload else ("workload",))
+    t = read_section(data, TENANT_KEYS, src, where, optional=() if require_workload else ("workload",))
     reserve, limit = t.get("reserve", 0), t.get("limit", 0)
     if reserve and limit and reserve > limit:
         raise ConfigError(src, f"{where}.reserve", f"{units.format_rate(reserve)} is above "
@@ -552,7 +399,7 @@ def parse_tenant(data: Any, src: str, where: str, require_workload: bool = True)
 def parse_tenants(data: Any, src: str, where: str = "tenants",
                   require_workload: bool = True) -> tuple[Tenant, ...]:
     if not isinstance(data, list) or not data:
-        raise ConfigError(src, where, f"expected a list of tenants, got {_kind(data)}")
+        raise ConfigError(src, where, f"expected a list of tenants, got {describe(data)}")
     if len(data) > MAX_TENANTS:
         raise ConfigError(src, where, f"has {len(data)} tenants (allowed: 1..{MAX_TENANTS})")
     out: list[Tenant] = []
@@ -580,11 +427,11 @@ def parse_device(data: Any, src: str, where: str = "device") -> Device:
     """A device mapping, or just a model name (``device: dct983``)."""
     if isinstance(data, str):
         data = {"model": data}
-    d = _read(data, DEVICE_KEYS, src, where)
+    d = read_section(data, DEVICE_KEYS, src, where)
     model = d.get("model", DEFAULT_MODEL)
     models = known_models()
     if models is not None and model not in models:
-        raise ConfigError(src, f"{where}.model", f"{_show(model)} is not a known model "
+        raise ConfigError(src, f"{where}.model", f"{show(model)} is not a known model "
                           f"(allowed: {', '.join(models)})")
     if "state" in d and "fragmentation" in d:
         raise ConfigError(src, f"{where}.fragmentation", "give state or fragmentation, not both")
@@ -593,69 +440,20 @@ def parse_device(data: Any, src: str, where: str = "device") -> Device:
 
 
 def parse_scenario(data: Any, src: str = "<scenario>", default_name: str = "scenario") -> Scenario:
-    s = _read(data, SCENARIO_KEYS, src, "")
+    s = read_section(data, SCENARIO_KEYS, src, "")
     return Scenario(
         name=s.get("name", default_name),
         source=src,
         description=s.get("description", ""),
         device=parse_device(s.get("device", {}), src),
-        duration_ns=s.get("duration", _default(SCENARIO_KEYS, "duration")),
-        seed=s.get("seed", _default(SCENARIO_KEYS, "seed")),
+        duration_ns=s.get("duration", key_default(SCENARIO_KEYS, "duration")),
+        seed=s.get("seed", key_default(SCENARIO_KEYS, "seed")),
         policy=s.get("policy"),
         tenants=parse_tenants(s["tenants"], src),
     )
 
 
 # -------------------------------------------------------------------- YAML ---
-
-class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate keys (PyYAML silently keeps the last)."""
-
-
-def _mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    loader.flatten_mapping(node)
-    out: dict[Any, Any] = {}
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        try:
-            hash(key)
-        except TypeError:
-            raise yaml.constructor.ConstructorError(
-                None, None, "a key must be a plain value", key_node.start_mark) from None
-        if key in out:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {_show(key)}", key_node.start_mark)
-        out[key] = loader.construct_object(value_node, deep=True)
-    return out
-
-
-_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _mapping)
-
-
-def load_yaml(path: str | Path) -> Any:
-    """Read a YAML file; every failure is a one-line ConfigError naming the file."""
-    src = str(path)
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(src, "", "no such file") from None
-    except IsADirectoryError:
-        raise ConfigError(src, "", "is a directory, not a scenario file") from None
-    except UnicodeDecodeError:
-        raise ConfigError(src, "", "is not UTF-8 text") from None
-    except OSError as e:
-        raise ConfigError(src, "", f"cannot read: {e.strerror or e}") from None
-    try:
-        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (SafeLoader subclass)
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        what = e.problem or e.context or "invalid YAML"
-        raise ConfigError(src, where, f"bad YAML: {what}") from None
-    except yaml.YAMLError as e:
-        raise ConfigError(src, "", f"bad YAML: {e}") from None
-
 
 def load_scenario(path: str | Path) -> Scenario:
     """Load and validate a scenario file (raises ConfigError, one line)."""
@@ -666,5 +464,5 @@ def load_scenario(path: str | Path) -> Scenario:
     for suffix in (".yaml", ".yml"):
         if stem.endswith(suffix):
             stem = stem[: -len(suffix)]
-    name = stem if _NAME_RE.fullmatch(stem) else "scenario"
+    name = stem if NAME_RE.fullmatch(stem) else "scenario"
     return parse_scenario(data, str(path), default_name=name)

@@ -214,6 +214,13 @@ static long run_step_sync(file_be *f, jbof_breq *r)
         case JBOF_OP_WRITE:
             n = pwritev2(f->fd, &(struct iovec){r->buf + r->done_bytes, left}, 1, (off_t)off,
                          (r->io.flags & JBOF_IO_FUA) ? RWF_DSYNC : 0);
+            if (n < 0 && (errno == ENOSYS || errno == EOPNOTSUPP)) {
+                /* no pwritev2 / RWF_DSYNC (kernels before 4.7, qemu-user):
+                 * the same durability as a write followed by fdatasync */
+                n = pwrite(f->fd, r->buf + r->done_bytes, left, (off_t)off);
+                if (n > 0 && (r->io.flags & JBOF_IO_FUA) && fdatasync(f->fd) < 0)
+                    return -errno;
+            }
             return n < 0 ? -errno : n;
         case JBOF_OP_FLUSH:
             return fdatasync(f->fd) < 0 ? -errno : 0;

@@ -303,6 +303,27 @@ static int stop_done(jbof_engine *e)
     return (io_idle(e) && all_flushed(e)) || (e->exiting && backends_idle(e));
 }
 
+/* epoll_pwait2 (Linux 5.11) sleeps to the nanosecond; older kernels, and
+ * qemu-user, answer ENOSYS.  Then wait with epoll_pwait's milliseconds,
+ * rounded up so a deadline is never anticipated (pacing stays correct, only
+ * coarser: a 100 us pacing gap becomes up to 1 ms on such a kernel). */
+static int wait_events(jbof_engine *e, struct epoll_event *evs, const struct timespec *tsp)
+{
+    if (!e->no_pwait2) {
+        int n = epoll_pwait2(e->epfd, evs, EVENTS_MAX, tsp, NULL);
+        if (n >= 0 || errno != ENOSYS)
+            return n;
+        e->no_pwait2 = 1;
+    }
+    int ms = -1;
+    if (tsp) {
+        uint64_t ns = (uint64_t)tsp->tv_sec * 1000000000ull + (uint64_t)tsp->tv_nsec;
+        uint64_t m = (ns + 999999ull) / 1000000ull;
+        ms = m > 60000 ? 60000 : (int)m;
+    }
+    return epoll_pwait(e->epfd, evs, EVENTS_MAX, ms, NULL);
+}
+
 static void iteration(jbof_engine *e)
 {
     struct epoll_event evs[EVENTS_MAX];
@@ -320,7 +341,7 @@ static void iteration(jbof_engine *e)
         ts.tv_nsec = (long)(wait % 1000000000ull);
         tsp = &ts;
     }
-    int n = epoll_pwait2(e->epfd, evs, EVENTS_MAX, tsp, NULL);
+    int n = wait_events(e, evs, tsp);
     e->now_ns = mono_ns();
     e->st.loops++;
     for (int i = 0; i < n; i++)

@@ -258,6 +258,7 @@ struct jbof_engine {
     jbof_engine_cfg cfg;
     evsrc cmd_src;
     int epfd, cmd_fd;
+    int no_pwait2;             /* kernel (or qemu-user) lacks epoll_pwait2: ms timeouts */
     pthread_t thread;
     pthread_mutex_t mu;        /* command queue and thread state */
     pthread_cond_t cv;

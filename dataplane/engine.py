@@ -11,7 +11,7 @@ one C reactor thread (csrc/engine.c; overview in csrc/reactor.h) that serves the
     eng.stop()
 
 The config is already parsed: sizes and rates are integers (bytes, bytes/s),
-durations integer nanoseconds (``control.serve`` reads the YAML with human
+durations integer nanoseconds (``control.daemon.serve`` reads the YAML with human
 units and produces this dict).  Keys:
 
     drives[]:  name, backend (memory | file | emulated), size, path, model,

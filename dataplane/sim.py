@@ -1,5 +1,9 @@
 """Simulator: virtual-time runs of the C scheduler + SSD model + workload generators.
 
+Workloads are plain data (control.scenario.Workload's shape); the control
+plane's subclass control.simulator.Simulator also reads fio-style dicts:
+
+    from control.simulator import Simulator
     sim = Simulator(device="dct983", policy="qos", seed=1)
     sim.add_tenant("reader", {"rw": "randread", "bs": "4k", "iodepth": 32}, latency_slo_s=500e-6)
     sim.add_tenant("writer", {"rw": "write", "bs": "128k", "iodepth": 32})
@@ -72,6 +76,28 @@ def policy_code(name: str) -> int:
     if code < 0:
         raise ValueError(f"{name!r} is not a policy (allowed: {', '.join(policy_names())})")
     return int(code)
+
+
+def c_abi_version() -> int:
+    """The ABI version the compiled C core reports (``JBOF_ABI_VERSION``)."""
+    return int(lib.JBOF_ABI_VERSION)
+
+
+def default_sched_cfg(policy: str) -> dict[str, Any]:
+    """A policy's default scheduler config (``jbof_sched_default_cfg``) as a nested dict."""
+    cfg = ffi.new("jbof_sched_cfg *")
+    check(lib.jbof_sched_default_cfg(policy_code(policy), cfg), "jbof_sched_default_cfg",
+          policy)
+    return struct_dict(cfg)
+
+
+def ssd_preset_cfg(model: str) -> dict[str, Any] | None:
+    """An SSD model preset's config (``jbof_ssd_preset``) as a nested dict; None if the
+    model is not a preset."""
+    cfg = ffi.new("jbof_ssd_cfg *")
+    if lib.jbof_ssd_preset(model.encode(), cfg) < 0:
+        return None
+    return struct_dict(cfg)
 
 
 @functools.cache
@@ -166,18 +192,11 @@ def _klass_default(klass: str | None, latency_slo_s: float, reserve_bps: int) ->
     return "latency" if latency_slo_s else "reserved" if reserve_bps else "best-effort"
 
 
-def _workload(workload: Any, name: str, phases: Any, loop_phases: bool) -> Any:
-    """A control.scenario.Workload from a Workload or a fio-style dict."""
-    from control.scenario import Workload, parse_workload
-    if isinstance(workload, Workload):
-        if phases is not None:
-            raise ValueError("phases go into the Workload itself when passing a Workload")
-        return workload
-    return parse_workload(workload, src=f"tenant {name}", where="workload",
-                          phases=phases, loop=loop_phases)
-
-
 def _wl_struct(wl: Any) -> Any:
+    """A jbof_wl from plain workload data: an object with startdelay_ns, runtime_ns,
+    size_bytes, loop and phases (each with duration_ns, idle, rw, rwmixread, iodepth,
+    bssplit ((bytes, percent), ...), rate_bps, rate_iops, thinktime_ns) -- the shape of
+    control.scenario.Workload."""
     c = ffi.new("jbof_wl *")
     c.startdelay_ns = wl.startdelay_ns
     c.runtime_ns = wl.runtime_ns
@@ -255,19 +274,30 @@ class Simulator:
 
     # -- configuration -------------------------------------------------------
 
+    def _as_workload(self, workload: Any, name: str, phases: Any, loop_phases: bool) -> Any:
+        """The workload data to build a jbof_wl from (a subclass may parse other forms)."""
+        if isinstance(workload, Mapping):
+            raise TypeError(f"tenant {name!r}: dataplane.sim.Simulator takes workload data "
+                            "(a control.scenario.Workload); fio-style dicts are parsed by "
+                            "control.simulator.Simulator")
+        if phases is not None:
+            raise ValueError("phases go into the Workload itself when passing a Workload")
+        return workload
+
     def add_tenant(self, name: str, workload: Any, *, phases: Any = None,
                    loop_phases: bool = False, weight: int = 1, klass: str | None = None,
                    reserve_bps: int = 0, limit_bps: int = 0, limit_iops: int = 0,
                    latency_slo_s: float = 0.0, sq_depth: int | None = None) -> int:
-        """Add a tenant; returns its id.  ``workload`` is a control.scenario.Workload
-        or a fio-style dict (``{"rw": "randread", "bs": "4k", "iodepth": 32}``).
+        """Add a tenant; returns its id.  ``workload`` is plain workload data (the shape
+        of control.scenario.Workload, see ``_wl_struct``); control.simulator.Simulator
+        also takes fio-style dicts (``{"rw": "randread", "bs": "4k", "iodepth": 32}``).
         ``klass`` defaults to latency if latency_slo_s, reserved if reserve_bps,
         else best-effort."""
         if not isinstance(name, str) or not name:
             raise ValueError(f"tenant name must be a non-empty string, got {name!r}")
         if name in self._tenants:
             raise ValueError(f"tenant {name!r} already exists")
-        wl = _workload(workload, name, phases, loop_phases)
+        wl = self._as_workload(workload, name, phases, loop_phases)
         tc = ffi.new("jbof_tenant_cfg *")
         check(lib.jbof_tenant_default_cfg(tc), "jbof_tenant_default_cfg")
         klass = _klass_default(klass, latency_slo_s, reserve_bps)
@@ -308,7 +338,7 @@ class Simulator:
                      loop_phases: bool = False) -> None:
         """Replace a tenant's workload from now on (its phases restart)."""
         t = self._tenant(name)
-        wl = _workload(workload, name, phases, loop_phases)
+        wl = self._as_workload(workload, name, phases, loop_phases)
         check(lib.jbof_sim_set_workload(self._sim, t.id, _wl_struct(wl)),
               "jbof_sim_set_workload", f"tenant {name!r}")
         t.open_loop = wl.open_loop
@@ -480,5 +510,6 @@ def _nonneg(v: Any, name: str) -> float:
 
 
 __all__ = ["Simulator", "SimResult", "TenantResult", "Latency", "DataplaneError",
-           "preset_names", "policy_names", "policy_code", "hist_edges_ns",
+           "preset_names", "policy_names", "policy_code", "hist_edges_ns", "c_abi_version",
+           "default_sched_cfg", "ssd_preset_cfg",
            "struct_dict", "set_fields", "RW_CODES", "CLASS_CODES"]

@@ -88,19 +88,24 @@ def nbdkit_server(tmp: str, name: str) -> Server:
     return Server(["nbdkit", "-f", "-U", sock, "memory", "1G"], sock, 0)
 
 
+def run_fio_json(tmp: str | Path, name: str, text: str, runtime: float) -> dict[str, Any]:
+    """Run the fio job file ``text`` (as tmp/NAME.fio); its JSON output, parsed."""
+    job = Path(tmp, f"{name}.fio")
+    job.write_text(text)
+    out = Path(tmp, f"{name}.json")
+    r = subprocess.run(["fio", str(job), "--output-format=json", f"--output={out}"],
+                       capture_output=True, text=True, timeout=runtime * 4 + 60)
+    if r.returncode != 0:
+        raise RuntimeError(f"fio failed: {r.stderr[-800:]}")
+    return json.loads(out.read_text())
+
+
 def run_fio(tmp: str, jobs: list[tuple[str, str]], runtime: float, extra: str = "") -> dict[str, Any]:
     """jobs: (name, uri).  Returns per-job results and the totals."""
     text = (f"[global]\nioengine=nbd\ntime_based=1\nruntime={runtime}\nramp_time=0.5\n"
             f"group_reporting=0\n{extra}")
     text += "".join(f"[{n}]\nuri={u}\n" for n, u in jobs)
-    job = Path(tmp, "job.fio")
-    job.write_text(text)
-    out = Path(tmp, "out.json")
-    r = subprocess.run(["fio", str(job), "--output-format=json", f"--output={out}"],
-                       capture_output=True, text=True, timeout=runtime * 4 + 60)
-    if r.returncode != 0:
-        raise RuntimeError(f"fio failed: {r.stderr[-800:]}")
-    doc = json.loads(out.read_text())
+    doc = run_fio_json(tmp, "job", text, runtime)
     res: dict[str, Any] = {"jobs": {}}
     for j in doc["jobs"]:
         side = j["read"] if j["read"]["total_ios"] else j["write"]
@@ -117,10 +122,10 @@ def run_fio(tmp: str, jobs: list[tuple[str, str]], runtime: float, extra: str = 
     return res
 
 
-def memory_yaml(tenants: int) -> str:
+def memory_yaml(tenants: int, policy: str = "qos") -> str:
     t = "".join(f"  - {{name: t{i}, drive: mem0, size: {1024 // tenants}MiB}}\n"
                 for i in range(tenants))
-    return ("drives: [{name: mem0, backend: memory, size: 1GiB, policy: qos}]\n"
+    return (f"drives: [{{name: mem0, backend: memory, size: 1GiB, policy: {policy}}}]\n"
             f"tenants:\n{t}")
 
 
@@ -182,15 +187,8 @@ def qos_demo(tmp: str, runtime: float, model: str) -> dict[str, Any]:
             if run != "reader-solo":
                 text += (f"[writer]\nuri=nbd+unix:///writer?socket={sock}\nrw=write\nbs=128k\n"
                          "iodepth=32\nsize=4g\n")
-            job = Path(tmp, "qos.fio")
-            job.write_text(text)
-            out = Path(tmp, "qos.json")
-            r = subprocess.run(["fio", str(job), "--output-format=json", f"--output={out}"],
-                               capture_output=True, text=True, timeout=runtime * 4 + 60)
-            if r.returncode != 0:
-                raise RuntimeError(f"fio failed: {r.stderr[-800:]}")
             row: dict[str, Any] = {}
-            for j in json.loads(out.read_text())["jobs"]:
+            for j in run_fio_json(tmp, "qos", text, runtime)["jobs"]:
                 side = j["read"] if j["jobname"] == "reader" else j["write"]
                 row[j["jobname"]] = {
                     "iops": side["iops"], "bw_MiBps": side["bw_bytes"] / 2**20,

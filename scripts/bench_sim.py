@@ -12,7 +12,7 @@ import argparse
 import statistics
 import time
 
-from dataplane.sim import Simulator
+from control.simulator import Simulator
 
 WORKLOADS = [
     {"rw": "randread", "bs": "4k", "iodepth": 32},

@@ -3,7 +3,19 @@
 # Python package with its dependencies.  Idempotent; safe to run again.
 set -euo pipefail
 APT_PKGS=(fio liburing-dev libgnutls28-dev nbdkit libnbd-bin gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user valgrind)
+# The aarch64 build of the whole data plane (make test-arm) links liburing for arm64.
+ARM_PKGS=(liburing-dev:arm64)
 missing=()
+if [ "$(id -u)" = 0 ] && [ "$(dpkg --print-architecture)" != arm64 ] \
+   && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  echo "install-deps: dpkg --add-architecture arm64"
+  dpkg --add-architecture arm64
+  missing+=("${ARM_PKGS[@]}")
+elif dpkg --print-foreign-architectures | grep -qx arm64; then
+  for p in "${ARM_PKGS[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+fi
 for p in "${APT_PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done

@@ -48,15 +48,16 @@ class Daemon:
         return str(self.plane.control.metrics_url)
 
     def client(self) -> Any:
-        from control.admin import Client
+        from control.daemon.admin import Client
         return Client(self.admin, timeout=20)
 
 
 @contextmanager
 def daemon(config_text: str, metrics: bool = False, **admin: Any) -> Iterator[Daemon]:
     """Serve config_text (YAML) in this process; sockets in a fresh short dir."""
-    from control.admin import ControlPlane
-    from control.config import engine_config, load_config
+    from control.daemon.services import Services
+    from control.config import load_config
+    from control.config_export import engine_config
     from dataplane.engine import Engine
 
     tmp = short_tmp()
@@ -71,7 +72,7 @@ def daemon(config_text: str, metrics: bool = False, **admin: Any) -> Iterator[Da
     eng = Engine(engine_config(cfg))
     eng.start()
     stop = threading.Event()
-    plane = ControlPlane(eng, cfg, str(path), stop.set, file_cfg)
+    plane = Services(eng, cfg, str(path), stop.set, file_cfg)
     try:
         plane.start()
         yield Daemon(eng, plane, stop, tmp, path, cfg.admin_socket, str(tmp / "nbd.sock"))

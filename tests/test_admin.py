@@ -1,4 +1,4 @@
-"""The admin socket (control/admin.py) and the CLI on it (control/admin_cli.py),
+"""The admin socket (control/daemon/admin.py) and the CLI on it (control/cli/admin.py),
 against an in-process daemon: every op changes the running Engine and the
 persisted config; permissions; bounded connections; the CLI's one-line errors."""
 from __future__ import annotations
@@ -17,7 +17,8 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from control.admin import AdminError, AdminServer, Client, Control
+from control.daemon.admin import AdminError, AdminServer, Client
+from control.daemon.operations import Operations
 from control.cli import main
 from control.config import load_config
 
@@ -77,7 +78,7 @@ def test_equal_share_sizes_are_pinned_for_restarts() -> None:
 def test_restart_from_the_persisted_file_comes_back_the_same() -> None:
     from control_helpers import daemon
 
-    from control.config import engine_config
+    from control.config_export import engine_config
     from dataplane.engine import Engine
     with daemon(CFG) as d:
         with d.client() as c:
@@ -244,7 +245,7 @@ def test_stale_socket_is_replaced_and_a_live_one_refused(tmp_path: Path) -> None
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.bind(path)
     s.close()                                 # a socket file nobody listens on
-    ctl = Control.__new__(Control)
+    ctl = Operations.__new__(Operations)
     srv = AdminServer(ctl, path)
     srv.start()
     try:

@@ -1,4 +1,4 @@
-"""Anticipatory lending in the simulator (control/anticipation.py): the issue's claims.
+"""Anticipatory lending in the simulator (control/lending/anticipation.py): the issue's claims.
 
 Seeded runs of configs/scenarios/training-cluster.yaml (120 s of virtual time,
 3 owners, ~15 owner jobs, ~12 borrower jobs); each policy takes about a wall
@@ -29,13 +29,13 @@ def by_policy(docs: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def noisy() -> dict[str, dict[str, Any]]:
-    from control.anticipation import evaluate
+    from control.lending.anticipation import evaluate
     return by_policy(evaluate(SCEN, ["static", "share", "robust"], forecaster="noisy", seed=7))
 
 
 @pytest.fixture(scope="module")
 def adversarial() -> dict[str, dict[str, Any]]:
-    from control.anticipation import evaluate
+    from control.lending.anticipation import evaluate
     return by_policy(evaluate(SCEN, ["static", "robust"], forecaster="adversarial", seed=7))
 
 
@@ -56,12 +56,22 @@ def test_robust_cuts_borrower_latency_vs_static(noisy: dict[str, dict[str, Any]]
 
 
 def test_robust_protects_owners_vs_share(noisy: dict[str, dict[str, Any]]) -> None:
-    """Naive sharing slows owners in more than 1% of their windows; robust: 100x fewer or none."""
+    """Naive sharing slows owners down; robust never does."""
     sh, r = noisy["share"]["owner_slowdown_probability"], noisy["robust"]["owner_slowdown_probability"]
     # naive sharing does slow owners down (the data plane's classes and
-    # fairness keep it rare: 2 of 569 windows on this trace), robust never
+    # fairness keep it rare), robust never
     assert sh > 0, sh
-    assert r == 0.0 or r * 100 <= sh, (r, sh)
+    assert r == 0.0 and noisy["robust"]["owner_slow_windows"] == 0, (r, sh)
+
+
+@pytest.mark.parametrize("seed", [1, 8])
+def test_biased_forecasts_never_slow_owners(seed: int) -> None:
+    """Consistently late forecasts (1.65x the real lead) with demand 30% low: the
+    calibration absorbs both, owners are never slowed and borrowers still gain."""
+    from control.lending.anticipation import evaluate
+    d = by_policy(evaluate(SCEN, ["static", "robust"], forecaster="biased", seed=seed))
+    assert d["robust"]["owner_slow_windows"] == 0, d["robust"]
+    assert d["robust"]["borrower_mean_job_latency_s"] < d["static"]["borrower_mean_job_latency_s"]
 
 
 def test_adversarial_forecasts_never_worse_than_static(adversarial: dict[str, dict[str, Any]]) -> None:
@@ -81,8 +91,8 @@ def test_reclaim_bound(bound_ms: int) -> None:
     600 MiB/s.  The owner gets >= 95% of its rate (over 5 ms) within the bound, and
     no owner IO waits longer than the bound plus 1 ms (one 1 MiB read on the link is
     0.35 ms, plus the owner's own service)."""
-    from control.anticipation import RECLAIM_WINDOW_MS
-    from dataplane.sim import Simulator
+    from control.lending.anticipation import RECLAIM_WINDOW_MS
+    from control.simulator import Simulator
     sim = Simulator(device="dct983", policy="qos", seed=3,
                     sched_overrides={"scavenger_reclaim_ns": bound_ms * 1_000_000})
     sim.add_tenant("owner", {"rw": "randread", "bs": "128k", "iodepth": 64, "rate": 600 * MiB,
@@ -106,13 +116,13 @@ def test_reclaim_bound(bound_ms: int) -> None:
 def test_owner_demand_matches_the_generator() -> None:
     """The analytic demand the slowdown metric uses equals what the C workload
     generator asks for (within two IOs)."""
-    from control.anticipation import (
+    from control.lending.anticipation import (
         load_cluster_scenario,
         make_trace,
         owner_demand,
         owner_workload,
     )
-    from dataplane.sim import Simulator
+    from control.simulator import Simulator
     sc = load_cluster_scenario(SCEN)
     job = make_trace(sc, 7).owners()[0]
     sim = Simulator(device="dct983", policy="qos", seed=1)
@@ -165,7 +175,7 @@ def test_jbof_sim_cli_table_and_errors() -> None:
 def test_scenario_errors_are_one_line(tmp_path: Path, patch: dict[str, Any], where: str) -> None:
     import yaml
 
-    from control.anticipation import load_cluster_scenario
+    from control.lending.anticipation import load_cluster_scenario
     data = yaml.safe_load(SCEN.read_text())
     for k, v in patch["cluster"].items():
         if isinstance(v, dict) and isinstance(data["cluster"].get(k), dict):
@@ -184,7 +194,7 @@ def test_trace_file_scenario(tmp_path: Path) -> None:
     """A scenario can replay a public-format trace instead of generating one."""
     import yaml
 
-    from control.anticipation import evaluate, load_cluster_scenario
+    from control.lending.anticipation import evaluate, load_cluster_scenario
     fix = Path(__file__).resolve().parent / "fixtures" / "helios_cluster_log.csv"
     data = yaml.safe_load(SCEN.read_text())
     data["cluster"]["owners"] = [{"name": "vcEwI", "reserve": "700MiB/s", "latency_slo": "500us",

@@ -21,11 +21,15 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from control import autotune as at
 from control.cli import main
 from control.errors import ConfigError
-from control.profiling import Sample, TenantCounters, window
 from control.scenario import Scenario, load_scenario
+from control.tune import autotune as at
+from control.tune import episode as tepisode
+from control.tune import index as tindex
+from control.tune import objective, offline
+from control.tune import space as tspace
+from control.tune.profiling import Sample, TenantCounters, window
 
 SCEN = Path(__file__).resolve().parent.parent / "configs" / "scenarios"
 SCENARIOS = ("tune-small-random", "tune-large-seq", "tune-gc-writes", "tune-training")
@@ -38,11 +42,11 @@ needs_core = pytest.mark.needs_core
 class Run:
     scenario: Scenario
     tuner: at.AutoTuner
-    cmp: at.Comparison
+    cmp: offline.Comparison
     index_path: Path
 
     @property
-    def episode(self) -> at.Episode:
+    def episode(self) -> tepisode.Episode:
         return self.tuner.episodes[0]
 
 
@@ -59,12 +63,12 @@ def tuned_run(name: str, tmp_root: Path) -> Run:
     if name not in _RUNS:
         sc = load_scenario(SCEN / f"{name}.yaml")
         index_path = tmp_root / f"{name}-index.json"
-        tuner = at.AutoTuner(at.sim_dataplane(sc, SEED, 900), at.Space.of(),
-                             at.Index(index_path))
+        tuner = at.AutoTuner(offline.sim_dataplane(sc, SEED, 900), tspace.Space.of(),
+                             tindex.Index(index_path))
         tuner.run(900, until=converged)
         prof = tuner.last_profile
         assert prof is not None
-        c = at.compare(sc, tuner.space, tuner.default, tuner.incumbent, tuner.active,
+        c = offline.compare(sc, tuner.space, tuner.default, tuner.incumbent, tuner.active,
                        prof.period_s, tuner.writes, SEED)
         _RUNS[name] = Run(sc, tuner, c, index_path)
     return _RUNS[name]
@@ -123,10 +127,10 @@ def test_the_optimum_differs_between_scenarios(tmp_root: Path) -> None:
 def test_second_occurrence_converges_with_no_exploration(name: str, tmp_root: Path) -> None:
     first = tuned_run(name, tmp_root)
     stored = json.loads(first.index_path.read_text())
-    dp = at.sim_dataplane(first.scenario, SEED + 1, 60)
+    dp = offline.sim_dataplane(first.scenario, SEED + 1, 60)
     drive = dp.drive
     assert first.episode.signature in stored["drives"][drive]
-    again = at.AutoTuner(dp, at.Space.of(), at.Index(first.index_path))
+    again = at.AutoTuner(dp, tspace.Space.of(), tindex.Index(first.index_path))
     again.run(60, until=converged)
     ep = again.episodes[0]
     assert ep.signature == first.episode.signature
@@ -154,7 +158,7 @@ def test_guardrails_abort_prune_and_keep_the_budget(write_yaml: Callable[..., Pa
             workload: {rw: randwrite, bs: 64k, iodepth: 32}
         """))
     params = at.TuneParams()
-    tuner = at.AutoTuner(at.sim_dataplane(sc, SEED, 400), at.Space.of(), at.Index(None), params)
+    tuner = at.AutoTuner(offline.sim_dataplane(sc, SEED, 400), tspace.Space.of(), tindex.Index(None), params)
     tuner.run(400, until=converged)
     ep = tuner.episodes[0]
     aborted = [tuple(t["knobs"].values()) for t in tuner.trial_log if t["aborted"]]
@@ -170,8 +174,8 @@ def test_guardrails_abort_prune_and_keep_the_budget(write_yaml: Callable[..., Pa
         if t["aborted"]:
             seen.append(cfg)
     # the tuned config meets the SLO in a fresh run
-    hz = at.Evaluation(0.5, 1.0)
-    assert at.evaluate(sc, tuner.space, tuner.incumbent, SEED, hz).slo_met
+    hz = offline.Evaluation(0.5, 1.0)
+    assert offline.evaluate(sc, tuner.space, tuner.incumbent, SEED, hz).slo_met
 
 
 @needs_core
@@ -180,9 +184,9 @@ def test_write_price_is_inert_without_writes(tmp_root: Path) -> None:
     space = r.tuner.space
     assert space.names[r.tuner.active[-1]] != "write_factor_max_x256"
     assert "write_factor_max_x256" not in [space.names[i] for i in r.tuner.active]
-    hz = at.Evaluation(0.5, 0.5)
-    a = at.evaluate(r.scenario, space, (700, 131072, 512), SEED, hz)
-    b = at.evaluate(r.scenario, space, (700, 131072, 2304), SEED, hz)
+    hz = offline.Evaluation(0.5, 0.5)
+    a = offline.evaluate(r.scenario, space, (700, 131072, 512), SEED, hz)
+    b = offline.evaluate(r.scenario, space, (700, 131072, 2304), SEED, hz)
     assert a == b
     w = tuned_run("tune-gc-writes", tmp_root)
     assert "write_factor_max_x256" in [w.tuner.space.names[i] for i in w.tuner.active]
@@ -207,8 +211,8 @@ def test_mix_change_reprofiles_and_a_known_mix_is_reused(write_yaml: Callable[..
               - {duration: 40s, idle: true}
         """)
     sc = load_scenario(path)
-    tuner = at.AutoTuner(at.sim_dataplane(sc, SEED, 200), at.Space.of(["band_hi_pct"]),
-                         at.Index(None), at.TuneParams(max_measure=1, halving_k=2))
+    tuner = at.AutoTuner(offline.sim_dataplane(sc, SEED, 200), tspace.Space.of(["band_hi_pct"]),
+                         tindex.Index(None), at.TuneParams(max_measure=1, halving_k=2))
     tuner.run(150)
     eps = tuner.episodes
     assert [e.reason for e in eps] == ["start", "mix", "mix", "mix"], [e.as_dict() for e in eps]
@@ -234,15 +238,15 @@ def test_golden_section_finds_a_unimodal_peak_in_few_probes() -> None:
             if c not in cache:
                 cache[c] = -abs(c[0] - peak)
             return cache[c]
-        return at.golden_section(line, value), len(cache)
+        return tspace.golden_section(line, value), len(cache)
     for peak in range(5):
         best, trials = probe(peak)
         assert best == (peak,) and trials <= 4
     # ties go to the conservative end unless the other side is better by > tol
     flat: Callable[[tuple[int, ...]], float] = lambda c: 100.0 + 0.1 * c[0]
-    assert at.golden_section(line, flat, tol=0.01) == (0,)
-    assert at.golden_section(line, flat, tol=0.01, conservative_first=False) == (4,)
-    assert at.golden_section(line, flat) == (4,)
+    assert tspace.golden_section(line, flat, tol=0.01) == (0,)
+    assert tspace.golden_section(line, flat, tol=0.01, conservative_first=False) == (4,)
+    assert tspace.golden_section(line, flat) == (4,)
 
 
 @needs_core
@@ -263,20 +267,20 @@ def test_score_penalises_slo_misses_and_starvation() -> None:
         return Sample(now_ns=round(now_s * 1e9), tenants=tenants)
     ok = window(sample(0), sample(1, kv=counters(1000, 4096000, lat_ns=[500_000] * 1000),
                                   bulk=counters(0, 0, 100, 100 << 20)))
-    s = at.score(ok, {"kv": 1_000_000})
+    s = objective.score(ok, {"kv": 1_000_000})
     t = 1000 * (3584 + 4096) + 3 * (100 * 3584 + (100 << 20))
     assert s.throughput == pytest.approx(t) and s.objective == pytest.approx(t) and s.slo_met
     slow = window(sample(0), sample(1, kv=counters(1000, 4096000, lat_ns=[2_000_000] * 1000)))
-    s2 = at.score(slow, {"kv": 1_000_000})
+    s2 = objective.score(slow, {"kv": 1_000_000})
     assert not s2.slo_met
     assert s2.objective == pytest.approx(s2.throughput / 2.0 ** 4, rel=0.07)  # p99 ~2 ms: 1/16
     starved = window(sample(0), sample(1, kv=counters(issued=4)))
-    assert at.score(starved, {"kv": 1_000_000}).objective == 0.0
-    assert at.period_violated(starved, {"kv": 1_000_000})
+    assert objective.score(starved, {"kv": 1_000_000}).objective == 0.0
+    assert objective.period_violated(starved, {"kv": 1_000_000})
 
 
 def test_space_fields_steps_and_dominance() -> None:
-    sp = at.Space.of()
+    sp = tspace.Space.of()
     cfg = (300, 131072, 2304)
     assert sp.fields(cfg) == {"ctl.band_hi_pct": 300, "ctl.band_lo_pct": 150, "slot_bytes": 131072,
                               "cost.write_factor_max_x256": 2304,
@@ -289,17 +293,17 @@ def test_space_fields_steps_and_dominance() -> None:
     assert not sp.at_least_as_aggressive((700, 65536, 1024), cfg)
     assert sp.including((333, 131072, 2304)).knobs[0].values == (200, 300, 333, 450, 700, 1200)
     with pytest.raises(ConfigError, match="not a knob"):
-        at.Space.of(["band"])
-    rate = at.Space.of(["rate_max_bps", "band_hi_pct"])
+        tspace.Space.of(["band"])
+    rate = tspace.Space.of(["rate_max_bps", "band_hi_pct"])
     assert rate.fields((2 << 30, 700)) == {"ctl.rate_max_bps": 2 << 30, "ctl.band_hi_pct": 700,
                                            "ctl.band_lo_pct": 350}
 
 
 @needs_core
 def test_every_knob_applies_to_a_running_simulator(scenario_dir: Path) -> None:
-    dp = at.sim_dataplane(load_scenario(scenario_dir / "tune-gc-writes.yaml"), SEED, 5)
-    sp = at.Space.of(list(at.KNOBS))
-    tuner = at.AutoTuner(dp, sp, at.Index(None))
+    dp = offline.sim_dataplane(load_scenario(scenario_dir / "tune-gc-writes.yaml"), SEED, 5)
+    sp = tspace.Space.of(list(tspace.KNOBS))
+    tuner = at.AutoTuner(dp, sp, tindex.Index(None))
     assert tuner.space.size() >= sp.size()      # the defaults are candidates (added if not)
     assert tuner.default in set(tuner.space.grid())
     for cfg in (min(sp.grid()), max(sp.grid())):
@@ -315,20 +319,20 @@ def test_every_knob_applies_to_a_running_simulator(scenario_dir: Path) -> None:
 
 def test_index_round_trip_and_bad_files(tmp_path: Path) -> None:
     p = tmp_path / "sub" / "index.json"
-    idx = at.Index(p)
+    idx = tindex.Index(p)
     idx.put("dct983", "be:4k:r100@steady", {"knobs": {"band_hi_pct": 450}, "objective": 1.0})
-    again = at.Index(p)
+    again = tindex.Index(p)
     entry = again.get("dct983", "be:4k:r100@steady")
     assert entry is not None and entry["knobs"] == {"band_hi_pct": 450}
     assert again.get("dct983", "other") is None
     assert [f.name for f in p.parent.iterdir()] == ["index.json"]    # no temp file left
     p.write_text("{not json")
     with pytest.raises(ConfigError, match="not JSON") as e:
-        at.Index(p)
+        tindex.Index(p)
     assert "\n" not in str(e.value)
     p.write_text(json.dumps({"version": 9, "drives": {}}))
     with pytest.raises(ConfigError, match="version 1"):
-        at.Index(p)
+        tindex.Index(p)
 
 
 # ------------------------------------------------------------------- CLI ---
@@ -360,7 +364,7 @@ def test_cli_sim_prints_one_json_document(tmp_path: Path) -> None:
 def test_cli_lists_the_knobs() -> None:
     res = CliRunner().invoke(main, ["tune", "knobs"])
     assert res.exit_code == 0
-    for k in at.KNOBS.values():
+    for k in tspace.KNOBS.values():
         assert k.name in res.output and k.doc in res.output
 
 
@@ -383,7 +387,7 @@ def test_cli_errors_are_one_line(tmp_path: Path) -> None:
 
 
 def test_cli_live_commands_speak_the_admin_protocol(tmp_path: Path) -> None:
-    """A stand-in daemon on a unix socket (control/admin.py's protocol): what
+    """A stand-in daemon on a unix socket (control/daemon/admin.py's protocol): what
     the tuner commands send, and how they show results and errors -- e.g. a
     daemon without a tuner answers unknown_op."""
     path = tmp_path / "admin.sock"

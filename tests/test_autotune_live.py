@@ -1,4 +1,4 @@
-"""Live autotuning (issue 7, control/autotune_live.py): the tuner on a running
+"""Live autotuning (issue 7, control/tune/autotune_live.py): the tuner on a running
 daemon.  In process: the tune: section of the config schema, the admin ops,
 and the locked, never persisted path that applies and restores knobs.  As a
 `jbof serve` subprocess under fio (nbd engine): trials happen while every IO
@@ -23,8 +23,8 @@ import pytest
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
-from control.admin import AdminError
-from control.admin import Client as AdminClient
+from control.daemon.admin import AdminError
+from control.daemon.admin import Client as AdminClient
 
 pytestmark = pytest.mark.needs_core
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,8 +50,10 @@ def wait_until(what: Callable[[], bool], timeout_s: float, every_s: float = 0.1,
 # ------------------------------------------------------------- the schema ---
 
 def test_tune_section_defaults_agree_with_the_tuner_and_errors_are_one_line() -> None:
-    from control.autotune import DEFAULT_KNOBS, TuneParams
-    from control.config import ConfigError, dump_yaml, parse_config, tune_settings
+    from control.tune.autotune import TuneParams
+    from control.tune.space import DEFAULT_KNOBS
+    from control.config import ConfigError, parse_config, tune_settings
+    from control.config_export import dump_yaml
     base = {"drives": [{"name": "d0", "backend": "memory", "size": "64MiB"},
                        {"name": "d1", "backend": "memory", "size": "64MiB", "policy": "gimbal"}]}
     assert tune_settings(parse_config(base, "c.yaml")) is None
@@ -80,7 +82,9 @@ def test_tune_section_defaults_agree_with_the_tuner_and_errors_are_one_line() ->
 
 def test_a_long_running_tuner_keeps_bounded_history_and_exact_counters() -> None:
     """A daemon runs for months: old episodes are dropped, their counters kept."""
-    from control.autotune import AutoTuner, Episode, TuneParams, sim_dataplane
+    from control.tune.autotune import AutoTuner, TuneParams
+    from control.tune.episode import Episode
+    from control.tune.offline import sim_dataplane
     from control.scenario import load_scenario
     dp = sim_dataplane(load_scenario(ROOT / "configs" / "scenarios" / "tune-large-seq.yaml"), 1, 5)
     tuner = AutoTuner(dp, params=TuneParams(history=2))
@@ -108,7 +112,7 @@ tune: {{enabled: false, profile: 1s, index: {index}}}
 
 
 def fields(d: Any, drive: str) -> dict[str, int]:
-    from control.profiling import flatten_fields
+    from control.tune.profiling import flatten_fields
     got = flatten_fields(d.engine.drive_cfg(drive))
     return {k: got[k] for k in KNOB_FIELDS}
 

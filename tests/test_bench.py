@@ -1,4 +1,4 @@
-"""The live harness (`jbof bench`, control/bench.py, control/fio.py, control/report.py).
+"""The live harness (`jbof bench`, control/bench/runner.py, control/bench/fio.py, control/bench/report.py).
 
 Unit tests: scenario workloads -> fio job files (keys, phases, rates), fio's
 output read back, backends and device mapping, one-line errors.  Integration
@@ -17,10 +17,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from control.bench import Backend, live_model, ns_size, parse_backend, plan
+from control.bench.live import Backend, live_model, ns_size, parse_backend
+from control.bench.runner import plan
 from control.cli import main
 from control.errors import ConfigError
-from control.fio import (
+from control.bench.fio import (
     demand_bytes,
     job_file,
     parse_output,
@@ -150,7 +151,7 @@ def test_fio_output_merges_jobs_and_directions() -> None:
 
 
 def test_fio_output_without_json_is_one_line() -> None:
-    from control.fio import FioError
+    from control.bench.fio import FioError
     with pytest.raises(FioError, match="^fio for tenant a: no JSON"):
         parse_output("fio: connected to NBD server\n", "fio for tenant a")
 
@@ -208,7 +209,7 @@ def test_plan_order() -> None:
 
 
 def test_every_shipped_scenario_is_live_ready(scenario_dir: Path) -> None:
-    from control.bench import check_live
+    from control.bench.live import check_live
     for path in sorted(scenario_dir.glob("*.yaml")):
         if path.stem == "training-cluster":        # a cluster trace, simulator only
             continue
@@ -405,7 +406,7 @@ def test_a_failing_fio_stops_the_others(tmp_path: Path) -> None:
         pytest.skip("fio is not installed")
     import time
 
-    from control.fio import FioError, run_all
+    from control.bench.fio import FioError, run_all
     good, bad = tmp_path / "good.fio", tmp_path / "bad.fio"
     good.write_text("[g]\nioengine=null\nsize=1m\ntime_based=1\nruntime=30\nrate_iops=100\n")
     bad.write_text("[b]\nioengine=nbd\nuri=nbd+unix:///x?socket=/nonexistent.sock\nsize=1m\n")

@@ -142,7 +142,7 @@ def test_module_entry_point_and_real_stderr(write_yaml):
 # ---- the plumbing: Simulator and run_scenario -----------------------------------------------
 
 def test_run_scenario_helper(scenario_dir):
-    from control.results import run_scenario
+    from control.bench.results import run_scenario
     sc = load_scenario(scenario_dir / "read-vs-write.yaml")
     doc = run_scenario(sc, "qos", seed=2, duration_s=0.2)
     assert doc["policy"] == "qos" and doc["seed"] == 2
@@ -153,7 +153,7 @@ def test_run_scenario_helper(scenario_dir):
 
 
 def test_simulator_steps_and_reads_back():
-    from dataplane.sim import Simulator
+    from control.simulator import Simulator
     sim = Simulator(device="dct983", policy="qos", seed=1, bin_s=0.05)
     a = sim.add_tenant("a", {"rw": "randread", "bs": "4k", "iodepth": 4}, latency_slo_s=1e-3)
     b = sim.add_tenant("b", {"rw": "randwrite", "bs": "16k", "iodepth": 4})
@@ -178,7 +178,7 @@ def test_simulator_steps_and_reads_back():
 
 def test_simulator_rejects_bad_arguments():
     from dataplane import DataplaneError
-    from dataplane.sim import Simulator
+    from control.simulator import Simulator
     with pytest.raises(ValueError, match="not a known device model"):
         Simulator(device="floppy")
     with pytest.raises(ValueError, match="not a policy"):
@@ -207,12 +207,12 @@ def test_lazy_commands_import_on_use():
     """Other modules' commands can be registered lazily; a broken one only breaks itself."""
     import click
 
-    from control.cli import JbofGroup
+    from control.cli.root import JbofGroup
 
     @click.group(cls=JbofGroup)
     def g() -> None:
         pass
-    g.add_lazy_command("ver", "control.cli:version", "Print versions.")
+    g.add_lazy_command("ver", "control.cli.root:version", "Print versions.")
     g.add_lazy_command("broken", "control.no_such_module:cmd", "Never works.")
     help_out = CliRunner().invoke(g, ["--help"]).output
     assert "ver" in help_out and "Never works." in help_out

@@ -15,18 +15,9 @@ import yaml
 from click.testing import CliRunner
 
 from control.cli import main
-from control.config import (
-    CONTROLLER_KEYS,
-    Config,
-    ConfigError,
-    document,
-    dump_yaml,
-    effective_controller,
-    load_config,
-    parse_config,
-    save_config,
-    schema_text,
-)
+from control.config import Config, ConfigError, effective_controller, load_config, parse_config
+from control.config_export import document, dump_yaml, save_config
+from control.config_schema import CONTROLLER_KEYS, schema_text
 from dataplane import extension_available
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -474,8 +465,8 @@ def readme_section() -> str:
 
 
 def test_readme_documents_every_config_key_and_op() -> None:
-    from control.admin import OPS
-    from control.config import SECTIONS
+    from control.daemon.admin import OPS
+    from control.config_schema import SECTIONS
     doc = readme_section()
     for _title, keys in SECTIONS:
         for key in keys:

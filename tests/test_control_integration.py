@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from control.admin import AdminError, Client
+from control.daemon.admin import AdminError, Client
 
 pytestmark = pytest.mark.needs_core
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""The forecast wire schema (control/forecast.py): what is accepted, what is refused and how."""
+"""The forecast wire schema (control/lending/forecast.py): what is accepted, what is refused and how."""
 from __future__ import annotations
 
 import json
@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from control.forecast import (
+from control.lending.forecast import (
     MAX_LINE_BYTES,
     Arrived,
     Cancel,

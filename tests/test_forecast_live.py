@@ -32,8 +32,8 @@ import pytest
 import yaml
 from prometheus_client.parser import text_string_to_metric_families
 
-from control.admin import Client as AdminClient
-from control.forecast import Client, ForecastError
+from control.daemon.admin import Client as AdminClient
+from control.lending.forecast import Client, ForecastError
 
 pytestmark = pytest.mark.needs_core
 ROOT = Path(__file__).resolve().parent.parent
@@ -238,14 +238,9 @@ def test_forecast_section_is_part_of_the_one_schema(tmp_path: Path) -> None:
     from click.testing import CliRunner
 
     from control.cli import main
-    from control.config import (
-        SECTIONS,
-        forecast_settings,
-        load_config,
-        parse_config,
-        save_config,
-        schema_text,
-    )
+    from control.config import forecast_settings, load_config, parse_config
+    from control.config_export import save_config
+    from control.config_schema import SECTIONS, schema_text
     titles = [t for t, _ in SECTIONS]
     assert "forecast" in titles and "forecast.planner" in titles
     text = schema_text()
@@ -314,13 +309,13 @@ class FakeEngine:
 
 
 def test_planned_limits_are_live_capped_and_never_persisted(tmp_path: Path) -> None:
-    from control.admin import Control
+    from control.daemon.operations import Operations
     from control.config import load_config
     f = tmp_path / "d.yaml"
     f.write_text(ONE)
     cfg = load_config(f)
     eng = FakeEngine()
-    ctl = Control(eng, cfg, str(f), lambda: None)
+    ctl = Operations(eng, cfg, str(f), lambda: None)
     ctl.set_planned_limit("scav", 1 * 1024 * MIB)
     assert eng.calls[-1] == ("scav", {**eng.calls[-1][1], "limit": 1024 * MIB})
     assert ctl.live_config.tenant("scav").limit == 1024 * MIB

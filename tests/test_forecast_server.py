@@ -1,4 +1,4 @@
-"""The forecast socket (control/forecast_server.py), its client and ``jbof forecast``.
+"""The forecast socket (control/lending/forecast_server.py), its client and ``jbof forecast``.
 
 The service runs its own thread; its clock is injected (a list holding the
 "now"), so the planner's decisions are exact while the socket is real.
@@ -19,9 +19,9 @@ import pytest
 from click.testing import CliRunner
 
 from control.cli import main
-from control.forecast import Client, ForecastError
-from control.forecast_server import ForecastService
-from control.planner import Planner, PlannerConfig
+from control.lending.forecast import Client, ForecastError
+from control.lending.forecast_server import ForecastService
+from control.lending.planner import Planner, PlannerConfig
 
 MiB = 1 << 20
 CAP = 2800 * MiB
@@ -39,7 +39,7 @@ def make_planner(warm: bool = True) -> Planner:
     p = Planner(PlannerConfig(capacity_bps=CAP),
                 {"team-a": 700 * MiB, "team-b": 700 * MiB, "team-c": 700 * MiB},
                 {"batch": 0.0})
-    if warm:   # q_0.01 = -0.9, the worked example of control/planner.py
+    if warm:   # q_0.01 = -0.9, the worked example of control/lending/planner.py
         p.source("sched").add_residuals([0.0] * 297 + [-0.9] * 3)
         for o in p.owners:
             p.owner_source[o] = "sched"
@@ -233,7 +233,7 @@ def test_cli_errors_are_one_line(tmp_path: Path) -> None:
 
 def test_daemon_config_section_and_from_config(tmp_path: Path) -> None:
     """The daemon's ``forecast:`` section -> one call that starts the service."""
-    from control.forecast_server import parse_forecast_config
+    from control.lending.forecast_server import parse_forecast_config
     raw = {"socket": str(tmp_path / "fc.sock"), "mode": "0600", "capacity": "2800MiB/s",
            "tick": "20ms", "planner": {"slowdown_budget": "1%", "horizon": "200ms"},
            "calibration": {"sched": [0.0] * 297 + [-0.9] * 3}}
@@ -272,7 +272,7 @@ def test_daemon_config_section_and_from_config(tmp_path: Path) -> None:
 ])
 def test_daemon_config_errors(raw: dict[str, Any], key: str) -> None:
     from control.errors import ConfigError
-    from control.forecast_server import parse_forecast_config
+    from control.lending.forecast_server import parse_forecast_config
     with pytest.raises(ConfigError) as e:
         parse_forecast_config(raw, "serve.yaml")
     assert e.value.path == key, str(e.value)

@@ -1,4 +1,4 @@
-"""Prometheus metrics (control/metrics.py): naming conventions, numbers that
+"""Prometheus metrics (control/daemon/metrics.py): naming conventions, numbers that
 match fio's and the C histogram, live tenant changes, the Grafana dashboard."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from control.metrics import JbofCollector, quantile
+from control.daemon.metrics import JbofCollector, quantile
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.needs_core
@@ -137,7 +137,7 @@ def test_a_failing_scrape_does_not_break_the_server(caplog: pytest.LogCaptureFix
 def test_quantile_matches_the_c_histogram() -> None:
     from dataplane._jbof import ffi, lib
 
-    from control.metrics import hist_pairs
+    from control.daemon.metrics import hist_pairs
     rng = random.Random(7)
     for n in (1, 2, 10, 1000):
         h = ffi.new("jbof_hist *")

@@ -1,4 +1,4 @@
-"""The planner (control/planner.py): calibration, adaptive coverage, fallback, decisions.
+"""The planner (control/lending/planner.py): calibration, adaptive coverage, fallback, decisions.
 
 Pure logic with an injected clock: every call passes ``now``; nothing sleeps.
 """
@@ -9,14 +9,15 @@ import math
 import numpy as np
 import pytest
 
-from control.forecast import Arrived, Cancel, Demand, Finished, Forecast, parse_message
-from control.planner import (
+from control.lending.forecast import Arrived, Cancel, Demand, Finished, Forecast, parse_message
+from control.lending.planner import (
     Calibrator,
     Planner,
     PlannerConfig,
     binomial_tail,
     conformal_lower,
     conformal_upper,
+    peak_cost,
 )
 
 MiB = 1 << 20
@@ -156,7 +157,7 @@ def test_aci_alpha_moves() -> None:
 # --------------------------------------------------------------- planner ---
 
 def test_worked_example() -> None:
-    """The numbers of section 8 of control/planner.py."""
+    """The numbers of section 8 of control/lending/planner.py."""
     p = planner()
     warm(p)
     for o in "bc":
@@ -229,6 +230,56 @@ def test_active_owner_held_at_calibrated_demand() -> None:
     assert held == math.ceil(400 * MiB * math.exp(0.2))          # upper quantile = 0.2
     p.observe_demand("j1", 400 * MiB * math.exp(0.5))
     assert len(p.source("sched").demand_ring) == 203
+
+
+def test_due_owner_held_at_its_calibrated_demand() -> None:
+    """Within the reclaim horizon of its arrival quantile an owner may need only what
+    its job will draw: the calibrated demand is held, not the whole reservation."""
+    p = planner()
+    warm(p)
+    p.source("sched").demand_ring.extend([0.0] * 200 + [0.2] * 2)
+    feed(p, fc("j1", "a", 0.0, 10.0, demand=Demand(read_bps=400 * MiB)), 0.0)
+    due = 10 * math.exp(-0.9) - 0.2
+    assert p.plan(due - 0.01).owners["a"].held_bps == 0
+    pl = p.plan(due + 0.01)
+    need = math.ceil(400 * MiB * math.exp(0.2))
+    assert pl.owners["a"].reason == "due" and pl.owners["a"].held_bps == need
+    assert pl.owners["a"].held_write_bps == 700 * MiB        # writers still stop
+    assert pl.pool_bps == 2660 * MiB - need
+    # no demand forecast, or no demand quantile yet: the whole reservation
+    feed(p, fc("j2", "b", 0.0, 10.0), 0.0)
+    assert p.plan(due + 0.01).owners["b"].held_bps == 700 * MiB
+    q = planner()
+    warm(q)
+    feed(q, fc("j1", "a", 0.0, 10.0, demand=Demand(read_bps=400 * MiB)), 0.0)
+    assert q.plan(due + 0.01).owners["a"].held_bps == 700 * MiB
+
+
+def test_peak_cost_of_checkpointing_jobs() -> None:
+    """Checkpoints are written between read bursts: the peak is the larger rate."""
+    ck = Demand(read_bps=600 * MiB, write_bps=70 * MiB, checkpoint_period_s=2.0,
+                checkpoint_bytes=64 * MiB)
+    assert peak_cost(ck, 4.0) == 600 * MiB
+    assert peak_cost(Demand(read_bps=100 * MiB, write_bps=70 * MiB, checkpoint_period_s=2.0,
+                            checkpoint_bytes=64 * MiB), 4.0) == 280 * MiB
+    mixed = Demand(read_bps=600 * MiB, write_bps=70 * MiB)    # may overlap: they add up
+    assert peak_cost(mixed, 4.0) == 880 * MiB
+    assert peak_cost(Demand(cost_bps=5 * MiB, checkpoint_bytes=1), 4.0) == 5 * MiB
+
+
+def test_write_caution_only_while_an_owner_may_read() -> None:
+    """Lent writes pay write_cost x write_caution while some owner runs or is due
+    within the write horizon, and plain write_cost while every owner is idle."""
+    p = planner()
+    warm(p)
+    pl = p.plan(0.0)                                   # everyone idle, nothing forecast
+    assert pl.pool_bps == pl.write_pool_bps == 2660 * MiB
+    assert pl.limits["w"] == int(1330 * MiB / 1.9)     # 350 static + 980 lent, both at 1.9
+    feed(p, fc("ja", "a", 0.0, 5.0), 0.0)
+    feed(p, Arrived("ja", "a", 5.0), 5.0)              # a runs (no demand forecast: all of R)
+    pl = p.plan(5.0)
+    assert pl.pool_bps == 1960 * MiB
+    assert pl.limits["w"] == int(350 * MiB / 1.9 + 630 * MiB / 5.5)
 
 
 def test_noshow_release_and_late_arrival_is_a_miss() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from control import profiling as pf
+from control.tune import profiling as pf
 from control.scenario import load_scenario
 
 pytestmark = pytest.mark.needs_core   # quantiles use the C histogram's bucket edges
@@ -94,7 +94,7 @@ def test_cusum_alarms_on_a_shift_not_on_noise() -> None:
 
 
 def test_profile_finds_the_training_mix_and_its_period(scenario_dir) -> None:  # type: ignore[no-untyped-def]
-    from control.autotune import sim_dataplane
+    from control.tune.offline import sim_dataplane
     sc = load_scenario(scenario_dir / "tune-training.yaml")
     dp = sim_dataplane(sc, seed=1, horizon_s=10)
     samples = [dp.sample()]
@@ -109,7 +109,7 @@ def test_profile_finds_the_training_mix_and_its_period(scenario_dir) -> None:  #
 
 
 def test_sim_dataplane_applies_fields_live(scenario_dir) -> None:  # type: ignore[no-untyped-def]
-    from control.autotune import sim_dataplane
+    from control.tune.offline import sim_dataplane
     dp = sim_dataplane(load_scenario(scenario_dir / "tune-large-seq.yaml"), 1, 5)
     assert dp.get_fields()["slot_bytes"] == 131072
     dp.advance(0.1)

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from control.results import compare, make_simulator, run_scenario
+from control.bench.results import compare, make_simulator, run_scenario
 from control.scenario import load_scenario
 
 SCEN = Path(__file__).resolve().parent.parent / "configs" / "scenarios"

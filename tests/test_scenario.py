@@ -6,8 +6,17 @@ from pathlib import Path
 import pytest
 
 from control.errors import ConfigError
-from control.scenario import (CLASSES, POLICIES, RW_MODES, SECTIONS, load_scenario,
-                              parse_scenario, parse_tenants, parse_workload, schema_text)
+from control.scenario import (
+    CLASSES,
+    POLICIES,
+    RW_MODES,
+    SECTIONS,
+    load_scenario,
+    parse_scenario,
+    parse_tenants,
+    parse_workload,
+    schema_text,
+)
 
 GOOD = """
 name: t
@@ -104,10 +113,10 @@ def test_schema_documents_every_key():
             assert f"  {name} " in text
 
 
-from control.anticipation import is_cluster_scenario  # noqa: E402
+from control.lending.anticipation import is_cluster_scenario  # noqa: E402
 
 # training-cluster scenarios (a `cluster:` section) have their own schema and
-# loader (control.anticipation, tests/test_anticipation.py)
+# loader (control.lending.anticipation, tests/test_anticipation.py)
 SHIPPED = sorted(p for p in (Path(__file__).resolve().parent.parent / "configs" / "scenarios").glob("*.yaml")
                  if not is_cluster_scenario(p))
 

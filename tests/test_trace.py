@@ -1,4 +1,4 @@
-"""Training-cluster traces (control/trace.py): generator, public-format loaders, forecasters."""
+"""Training-cluster traces (control/lending/trace.py): generator, public-format loaders, forecasters."""
 from __future__ import annotations
 
 import math
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from control.errors import ConfigError
-from control.forecast import Forecast, parse_message
-from control.trace import (
+from control.lending.forecast import Forecast, parse_message
+from control.lending.trace import (
     BorrowerJobs,
     Lognormal,
     OwnerJobs,

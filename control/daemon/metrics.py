@@ -42,7 +42,7 @@ Engine-wide: jbof_connections, jbof_connections_accepted_total,
 jbof_requests_total, jbof_protocol_errors_total.
 
 With a ``tune:`` section, per tuned drive (label drive; ``knob`` for the knob
-values), from control/autotune_live.py:
+values), from control/tune/autotune_live.py:
 
     jbof_tune_enabled, jbof_tune_exploring     1 while tuning / while a search runs
     jbof_tune_trials_total, jbof_tune_trials_aborted_total, jbof_tune_trials_pruned_total
@@ -203,7 +203,7 @@ class JbofCollector:
     """A prometheus-client custom collector: reads the Engine at scrape time.
 
     ``config()`` returns the daemon's settings in force (the admin plane's
-    ``Control.live_config``: tenants added or removed live appear or vanish,
+    ``Operations.live_config``: tenants added or removed live appear or vanish,
     and a limit the forecast planner set shows, though it is not persisted);
     ``tune()`` the tuners' samples (``(name, labels, value)``; ``_total``
     names are counters)."""

@@ -9,7 +9,7 @@
 
    The data plane is reached through the ``DataPlane`` protocol (SLOs,
    sample, advance, read and apply knobs).  ``SimDataPlane`` implements it
-   on the simulator; ``control.autotune_live.LiveDataPlane`` on the running
+   on the simulator; ``control.tune.autotune_live.LiveDataPlane`` on the running
    daemon (sample = the Engine's per-tenant counters and histogram; advance
    = sleep; apply = the admin plane's locked, never persisted path).
 

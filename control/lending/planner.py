@@ -20,10 +20,24 @@ time in the simulator), so tests drive it with an injected clock.
 
    C is the drive's capacity (read-equivalent bytes/s), R_o the owners'
    reservations.  The first term is what static partitioning lends, so the
-   planner never lends less than production does.  An owner is held at R_o
-   while a forecast job is *due* (below), while its source is not trusted,
-   and while it has no forecasting source at all; while its job runs it is
-   held at min(R_o, calibrated upper quantile of its demand).
+   planner never lends less than production does.  Borrowers get everything
+   that is not held; what is held is only what an owner may draw within the
+   reclaim horizon:
+
+       idle, no job due          0
+       job running or due        min(R_o, sum over those jobs of D_j * exp(q_d))
+       untrusted / fallback /    R_o
+       no source / no demand
+
+   D_j is the job's forecast peak cost-rate (a checkpointing job writes
+   between its read bursts, so max(reads, write_cost x writes); otherwise
+   their sum) and q_d the source's calibrated upper demand quantile (section
+   3).  A job is *due* from its calibrated reclaim time on (section 3): from
+   then on its owner may arrive within the horizon, and what it will draw
+   then is its demand, not its reservation.  Finer lending than a tick --
+   the gaps between an owner's read bursts -- is the data plane's (section
+   7): a rate limit that left only the owners' *average* would let
+   borrowers saturate the drive during every burst.
 
 3. Calibration (per source).  For a forecast issued at t_f predicting arrival
    T (lead L = T - t_f) of a job that arrives at A, the residual is
@@ -65,11 +79,18 @@ time in the simulator), so tests drive it with an injected clock.
 6. Writes.  A written byte costs the drive ``write_cost`` read bytes now and
    garbage collection later, which the data plane cannot take back: the
    write factor it learns falls while the write buffer absorbs writes and
-   rises only once GC has fallen behind.  So what is lent on top of the
-   static partition is priced at write_cost * write_caution per written byte
-   (4 x 4 = 16: about a fragmented drive's sustained random-write cost), and
-   the pool for writing borrowers holds owners due within ``horizon +
-   write_horizon``: write lending stops earlier.
+   rises only once GC has fallen behind, and reads queue behind programs.
+   So while some owner may read -- one runs, is due within ``horizon +
+   write_horizon``, or is held for want of trust -- what is lent on top of
+   the static partition is priced at write_cost * write_caution per written
+   byte (4 x 4 = 16: about a fragmented drive's sustained random-write
+   cost), and the pool for writing borrowers holds owners due within the
+   write horizon in full: write lending stops earlier.  While every owner is
+   idle with nothing due that soon, nobody reads while the debt is paid, and
+   lent written bytes cost write_cost like the static partition's.  (On the
+   training-cluster scenario write_caution 2 already slows owners on 2 of
+   20 seeds, 1 on 2 of 20: the price is what keeps them safe next to
+   writing borrowers.)
 
 7. Safety does not depend on the planner.  The data plane serves scavengers
    only when nobody else waits and caps their in-flight cost at what the
@@ -81,16 +102,21 @@ time in the simulator), so tests drive it with an injected clock.
    static partitioning leaves 700 to borrowers.  Source "sched" has 300
    residuals, alpha = 0.01, so q = the 3rd smallest = -0.9 (99% of jobs
    arrive after 41% of the predicted lead or later).  At t = 100 s it
-   forecasts a in 20 s while b and c run.  a is lent until
-   100 + 20 * e^-0.9 - 0.2 = 107.93 s: pool = max(700, 2660 - 1400) = 1260.
-   Borrowers r (reads) and w (30% writes) split it: 350 static + 280 lent
-   each.  r gets 630 MiB/s; w pays 0.7 + 0.3 * 4 = 1.9 per byte of its
-   static part and 0.7 + 0.3 * 16 = 5.5 per lent byte: 350 / 1.9 + 280 / 5.5
-   = 235 MiB/s, and only 184 from 105.93 s (write horizon 2 s).  If a
-   arrives at 103 s instead, rho = ln(3 / 20) = -1.90 < -0.9: a miss; alpha
-   becomes 0.01 + 0.002 * (0.01 - 1) = 0.008 and q the 2nd smallest
-   residual.  Five such misses among 50 arrivals (P = 1.5e-4 under a 1%
-   budget) put "sched" in fallback: r and w get 350 and 184 again.
+   forecasts a in 20 s while b and c run (forecasts without demand: held at
+   700 each).  a is lent until 100 + 20 * e^-0.9 - 0.2 = 107.93 s: pool =
+   max(700, 2660 - 1400) = 1260.  Borrowers r (reads) and w (30% writes)
+   split it: 350 static + 280 lent each.  r gets 630 MiB/s; w pays 0.7 + 0.3
+   * 4 = 1.9 per byte of its static part and, since b and c run, 0.7 + 0.3 *
+   16 = 5.5 per lent byte: 350 / 1.9 + 280 / 5.5 = 235 MiB/s, and only 184
+   from 105.93 s (write horizon 2 s).  From 107.93 s a is due: held at 700,
+   as its forecast named no demand; had it said 400 MiB/s of reads with q_d
+   = 0.2, a would hold 400 * e^0.2 = 489 and r keep 350 + (2660 - 1889 -
+   700) / 2 = 385.  Had b and c been idle too, nothing would be held until
+   then: r gets 1330 and w 1330 / 1.9 = 700 MiB/s (no caution: no owner
+   reads).  If a arrives at 103 s instead, rho = ln(3 / 20) = -1.90 < -0.9:
+   a miss; alpha becomes 0.01 + 0.002 * (0.01 - 1) = 0.008 and q the 2nd
+   smallest residual.  Five such misses among 50 arrivals (P = 1.5e-4 under
+   a 1% budget) put "sched" in fallback: r and w get 350 and 184 again.
 
 Policies beside ``robust`` for the evaluation: ``point`` mode takes forecasts
 at face value (reclaims at T - horizon, no calibration, no fallback), which
@@ -105,16 +131,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from control.errors import ConfigError
-from control.forecast import Arrived, Cancel, Finished, Forecast, Ls, Message
-from control.scenario import (
-    Key,
-    _read,
-    _section,
-    p_choice,
-    p_duration,
-    p_int,
-    p_percent,
-)
+from control.lending.forecast import Arrived, Cancel, Demand, Finished, Forecast, Ls, Message
+from control.schema import Key, p_choice, p_duration, p_int, p_percent, read_section, section
 
 MODES = ("robust", "point")
 MiB = 1 << 20
@@ -165,7 +183,7 @@ def _number(lo: float, hi: float) -> Any:
 
 # The planner's settings in config files (the training-cluster scenario's
 # ``cluster.planner`` and the daemon's ``forecast.planner``): one table.
-PLANNER_KEYS = _section(
+PLANNER_KEYS = section(
     Key("mode", "choice", p_choice(MODES), "robust (calibrated) | point (forecasts at face "
         "value)", "robust"),
     Key("slowdown_budget", "percent", p_percent, "P(owner arrives while lent) per job", "1%"),
@@ -184,7 +202,7 @@ PLANNER_KEYS = _section(
 
 def parse_planner_config(data: Any, src: str, where: str, capacity_bps: int) -> PlannerConfig:
     """A planner settings mapping (PLANNER_KEYS) -> PlannerConfig; ConfigError, one line."""
-    got = _read(data, PLANNER_KEYS, src, where)
+    got = read_section(data, PLANNER_KEYS, src, where)
 
     def val(k: str) -> Any:
         if k in got:
@@ -201,6 +219,17 @@ def parse_planner_config(data: Any, src: str, where: str, capacity_bps: int) -> 
             ring=val("ring"), mode=val("mode"))
     except ValueError as e:
         raise ConfigError(src, where, str(e)) from None
+
+
+def peak_cost(d: Demand, write_cost: float) -> float:
+    """The highest read-equivalent rate a job with demand ``d`` asks for at once.
+
+    A job that writes checkpoints (``checkpoint_bytes``) writes them between its
+    read bursts, not during them, so its peak is the larger of the two rates;
+    otherwise reads and writes may overlap and their costs add up."""
+    if d.cost_bps or not d.checkpoint_bytes:
+        return d.cost(write_cost)
+    return max(float(d.read_bps), write_cost * d.write_bps)
 
 
 # -------------------------------------------------------------- calibrator ---
@@ -470,7 +499,7 @@ class Planner:
 
     def _forecast(self, f: Forecast) -> dict[str, Any]:
         j = self.jobs.get(f.job)
-        demand = f.demand.cost(self.cfg.write_cost) if f.demand else None
+        demand = peak_cost(f.demand, self.cfg.write_cost) if f.demand else None
         if j is None or j.state in ("noshow", "cancelled"):
             j = self.jobs[f.job] = Job(job=f.job, tenant=f.tenant, source=f.source, forecast=f,
                                        demand_bps=demand or None)
@@ -545,7 +574,11 @@ class Planner:
                 j.state = "noshow"
                 self.source(j.source).record_noshow()
 
-    def _active_hold(self, o: str, jobs: list[Job]) -> int:
+    def _demand_hold(self, o: str, jobs: list[Job]) -> int:
+        """What owner o's jobs (running or due) may draw: the sum of their calibrated
+        demands (predicted cost-rate x exp(q_{1-alpha}) of the source's demand
+        residuals), at most R_o; R_o if a job has no demand forecast or its source
+        no demand quantile yet."""
         r = self.owners[o]
         need = 0.0
         for j in jobs:
@@ -574,19 +607,22 @@ class Planner:
                 return OwnerPlan(r, r, "fallback")
             if cal.lower() is None:
                 return OwnerPlan(r, r, "untrusted")
-        held = self._active_hold(o, active) if active else 0
-        held_w = held
-        reason = "active" if active else "lent"
+        due: list[Job] = []
+        write_due = False
         nxt: float | None = None
         for j in mine:
             if j.state != "pending":
                 continue
             t = self.reclaim_at(j)
             if t is None or now_s >= t:
-                return OwnerPlan(r, r, "due")
+                due.append(j)
+                continue
             if now_s >= t - self.cfg.write_horizon_s:
-                held_w = r
+                write_due = True
             nxt = t if nxt is None else min(nxt, t)
+        held = self._demand_hold(o, active + due) if active or due else 0
+        held_w = r if due or write_due else held
+        reason = "due" if due else "active" if active else "lent"
         return OwnerPlan(held, held_w, reason, nxt)
 
     def plan(self, now_s: float) -> Plan:
@@ -596,7 +632,12 @@ class Planner:
         c = self.cfg.capacity_bps * (1.0 - self.cfg.headroom)
         pool = max(self.static_pool_bps, int(c - sum(p.held_bps for p in owners.values())))
         wpool = max(self.static_pool_bps, int(c - sum(p.held_write_bps for p in owners.values())))
-        self.last = Plan(at_s=now_s, limits=self.split(pool, wpool), owners=owners,
+        # GC debt and read-behind-write interference hurt only owners that read
+        # while it is paid: with every owner idle and none due within the write
+        # horizon, a lent written byte costs what any written byte does
+        quiet = all(p.held_write_bps == 0 for p in owners.values())
+        caution = 1.0 if quiet else self.cfg.write_caution
+        self.last = Plan(at_s=now_s, limits=self.split(pool, wpool, caution), owners=owners,
                          pool_bps=pool, write_pool_bps=wpool,
                          static_pool_bps=self.static_pool_bps)
         return self.last

@@ -1,5 +1,5 @@
 """``jbof config|tenant|drive|stats``: check configs and drive a running
-``jbof serve`` through its admin socket (control/admin.py).
+``jbof serve`` through its admin socket (control/daemon/admin.py).
 
 Every command that talks to the daemon takes ``--socket PATH`` (default:
 $JBOF_ADMIN_SOCKET, else $XDG_RUNTIME_DIR/jbof/admin.sock).  Option values
@@ -19,20 +19,19 @@ from typing import Any
 import click
 
 from control import units
-from control.admin import AdminError, Client
-from control.cli import BadValue, run_guarded
-from control.config import (
+from control.daemon.admin import AdminError, Client
+from control.cli.common import BadValue, run_guarded
+from control.config import load_config, resolve_socket_path
+from control.config_export import summary
+from control.config_schema import (
     CONTROLLER_KEYS,
     DEFAULT_ADMIN_SOCKET,
     DRIVE_KEYS,
     TENANT_KEYS,
-    load_config,
-    resolve_socket_path,
     schema_text,
-    summary,
 )
-from control.metrics import quantile
-from control.scenario import Key
+from control.daemon.metrics import quantile
+from control.schema import Key
 
 CTX = {"help_option_names": ["-h", "--help"]}
 

@@ -18,39 +18,37 @@ where ``raw`` is the daemon config's ``forecast:`` section (FORECAST_KEYS)::
       drive: ssd0                    # whose tenants it plans (default: the only drive)
       capacity: 2800MiB/s            # what the drive sustains, read-equivalent bytes/s
       tick: 100ms
-      planner: {slowdown_budget: 1%, horizon: 200ms}     # control/planner.py PLANNER_KEYS
+      planner: {slowdown_budget: 1%, horizon: 200ms}     # control/lending/planner.py PLANNER_KEYS
       calibration: {sched: [0.0, -0.3, 0.2]}   # optional warm start: residuals per source
 
 The socket is separate from the admin socket and has its own file mode
 (default 0o660): a forecaster can send forecast/arrived/finished/cancel/ls
-and nothing else (control/forecast.py refuses every other key), so it can
+and nothing else (control/lending/forecast.py refuses every other key), so it can
 never change an SLO, a reservation or a limit directly; limits change only
 through the planner, which never lends less than static partitioning does.
 
-One thread, one ``selectors`` loop: each connection has its own input buffer
-(lines up to 64 KiB; a longer line gets a ``too_long`` error and is skipped)
-and output buffer; a bad line gets its error reply and the next line is read
-as usual.  Every ``tick_s`` the planner plans at ``clock()`` and ``apply`` is
-called for each borrower whose limit changed (exceptions are logged, never
-fatal); a borrower's own configured limit stays an upper bound, and ``stop()``
-restores it.  ``clock`` is injectable: tests drive ``tick()`` by hand.
+The socket is control/ipc.py's ``LineServer`` (the rules of both control
+sockets: lines up to 64 KiB, a longer line gets a ``too_long`` error and is
+skipped, at most ``MAX_CLIENTS`` connections, ...); a bad line gets its error
+reply and the next line is read as usual.  A ticker thread: every ``tick_s`` the
+planner plans at ``clock()`` and ``apply`` is called for each borrower whose
+limit changed (exceptions are logged, never fatal); a borrower's own configured
+limit stays an upper bound, and ``stop()`` restores it.  ``clock`` is
+injectable: tests drive ``tick()`` by hand.
 """
 from __future__ import annotations
 
-import errno
 import logging
 import math
 import os
-import selectors
-import socket
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from control.errors import ConfigError
-from control.forecast import (
-    MAX_LINE_BYTES,
+from control.ipc import IpcError, LineServer, Peer
+from control.lending.forecast import (
     Ls,
     MessageError,
     decode_line,
@@ -60,13 +58,12 @@ from control.forecast import (
     parse_message,
     request_id,
 )
-from control.planner import Plan, Planner, PlannerConfig, parse_planner_config
-from control.scenario import Key, _read, _section, p_duration, p_rate, p_str
+from control.lending.planner import Plan, Planner, PlannerConfig, parse_planner_config
+from control.schema import Key, p_duration, p_rate, p_str, read_section, section
 
 log = logging.getLogger("jbof.forecast")
 MAX_CLIENTS = 64
 DEFAULT_MODE = 0o660
-OUT_LIMIT = 1 << 20           # stop reading a client whose replies pile up unread
 
 
 DEFAULT_SOCKET = "jbof/forecast.sock"
@@ -103,7 +100,7 @@ def _p_calibration(v: Any) -> dict[str, list[float]]:
     return out
 
 
-FORECAST_KEYS = _section(
+FORECAST_KEYS = section(
     Key("socket", "path", p_str, "forecast socket (relative: under $XDG_RUNTIME_DIR)",
         DEFAULT_SOCKET),
     Key("mode", "octal", _p_mode, "the socket's file mode (its own: not the admin socket's)",
@@ -122,7 +119,7 @@ FORECAST_KEYS = _section(
 
 def parse_forecast_config(data: Any, src: str, where: str = "forecast") -> dict[str, Any]:
     """The daemon config's ``forecast:`` section, validated (ConfigError, one line)."""
-    got = _read(data, FORECAST_KEYS, src, where)
+    got = read_section(data, FORECAST_KEYS, src, where)
     cap = got["capacity"]
     if cap <= 0:
         raise ConfigError(src, f"{where}.capacity", "must be > 0")
@@ -136,16 +133,6 @@ def parse_forecast_config(data: Any, src: str, where: str = "forecast") -> dict[
             "drive": got.get("drive"),
             "planner": parse_planner_config(got.get("planner", {}), src, f"{where}.planner", cap),
             "calibration": got.get("calibration", {})}
-
-
-class _Conn:
-    __slots__ = ("inbuf", "outbuf", "skipping", "sock")
-
-    def __init__(self, sock: socket.socket) -> None:
-        self.sock = sock
-        self.inbuf = b""
-        self.outbuf = b""
-        self.skipping = False    # inside an over-long line: drop until its newline
 
 
 class ForecastService:
@@ -171,11 +158,9 @@ class ForecastService:
         self.configured = dict(configured or {})
         self.applied: dict[str, int] = {}
         self._lock = threading.Lock()
-        self._sel: selectors.BaseSelector | None = None
-        self._listener: socket.socket | None = None
+        self._server: LineServer | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
-        self._conns: dict[int, _Conn] = {}
 
     # -- wiring helpers --------------------------------------------------------
 
@@ -269,35 +254,20 @@ class ForecastService:
     def start(self) -> None:
         if self._thread is not None:
             raise RuntimeError("forecast service already started")
+        server = LineServer(self.path, self._reply, _error_line, what="forecast socket",
+                            mode=self.mode, max_connections=MAX_CLIENTS, name="jbof-forecast")
         try:
-            if os.path.exists(self.path) and not os.path.isdir(self.path):
-                probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                try:
-                    probe.connect(self.path)
-                except OSError:
-                    os.unlink(self.path)          # stale socket of a dead daemon
-                else:
-                    raise OSError(errno.EADDRINUSE, "in use by another process")
-                finally:
-                    probe.close()
-            lst = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            old = os.umask(0o777 & ~self.mode)
-            try:
-                lst.bind(self.path)
-            finally:
-                os.umask(old)
-            os.chmod(self.path, self.mode)
-            lst.listen(16)
-            lst.setblocking(False)
+            server.start()
+        except IpcError as e:
+            raise OSError(f"cannot listen on the {e.message}") from None
         except OSError as e:
             raise OSError(f"cannot listen on the forecast socket {self.path}: "
                           f"{e.strerror or e}") from None
-        self._listener = lst
-        self._sel = selectors.DefaultSelector()
-        self._sel.register(lst, selectors.EVENT_READ, None)
+        self._server = server
         self._stop.clear()
         self.tick()
-        self._thread = threading.Thread(target=self._loop, name="jbof-forecast", daemon=True)
+        self._thread = threading.Thread(target=self._tick_loop, name="jbof-forecast-tick",
+                                        daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
@@ -306,25 +276,15 @@ class ForecastService:
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
+        if self._server is not None:
+            self._server.close()
+            self._server = None
         for name in list(self.applied):
             try:
                 self.apply(name, self.configured.get(name, 0))
             except Exception:
                 log.exception("forecast: cannot restore the limit of %s", name)
         self.applied.clear()
-        for c in list(self._conns.values()):
-            c.sock.close()
-        self._conns.clear()
-        if self._sel is not None:
-            self._sel.close()
-            self._sel = None
-        if self._listener is not None:
-            self._listener.close()
-            self._listener = None
-            try:
-                os.unlink(self.path)
-            except OSError:
-                pass
 
     def __enter__(self) -> ForecastService:
         self.start()
@@ -333,106 +293,23 @@ class ForecastService:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def _loop(self) -> None:
-        assert self._sel is not None
+    def _reply(self, line: bytes, _peer: Peer) -> tuple[bytes, None]:
+        return encode(self.handle_line(line)), None
+
+    def _tick_loop(self) -> None:
         next_tick = time.monotonic() + self.tick_s
-        while not self._stop.is_set():
-            timeout = max(0.0, min(next_tick - time.monotonic(), 0.1))
-            for key, events in self._sel.select(timeout):
-                if key.data is None:
-                    self._accept()
-                else:
-                    self._service(key.data, events)
-            if time.monotonic() >= next_tick:
-                next_tick += self.tick_s
-                if next_tick < time.monotonic():       # fell behind: do not burst
-                    next_tick = time.monotonic() + self.tick_s
-                try:
-                    self.tick()
-                except Exception:
-                    log.exception("forecast: planner tick failed")
-
-    def _accept(self) -> None:
-        assert self._listener is not None and self._sel is not None
-        try:
-            sock, _ = self._listener.accept()
-        except (BlockingIOError, InterruptedError):
-            return
-        if len(self._conns) >= MAX_CLIENTS:
-            sock.close()
-            return
-        sock.setblocking(False)
-        c = _Conn(sock)
-        self._conns[sock.fileno()] = c
-        self._sel.register(sock, selectors.EVENT_READ, c)
-
-    def _close(self, c: _Conn) -> None:
-        assert self._sel is not None
-        self._conns.pop(c.sock.fileno(), None)
-        try:
-            self._sel.unregister(c.sock)
-        except (KeyError, ValueError):
-            pass
-        c.sock.close()
-
-    def _service(self, c: _Conn, events: int) -> None:
-        if events & selectors.EVENT_READ:
+        while not self._stop.wait(max(0.0, next_tick - time.monotonic())):
+            next_tick += self.tick_s
+            if next_tick < time.monotonic():       # fell behind: do not burst
+                next_tick = time.monotonic() + self.tick_s
             try:
-                data = c.sock.recv(65536)
-            except (BlockingIOError, InterruptedError):
-                data = None
-            except OSError:
-                self._close(c)
-                return
-            if data == b"":
-                self._close(c)
-                return
-            if data:
-                self._consume(c, data)
-        if events & selectors.EVENT_WRITE or c.outbuf:
-            self._flush(c)
+                self.tick()
+            except Exception:
+                log.exception("forecast: planner tick failed")
 
-    def _consume(self, c: _Conn, data: bytes) -> None:
-        c.inbuf += data
-        while True:
-            nl = c.inbuf.find(b"\n")
-            if nl < 0:
-                if len(c.inbuf) > MAX_LINE_BYTES:
-                    if not c.skipping:
-                        c.outbuf += encode(error_reply(MessageError(
-                            "too_long", "", f"line longer than {MAX_LINE_BYTES} bytes")))
-                    c.skipping = True
-                    c.inbuf = b""
-                break
-            line, c.inbuf = c.inbuf[:nl], c.inbuf[nl + 1:]
-            if c.skipping:           # the tail of an over-long line
-                c.skipping = False
-                continue
-            if not line.strip():
-                continue
-            if len(line) > MAX_LINE_BYTES:
-                c.outbuf += encode(error_reply(MessageError(
-                    "too_long", "", f"line longer than {MAX_LINE_BYTES} bytes")))
-                continue
-            c.outbuf += encode(self.handle_line(line))
 
-    def _flush(self, c: _Conn) -> None:
-        assert self._sel is not None
-        if c.outbuf:
-            try:
-                n = c.sock.send(c.outbuf)
-                c.outbuf = c.outbuf[n:]
-            except (BlockingIOError, InterruptedError):
-                pass
-            except OSError:
-                self._close(c)
-                return
-        want = ((selectors.EVENT_READ if len(c.outbuf) < OUT_LIMIT else 0)
-                | (selectors.EVENT_WRITE if c.outbuf else 0))
-        try:
-            self._sel.modify(c.sock, want, c)
-        except (KeyError, ValueError):
-            pass
+def _error_line(code: str, message: str) -> bytes:
+    return encode(error_reply(MessageError(code, "", message)))
 
 
 __all__ = ["DEFAULT_MODE", "MAX_CLIENTS", "ForecastService"]

@@ -2,7 +2,7 @@
 
     report.md           a table per policy (and per nbdkit peer), a verdict per
                         tenant SLO, the fio / data plane cross-check, sim vs live
-    results.json        the result documents (DESIGN.md section 5, mode live),
+    results.json        the result documents (docs/design.md#result-documents, mode live),
                         the simulator's documents with --compare-sim, notes
     bandwidth.png       per-tenant bandwidth over time, one panel per policy
                         (fio's bandwidth logs, 100 ms averages)
@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from control import units
-from control.bench import BenchResult, RunOutput, fio_version, sim_ratio_rows
-from control.fio import BW_LOG_MS
+from control.bench.runner import BenchResult, RunOutput, fio_version, sim_ratio_rows
+from control.bench.fio import BW_LOG_MS
 
 TOLERANCE = 0.05
 

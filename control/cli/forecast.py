@@ -24,7 +24,7 @@ DEFAULT_SOCKET = "jbof/forecast.sock"
 
 
 def _path(socket: str | None) -> str:
-    from control.forecast_server import socket_path
+    from control.lending.forecast_server import socket_path
     return socket_path(socket or DEFAULT_SOCKET)
 
 
@@ -53,8 +53,8 @@ def push(socket: str | None, messages: tuple[str, ...], job: str | None, tenant:
          source: str, arrival_in: str | None, arrival_at: float | None, duration: str | None,
          read_rate: str | None, write_rate: str | None) -> None:
     """Send messages (JSON objects, or '-' for one per line on stdin) and print the replies."""
-    from control.cli import BadValue, run_guarded
-    from control.forecast import Client, encode
+    from control.cli.common import BadValue, run_guarded
+    from control.lending.forecast import Client, encode
     msgs: list[Any] = []
     for i, m in enumerate(messages):
         if m == "-":
@@ -104,8 +104,8 @@ def push(socket: str | None, messages: tuple[str, ...], job: str | None, tenant:
 def ls_cmd(socket: str | None, as_json: bool) -> None:
     """Show pending and running jobs, each source's calibration and the lent limits."""
     from control import units
-    from control.cli import run_guarded
-    from control.forecast import Client
+    from control.cli.common import run_guarded
+    from control.lending.forecast import Client
 
     def go() -> dict[str, Any]:
         with Client(_path(socket)) as c:

@@ -110,291 +110,36 @@
 """
 from __future__ import annotations
 
-import json
 import logging
 import math
-import os
-import tempfile
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from itertools import product
-from pathlib import Path
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from control.errors import ConfigError
-from control.profiling import (
-    NS,
+from control.tune.episode import EPISODE_TOTALS, Episode, Measured, episode_counts
+from control.tune.index import Index
+from control.tune.objective import Score, period_violated, score
+from control.tune.profiling import (
     Cusum,
     DataPlane,
+    NS,
     Profile,
     Sample,
-    SimDataPlane,
     Window,
     profile,
     quick_signature,
     window,
 )
+from control.tune.space import Point, Space, golden_section
+
 
 log = logging.getLogger("jbof.tune")
 
-# Objective prices (section 2).
-A_REF_BYTES = 3584
-WRITE_PRICE_REF = 3
-PENALTY_EXP = 4
-MIN_PERIOD_SLO_IOS = 20      # fewer completions in a period: its p99 says nothing
+
 MIN_GUARD_SLO_IOS = 50       # fewer completions in a trial so far: no abort yet
 
-TUNED_POLICY = "qos"
-INDEX_VERSION = 1
-INDEX_ENV = "JBOF_TUNE_INDEX"
-
-
-# ------------------------------------------------------------------ knobs ---
-
-@dataclass(frozen=True)
-class Knob:
-    """One tunable: its candidate values (ascending), and which way is aggressive."""
-    name: str                         # also its unit, e.g. slot_bytes
-    values: tuple[int, ...]
-    up_is_aggressive: bool            # a larger value lets more work into the drive
-    doc: str
-    to_fields: Callable[[int], dict[str, int]]
-    field: str                        # the sched field that reads the value back
-    writes_only: bool = False         # inert unless some tenant writes
-
-    def fields(self, v: int) -> dict[str, int]:
-        return self.to_fields(v)
-
-
-def _band_fields(v: int) -> dict[str, int]:
-    return {"ctl.band_hi_pct": v, "ctl.band_lo_pct": max(100, v // 2)}
-
-
-def _wf_fields(v: int) -> dict[str, int]:
-    return {"cost.write_factor_max_x256": v, "cost.write_factor_init_x256": v}
-
-
-KNOBS: dict[str, Knob] = {k.name: k for k in (
-    Knob("band_hi_pct", (200, 300, 450, 700, 1200), True,
-         "latency band ceiling, % of the drive's learned unloaded read latency "
-         "(floor: half of it, at least 100%)", _band_fields, "ctl.band_hi_pct"),
-    Knob("slot_bytes", (65536, 131072, 262144), True,
-         "virtual slot size; the drive's in-flight window is total_slots of them",
-         lambda v: {"slot_bytes": v}, "slot_bytes"),
-    Knob("write_factor_max_x256", (512, 1024, 2304), False,
-         "highest write price the estimator may learn (x256), also its start",
-         _wf_fields, "cost.write_factor_max_x256", writes_only=True),
-    Knob("rate_max_bps", (1 << 30, 2 << 30, 4 << 30), True,
-         "drive window: the controller's highest dispatch rate (cost bytes/s)",
-         lambda v: {"ctl.rate_max_bps": v}, "ctl.rate_max_bps"),
-)}
-DEFAULT_KNOBS = ("band_hi_pct", "slot_bytes", "write_factor_max_x256")
-
-Config = tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class Space:
-    """The grid searched: some knobs, each with its ordered candidate values."""
-    knobs: tuple[Knob, ...]
-
-    @classmethod
-    def of(cls, names: Sequence[str] = DEFAULT_KNOBS) -> Space:
-        out = []
-        for n in names:
-            if n not in KNOBS:
-                raise ConfigError("--knobs", n, f"is not a knob (allowed: {', '.join(KNOBS)})")
-            out.append(KNOBS[n])
-        if not out or len(set(names)) != len(names):
-            raise ConfigError("--knobs", "", "give one or more distinct knobs "
-                              f"(allowed: {', '.join(KNOBS)})")
-        return cls(tuple(out))
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(k.name for k in self.knobs)
-
-    def size(self) -> int:
-        return math.prod(len(k.values) for k in self.knobs)
-
-    def grid(self, base: Config | None = None, active: Sequence[int] | None = None
-             ) -> Iterator[Config]:
-        """Every config; with ``active``, only those knobs vary (the others
-        keep base's values)."""
-        if active is None or base is None:
-            return iter(product(*(k.values for k in self.knobs)))
-        return iter(product(*(k.values if i in active else (base[i],)
-                              for i, k in enumerate(self.knobs))))
-
-    def active(self, writes: bool) -> tuple[int, ...]:
-        """Indices of the knobs that can matter: write-price knobs are inert
-        (exactly: reads are priced without them) while nobody writes."""
-        return tuple(i for i, k in enumerate(self.knobs) if writes or not k.writes_only)
-
-    def step(self, cfg: Config, i: int, aggressive: bool) -> Config | None:
-        """cfg with knob i one candidate more (or less) aggressive; None at the edge."""
-        k = self.knobs[i]
-        j = k.values.index(cfg[i]) + (1 if aggressive == k.up_is_aggressive else -1)
-        if not 0 <= j < len(k.values):
-            return None
-        return cfg[:i] + (k.values[j],) + cfg[i + 1:]
-
-    def fields(self, cfg: Config) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for k, v in zip(self.knobs, cfg):
-            out.update(k.fields(v))
-        return out
-
-    def read(self, fields: Mapping[str, int]) -> Config:
-        return tuple(int(fields[k.field]) for k in self.knobs)
-
-    def including(self, cfg: Config) -> Space:
-        """The space with cfg's values added where they are not candidates."""
-        return Space(tuple(k if v in k.values else replace(k, values=tuple(sorted(k.values + (v,))))
-                           for k, v in zip(self.knobs, cfg)))
-
-    def as_dict(self, cfg: Config) -> dict[str, int]:
-        return dict(zip(self.names, cfg))
-
-    def from_dict(self, d: Mapping[str, Any]) -> Config | None:
-        try:
-            return tuple(int(d[n]) for n in self.names)
-        except (KeyError, TypeError, ValueError):
-            return None
-
-    def at_least_as_aggressive(self, c: Config, than: Config) -> bool:
-        return all((a >= b) if k.up_is_aggressive else (a <= b)
-                   for k, a, b in zip(self.knobs, c, than))
-
-
-# -------------------------------------------------------------- objective ---
-
-@dataclass(frozen=True)
-class Score:
-    objective: float                  # J, read-byte equivalents per second
-    throughput: float                 # T
-    worst_ratio: float                # max p99 / SLO (0 without SLOs, inf if starved)
-    p99_us: Mapping[str, float | None]  # tenants with an SLO (None: starved)
-
-    @property
-    def slo_met(self) -> bool:
-        return self.worst_ratio <= 1.0
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"objective": round(self.objective, 1), "throughput": round(self.throughput, 1),
-                "slo_met": self.slo_met,
-                "p99_us": {k: (round(v, 1) if v is not None else None)
-                           for k, v in self.p99_us.items()}}
-
-
-def score(w: Window, slos_ns: Mapping[str, int]) -> Score:
-    """J of a window (section 2)."""
-    secs = w.seconds
-    if secs <= 0:
-        raise ValueError("an empty window has no score")
-    t = sum(A_REF_BYTES * tw.read_ios + tw.read_bytes
-            + WRITE_PRICE_REF * (A_REF_BYTES * tw.write_ios + tw.write_bytes)
-            for tw in w.tenants.values()) / secs
-    worst = 0.0
-    p99s: dict[str, float | None] = {}
-    for name, slo in slos_ns.items():
-        tw = w.tenants.get(name)
-        if not slo or tw is None:
-            continue
-        if tw.ios == 0:
-            if tw.outstanding > 0:
-                worst = math.inf
-                p99s[name] = None
-            continue
-        p = tw.p99_ns()
-        p99s[name] = p / 1e3
-        worst = max(worst, p / slo)
-    j = t if worst <= 1.0 else (0.0 if math.isinf(worst) else t * worst ** -PENALTY_EXP)
-    return Score(objective=j, throughput=t, worst_ratio=worst, p99_us=p99s)
-
-
-def period_violated(w: Window, slos_ns: Mapping[str, int]) -> bool:
-    """Some SLO'd tenant's p99 over this period exceeded its SLO (or it starved)."""
-    for name, slo in slos_ns.items():
-        tw = w.tenants.get(name)
-        if not slo or tw is None:
-            continue
-        if tw.ios == 0 and tw.outstanding > 0:
-            return True
-        if tw.ios >= MIN_PERIOD_SLO_IOS and tw.p99_ns() > slo:
-            return True
-    return False
-
-
-# ------------------------------------------------------------------ index ---
-
-def default_index_path() -> Path:
-    env = os.environ.get(INDEX_ENV)
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(base) / "jbof" / "tune-index.json"
-
-
-class Index:
-    """Best configs by drive and workload signature, persisted as JSON.
-
-    ``{"version": 1, "drives": {DRIVE: {SIGNATURE: {"knobs": {...},
-    "objective": J, "period_s": P, "trials": N, "updated_unix": T}}}}``.
-    With ``path=None`` it lives in memory only."""
-
-    def __init__(self, path: Path | None) -> None:
-        self.path = path
-        self.drives: dict[str, dict[str, dict[str, Any]]] = {}
-        if path is not None and path.exists():
-            self._load(path)
-
-    def _load(self, path: Path) -> None:
-        src = str(path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as e:
-            raise ConfigError(src, "", f"cannot read the tune index: {e}") from None
-        except json.JSONDecodeError as e:
-            raise ConfigError(src, f"line {e.lineno}", f"not JSON ({e.msg}); "
-                              "remove the file to start a new index") from None
-        if not isinstance(data, dict) or data.get("version") != INDEX_VERSION \
-                or not isinstance(data.get("drives"), dict):
-            raise ConfigError(src, "version", f"not a version {INDEX_VERSION} tune index "
-                              "(remove the file to start a new one)")
-        for drive, entries in data["drives"].items():
-            if not isinstance(entries, dict) or not all(
-                    isinstance(e, dict) and isinstance(e.get("knobs"), dict)
-                    for e in entries.values()):
-                raise ConfigError(src, f"drives.{drive}", "entries must map a signature to "
-                                  "{knobs: {...}, objective: ...}")
-            self.drives[str(drive)] = {str(k): v for k, v in entries.items()}
-
-    def get(self, drive: str, signature: str) -> dict[str, Any] | None:
-        return self.drives.get(drive, {}).get(signature)
-
-    def put(self, drive: str, signature: str, entry: Mapping[str, Any]) -> None:
-        self.drives.setdefault(drive, {})[signature] = dict(entry)
-        self.save()
-
-    def save(self) -> None:
-        if self.path is None:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        doc = {"version": INDEX_VERSION, "drives": self.drives}
-        fd, tmp = tempfile.mkstemp(prefix=".tune-index.", dir=self.path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(doc, f, indent=1, sort_keys=True)
-                f.write("\n")
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-
-
-# ------------------------------------------------------------------ tuner ---
 
 @dataclass(frozen=True)
 class TuneParams:
@@ -432,84 +177,6 @@ class TuneParams:
             raise ConfigError("tune", "max_trials/passes/halving_k/history", "must be >= 1")
 
 
-@dataclass
-class Measured:
-    """All measurements of one config in one search (duration-weighted)."""
-    seconds: float = 0.0
-    j_s: float = 0.0
-    t_s: float = 0.0
-    ratio_s: float = 0.0
-    aborted: bool = False
-
-    def add(self, s: Score, seconds: float) -> None:
-        self.seconds += seconds
-        self.j_s += s.objective * seconds
-        self.t_s += s.throughput * seconds
-        self.ratio_s += min(s.worst_ratio, 1e6) * seconds
-
-    @property
-    def j(self) -> float:
-        return self.j_s / self.seconds if self.seconds else 0.0
-
-    @property
-    def t(self) -> float:
-        return self.t_s / self.seconds if self.seconds else 0.0
-
-    @property
-    def ratio(self) -> float:
-        return self.ratio_s / self.seconds if self.seconds else 0.0
-
-
-@dataclass
-class Episode:
-    """One profile -> (reuse | search) -> exploit cycle."""
-    start_s: float
-    signature: str = ""
-    period_s: float = 0.0
-    reused: bool = False
-    reason: str = "start"           # start | mix | shift
-    trials: int = 0
-    aborted: int = 0
-    pruned: int = 0
-    trial_s: float = 0.0
-    extra_violations: float = 0.0
-    budget_exhausted: bool = False
-    converged_s: float | None = None
-    periods_to_converge: int | None = None
-    best: dict[str, int] = field(default_factory=dict)
-    best_objective: float = 0.0
-    exploit_s: float = 0.0          # time served with the winner since
-    exploit_j_s: float = 0.0        # ... and its objective x seconds
-
-    @property
-    def idle(self) -> bool:
-        """The profile saw no IO (no mix to tune for)."""
-        return self.signature.startswith("@")
-
-    @property
-    def exploit_objective(self) -> float | None:
-        """Mean J while exploiting (what the tuned config delivers online)."""
-        return self.exploit_j_s / self.exploit_s if self.exploit_s else None
-
-    def explore_fraction(self) -> float | None:
-        """Time on trial configs / time from the start to convergence."""
-        if self.converged_s is None or self.converged_s <= self.start_s:
-            return None
-        return round(self.trial_s / (self.converged_s - self.start_s), 3)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"start_s": round(self.start_s, 3), "reason": self.reason,
-                "signature": self.signature, "period_s": self.period_s, "reused": self.reused,
-                "trials": self.trials, "aborted": self.aborted, "pruned": self.pruned,
-                "explore_fraction": self.explore_fraction(),
-                "exploration_slo_violations": round(self.extra_violations, 3),
-                "budget_exhausted": self.budget_exhausted,
-                "periods_to_converge": self.periods_to_converge,
-                "best": self.best, "best_objective": round(self.best_objective, 1),
-                "exploit_objective": None if self.exploit_objective is None
-                else round(self.exploit_objective, 1)}
-
-
 class _Stop(Exception):
     """The run's time is up (unwinds a search at a window boundary)."""
 
@@ -523,7 +190,7 @@ class AutoTuner:
 
     ``run(seconds)`` drives the data plane (simulator: virtual time) and
     returns when the time is up, with the incumbent in force.  The live
-    daemon runs it in a thread per drive (control/autotune_live.py: ``until``
+    daemon runs it in a thread per drive (control/tune/autotune_live.py: ``until``
     stops it at a window boundary when tuning is disabled, the operator
     changes the drive or the daemon stops; ``rebase()`` before the next
     run); ``status()`` and ``metric_samples()`` feed tune.status and /metrics."""
@@ -542,7 +209,7 @@ class AutoTuner:
         self.enabled = True
         self.episodes: list[Episode] = []
         self.trial_log: list[dict[str, Any]] = []
-        self._dropped: dict[str, float] = dict.fromkeys(_TOTALS, 0.0)   # trimmed history
+        self._dropped: dict[str, float] = dict.fromkeys(EPISODE_TOTALS, 0.0)   # trimmed history
         self._in_force = self.incumbent
         self._deadline_ns = 0
         self._until: Callable[[AutoTuner], bool] | None = None
@@ -575,7 +242,7 @@ class AutoTuner:
         self._last = self.dp.sample()
         return self._last
 
-    def _apply(self, cfg: Config) -> None:
+    def _apply(self, cfg: Point) -> None:
         if cfg != self._in_force:
             self.dp.apply(self.space.fields(cfg))
             self._in_force = cfg
@@ -648,7 +315,7 @@ class AutoTuner:
                 "trials": ep.trials, "updated_unix": round(time.time())})
         return self._exploit(prof)
 
-    def _commit(self, ep: Episode, cfg: Config, j: float) -> None:
+    def _commit(self, ep: Episode, cfg: Point, j: float) -> None:
         if cfg != self.incumbent:
             self._inc_periods = self._inc_violated = 0
         self.incumbent = cfg
@@ -714,7 +381,7 @@ class AutoTuner:
             self._inc_measured.add(s, w.seconds)
         return w
 
-    def _trial(self, ep: Episode, cfg: Config, min_periods: int, stage: str,
+    def _trial(self, ep: Episode, cfg: Point, min_periods: int, stage: str,
                adaptive: bool = True) -> tuple[Score, float] | None:
         """Hold cfg for settle periods, then measure it for min_periods (if
         adaptive, longer while the per-period objective's relative standard
@@ -788,7 +455,7 @@ class AutoTuner:
                 return True
         return False
 
-    def _record(self, ep: Episode, cfg: Config, stage: str, s: Score | None,
+    def _record(self, ep: Episode, cfg: Point, stage: str, s: Score | None,
                 start: Sample) -> None:
         entry = {"t_s": round(start.now_ns / NS, 3), "stage": stage,
                  "knobs": self.space.as_dict(cfg), "aborted": s is None,
@@ -801,18 +468,18 @@ class AutoTuner:
 
     # -- the search (section 4) -----------------------------------------------
 
-    def _search(self, ep: Episode) -> tuple[Config, float]:
+    def _search(self, ep: Episode) -> tuple[Point, float]:
         p = self.params
-        results: dict[Config, Measured] = {}
+        results: dict[Point, Measured] = {}
         inc = self.incumbent
         assert self._profile is not None
         m0 = self._inc_measured = Measured()
         m0.add(score(self._profile.window, self.slos), self._profile.window.seconds)
         results[inc] = m0
         measure_periods = max(2, self._periods(p.measure_s))
-        aborted: list[Config] = []
+        aborted: list[Point] = []
 
-        def value(cfg: Config) -> float:
+        def value(cfg: Point) -> float:
             """J of cfg, running a trial if it was never measured (-1: pruned/aborted)."""
             if cfg in results:
                 m = results[cfg]
@@ -867,12 +534,12 @@ class AutoTuner:
             best = max(live, key=lambda c: live[c].j)
         return best, live[best].j
 
-    def _halving(self, ep: Episode, results: dict[Config, Measured], best: Config,
-                 measure_periods: int) -> Config:
+    def _halving(self, ep: Episode, results: dict[Point, Measured], best: Point,
+                 measure_periods: int) -> Point:
         p = self.params
         live = [c for c, m in results.items() if not m.aborted and m.seconds > 0]
         live.sort(key=lambda c: -results[c].j)
-        cands: list[Config] = []
+        cands: list[Point] = []
         for c in live:
             mc = results[c]
             if any((results[d].t, results[d].ratio) == (mc.t, mc.ratio) for d in cands):
@@ -966,7 +633,7 @@ class AutoTuner:
         if not keep:
             return
         while len(self.episodes) > keep:
-            for k, v in _episode_counts(self.episodes.pop(0)).items():
+            for k, v in episode_counts(self.episodes.pop(0)).items():
                 self._dropped[k] += v
         del self.trial_log[:max(0, len(self.trial_log) - 10 * keep)]
 
@@ -976,7 +643,7 @@ class AutoTuner:
         extra_violations."""
         out = dict(self._dropped)
         for e in self.episodes:
-            for k, v in _episode_counts(e).items():
+            for k, v in episode_counts(e).items():
                 out[k] += v
         return out
 
@@ -1012,15 +679,6 @@ class AutoTuner:
                 "episode": ep.as_dict() if ep else None}
 
 
-_TOTALS = ("searches", "reuses", "trials", "aborted", "pruned", "trial_s", "extra_violations")
-
-
-def _episode_counts(e: Episode) -> dict[str, float]:
-    return {"searches": float(not (e.reused or e.idle)), "reuses": float(e.reused),
-            "trials": float(e.trials), "aborted": float(e.aborted), "pruned": float(e.pruned),
-            "trial_s": e.trial_s, "extra_violations": e.extra_violations}
-
-
 def _rel_se(xs: Sequence[float]) -> float:
     """Relative standard error of the mean (inf for fewer than two values)."""
     if len(xs) < 2:
@@ -1028,141 +686,3 @@ def _rel_se(xs: Sequence[float]) -> float:
     m = sum(xs) / len(xs)
     var = sum((x - m) ** 2 for x in xs) / (len(xs) - 1)
     return math.sqrt(var / len(xs)) / m if m > 0 else math.inf
-
-
-def golden_section(line: Sequence[Config], value: Callable[[Config], float],
-                   tol: float = 0.0, conservative_first: bool = True) -> Config:
-    """Best point of an ordered line of configs, assuming J is unimodal along it.
-
-    Discrete golden-section search: probe two interior points at 0.382 and
-    0.618 of [lo, hi], drop the side of the worse one, repeat until three or
-    fewer points remain, then take the best of those.  ``value`` caches, so a
-    point probed twice costs one trial.  Values within ``tol`` (relative) of
-    each other are ties, won by the conservative side (index 0 if
-    ``conservative_first``): the best configs sit at the edge of what the
-    SLO allows, and headroom left on one knob may be spent on another.
-    Worked example, 5 values: probe 1 and 3; if J(1) >= J(3) keep [0, 3],
-    probe 1 and 2 (1 cached), keep [0, 2] or [1, 3], take the best of the
-    last three: 3-4 trials."""
-    def better(i: int, j: int) -> bool:
-        """line[i] at least as good as line[j], ties to the conservative side."""
-        vi, vj = value(line[i]), value(line[j])
-        if abs(vi - vj) <= tol * max(abs(vi), abs(vj)):
-            return (i < j) == conservative_first
-        return vi > vj
-
-    lo, hi = 0, len(line) - 1
-    while hi - lo > 2:
-        c = lo + math.floor(0.382 * (hi - lo))
-        d = hi - math.floor(0.382 * (hi - lo))
-        if c == d:
-            d = c + 1
-        if better(c, d):
-            hi = d
-        else:
-            lo = c
-    best = lo
-    for i in range(lo + 1, hi + 1):
-        if not better(best, i):
-            best = i
-    return line[best]
-
-
-# ------------------------------------------------------ simulator helpers ---
-
-@dataclass(frozen=True)
-class Evaluation:
-    warm_s: float
-    measure_s: float
-
-
-def evaluation_horizon(period_s: float | None, writes: bool) -> Evaluation:
-    """How long a fixed-config run warms up and is measured.
-
-    Warm-up: 0.5 s for a read-only mix (the controller learns the drive in
-    milliseconds), 3 s with writes: the write price starts at its maximum
-    (write_factor_init = max) and takes seconds to settle -- a shorter
-    warm-up would favour a low cap on the price for what is only a head
-    start.  Measured: 1 s of a steady mix (its objective varies by well
-    under 1% from one second to the next); 4 whole periods of a phased one
-    (compare() measures the finalists longer).  Both in whole periods."""
-    warm = 3.0 if writes else 0.5
-    if period_s is None:
-        return Evaluation(warm, 1.0)
-    return Evaluation(max(1, math.ceil(warm / period_s - 1e-9)) * period_s, 4 * period_s)
-
-
-def sim_dataplane(scenario: Any, seed: int | None = None, horizon_s: float = 600.0) -> SimDataPlane:
-    """A SimDataPlane on a fresh simulator of the scenario, policy qos (the
-    knobs are qos's: the learned band exists only there)."""
-    from control.results import make_simulator
-    sim = make_simulator(scenario, TUNED_POLICY, seed,
-                         duration_s=horizon_s, bin_s=max(0.1, horizon_s / 1000))
-    drive = scenario.device.model + (f"/{scenario.device.state}" if scenario.device.state else "")
-    return SimDataPlane(sim, {t.name: t.latency_slo_ns for t in scenario.tenants}, drive=drive)
-
-
-def evaluate(scenario: Any, space: Space, cfg: Config, seed: int | None,
-             horizon: Evaluation) -> Score:
-    """J of one fixed config on a fresh simulator (what the grid search measures)."""
-    dp = sim_dataplane(scenario, seed, horizon.warm_s + horizon.measure_s + 1)
-    dp.apply(space.fields(cfg))
-    dp.advance(horizon.warm_s)
-    a = dp.sample()
-    dp.advance(horizon.measure_s)
-    return score(window(a, dp.sample()), dp.slos_ns())
-
-
-def grid_search(scenario: Any, space: Space, seed: int | None, horizon: Evaluation,
-                base: Config | None = None, active: Sequence[int] | None = None
-                ) -> list[tuple[Config, Score]]:
-    """Every config of the space (only the ``active`` knobs varied), best first."""
-    out = [(cfg, evaluate(scenario, space, cfg, seed, horizon))
-           for cfg in space.grid(base, active)]
-    out.sort(key=lambda cs: -cs[1].objective)
-    return out
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """Default, tuned and grid optimum, scored alike (fresh runs, same seed)."""
-    default: Score
-    tuned: Score
-    grid_best: Config
-    grid_best_score: Score
-    grid_points: int
-    horizon: Evaluation
-    grid: Mapping[Config, Score]     # every grid point (evaluation_horizon)
-
-
-REFINE_TOP = 5        # grid points re-measured for a phased mix ...
-REFINE_FACTOR = 4     # ... this many times longer
-
-
-def compare(scenario: Any, space: Space, default: Config, tuned: Config,
-            active: Sequence[int], period_s: float | None, writes: bool,
-            seed: int | None) -> Comparison:
-    """Score default, tuned and the grid optimum of the ``active`` knobs.
-
-    Each grid point is one fresh run (evaluation_horizon).  A phased mix
-    varies from period to period, so the best of 80 short runs is partly
-    luck (the best of many noisy values is biased up): the top REFINE_TOP
-    points are measured again REFINE_FACTOR times longer, and default,
-    tuned and the optimum are all scored on that longer horizon."""
-    hz = evaluation_horizon(period_s, writes)
-    grid = grid_search(scenario, space, seed, hz, default, active)
-    final = hz
-    scores: dict[Config, Score] = {c: s for c, s in grid}
-    top = [c for c, _ in grid[:REFINE_TOP]]
-    if period_s is not None:
-        final = Evaluation(hz.warm_s, hz.measure_s * REFINE_FACTOR)
-        scores = {c: evaluate(scenario, space, c, seed, final) for c in top}
-    best = max(top, key=lambda c: scores[c].objective)
-
-    def scored(c: Config) -> Score:
-        if c not in scores:
-            scores[c] = evaluate(scenario, space, c, seed, final)
-        return scores[c]
-    return Comparison(default=scored(default), tuned=scored(tuned), grid_best=best,
-                      grid_best_score=scores[best], grid_points=len(grid), horizon=final,
-                      grid=dict(grid))

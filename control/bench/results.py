@@ -1,4 +1,4 @@
-"""Run scenarios in the simulator and build the result document of DESIGN.md section 5.
+"""Run scenarios in the simulator and build the result document (docs/design.md#result-documents).
 
     doc = run_scenario(load_scenario("configs/scenarios/read-vs-write.yaml"), "qos")
     doc["jain"], doc["tenants"][0]["share"], doc["tenants"][0]["lat_us"]["p99"]
@@ -58,7 +58,7 @@ def make_simulator(scenario: Scenario, policy: str, seed: int | None = None,
                    tenants: Iterable[Tenant] | None = None, duration_s: float | None = None,
                    bin_s: float = BIN_S) -> Any:
     """A Simulator for the scenario's device with (some of) its tenants added."""
-    from dataplane.sim import Simulator
+    from control.simulator import Simulator
     dur = scenario.duration_s if duration_s is None else duration_s
     chosen = list(scenario.tenants if tenants is None else tenants)
     sched = {"max_tenants": len(chosen)} if len(chosen) > DEFAULT_MAX_TENANTS else None
@@ -134,7 +134,7 @@ def _num(x: float) -> float:
 def document(scenario: Scenario, policy: str, mode: str, seed: int, duration_s: float,
              measured: Sequence[Measured], solo: Mapping[str, Solo],
              device: Mapping[str, Any]) -> dict[str, Any]:
-    """The JSON result document of DESIGN.md section 5 (plus a few extra fields)."""
+    """The JSON result document (docs/design.md#result-documents; plus a few extra fields)."""
     entries: list[dict[str, Any]] = []
     shares_backlogged: list[float] = []
     utilization = 0.0

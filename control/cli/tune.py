@@ -1,4 +1,4 @@
-"""``jbof tune``: the online autotuner (control/autotune.py) from the command line.
+"""``jbof tune``: the online autotuner (control/tune/autotune.py) from the command line.
 
     jbof tune sim SCENARIO.yaml [--seed N] [--json]   run it in virtual time, compare
                                                       with the default and a grid search
@@ -7,8 +7,8 @@
     jbof tune enable|disable --drive D [--socket PATH]
 
 ``status``, ``enable`` and ``disable`` speak to a running ``jbof serve``
-through its admin socket (control/admin.py's protocol): ops ``tune.status``
-(no args) and ``tune.set`` (args ``drive``, ``enabled``; control/autotune_live.py
+through its admin socket (control/daemon/admin.py's protocol): ops ``tune.status``
+(no args) and ``tune.set`` (args ``drive``, ``enabled``; control/tune/autotune_live.py
 does the work).  Without a daemon, or with one whose config has no ``tune:``
 section, they fail with one line.  ``disable`` returns once the drive's
 configured knobs are back in force.
@@ -22,7 +22,7 @@ from typing import Any
 
 import click
 
-from control.autotune import DEFAULT_KNOBS, KNOBS
+from control.tune.space import DEFAULT_KNOBS, KNOBS
 
 
 def _fmt_rate(bps: float) -> str:
@@ -37,7 +37,7 @@ def tune() -> None:
 
 
 def _knob_list(text: str) -> list[str]:
-    from control.cli import BadValue
+    from control.cli.common import BadValue
     names = [n.strip() for n in text.split(",") if n.strip()]
     bad = [n for n in names if n not in KNOBS]
     if bad or not names or len(set(names)) != len(names):
@@ -76,7 +76,7 @@ def sim_cmd(scenario: str, seed: int | None, as_json: bool, knobs: str, index_pa
     with the same seed.  The tuner tunes the qos policy (a scenario's
     ``policy`` is ignored).
 
-    The objective is throughput at p99 within SLO (control/autotune.py,
+    The objective is throughput at p99 within SLO (control/tune/autotune.py,
     section 2), in read-byte equivalents per second.  Example:
 
         jbof tune sim configs/scenarios/tune-training.yaml --json
@@ -86,14 +86,10 @@ def sim_cmd(scenario: str, seed: int | None, as_json: bool, knobs: str, index_pa
     def go() -> dict[str, Any]:
         from dataclasses import replace
 
-        from control.autotune import (
-            AutoTuner,
-            Index,
-            Space,
-            TuneParams,
-            compare,
-            sim_dataplane,
-        )
+        from control.tune.autotune import AutoTuner, TuneParams
+        from control.tune.index import Index
+        from control.tune.offline import compare, sim_dataplane
+        from control.tune.space import Space
         from control.scenario import load_scenario
         sc = load_scenario(scenario)
         run_seed = sc.seed if seed is None else seed
@@ -143,7 +139,7 @@ def sim_cmd(scenario: str, seed: int | None, as_json: bool, knobs: str, index_pa
             doc["trial_log"] = tuner.trial_log
         return doc
 
-    from control.cli import run_guarded
+    from control.cli.common import run_guarded
     doc = run_guarded(go)
     if as_json:
         click.echo(json.dumps(doc, indent=2))
@@ -198,8 +194,8 @@ def knobs_cmd() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the index as JSON.")
 def index_cmd(index_path: str | None, socket_path: str | None, as_json: bool) -> None:
     """Show the best configuration found for each drive and workload signature."""
-    from control.autotune import Index, default_index_path
-    from control.cli import run_guarded
+    from control.tune.index import Index, default_index_path
+    from control.cli.common import run_guarded
     if index_path:
         path = Path(index_path)
     elif socket_path:
@@ -224,7 +220,7 @@ def index_cmd(index_path: str | None, socket_path: str | None, as_json: bool) ->
 # ------------------------------------------------------------ live daemon ---
 
 def _default_socket() -> str:
-    from control.admin_cli import default_socket
+    from control.cli.admin import default_socket
     return default_socket()
 
 
@@ -235,8 +231,8 @@ _socket_option = click.option(
 
 
 def _call(socket_path: str, op: str, **args: Any) -> Any:
-    """One admin request (control.admin's protocol); failures are one line."""
-    from control.admin_cli import call
+    """One admin request (control.daemon.admin's protocol); failures are one line."""
+    from control.cli.admin import call
     return call(socket_path, op, **args)
 
 

@@ -27,7 +27,7 @@ period)), drawn by thinning; queueing delays (forecast leads) and durations
 are log-normal (heavy-tailed), borrower sizes log-normal and capped.
 
 Forecasters (``forecast_messages``) turn a trace into the wire messages a
-cluster scheduler would send (control/forecast.py), with errors:
+cluster scheduler would send (control/lending/forecast.py), with errors:
 
 * ``oracle``: exact arrivals, durations and demand;
 * ``noisy``: the predicted lead is off by a log-normal factor (sigma 0.25),

@@ -11,8 +11,8 @@ per the trace and run as open-loop Simulator workloads with phases
 sequentially in 256 KiB IOs).  Each borrower job is a scavenger tenant that
 reads (some also write) closed-loop from its arrival until it has moved its
 bytes.  Owners' and borrowers' jobs that overlap are simulated together; the
-run ends when every borrower is done (or ``drain`` after the trace).  The forecaster's messages (control/trace.py) go through the wire
-schema (control/forecast.py) into the planner (control/planner.py); the
+run ends when every borrower is done (or ``drain`` after the trace).  The forecaster's messages (control/lending/trace.py) go through the wire
+schema (control/lending/forecast.py) into the planner (control/lending/planner.py); the
 planner runs every ``tick`` of virtual time and its limits are applied with
 ``Simulator.set_tenant`` between steps -- no per-IO Python.
 
@@ -57,13 +57,11 @@ import numpy as np
 
 from control import units
 from control.errors import ConfigError
-from control.forecast import MessageError, parse_message
-from control.planner import Planner, PlannerConfig, parse_planner_config
-from control.scenario import (
-    Device,
+from control.lending.forecast import MessageError, parse_message
+from control.lending.planner import Planner, PlannerConfig, parse_planner_config
+from control.scenario import Device, parse_device
+from control.schema import (
     Key,
-    _read,
-    _section,
     load_yaml,
     p_choice,
     p_duration,
@@ -73,9 +71,10 @@ from control.scenario import (
     p_rate,
     p_size,
     p_str,
-    parse_device,
+    read_section,
+    section,
 )
-from control.trace import (
+from control.lending.trace import (
     FORECASTERS,
     BorrowerJobs,
     IOProfile,
@@ -159,7 +158,7 @@ def _p_secs(v: Any) -> float:
     return float(p_duration(positive=True)(v)) / 1e9
 
 
-TOP_KEYS = _section(
+TOP_KEYS = section(
     Key("name", "name", p_name, "scenario name (default: the file name)"),
     Key("description", "string", p_str, "free text", ""),
     Key("device", "mapping", lambda v: v, "the drive (as in other scenarios)", {}),
@@ -167,7 +166,7 @@ TOP_KEYS = _section(
     Key("seed", "integer", p_int(0, 2**63 - 1), "random seed of trace, forecasts and drive", 1),
     Key("cluster", "mapping", lambda v: v, "the training cluster: see cluster keys", required=True),
 )
-CLUSTER_KEYS = _section(
+CLUSTER_KEYS = section(
     Key("capacity", "rate", p_rate, "what the drive sustains, read-equivalent bytes/s",
         required=True),
     Key("tick", "duration", p_duration(positive=True), "planner period = owner window", "100ms"),
@@ -184,17 +183,17 @@ CLUSTER_KEYS = _section(
     Key("trace", "mapping", lambda v: v, "load jobs from a public trace: path, format, "
         "time_scale"),
 )
-DIURNAL_KEYS = _section(
+DIURNAL_KEYS = section(
     Key("period", "duration", p_duration(positive=True), "length of one day", "60s"),
     Key("amplitude", "percent", p_percent, "swing of the arrival rate", "50%"),
 )
-OWNER_KEYS = _section(
+OWNER_KEYS = section(
     Key("name", "name", p_name, "tenant name", required=True),
     Key("reserve", "rate", p_rate, "its reservation, bytes/s", required=True),
     Key("latency_slo", "duration", p_duration(positive=True), "p99 target", required=True),
     Key("class", "choice", p_choice(("reserved", "latency")), "reserved | latency", "reserved"),
 )
-OWNER_JOB_KEYS = _section(
+OWNER_JOB_KEYS = section(
     Key("jobs_per_min", "number", _p_float(0.01, 600), "mean submissions per owner", 2.5),
     Key("duration", "duration", p_duration(positive=True), "median job duration", "8s"),
     Key("duration_sigma", "number", _p_float(0, 5), "log-normal sigma (tail)", 0.8),
@@ -215,7 +214,7 @@ OWNER_JOB_KEYS = _section(
         "the reservation", ["5%", "10%"]),
     Key("iodepth", "integer", p_int(1, 65536), "owner IO depth", 64),
 )
-BORROWER_JOB_KEYS = _section(
+BORROWER_JOB_KEYS = section(
     Key("jobs_per_min", "number", _p_float(0, 6000), "mean borrower submissions", 6.0),
     Key("size", "size", p_size(1 << 20), "median bytes a job moves", "3GiB"),
     Key("size_sigma", "number", _p_float(0, 5), "log-normal sigma", 1.0),
@@ -226,7 +225,7 @@ BORROWER_JOB_KEYS = _section(
     Key("bs", "size", p_size(4096, 16 << 20, 4096), "block size", "128k"),
     Key("iodepth", "integer", p_int(1, 65536), "IO depth", 16),
 )
-TRACE_KEYS = _section(
+TRACE_KEYS = section(
     Key("path", "string", p_str, "trace file (relative to the scenario)", required=True),
     Key("format", "choice", p_choice(("helios", "philly")), "helios | philly", required=True),
     Key("time_scale", "number", _p_float(1e-9, 1e9), "trace seconds per file second", 1 / 60),
@@ -251,15 +250,15 @@ def is_cluster_scenario(path: str | Path) -> bool:
 
 
 def parse_cluster_scenario(data: Any, src: str, default_name: str = "training-cluster") -> ClusterScenario:
-    top = _read(data, TOP_KEYS, src, "")
-    c = _read(top["cluster"], CLUSTER_KEYS, src, "cluster")
+    top = read_section(data, TOP_KEYS, src, "")
+    c = read_section(top["cluster"], CLUSTER_KEYS, src, "cluster")
     dev = parse_device(top.get("device", {}), src)
     raw_owners = c["owners"]
     if not isinstance(raw_owners, list) or not raw_owners:
         raise ConfigError(src, "cluster.owners", "expected a non-empty list of owners")
     owners: list[Owner] = []
     for i, raw in enumerate(raw_owners):
-        o = _read(raw, OWNER_KEYS, src, f"cluster.owners[{i}]")
+        o = read_section(raw, OWNER_KEYS, src, f"cluster.owners[{i}]")
         if any(x.name == o["name"] for x in owners):
             raise ConfigError(src, f"cluster.owners[{i}].name", f"'{o['name']}' is used twice")
         if o["reserve"] <= 0:
@@ -271,9 +270,9 @@ def parse_cluster_scenario(data: Any, src: str, default_name: str = "training-cl
         raise ConfigError(src, "cluster.owners", f"reservations add up to "
                           f"{units.human_rate(sum(o.reserve_bps for o in owners))}, more than "
                           f"the capacity {units.human_rate(cap)}")
-    di = _read(c.get("diurnal", {}), DIURNAL_KEYS, src, "cluster.diurnal")
-    oj = _read(c.get("owner_jobs", {}), OWNER_JOB_KEYS, src, "cluster.owner_jobs")
-    bj = _read(c.get("borrower_jobs", {}), BORROWER_JOB_KEYS, src, "cluster.borrower_jobs")
+    di = read_section(c.get("diurnal", {}), DIURNAL_KEYS, src, "cluster.diurnal")
+    oj = read_section(c.get("owner_jobs", {}), OWNER_JOB_KEYS, src, "cluster.owner_jobs")
+    bj = read_section(c.get("borrower_jobs", {}), BORROWER_JOB_KEYS, src, "cluster.borrower_jobs")
     planner = parse_planner_config(c.get("planner", {}), src, "cluster.planner", cap)
 
     def o_(k: str) -> Any:
@@ -305,7 +304,7 @@ def parse_cluster_scenario(data: Any, src: str, default_name: str = "training-cl
                      diurnal_amplitude=_dflt(DIURNAL_KEYS, di, "amplitude") / 100.0,
                      history_jobs=_dflt(CLUSTER_KEYS, c, "history"),
                      write_cost=planner.write_cost)
-    tr = _read(c["trace"], TRACE_KEYS, src, "cluster.trace") if "trace" in c else None
+    tr = read_section(c["trace"], TRACE_KEYS, src, "cluster.trace") if "trace" in c else None
     trace_path = None
     if tr is not None:
         p = Path(tr["path"])
@@ -439,8 +438,9 @@ def _p99(counts: np.ndarray, edges: np.ndarray) -> float:
 def run_policy(sc: ClusterScenario, trace: Trace, policy: str, forecaster: str, seed: int,
                messages: Sequence[tuple[float, dict[str, Any]]] | None = None) -> dict[str, Any]:
     """One policy on one trace: the result document (see the module docs)."""
-    from control.results import device_overrides
-    from dataplane.sim import Simulator, hist_edges_ns
+    from control.bench.results import device_overrides
+    from control.simulator import Simulator
+    from dataplane.sim import hist_edges_ns
     if policy not in POLICIES:
         raise ValueError(f"{policy!r} is not a policy here (allowed: {', '.join(POLICIES)})")
     wall0 = time.monotonic()
@@ -594,8 +594,7 @@ def run_policy(sc: ClusterScenario, trace: Trace, policy: str, forecaster: str, 
                 for o in owners:   # measured demand of running owner jobs (demand calibration)
                     for j in ojobs[o]:
                         if j.start_s <= now - tick < j.end_s:
-                            planner.observe_demand(j.job_id, j.io.read_bps + cfg.write_cost
-                                                   * j.io.write_bps)
+                            planner.observe_demand(j.job_id, j.io.peak_cost_bps(cfg.write_cost))
             planner.set_borrowers(active)
             new = planner.plan(now + offset).limits
         for name, lim in new.items():
@@ -745,39 +744,6 @@ def format_table(docs: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join([head] + lines)
 
 
-def sim_command(scenario: str, policies: Sequence[str], seed: int | None, duration: str | None,
-                as_json: bool, forecaster: str | None) -> None:
-    """``jbof sim`` on a training-cluster scenario (called by control/cli.py's sim)."""
-    import json
-
-    import click
-
-    from control.cli import BadValue, duration_option, run_guarded
-    chosen: list[str] = []
-    for v in policies:
-        for name in (x.strip() for x in v.split(",")):
-            if not name:
-                continue
-            if name not in POLICIES:
-                raise BadValue(f"'{name}' is not a policy of a training-cluster scenario "
-                               f"(allowed: {', '.join(POLICIES)})", param_hint="'--policy'")
-            if name not in chosen:
-                chosen.append(name)
-    if forecaster is not None and forecaster not in FORECASTERS:
-        raise BadValue(f"'{forecaster}' is not a forecaster (allowed: {', '.join(FORECASTERS)})",
-                       param_hint="'--forecaster'")
-    duration_s = duration_option(duration)
-
-    def go() -> list[dict[str, Any]]:
-        sc = load_cluster_scenario(scenario)
-        return evaluate(sc, chosen or list(POLICIES), forecaster, seed, duration_s)
-    docs = run_guarded(go)
-    if as_json:
-        click.echo(json.dumps(docs[0] if len(docs) == 1 else docs, indent=2))
-    else:
-        click.echo(format_table(docs))
-
-
 __all__ = [
     "POLICIES",
     "ClusterScenario",
@@ -791,5 +757,4 @@ __all__ = [
     "owner_phases",
     "parse_cluster_scenario",
     "run_policy",
-    "sim_command",
 ]

@@ -21,8 +21,8 @@ by control/config.py (``jbof config keys`` lists every key):
         drive: ssd0
         size: 4GiB
         latency_slo: 1ms
-    admin: {socket: jbof/admin.sock, mode: "0600"}   # live control (control/admin.py)
-    metrics: 127.0.0.1:9464      # optional: Prometheus /metrics (control/metrics.py)
+    admin: {socket: jbof/admin.sock, mode: "0600"}   # live control (control/daemon/admin.py)
+    metrics: 127.0.0.1:9464      # optional: Prometheus /metrics (control/daemon/metrics.py)
     forecast:                    # optional: the forecast socket and planner (forecast_server.py)
       socket: jbof/forecast.sock
       capacity: 2800MiB/s
@@ -42,23 +42,23 @@ applied like admin changes but never saved to the config.
 """
 from __future__ import annotations
 
-import logging
 import os
 import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, TypeVar
 
-import click
-
-from control.config import engine_config, load_config, parse_config, runtime_dir
+from control.config import Config, load_config, parse_config, runtime_dir
+from control.config_export import engine_config
 from control.config import resolve_socket_path as socket_path
 
-__all__ = ["load_serve_config", "parse_serve_config", "runtime_dir", "serve", "socket_path"]
+T = TypeVar("T")
 
-DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "default.yaml"
-LOG_LEVELS = ("debug", "info", "warning", "error")
+__all__ = ["DEFAULT_CONFIG", "load_serve_config", "parse_serve_config", "run", "runtime_dir",
+           "socket_path"]
+
+DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "default.yaml"
 
 
 def parse_serve_config(data: Any, src: str, unix: str | None = None,
@@ -73,63 +73,41 @@ def load_serve_config(path: str | Path, unix: str | None = None,
     return engine_config(load_config(path).with_overrides(unix=unix, tcp=tcp))
 
 
-@click.command("serve", short_help="Serve tenants over NBD from a YAML config.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
-              help="YAML config (default: the embedded configs/default.yaml).")
-@click.option("--unix", "unix_path", default=None, metavar="PATH",
-              help="Listen on this unix socket (replaces listen.unix).")
-@click.option("--tcp", "tcp_addr", default=None, metavar="HOST:PORT",
-              help="Listen on this TCP address (replaces listen.tcp).")
-@click.option("--admin-socket", "admin_socket", default=None, metavar="PATH",
-              help="Admin socket (replaces admin.socket).")
-@click.option("--metrics", "metrics", default=None, metavar="HOST:PORT",
-              help="Serve Prometheus metrics on http://HOST:PORT/metrics (replaces metrics).")
-@click.option("--log-level", type=click.Choice(LOG_LEVELS, case_sensitive=False),
-              default="info", show_default=True, help="Logging verbosity (stderr).")
-def serve(config_path: str | None, unix_path: str | None, tcp_addr: str | None,
-          admin_socket: str | None, metrics: str | None, log_level: str) -> None:
-    """Serve the config's tenants over NBD until SIGINT/SIGTERM; print one URI per export.
-
-    \b
-    Example:
-      jbof serve --config configs/default.yaml --metrics 127.0.0.1:9464
-    """
-    from control.admin import ControlPlane
-    from control.cli import run_guarded
-
-    logging.getLogger().setLevel(getattr(logging, log_level.upper()))
-    path = config_path or str(DEFAULT_CONFIG)
-    file_cfg = run_guarded(lambda: load_config(path))
-    cfg = run_guarded(lambda: file_cfg.with_overrides(unix=unix_path, tcp=tcp_addr,
-                                                       admin_socket=admin_socket,
-                                                       metrics=metrics))
+def run(cfg: Config, file_cfg: Config, persist_path: str | None,
+        guard: Callable[[Callable[[], T]], T] = lambda fn: fn(),
+        out: Callable[[str], None] = print, err: Callable[[str], None] = print) -> None:
+    """Run the Engine and its services (admin socket, metrics, forecast, tuners) for
+    ``cfg`` until SIGINT/SIGTERM or the admin ``shutdown`` op; print one NBD URI per
+    export with ``out`` once serving.  ``guard`` wraps each step that may fail (the CLI
+    turns failures into one line); changes over the admin socket go to persist_path."""
+    from control.daemon.services import Services
 
     def make() -> Any:
         from dataplane.engine import Engine
         return Engine(engine_config(cfg))
 
-    eng = run_guarded(make)
+    eng = guard(make)
     stop = threading.Event()
-    plane = ControlPlane(eng, cfg, config_path, stop.set, file_cfg,
-                         admin_explicit=cfg.admin.socket is not None)
+    services = Services(eng, cfg, persist_path, stop.set, file_cfg,
+                        admin_explicit=cfg.admin.socket is not None)
     old = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        run_guarded(eng.start)
+        guard(eng.start)
         if cfg.listen.mode is not None and cfg.nbd_socket is not None:
-            run_guarded(lambda: os.chmod(str(cfg.nbd_socket), int(cfg.listen.mode or 0)))
-        run_guarded(plane.start)
+            guard(lambda: os.chmod(str(cfg.nbd_socket), int(cfg.listen.mode or 0)))
+        guard(services.start)
         for uri in eng.uris():
-            click.echo(uri)
+            out(uri)
         sys.stdout.flush()
         while not stop.wait(0.5):
             pass
         st = eng.stats()
-        plane.close()
-        run_guarded(eng.close)
-        click.echo(f"jbof serve: stopped after {st['requests']} requests on "
-                   f"{st['accepted']} connections", err=True)
+        services.close()
+        guard(eng.close)
+        err(f"jbof serve: stopped after {st['requests']} requests on "
+            f"{st['accepted']} connections")
     finally:
         for s, h in old.items():
             signal.signal(s, h)
-        plane.close()
+        services.close()
         eng.close()

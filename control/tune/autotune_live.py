@@ -1,4 +1,4 @@
-"""Live autotuning: the autotuner of control/autotune.py on the running daemon.
+"""Live autotuning: the autotuner of control/tune/autotune.py on the running daemon.
 
 1. What runs.  ``jbof serve`` with a ``tune:`` section (control/config.py
    TUNE_KEYS) starts a ``TuneService``: one thread per drive, each running
@@ -16,11 +16,11 @@
    calls per tenant, answered by the reactor between two batches: every
    10 ms while profiling, every window (100 ms) otherwise.
 
-3. Applying a configuration.  ``Control.set_tuned_fields`` (control/admin.py):
+3. Applying a configuration.  ``Operations.set_tuned_fields`` (control/daemon/operations.py):
    the admin ops' lock, ``Engine.configure_drive`` between two reactor
    batches (queued and in-flight IO kept: work-conserving), never written to
    the config file.  The operator's value of every field the tuner sets is
-   kept, and put back (``Control.clear_tuned``):
+   kept, and put back (``Operations.clear_tuned``):
 
      - when tuning is disabled (``tune.set``): before the reply, so
        ``jbof tune disable`` returns with the configured knobs in force;
@@ -67,8 +67,10 @@ from typing import Any
 
 import numpy as np
 
-from control.autotune import KNOBS, TUNED_POLICY, AutoTuner, Index, Space, TuneParams
-from control.profiling import NS, Sample, TenantCounters, flatten_fields
+from control.tune.autotune import AutoTuner, TuneParams
+from control.tune.index import Index
+from control.tune.space import KNOBS, TUNED_POLICY, Space
+from control.tune.profiling import NS, Sample, TenantCounters, flatten_fields
 
 log = logging.getLogger("jbof.tune")
 
@@ -393,7 +395,7 @@ class TuneService:
             t.join()
 
     def drive_changed(self, drive: str) -> None:
-        """Control.on_drive_change: the operator changed the drive (never blocks)."""
+        """Operations.on_drive_change: the operator changed the drive (never blocks)."""
         t = self.tuners.get(drive)
         if t is not None:
             t.restart()

@@ -1,4 +1,4 @@
-"""``jbof bench``: run a scenario live with fio against the data plane (control/bench.py)."""
+"""``jbof bench``: run a scenario live with fio against the data plane (control/bench/runner.py)."""
 from __future__ import annotations
 
 import json
@@ -12,29 +12,21 @@ from typing import Any, TypeVar
 
 import click
 
-from control import units
-from control.bench import DEFAULT_POLICIES, Backend
+from control.bench.live import Backend
+from control.bench.runner import DEFAULT_POLICIES
 
 T = TypeVar("T")
 
 
 def _duration(value: str | None) -> int | None:
-    from control.cli import BadValue
-    if value is None:
-        return None
-    try:
-        ns = units.parse_duration_ns(value)
-    except ValueError as e:
-        raise BadValue(str(e), param_hint="'--duration'") from None
-    if ns < 100_000_000:
-        raise BadValue(f"'{value}' is too short for a live run (allowed: 100ms or more)",
-                       param_hint="'--duration'")
-    return ns
+    from control.cli.common import duration_ns_option
+    return duration_ns_option(value, 100_000_000,
+                              f"'{value}' is too short for a live run (allowed: 100ms or more)")
 
 
 def _backend(value: str | None) -> Backend:
-    from control.bench import parse_backend
-    from control.cli import BadValue
+    from control.bench.live import parse_backend
+    from control.cli.common import BadValue
     try:
         return parse_backend(value or "emulated")
     except ValueError as e:
@@ -112,10 +104,10 @@ def bench(scenario: str, policies: tuple[str, ...], backend: str | None,
       jbof bench configs/scenarios/read-vs-write.yaml --out /tmp/rvw
       jbof bench configs/scenarios/latency-vs-hogs.yaml -p fifo,qos --compare-sim
     """
-    from control.bench import Bench, format_sim_ratios
-    from control.bench import compare_sim as run_sim
-    from control.cli import BadValue, parse_policies, run_guarded
-    from control.results import format_comparison, format_table
+    from control.bench.runner import Bench, format_sim_ratios
+    from control.bench.runner import compare_sim as run_sim
+    from control.cli.common import BadValue, parse_policies, run_guarded
+    from control.bench.results import format_comparison, format_table
     from control.scenario import load_scenario
 
     chosen = parse_policies(policies) or list(DEFAULT_POLICIES)
@@ -127,7 +119,7 @@ def bench(scenario: str, policies: tuple[str, ...], backend: str | None,
     if compare_sim and (be.kind != "emulated" or admin_socket is not None):
         raise BadValue("needs the emulated backend (the simulator runs the same SSD model)",
                        param_hint="'--compare-sim'")
-    from control.anticipation import is_cluster_scenario
+    from control.lending.anticipation import is_cluster_scenario
     if is_cluster_scenario(scenario):
         raise click.ClickException(f"{scenario}: a training-cluster scenario (top-level "
                                    "'cluster:') runs in the simulator only (jbof sim)")
@@ -155,7 +147,7 @@ def bench(scenario: str, policies: tuple[str, ...], backend: str | None,
         if compare_sim:
             run_guarded(lambda: run_sim(res))
         if out is not None:
-            from control.report import write_report
+            from control.bench.report import write_report
             run_guarded(lambda: write_report(out, res))
     finally:
         progress.end()

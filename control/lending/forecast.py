@@ -41,8 +41,8 @@ from typing import Any, Union
 
 from control import units
 from control.errors import JbofError
+from control.ipc import MAX_LINE_BYTES, LineClient
 
-MAX_LINE_BYTES = 64 * 1024
 MAX_NAME = 128
 MAX_QUANTILES = 16
 MAX_TIME_S = 10 * 365 * 86400.0        # offsets and durations: at most ten years
@@ -377,7 +377,7 @@ def encode(obj: Mapping[str, Any]) -> bytes:
 
 # ------------------------------------------------------------------- client ---
 
-class Client:
+class Client(LineClient):
     """A blocking client of the forecast socket (one request, one reply line).
 
         with Client(path) as c:
@@ -390,49 +390,14 @@ class Client:
     """
 
     def __init__(self, path: str, timeout_s: float = 5.0) -> None:
-        self.path = path
-        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self._sock.settimeout(timeout_s)
-        try:
-            self._sock.connect(path)
-        except OSError as e:
-            self._sock.close()
-            raise ForecastError(f"cannot connect to the forecast socket {path}: "
-                                f"{e.strerror or e}") from None
-        self._buf = b""
+        super().__init__(path, timeout_s, lambda code, message: ForecastError(message, code),
+                         lambda e: f"cannot connect to the forecast socket {path}: "
+                                   f"{e.strerror or e}",
+                         what="forecast socket")
         self._next_id = 1
-
-    def close(self) -> None:
-        self._sock.close()
 
     def __enter__(self) -> Client:
         return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def send_raw(self, data: bytes) -> None:
-        """Send bytes as they are (tests use this for malformed input)."""
-        try:
-            self._sock.sendall(data)
-        except OSError as e:
-            raise ForecastError(f"forecast socket {self.path}: {e.strerror or e}") from None
-
-    def read_reply(self) -> dict[str, Any]:
-        """The next reply line, decoded."""
-        while b"\n" not in self._buf:
-            try:
-                chunk = self._sock.recv(65536)
-            except OSError as e:
-                raise ForecastError(f"forecast socket {self.path}: {e.strerror or e}") from None
-            if not chunk:
-                raise ForecastError(f"forecast socket {self.path}: connection closed by the server")
-            self._buf += chunk
-        line, _, self._buf = self._buf.partition(b"\n")
-        reply = json.loads(line)
-        if not isinstance(reply, dict):
-            raise ForecastError(f"forecast socket {self.path}: bad reply {line[:80]!r}")
-        return reply
 
     def request(self, msg: Mapping[str, Any], check: bool = True) -> dict[str, Any]:
         """Send one message, wait for its reply; raise ForecastError on ``ok: false``."""

@@ -1,0 +1,4 @@
+"""``python -m control.cli``: the ``jbof`` command."""
+from control.cli.root import main
+
+main()

@@ -1,0 +1,510 @@
+"""What the admin ops do: ``Operations`` applies each op to the running Engine
+and keeps the config (the truth for persistence) in step.
+
+The forecast planner (control/lending/forecast_server.py, started by Services
+when the config has a ``forecast:`` section) changes scavengers' limits
+through the same Operations: ``set_planned_limit`` takes the same lock as the
+ops and applies the same way, but the change is never persisted -- the file
+and ``config.get`` keep the configured limit, while ``live_config`` (what
+/metrics, ``tenant.list`` and ``stats`` report) shows the limit in force.
+A planned limit never raises a tenant above its configured limit, applies
+to scavenger-class tenants only, and survives admin changes to the tenant.
+
+The autotuner (control/tune/autotune_live.py, started when the config has a
+``tune:`` section) sets scheduler fields of a drive the same way:
+``set_tuned_fields`` takes the lock, applies through Engine.configure_drive
+and never persists; the operator's values of those fields are kept and
+``clear_tuned`` puts them back (tuning disabled, daemon stopping).  A
+``drive.set`` on a tuned drive first puts the operator's values back, then
+applies the change, then tells the tuner (``on_drive_change``), which starts
+over from the new settings.  ``tune.set`` (enable/disable) is saved to the
+file's ``tune.enabled`` like any admin change; trials never are.
+
+The wire protocol and the socket are control/daemon/admin.py's.
+"""
+from __future__ import annotations
+
+import dataclasses
+import errno
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from control import units
+from control.config import (
+    Config,
+    ConfigError,
+    Tenant,
+    check_config,
+    drive_capacity_bps,
+    parse_drive_changes,
+    parse_tenant_args,
+    parse_tenant_changes,
+)
+from control.config_export import (
+    document,
+    drive_sched_overrides,
+    dump_yaml,
+    engine_tenant,
+    save_config,
+    tenant_doc,
+    tenant_live_settings,
+    tenant_settings,
+)
+from control.daemon.admin import OPS, PROTOCOL_VERSION, READ_ONLY_OPS, AdminError
+
+log = logging.getLogger("jbof.admin")
+
+
+def _errno_code(e: OSError) -> str:
+    return {errno.ENOSPC: "no_space", errno.EEXIST: "exists",
+            errno.ENOENT: "not_found"}.get(e.errno or 0, "engine")
+
+
+def _errno_code(e: OSError) -> str:
+    return {errno.ENOSPC: "no_space", errno.EEXIST: "exists",
+            errno.ENOENT: "not_found"}.get(e.errno or 0, "engine")
+
+
+class Operations:
+    """Applies admin ops to the running Engine and keeps the config (the
+    truth for persistence) in step.  Ops are serialized by one lock."""
+
+    def __init__(self, engine: Any, cfg: Config, persist_path: str | None,
+                 on_shutdown: Callable[[], None], file_cfg: Config | None = None) -> None:
+        self.engine = engine
+        self._cfg = cfg
+        self.persist_path = persist_path
+        # what the file says outside drives/tenants (not the command line's overrides)
+        self._file_cfg = file_cfg or cfg
+        self._on_shutdown = on_shutdown
+        self._lock = threading.Lock()
+        self.metrics_url: str | None = None
+        self.forecast_socket: str | None = None
+        # tenant -> limit (bytes/s) the forecast planner set; never persisted.  Replaced,
+        # never mutated, so readers need no lock.
+        self._planned: dict[str, int] = {}
+        # drive -> scheduler fields (dotted) the autotuner set, and the operator's values
+        # of those fields; never persisted.  Replaced, never mutated.
+        self._tuned: dict[str, dict[str, int]] = {}
+        self._operator: dict[str, dict[str, int]] = {}
+        self.tune: Any = None                 # control.tune.autotune_live.TuneService
+        self.on_drive_change: Callable[[str], None] | None = None   # must not block
+
+    @property
+    def config(self) -> Config:
+        """The current config (an immutable object, replaced on each change)."""
+        return self._cfg
+
+    @property
+    def live_config(self) -> Config:
+        """The settings in force: the config with the planner's limits (never persisted)."""
+        cfg, planned = self._cfg, self._planned
+        if not planned:
+            return cfg
+        return dataclasses.replace(cfg, tenants=tuple(_in_force(t, planned)
+                                                      for t in cfg.tenants))
+
+    def set_planned_limit(self, name: str, bps: int) -> None:
+        """The forecast planner's limit for scavenger ``name`` (bytes/s; 0 = none): applied
+        like an admin change (same lock, same Engine call, between two reactor batches)
+        but not persisted.  A tenant removed meanwhile is ignored; OSError/ValueError
+        from the Engine propagate (the planner logs them and retries next tick)."""
+        with self._lock:
+            try:
+                t = self._cfg.tenant(name)
+            except KeyError:
+                self._planned = {k: v for k, v in self._planned.items() if k != name}
+                return
+            planned = {**self._planned, name: int(bps)}
+            before, after = _in_force(t, self._planned), _in_force(t, planned)
+            if after != before:
+                self.engine.set_tenant(name, **tenant_live_settings(after))
+            self._planned = planned
+        if after.limit != before.limit:
+            log.info("planner: tenant %s limit %s -> %s", name, _rate(before.limit),
+                     _rate(after.limit))
+
+    def clear_planned(self) -> None:
+        """Drop every planned limit; tenants get their configured settings back."""
+        with self._lock:
+            planned, self._planned = self._planned, {}
+            for name in planned:
+                try:
+                    t = self._cfg.tenant(name)
+                except KeyError:
+                    continue
+                if _in_force(t, planned) != t:
+                    try:
+                        self.engine.set_tenant(name, **tenant_live_settings(t))
+                    except (OSError, ValueError) as e:
+                        log.warning("cannot restore the limit of %s: %s", name, e)
+
+    def set_tuned_fields(self, drive: str, fields: Mapping[str, int], policy: str) -> bool:
+        """The autotuner's scheduler fields (dotted jbof_sched_cfg names) for ``drive``:
+        applied like drive.set (same lock, Engine.configure_drive, between two reactor
+        batches) but never persisted.  The operator's value of each field is read the
+        first time the tuner sets it, for clear_tuned.  Refused (False) unless the drive
+        runs ``policy`` (the knobs are that policy's).  OSError/ValueError from the
+        Engine propagate (nothing changed)."""
+        from control.tune.profiling import flatten_fields
+        with self._lock:
+            if self._cfg.drive(drive).policy != policy:
+                return False
+            saved = self._operator.get(drive, {})
+            new = [k for k in fields if k not in saved]
+            if new:
+                cur = flatten_fields(self.engine.drive_cfg(drive))
+                saved = {**saved, **{k: cur[k] for k in new}}
+            self.engine.configure_drive(drive, dict(fields))
+            self._operator = {**self._operator, drive: saved}
+            self._tuned = {**self._tuned, drive: {**self._tuned.get(drive, {}), **fields}}
+        return True
+
+    def tuned_fields(self, drive: str) -> tuple[dict[str, int], dict[str, int]]:
+        """(fields the tuner has in force on drive, the operator's values of them)."""
+        return dict(self._tuned.get(drive, {})), dict(self._operator.get(drive, {}))
+
+    def clear_tuned(self, drive: str) -> dict[str, int]:
+        """Put the operator's values back on every field the tuner set on drive; returns
+        them (empty if the tuner had set nothing)."""
+        with self._lock:
+            return self._restore_operator(drive)
+
+    def _restore_operator(self, drive: str) -> dict[str, int]:
+        """clear_tuned with the lock held; an Engine failure is logged, not raised."""
+        back = self._operator.get(drive, {})
+        self._tuned = {k: v for k, v in self._tuned.items() if k != drive}
+        self._operator = {k: v for k, v in self._operator.items() if k != drive}
+        if back:
+            try:
+                self.engine.configure_drive(drive, back)
+            except (OSError, ValueError) as e:
+                log.warning("cannot restore the configured knobs of drive %s: %s", drive, e)
+        return dict(back)
+
+    def pin_sizes(self) -> None:
+        """Tenants without a size got an equal share at start: record it, so a
+        restart from the persisted file lays the namespaces out the same.
+        Call once the Engine runs."""
+        pinned = []
+        for t in self._cfg.tenants:
+            if t.size is None:
+                t = dataclasses.replace(t, size=int(self.engine.tenant_stats(t.name)["size_bytes"]))
+            pinned.append(t)
+        self._cfg = dataclasses.replace(self._cfg, tenants=tuple(pinned))
+
+    # -- dispatch ---------------------------------------------------------
+
+    def handle(self, op: str, args: dict[str, Any], peer: str = "") -> Any:
+        """Run one op; AdminError on failure.  Changes are logged with the peer."""
+        fn = getattr(self, "op_" + op.replace(".", "_"), None) if op in OPS else None
+        if fn is None:
+            raise AdminError("unknown_op", f"unknown op {op!r} (allowed: {', '.join(OPS)})")
+        try:
+            if op in READ_ONLY_OPS:
+                return fn(args)
+            if op == "tune.set":       # takes the lock itself: the tuner's restore needs it
+                result = fn(args)
+            else:
+                with self._lock:
+                    result = fn(args)
+            log.info("%s %s %s", op, json.dumps(args, sort_keys=True, default=str), peer)
+            return result
+        except ConfigError as e:
+            raise AdminError("invalid", str(e).removeprefix("admin: ")) from None
+
+    def _commit(self, cfg: Config, what: str) -> dict[str, Any]:
+        """Adopt cfg and persist it; the reply's ``persisted`` says where."""
+        self._cfg = cfg
+        if self.persist_path is None:
+            return {"persisted": None}
+        header = (f"# jbof serve config, rewritten by the admin socket ({what}) at "
+                  f"{time.strftime('%Y-%m-%d %H:%M:%S %z')}.\n"
+                  f"# The previous version is {Path(self.persist_path).name}.prev\n")
+        try:
+            save_config(self.file_form(cfg), self.persist_path, header)
+        except OSError as e:
+            log.error("could not save %s: %s", self.persist_path, e)
+            raise AdminError("persist", f"applied to the running daemon, but saving "
+                             f"{self.persist_path} failed: {e.strerror or e}") from None
+        return {"persisted": self.persist_path}
+
+    def _tenant(self, args: dict[str, Any]) -> Tenant:
+        name = args.get("name")
+        if not isinstance(name, str):
+            raise AdminError("invalid", "args.name: is required (a tenant name)")
+        try:
+            return self._cfg.tenant(name)
+        except KeyError:
+            have = ", ".join(t.name for t in self._cfg.tenants) or "none"
+            raise AdminError("not_found", f"no tenant named {name!r} (have: {have})") from None
+
+    def _where(self, index: int) -> Callable[[int], str]:
+        names = [t.name for t in self._cfg.tenants]
+
+        def where(i: int) -> str:
+            if i == index:
+                return "args"
+            return f"tenant '{names[i]}'" if i < len(names) else f"tenants[{i}]"
+        return where
+
+    # -- ops --------------------------------------------------------------
+
+    def op_ping(self, args: dict[str, Any]) -> dict[str, Any]:
+        return {"version": PROTOCOL_VERSION, "ops": list(OPS), "pid": os.getpid(),
+                "config": self.persist_path, "metrics": self.metrics_url,
+                "forecast": self.forecast_socket, "nbd": self.engine.uris()}
+
+    def file_form(self, cfg: Config | None = None) -> Config:
+        """cfg (default: the current one) as the config file holds it: the
+        command line's --unix/--tcp/--admin-socket/--metrics left out."""
+        cfg = cfg or self._cfg
+        return dataclasses.replace(self._file_cfg, drives=cfg.drives, tenants=cfg.tenants,
+                                   tune=cfg.tune)
+
+    def op_config_get(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The config a restart would use (the file's form of the current state)."""
+        cfg = self.file_form()
+        return {"path": self.persist_path, "config": document(cfg), "yaml": dump_yaml(cfg)}
+
+    def op_tenant_add(self, args: dict[str, Any]) -> dict[str, Any]:
+        cfg = self._cfg
+        t = parse_tenant_args(args, cfg)
+        if any(x.name == t.name for x in cfg.tenants):
+            raise AdminError("exists", f"args.name: tenant {t.name!r} already exists")
+        new = dataclasses.replace(cfg, tenants=cfg.tenants + (t,))
+        check_config(new, "admin", self._where(len(cfg.tenants)))
+        try:
+            self.engine.add_tenant(engine_tenant(t))
+        except OSError as e:
+            raise AdminError(_errno_code(e), f"tenant {t.name!r}: {e}") from None
+        except ValueError as e:
+            raise AdminError("engine", f"tenant {t.name!r}: {e}") from None
+        out = {"tenant": tenant_doc(t), "uris": self._uris(t.name)}
+        out.update(self._commit(new, f"tenant.add {t.name}"))
+        return out
+
+    def _uris(self, name: str) -> list[str]:
+        out = []
+        for transport in ("unix", "tcp"):
+            try:
+                uri = self.engine.uri(name, transport)
+            except ValueError:
+                continue
+            if uri not in out:
+                out.append(uri)
+        return out
+
+    def op_tenant_remove(self, args: dict[str, Any]) -> dict[str, Any]:
+        t = self._tenant(args)
+        extra = set(args) - {"name"}
+        if extra:
+            raise AdminError("invalid", f"args.{sorted(extra)[0]}: unknown key (allowed: name)")
+        try:
+            self.engine.remove_tenant(t.name)
+        except OSError as e:
+            raise AdminError(_errno_code(e), f"tenant {t.name!r}: {e}") from None
+        cfg = self._cfg
+        new = dataclasses.replace(cfg, tenants=tuple(x for x in cfg.tenants if x.name != t.name))
+        self._planned = {k: v for k, v in self._planned.items() if k != t.name}
+        out: dict[str, Any] = {"tenant": t.name}
+        out.update(self._commit(new, f"tenant.remove {t.name}"))
+        return out
+
+    def op_tenant_set(self, args: dict[str, Any]) -> dict[str, Any]:
+        old = self._tenant(args)
+        changes = parse_tenant_changes({k: v for k, v in args.items() if k != "name"})
+        t = dataclasses.replace(old, **changes)
+        cfg = self._cfg
+        idx = [x.name for x in cfg.tenants].index(old.name)
+        new = dataclasses.replace(cfg, tenants=tuple(t if i == idx else x
+                                                     for i, x in enumerate(cfg.tenants)))
+        check_config(new, "admin", self._where(idx))
+        try:   # with the planner's limit, if it set one: it outlives admin changes
+            self.engine.set_tenant(t.name, **tenant_live_settings(_in_force(t, self._planned)))
+        except OSError as e:
+            raise AdminError(_errno_code(e), f"tenant {t.name!r}: {e}") from None
+        except ValueError as e:
+            raise AdminError("engine", f"tenant {t.name!r}: {e}") from None
+        before, after = tenant_settings(old), tenant_settings(t)
+        changed = {k: [before[k], after[k]] for k in before if before[k] != after[k]}
+        out = {"tenant": tenant_doc(t), "changed": changed}
+        out.update(self._commit(new, f"tenant.set {t.name}"))
+        return out
+
+    def op_tenant_list(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Settings in force (a planned limit included; ``configured_limit_bps`` is the
+        file's), URIs, open connections."""
+        rows = []
+        cfg, planned = self._cfg, self._planned
+        for conf in cfg.tenants:
+            t = _in_force(conf, planned)
+            row: dict[str, Any] = {**tenant_doc(t), "class": t.effective_class,
+                                   "size_bytes": t.size, "weight": t.weight,
+                                   "reserve_bps": t.reserve, "limit_bps": t.limit,
+                                   "limit_iops": t.limit_iops, "latency_slo_ns": t.latency_slo,
+                                   "read_only": t.read_only, "uris": self._uris(t.name),
+                                   "configured_limit_bps": conf.limit, "planned": t is not conf}
+            try:
+                st = self.engine.tenant_stats(t.name)
+                row["connections"] = st["connections"]
+            except (ValueError, OSError):
+                row["connections"] = None
+            rows.append(row)
+        return {"tenants": rows}
+
+    def op_drive_list(self, args: dict[str, Any]) -> dict[str, Any]:
+        from control.config_export import drive_doc
+        from control.daemon.metrics import read_drive
+        rows = []
+        for d in self._cfg.drives:
+            row: dict[str, Any] = {**drive_doc(d)}
+            cap, _why = drive_capacity_bps(d)
+            row["capacity_bps"] = cap
+            row["reserved_bps"] = sum(t.reserve for t in self._cfg.tenants if t.drive == d.name)
+            row["live"] = read_drive(self.engine, d.name)
+            row["tuned"] = self._tuned.get(d.name, {})   # the autotuner's, not persisted
+            rows.append(row)
+        return {"drives": rows}
+
+    def op_drive_set(self, args: dict[str, Any]) -> dict[str, Any]:
+        name = args.get("name")
+        cfg = self._cfg
+        try:
+            old = cfg.drive(name) if isinstance(name, str) else None
+        except KeyError:
+            old = None
+        if old is None:
+            have = ", ".join(d.name for d in cfg.drives)
+            raise AdminError("not_found", f"no drive named {name!r} (have: {have})")
+        d = parse_drive_changes({k: v for k, v in args.items() if k != "name"}, old)
+        # the operator's values first where the tuner set some; it starts over afterwards
+        self._restore_operator(d.name)
+        try:
+            if d.policy != old.policy:
+                self.engine.set_policy(d.name, d.policy)
+            ctl = drive_sched_overrides(d).get("ctl", {})
+            if d.band is None and (d.policy != old.policy or old.band is not None):
+                ctl.update(_policy_band(d.policy))
+            if ctl:
+                self.engine.configure_drive(d.name, {"ctl": ctl})
+        except OSError as e:
+            raise AdminError(_errno_code(e), f"drive {d.name!r}: {e}") from None
+        except ValueError as e:
+            raise AdminError("engine", f"drive {d.name!r}: {e}") from None
+        finally:
+            if self.on_drive_change is not None:
+                self.on_drive_change(d.name)
+        new = dataclasses.replace(cfg, drives=tuple(d if x.name == d.name else x
+                                                    for x in cfg.drives))
+        from control.config_export import drive_doc
+        out: dict[str, Any] = {"drive": drive_doc(d)}
+        out.update(self._commit(new, f"drive.set {d.name}"))
+        return out
+
+    def op_stats(self, args: dict[str, Any]) -> dict[str, Any]:
+        from control.daemon.metrics import read_stats
+        extra = set(args) - {"hist"}
+        if extra:
+            raise AdminError("invalid", f"args.{sorted(extra)[0]}: unknown key (allowed: hist)")
+        hist = args.get("hist", False)
+        if not isinstance(hist, bool):
+            raise AdminError("invalid", "args.hist: expected true or false")
+        snap = read_stats(self.engine, self.live_config, hist=hist)
+        for t in snap["tenants"]:
+            t.pop("_buckets", None)
+        snap["time"] = time.monotonic()
+        return snap
+
+    def _tuning(self) -> Any:
+        if self.tune is None:
+            raise AdminError("not_found", "tuning is off: the daemon's config has no tune: "
+                             "section (see `jbof config keys`)")
+        return self.tune
+
+    def op_tune_status(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Each drive's tuner: enabled, state, knobs in force and configured, search."""
+        if args:
+            raise AdminError("invalid", f"args.{min(args)}: unknown key (tune.status "
+                             "takes none)")
+        return dict(self._tuning().status())
+
+    def op_tune_set(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Enable or disable the tuner of a drive (runs without the lock held: disabling
+        puts the configured knobs back through clear_tuned, which takes it)."""
+        extra = set(args) - {"drive", "enabled"}
+        if extra:
+            raise AdminError("invalid", f"args.{min(extra)}: unknown key (allowed: "
+                             "drive, enabled)")
+        drive, enabled = args.get("drive"), args.get("enabled")
+        if not isinstance(drive, str):
+            raise AdminError("invalid", "args.drive: is required (a drive name)")
+        if not isinstance(enabled, bool):
+            raise AdminError("invalid", "args.enabled: is required (true or false)")
+        svc = self._tuning()
+        try:
+            out: dict[str, Any] = dict(svc.set_enabled(drive, enabled))
+        except KeyError:
+            have = ", ".join(d.name for d in self._cfg.drives)
+            raise AdminError("not_found", f"no drive named {drive!r} (have: {have})") from None
+        except ValueError as e:
+            raise AdminError("invalid", f"args.enabled: {e}") from None
+        with self._lock:
+            cfg = self._cfg
+            on = svc.enabled_drives()
+            if cfg.tune is None or _enabled_names(cfg.tune, cfg) == on:
+                out["persisted"] = None
+                return out
+            new = dataclasses.replace(cfg, tune={**cfg.tune, "enabled": list(on)})
+            out.update(self._commit(new, f"tune.set {drive}"))
+        return out
+
+    def op_shutdown(self, args: dict[str, Any]) -> dict[str, Any]:
+        log.warning("shutdown requested over the admin socket")
+        return {"stopping": True}
+
+    def after(self, op: str) -> None:
+        """Run after the reply to op was sent."""
+        if op == "shutdown":
+            self._on_shutdown()
+
+
+def _in_force(t: Tenant, planned: Mapping[str, int]) -> Tenant:
+    """Tenant t with the planner's limit, if any: scavengers only, never above the
+    configured limit, never below the reservation."""
+    bps = planned.get(t.name, 0)
+    if not bps or t.effective_class != "scavenger":
+        return t
+    limit = max(min(bps, t.limit) if t.limit else bps, t.reserve)
+    return t if limit == t.limit else dataclasses.replace(t, limit=limit)
+
+
+def _enabled_names(raw_tune: Mapping[str, Any], cfg: Config) -> tuple[str, ...]:
+    """The drives a tune: section as written enables, in config order."""
+    en = raw_tune.get("enabled", True)
+    names = [d.name for d in cfg.drives]
+    if isinstance(en, bool):
+        return tuple(names) if en else ()
+    return tuple(n for n in names if n in en)
+
+
+def _rate(bps: int) -> str:
+    return units.format_rate(bps) if bps else "none"
+
+
+def _policy_band(policy: str) -> dict[str, int]:
+    """The band fields of a policy's default controller config (from the C core)."""
+    from dataplane.sim import default_sched_cfg
+    try:
+        c = default_sched_cfg(policy)["ctl"]
+    except OSError:
+        return {}
+    return {k: int(c[k]) for k in ("lat_min_ns", "lat_max_ns", "band_lo_pct", "band_hi_pct")}
+
+
