@@ -1,7 +1,8 @@
 """Authentication and authorization per tenant (issue 13): NBD STARTTLS with
 TLS-PSK, per-identity LIST/GO filtering, tls: require, unix peer uid/gid
 allow-lists and the insecure-listener check -- with real clients (nbdinfo,
-nbdcopy, fio's nbd engine, qemu-img) and raw protocol bytes.  Servers listen
+nbdcopy, fio's nbd engine -- through nbdkit's nbd plugin as the TLS client,
+since fio cannot hand libnbd a PSK file -- qemu-img) and raw protocol bytes.  Servers listen
 on unix sockets or 127.0.0.1 only; every client call has a timeout.
 """
 from __future__ import annotations
@@ -166,6 +167,37 @@ def test_fio_verify_over_tls(served: dict[str, Any], tmp_path: Path) -> None:
         # it cannot use tls-psk-file (fio <= 3.33 at least)
         pytest.skip("fio's nbd engine cannot pass a PSK file to libnbd")
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+
+
+def test_fio_verify_through_nbdkit_tls_client(served: dict[str, Any], tmp_path: Path) -> None:
+    """fio's nbd engine cannot do TLS-PSK itself, so nbdkit's nbd plugin is the
+    TLS client (tls=require, alice's key) and fio verifies through it."""
+    need("fio")
+    need("nbdkit")
+    job = tmp_path / "bridge.fio"
+    job.write_text("[global]\nioengine=nbd\nrw=randwrite\nbssplit=4k/50:64k/50\niodepth=16\n"
+                   "size=8m\nverify=crc32c\nverify_fatal=1\ndo_verify=1\n"
+                   "[alice]\nuri=${uri}\n")
+    before = served["engine"].sec_stats()["tls_handshakes"]
+    r = run(["nbdkit", "-U", "-", "nbd", f"socket={served['sock']}", "export=alice",
+             "tls=require", f"tls-psk={served['alice']}", "tls-username=alice",
+             "--run", f"export uri; fio {job}"], cwd=str(tmp_path))
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert "err= 0" in r.stdout
+    assert served["engine"].sec_stats()["tls_handshakes"] > before
+
+
+@pytest.mark.parametrize("case", ["wrong-key", "other-export"])
+def test_fio_through_nbdkit_refused(served: dict[str, Any], tmp_path: Path, case: str) -> None:
+    need("fio")
+    need("nbdkit")
+    job = tmp_path / "bad.fio"
+    job.write_text("[global]\nioengine=nbd\nrw=read\nbs=4k\nsize=1m\n[x]\nuri=${uri}\n")
+    psk, export = (served["wrong"], "alice") if case == "wrong-key" else (served["alice"], "bob")
+    r = run(["nbdkit", "-U", "-", "nbd", f"socket={served['sock']}", f"export={export}",
+             "tls=require", f"tls-psk={psk}", "tls-username=alice",
+             "--run", f"export uri; fio {job}"], cwd=str(tmp_path))
+    assert r.returncode != 0
 
 
 def test_fio_plaintext_refused_when_tls_required(served: dict[str, Any], tmp_path: Path) -> None:
