@@ -626,10 +626,13 @@ static int may_open(const struct sec_conn *sc, const jbof_export_access *a, cons
         return 0;
     }
     if (a && (a->nuids || a->ngids)) {
-        if (!sc->unix_peer)
+        if (!sc->unix_peer) {
+            if (sc->tls != T_UP)
+                return 0; /* TCP: no uid to check; only a TLS identity gets in */
+        } else if (!id_in((uint32_t)sc->uid, a->uids, a->nuids) &&
+                   !id_in((uint32_t)sc->gid, a->gids, a->ngids)) {
             return 0;
-        if (!id_in((uint32_t)sc->uid, a->uids, a->nuids) && !id_in((uint32_t)sc->gid, a->gids, a->ngids))
-            return 0;
+        }
     }
     return 1;
 }

@@ -402,6 +402,27 @@ def test_unix_uid_allow_list() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def test_uid_list_applies_on_unix_and_tls_identity_on_tcp() -> None:
+    """An export with an allow-list: over unix the peer uid must be listed (even
+    with TLS); over TCP, which has no uid, the TLS identity alone decides."""
+    tmp = tempfile.mkdtemp(prefix="jbof-tls-", dir="/tmp")
+    key = os.urandom(32).hex()
+    psk = write_psk(os.path.join(tmp, "k.psk"), {"carol": key})
+    sock = os.path.join(tmp, "s.sock")
+    other_uid = os.getuid() + 12345
+    eng = _serve(tmp, [{"name": "carol", "size": 8 * MIB, "allow_uids": [other_uid]}],
+                 {"unix": sock, "tcp": "127.0.0.1:0", "tls": "require", "tls_psk_file": psk})
+    try:
+        port = eng.tcp_address[1]
+        r = run([need("nbdinfo"), "--size", f"nbds://carol@127.0.0.1:{port}/carol?tls-psk-file={psk}"])
+        assert r.returncode == 0 and int(r.stdout) == 8 * MIB, r.stderr
+        r = run(["nbdinfo", "--size", f"nbds+unix://carol@/carol?socket={sock}&tls-psk-file={psk}"])
+        assert r.returncode != 0
+    finally:
+        eng.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 # ------------------------------------------------------ config checks ---
 
 def test_non_loopback_tcp_needs_tls_or_insecure(tmp_path: Path) -> None:
