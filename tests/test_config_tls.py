@@ -127,3 +127,24 @@ def test_serve_with_tls_required(tmp_path: Path) -> None:
             p.kill()
             p.wait()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.mark.skipif(not extension_available(), reason="C core not built")
+def test_live_tenant_add_with_access_rules() -> None:
+    """jbof tenant add --tls-identity/--allow-uid reach the engine and the saved file."""
+    from click.testing import CliRunner
+    from control.cli import main
+    from control_helpers import daemon
+    cfg = "drives: [{name: d0, backend: memory, size: 64MiB}]\ntenants: [{name: a, size: 8MiB}]\n"
+    with daemon(cfg) as d:
+        r = CliRunner().invoke(main, ["tenant", "add", "c", "--size", "8MiB", "--tls-identity",
+                                      "c-id", "--allow-uid", "0", "--allow-uid", "1000",
+                                      "--socket", d.admin])
+        assert r.exit_code == 0, r.output
+        saved = yaml.safe_load(Path(d.config_path).read_text())
+        c = next(t for t in saved["tenants"] if t["name"] == "c")
+        assert c["tls_identity"] == "c-id" and c["allow_uids"] == [0, 1000]
+        assert d.engine.sec_stats()["access_rules"] == 2
+        r = CliRunner().invoke(main, ["tenant", "add", "e", "--size", "8MiB", "--tls-identity",
+                                      "e:x", "--socket", d.admin])
+        assert r.exit_code != 0 and "':'" in r.output
