@@ -90,6 +90,7 @@ from control.config_schema import (
     LIMITS_KEYS,
     TUNE_KEYS,
     Band,
+    is_loopback_hostport,
     p_hostport,
     p_path,
 )
@@ -157,6 +158,9 @@ class Tenant:
     limit_iops: int = 0
     latency_slo: int = 0                # ns
     sq_depth: int | None = None
+    tls_identity: str | None = None     # None = the tenant name
+    allow_uids: tuple[int, ...] = ()
+    allow_gids: tuple[int, ...] = ()
 
     @property
     def effective_class(self) -> str:
@@ -170,6 +174,39 @@ class Listen:
     unix: str | None = None             # as written (relative = under runtime_dir())
     mode: int | None = None
     tcp: str | None = None
+    tls: str | dict[str, str] | None = field(default=None, hash=False)  # as written
+    tls_psk_file: str | None = None
+    insecure: bool = False
+
+    def tls_mode(self, listener: str) -> str:
+        """off | allow | require for "unix" or "tcp" (default: require with a PSK file)."""
+        default = "require" if self.tls_psk_file else "off"
+        if isinstance(self.tls, dict):
+            return self.tls.get(listener, default)
+        return self.tls or default
+
+
+def check_listen(listen: Listen, src: str) -> None:
+    """TLS needs a private PSK file; plaintext TCP off loopback needs insecure: true."""
+    if listen.tls_psk_file is not None:
+        p = listen.tls_psk_file
+        try:
+            mode = os.stat(p).st_mode
+        except OSError as e:
+            raise ConfigError(src, "listen.tls_psk_file", f"cannot read {p}: {e.strerror}") from None
+        if mode & 0o077:
+            raise ConfigError(src, "listen.tls_psk_file",
+                              f"{p} has mode {stat.S_IMODE(mode):04o}; a PSK file must not be "
+                              f"readable by group or others (chmod 600 {p})")
+    used = [k for k, v in (("unix", listen.unix), ("tcp", listen.tcp)) if v is not None] or ["unix"]
+    if listen.tls_psk_file is None and any(listen.tls_mode(k) != "off" for k in used):
+        raise ConfigError(src, "listen.tls", "TLS needs listen.tls_psk_file (identity:hexkey "
+                          "lines, mode 0600)")
+    if (listen.tcp is not None and not is_loopback_hostport(listen.tcp)
+            and listen.tls_mode("tcp") != "require" and not listen.insecure):
+        raise ConfigError(src, "listen.tcp", f"{listen.tcp} is not a loopback address and TLS "
+                          "is not required: set listen.tls: require (with tls_psk_file), or "
+                          "insecure: true to serve plaintext NBD to the network")
 
 
 @dataclass(frozen=True)
@@ -227,6 +264,8 @@ class Config:
             admin = dataclasses.replace(admin, socket=admin_socket)
         if metrics is not None:
             met = metrics
+        if tcp is not None:
+            check_listen(listen, "--tcp")
         return dataclasses.replace(self, listen=listen, admin=admin, metrics=met)
 
     # -- resolved socket paths (relative paths live under runtime_dir()) --
@@ -326,7 +365,9 @@ def _tenant_from(t: Mapping[str, Any], drive: str) -> Tenant:
                   default=t.get("default", False), klass=t.get("class"),
                   weight=t.get("weight", 1), reserve=t.get("reserve", 0),
                   limit=t.get("limit", 0), limit_iops=t.get("limit_iops", 0),
-                  latency_slo=t.get("latency_slo", 0), sq_depth=t.get("sq_depth"))
+                  latency_slo=t.get("latency_slo", 0), sq_depth=t.get("sq_depth"),
+                  tls_identity=t.get("tls_identity"), allow_uids=t.get("allow_uids", ()),
+                  allow_gids=t.get("allow_gids", ()))
 
 
 def _default_drive(drive: str | None, drives: tuple[Drive, ...], src: str, where: str) -> str:
@@ -360,7 +401,10 @@ def parse_config(data: Any, src: str = "<config>") -> Config:
         drives.append(d)
 
     lst = read_section(top.get("listen", {}), LISTEN_KEYS, src, "listen")
-    listen = Listen(unix=lst.get("unix"), mode=lst.get("mode"), tcp=lst.get("tcp"))
+    listen = Listen(unix=lst.get("unix"), mode=lst.get("mode"), tcp=lst.get("tcp"),
+                    tls=lst.get("tls"), tls_psk_file=lst.get("tls_psk_file"),
+                    insecure=lst.get("insecure", False))
+    check_listen(listen, src)
     if listen.mode is not None and listen.unix is None and listen.tcp is not None:
         raise ConfigError(src, "listen.mode", "applies to listen.unix, which is not set")
     adm = read_section(top.get("admin", {}), ADMIN_KEYS, src, "admin")

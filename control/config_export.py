@@ -78,6 +78,12 @@ def engine_tenant(t: Tenant) -> dict[str, Any]:
             out[ek] = getattr(t, k)
     if t.sq_depth is not None:
         out["sq_depth"] = t.sq_depth
+    if t.tls_identity is not None:
+        out["tls_identity"] = t.tls_identity
+    if t.allow_uids:
+        out["allow_uids"] = list(t.allow_uids)
+    if t.allow_gids:
+        out["allow_gids"] = list(t.allow_gids)
     return out
 
 
@@ -94,6 +100,11 @@ def engine_config(cfg: Config) -> dict[str, Any]:
         listen["unix"] = cfg.nbd_socket
     if cfg.listen.tcp is not None:
         listen["tcp"] = cfg.listen.tcp
+    if cfg.listen.tls_psk_file is not None:
+        listen["tls_psk_file"] = cfg.listen.tls_psk_file
+    listen["tls"] = {k: cfg.listen.tls_mode(k) for k in ("unix", "tcp")}
+    if cfg.listen.insecure:
+        listen["insecure"] = True
     out = {"drives": [engine_drive(d) for d in cfg.drives],
            "tenants": [engine_tenant(t) for t in cfg.tenants],
            "listen": listen}
@@ -161,6 +172,12 @@ def tenant_doc(t: Tenant) -> dict[str, Any]:
         out["latency_slo"] = units.format_duration(t.latency_slo)
     if t.sq_depth is not None:
         out["sq_depth"] = t.sq_depth
+    if t.tls_identity is not None:
+        out["tls_identity"] = t.tls_identity
+    if t.allow_uids:
+        out["allow_uids"] = list(t.allow_uids)
+    if t.allow_gids:
+        out["allow_gids"] = list(t.allow_gids)
     return out
 
 
@@ -184,6 +201,12 @@ def document(cfg: Config) -> dict[str, Any]:
         lst["mode"] = format_mode(cfg.listen.mode)
     if cfg.listen.tcp is not None:
         lst["tcp"] = cfg.listen.tcp
+    if cfg.listen.tls is not None:
+        lst["tls"] = cfg.listen.tls
+    if cfg.listen.tls_psk_file is not None:
+        lst["tls_psk_file"] = cfg.listen.tls_psk_file
+    if cfg.listen.insecure:
+        lst["insecure"] = True
     if lst:
         out["listen"] = lst
     out["tenants"] = [tenant_doc(t) for t in cfg.tenants]

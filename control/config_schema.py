@@ -4,8 +4,9 @@ section and ``schema_text()`` (``jbof config keys``).  Units: docs/design.md#uni
 """
 from __future__ import annotations
 
+import ipaddress
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -269,11 +270,61 @@ DRIVE_KEYS = section(
 DRIVE_LIVE_KEYS = ("policy", "band", "controller")
 
 
+TLS_MODES = ("off", "allow", "require")
+MAX_ACCESS_IDS = 32             # csrc/include/jbof_tls.h JBOF_ACCESS_MAX_IDS
+
+
+def p_tls(v: Any) -> str | dict[str, str]:
+    """``off | allow | require`` for every listener, or ``{unix: MODE, tcp: MODE}``."""
+    mode = p_choice(TLS_MODES)
+    if isinstance(v, str):
+        return mode(v)
+    if isinstance(v, Mapping) and v and all(k in ("unix", "tcp") for k in v):
+        return {str(k): mode(x) for k, x in v.items()}
+    raise ValueError(f"{show(v)} is not a TLS mode (allowed: off, allow, require, or "
+                     "{unix: MODE, tcp: MODE})")
+
+
+def p_identity(v: Any) -> str:
+    """A TLS-PSK identity: 1..255 bytes, no ':' (the PSK file's separator), no NUL/newline."""
+    if (not isinstance(v, str) or not v or len(v.encode()) > 255
+            or any(c in v for c in ":\0\n\r")):
+        raise ValueError(f"{show(v)} is not a PSK identity (1..255 bytes, no ':')")
+    return v
+
+
+def p_ids(v: Any) -> tuple[int, ...]:
+    """A list of numeric uids or gids (up to 32)."""
+    ids = p_int(0, 2**32 - 2)
+    if not isinstance(v, list) or len(v) > MAX_ACCESS_IDS:
+        raise ValueError(f"{show(v)} is not a list of up to {MAX_ACCESS_IDS} numeric ids "
+                         "(example: [1000, 1001])")
+    return tuple(ids(x) for x in v)
+
+
+def is_loopback_hostport(hostport: str) -> bool:
+    """127.0.0.0/8, ::1 and localhost (what the engine binds for an empty host)."""
+    host = hostport.rpartition(":")[0].strip("[]")
+    if host in ("", "localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 LISTEN_KEYS = section(
     Key("unix", "path", p_path, "unix socket path; relative = under $XDG_RUNTIME_DIR (or /tmp)"),
     Key("mode", "mode", p_mode, "permissions of the unix socket (default: as the umask leaves "
         "them)"),
     Key("tcp", "host:port", p_hostport, "TCP address, e.g. 127.0.0.1:10809 (port 0 = any)"),
+    Key("tls", "tls mode", p_tls, "NBD STARTTLS with TLS-PSK: off | allow (plaintext clients "
+        "still served) | require (every option before STARTTLS refused), or {unix: MODE, "
+        "tcp: MODE} (default: require with tls_psk_file, else off)"),
+    Key("tls_psk_file", "path", p_path, "TLS-PSK keys, one identity:hexkey line per client "
+        "(nbdkit/qemu format, e.g. from psktool); must be mode 0600 or stricter"),
+    Key("insecure", "boolean", p_bool, "allow a TCP listener on a non-loopback address "
+        "without tls: require (plaintext NBD on the network)", False),
 )
 
 
@@ -313,6 +364,13 @@ TENANT_KEYS = section(
     Key("latency_slo", "duration", p_slo, "end-to-end latency target; met when p99 <= it "
         "(0 = none)", "0"),
     Key("sq_depth", "integer", p_int(1, 65536), "submission queue credits (default: 256)"),
+    Key("tls_identity", "identity", p_identity, "the TLS-PSK identity allowed to list and open "
+        "this export over TLS (default: the tenant name)"),
+    Key("allow_uids", "list", p_ids, "unix sockets: only peers with one of these uids (or a "
+        "gid in allow_gids) may list and open it; never served to plaintext TCP (default: "
+        "anyone)"),
+    Key("allow_gids", "list", p_ids, "unix sockets: peers whose primary gid is listed may "
+        "list and open it (see allow_uids)"),
 )
 
 

@@ -57,6 +57,7 @@ void conn_close(jbof_engine *e, conn *c, int protocol_error)
     e->st.closed++;
     wait_stop(e, c);
     epoll_ctl(e->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+    sec_conn_free(c); /* TLS close_notify goes out before the socket closes */
     close(c->fd);
     c->fd = -1;
     if (c->state == C_TX && c->x)
@@ -136,8 +137,10 @@ static int hs_out_reserve(conn *c, size_t need)
     return 0;
 }
 
-static void accept_one(jbof_engine *e, int fd, int tcp, const struct sockaddr *sa, socklen_t sl)
+static void accept_one(jbof_engine *e, int fd, const listener *l, const struct sockaddr *sa,
+                       socklen_t sl)
 {
+    int tcp = l->path[0] == 0;
     if (guard_accept(e, fd, sa, sl, tcp) < 0) { /* budget.c: caps and per-peer rate */
         close(fd);
         return;
@@ -168,7 +171,8 @@ static void accept_one(jbof_engine *e, int fd, int tcp, const struct sockaddr *s
     }
     c->hs_out_len = (size_t)jbof_nbd_greeting(c->hs_out, c->hs_out_cap);
     struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = &c->src};
-    if (epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+    if (sec_conn_init(e, c, l) < 0 || epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+        sec_conn_free(c);
         free(c->hs_out);
         free(rx);
         free(c);
@@ -195,7 +199,7 @@ void on_listener(jbof_engine *e, listener *l)
         int fd = accept4(l->fd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0)
             return; /* EAGAIN, or a transient error: epoll reports again */
-        accept_one(e, fd, l->path[0] == 0, (struct sockaddr *)&ss, sl);
+        accept_one(e, fd, l, (struct sockaddr *)&ss, sl);
     }
 }
 
@@ -371,7 +375,13 @@ static int conn_consume(jbof_engine *e, conn *c)
             conn_close(e, c, 0);
             return -1;
         }
-        int rc = jbof_nbd_hs_step(&c->hs, e->tab, e->ntab, in, avail, c->hs_out, c->hs_out_cap,
+        /* tls.c: STARTTLS, TLS-required refusals, and the exports this
+         * client may see (the codec answers from that view) */
+        const jbof_nbd_export *tab;
+        uint32_t ntab;
+        int rc = sec_hs_filter(e, c, in, avail, &tab, &ntab);
+        if (rc == 0)
+            rc = jbof_nbd_hs_step(&c->hs, tab, ntab, in, avail, c->hs_out, c->hs_out_cap,
                                   &c->hs_out_len);
         if (rc < 0) {
             conn_close(e, c, 1);
@@ -382,7 +392,12 @@ static int conn_consume(jbof_engine *e, conn *c)
         c->rx_off += (uint32_t)rc;
         dirty_push(e, c);
         if (c->hs.state == JBOF_NBD_HS_DONE) {
-            export *x = e->tab_x[c->hs.export_index];
+            /* tls.c: the identity may open it (else a protocol close) */
+            export *x = sec_export_of(e, c, c->hs.export_index);
+            if (!x) {
+                conn_close(e, c, 1);
+                return -1;
+            }
             if (guard_tx_admit(e, x) < 0) { /* budget.c: the export's connection cap */
                 conn_close(e, c, 0);
                 return -1;
@@ -441,6 +456,13 @@ static void conn_work(jbof_engine *e, conn *c)
     for (;;) {
         if (c->state == C_DEAD || c->wait != W_NONE)
             return;
+        int ready = sec_pump(e, c); /* a STARTTLS handshake in progress? */
+        if (ready < 0) {
+            conn_close(e, c, 1);
+            return;
+        }
+        if (ready == 0)
+            return;
         if (c->parked) {
             req *r = c->parked;
             c->parked = NULL;
@@ -463,7 +485,7 @@ static void conn_work(jbof_engine *e, conn *c)
         if (r && c->rx_off == c->rx_len && r->br.io.length_bytes - r->got >= DIRECT_READ_MIN) {
             /* large payload: straight into the request buffer */
             c->rx_off = c->rx_len = 0;
-            n = read(c->fd, r->br.buf + r->got, r->br.io.length_bytes - r->got);
+            n = conn_recv(c, r->br.buf + r->got, r->br.io.length_bytes - r->got);
             if (n > 0) {
                 r->got += (uint32_t)n;
                 if (r->got == r->br.io.length_bytes) {
@@ -479,7 +501,7 @@ static void conn_work(jbof_engine *e, conn *c)
                 c->rx_len -= c->rx_off;
                 c->rx_off = 0;
             }
-            n = read(c->fd, c->rx + c->rx_len, RX_BYTES - c->rx_len);
+            n = conn_recv(c, c->rx + c->rx_len, RX_BYTES - c->rx_len);
             if (n > 0) {
                 c->heard = 1;
                 c->rx_len += (uint32_t)n;
@@ -504,9 +526,15 @@ static void conn_work(jbof_engine *e, conn *c)
 /* Send handshake output and queued replies: one sendmsg per batch. */
 void conn_flush(jbof_engine *e, conn *c)
 {
+    if (c->state != C_DEAD && conn_tx_pending(c) && conn_sendv(c, NULL, 0) < 0) {
+        if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+            conn_close(e, c, 0);
+        return; /* TLS records still queued: EPOLLOUT resumes us */
+    }
     while (c->state != C_DEAD && c->hs_out_sent < c->hs_out_len) {
-        ssize_t n = send(c->fd, c->hs_out + c->hs_out_sent, c->hs_out_len - c->hs_out_sent,
-                         MSG_NOSIGNAL | MSG_DONTWAIT);
+        struct iovec hv = {.iov_base = c->hs_out + c->hs_out_sent,
+                           .iov_len = c->hs_out_len - c->hs_out_sent};
+        ssize_t n = conn_sendv(c, &hv, 1);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -515,6 +543,10 @@ void conn_flush(jbof_engine *e, conn *c)
             return;
         }
         c->hs_out_sent += (size_t)n;
+    }
+    if (c->state == C_HS && c->sec && sec_pump(e, c) < 0) { /* STARTTLS: ACK sent, handshake */
+        conn_close(e, c, 1);
+        return;
     }
     while (c->state != C_DEAD && c->out_head) {
         struct iovec iov[IOV_BATCH];
@@ -534,8 +566,7 @@ void conn_flush(jbof_engine *e, conn *c)
                 total += iov[k++].iov_len;
             }
         }
-        struct msghdr mh = {.msg_iov = iov, .msg_iovlen = (size_t)k};
-        ssize_t n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+        ssize_t n = conn_sendv(c, iov, k);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -561,7 +592,7 @@ void conn_flush(jbof_engine *e, conn *c)
             return; /* socket full: EPOLLOUT resumes us */
     }
     if (c->state != C_DEAD && c->want_close && c->outstanding == 0 && !c->out_head &&
-        c->hs_out_sent == c->hs_out_len)
+        c->hs_out_sent == c->hs_out_len && !conn_tx_pending(c))
         conn_close(e, c, 0);
 }
 
@@ -635,7 +666,8 @@ int jbof_engine_listen_unix(jbof_engine *e, const char *path)
     return add_listener(e, fd, path);
 }
 
-int jbof_engine_listen_tcp(jbof_engine *e, const char *host, uint16_t port, uint16_t *port_out)
+/* The bind of jbof_engine_listen_tcp_sec (tls.c), which checks the policy. */
+int listen_tcp_bind(jbof_engine *e, const char *host, uint16_t port, uint16_t *port_out)
 {
     if (!e || !host)
         return -EINVAL;

@@ -518,6 +518,11 @@ int jbof_engine_create(const jbof_engine_cfg *cfg, jbof_engine **out)
     epoll_ctl(e->epfd, EPOLL_CTL_ADD, e->cmd_fd, &ev);
     for (uint32_t i = 0; i < MAX_LISTENERS; i++)
         e->lst[i].fd = -1;
+    int rc = sec_engine_init(e); /* tls.c: keys and access rules */
+    if (rc < 0) {
+        jbof_engine_destroy(e);
+        return rc;
+    }
     *out = e;
     return 0;
 }
@@ -589,6 +594,7 @@ void jbof_engine_destroy(jbof_engine *e)
         if (e->slots[i].br.buf)
             buf_put(&e->pool, e->slots[i].br.buf, e->slots[i].buf_class);
     buf_pool_free(&e->pool);
+    sec_engine_free(e);
     close(e->epfd);
     close(e->cmd_fd);
     pthread_mutex_destroy(&e->mu);

@@ -15,6 +15,9 @@
  *   budget.c  per-tenant budgets (buffers, slots, connections) and the
  *             handshake guard (deadline, idle limit, cap, per-peer rate)
  *   backend.h the backend interface (backend_*.c; backend_error.c filters)
+ *   tls.c     who may connect: STARTTLS + TLS-PSK (GnuTLS), per-export
+ *             access rules (identity, unix peer uid/gid), the transport
+ *             (conn_recv / conn_sendv: plain socket or TLS record layer)
  *
  * Nothing here is global: every function takes the engine.  Only engine.c
  * reads the clock (e->now_ns, once per loop iteration and pump round).
@@ -107,10 +110,13 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 
 #include "backend.h"
 #include "jbof_nbd.h"
+#include "jbof_tls.h"
 
 enum {
     RX_BYTES = 65536,          /* per-connection receive buffer */
@@ -143,6 +149,8 @@ enum wait_kind { W_NONE = 0, W_CREDIT, W_POOL, W_SELF, W_TENANT };
 struct conn;
 struct export;
 struct drive;
+struct sec_conn;   /* tls.c: a connection's TLS session, peer identity, export view */
+struct sec_engine; /* tls.c: PSK keys, access rules, counters */
 
 /* One NBD request from header to reply.  Its IO is described once, in
  * br.io (a jbof_io inside the backend request): the parser fills it (tag =
@@ -202,6 +210,7 @@ typedef struct conn {
     struct conn *dirty_next;
     struct conn *wprev, *wnext;/* wait list */
     struct conn *zombie_next;
+    struct sec_conn *sec;      /* tls.c: TLS session, peer identity (never NULL once accepted) */
 } conn;
 
 typedef struct wlist {
@@ -263,6 +272,7 @@ typedef struct listener {
     evsrc src;
     int fd;
     char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+    uint32_t tls_mode;         /* enum jbof_tls_mode (tls.c) */
 } listener;
 
 enum cmd_type {
@@ -341,6 +351,7 @@ struct jbof_engine {
     uint32_t nhs;              /* connections in C_HS */
     uint64_t hs_sweep_ns;      /* next handshake deadline / idle check */
     peer_bucket peers[PEER_BUCKETS];
+    struct sec_engine *sec;    /* tls.c: keys and access rules (own mutex) */
 };
 
 /* ---- io.c: buffers, request slots, wait lists, submit, pump, reply ---- */
@@ -372,6 +383,8 @@ void free_zombies(jbof_engine *e);
 /* Read and consume every connection on the ready list. */
 void run_ready(jbof_engine *e);
 void conn_flush(jbof_engine *e, conn *c);
+/* Bind + listen, no policy: jbof_engine_listen_tcp(_sec) in tls.c check first. */
+int listen_tcp_bind(jbof_engine *e, const char *host, uint16_t port, uint16_t *port_out);
 
 /* ---- budget.c: per-tenant budgets, the handshake guard ---- */
 /* Recompute every export's budgets (after an export is added / removed). */
@@ -408,6 +421,31 @@ int export_add(jbof_engine *e, const jbof_export_cfg *cfg);
 int export_remove_step(jbof_engine *e, export *x);
 void export_stats_fill(export *x, jbof_export_stats *out);
 void drive_info_fill(drive *d, jbof_drive_info *out);
+
+/* ---- tls.c: authentication, authorization, the transport ---- */
+int sec_engine_init(jbof_engine *e);
+void sec_engine_free(jbof_engine *e);
+/* At accept: peer credentials (unix), the listener's TLS mode. */
+int sec_conn_init(jbof_engine *e, conn *c, const listener *l);
+void sec_conn_free(conn *c);
+/* Before the codec sees a handshake message: handles STARTTLS and the
+ * TLS-required refusals (>0 bytes consumed, reply in hs_out), or sets
+ * *tab / *ntab to the exports this client may list and open and returns 0
+ * (let the codec answer); <0 = close.  Called with hs_out reserved. */
+int sec_hs_filter(jbof_engine *e, conn *c, const uint8_t *in, uint32_t avail,
+                  const jbof_nbd_export **tab, uint32_t *ntab);
+/* The export behind index idx of the table sec_hs_filter gave. */
+export *sec_export_of(jbof_engine *e, conn *c, int idx);
+/* Drive a pending TLS handshake: 1 = the transport is ready for NBD
+ * bytes, 0 = not yet (waiting for the socket), <0 = failed: close. */
+int sec_pump(jbof_engine *e, conn *c);
+/* Transport: read / sendmsg on the socket, or the TLS record layer.  Same
+ * contract as read(2) / sendmsg(2) with MSG_DONTWAIT (-1 + errno); a short
+ * sendv means the socket said EAGAIN (EPOLLOUT follows). */
+ssize_t conn_recv(conn *c, void *buf, size_t len);
+ssize_t conn_sendv(conn *c, const struct iovec *iov, int n);
+/* Bytes accepted by conn_sendv but not yet on the socket (TLS). */
+int conn_tx_pending(const conn *c);
 
 /* ---- engine.c: the command queue (used by the API in every file) ---- */
 int cmd_run(jbof_engine *e, cmd *k);

@@ -42,6 +42,8 @@ def link_libs() -> list[str]:
     libs = ["m", "pthread"]
     if os.environ.get("JBOF_NO_URING") != "1" and (Path("/usr/include/liburing.h").exists()):
         libs.append("uring")
+    if os.environ.get("JBOF_NO_GNUTLS") != "1" and Path("/usr/include/gnutls/gnutls.h").exists():
+        libs.append("gnutls")  # csrc/tls.c: STARTTLS / TLS-PSK (Debian libgnutls28-dev)
     return libs
 
 
@@ -53,6 +55,7 @@ ffibuilder = FFI()
 ffibuilder.cdef(cdef_text() + "\n" + extra_cdefs())
 _includes = "\n".join(f'#include "{h.name}"' for h in sorted((CSRC / "include").glob("jbof*.h")))
 _defines = ["-DJBOF_HAVE_URING=1"] if "uring" in link_libs() else []
+_defines += ["-DJBOF_HAVE_GNUTLS=1"] if "gnutls" in link_libs() else []
 ffibuilder.set_source(
     "dataplane._jbof",
     _includes,

@@ -27,8 +27,15 @@ units and produces this dict).  Keys:
                `nbdinfo --list`), default (true: also served under the empty
                export name, e.g. nbd+unix:///?socket=...; one tenant at most),
                and the tenant's budgets (0 = engine default): buffer_bytes,
-               max_requests, max_connections (csrc/budget.c)
-    listen:    unix (path), tcp ("host:port", port 0 = any)
+               max_requests, max_connections (csrc/budget.c),
+               tls_identity (PSK identity that may open it over TLS; default:
+               the tenant name), allow_uids / allow_gids (unix sockets: peer
+               uid or gid must be listed; default: anyone)
+    listen:    unix (path), tcp ("host:port", port 0 = any),
+               tls (off | allow | require, or {unix: MODE, tcp: MODE};
+               default: require when tls_psk_file is given, else off),
+               tls_psk_file (nbdkit-format "identity:hexkey" file, mode 0600),
+               insecure (true = allow plaintext TCP on a non-loopback address)
     engine:    max_connections, max_requests, max_conn_requests,
                buffer_bytes, drain_timeout, and the per-tenant budgets and
                handshake guard (csrc/budget.c): tenant_buffer_bytes,
@@ -44,6 +51,7 @@ dataplane.DataplaneError naming the C function and errno.
 """
 from __future__ import annotations
 
+import ipaddress
 import os
 import threading
 from collections.abc import Mapping
@@ -75,9 +83,11 @@ DRIVE_KEYS = ("name", "backend", "size", "path", "model", "policy", "block_size"
               "direct", "seed", "queue_depth", "threads", "sched", "error_every")
 TENANT_KEYS = ("name", "drive", "size", "read_only", "weight", "class", "reserve", "limit",
                 "limit_iops", "latency_slo", "sq_depth", "description", "default",
-                "buffer_bytes", "max_requests", "max_connections")
+                "buffer_bytes", "max_requests", "max_connections", "tls_identity", "allow_uids",
+                "allow_gids")
 TENANT_LIVE_KEYS = ("weight", "class", "reserve", "limit", "limit_iops", "latency_slo", "sq_depth")
-LISTEN_KEYS = ("unix", "tcp")
+LISTEN_KEYS = ("unix", "tcp", "tls", "tls_psk_file", "insecure")
+TLS_MODES = {"off": lib.JBOF_TLS_OFF, "allow": lib.JBOF_TLS_ALLOW, "require": lib.JBOF_TLS_REQUIRE}
 ENGINE_KEYS = ("max_connections", "max_requests", "max_conn_requests", "buffer_bytes",
                "drain_timeout", "tenant_buffer_bytes", "tenant_requests", "max_conns_per_tenant",
                "max_hs_connections", "peer_accept_rate", "peer_accept_burst", "hs_timeout",
@@ -168,6 +178,34 @@ def parse_tcp(v: Any, where: str) -> tuple[str, int]:
     return host, int(port)
 
 
+def is_loopback(host: str) -> bool:
+    """True for 127.0.0.0/8 and ::1 (the only addresses plaintext NBD may use by default)."""
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_psk_file(path: Any, where: str) -> str:
+    """The PSK file must exist and be private to its owner (mode 0600 or stricter)."""
+    p = _str(path, where, 4095)
+    try:
+        st = os.stat(p)
+    except OSError as e:
+        raise EngineConfigError(where, f"cannot read {p}: {e.strerror}") from None
+    if st.st_mode & 0o077:
+        raise EngineConfigError(where, f"{p} has mode {st.st_mode & 0o777:04o}; a PSK file must "
+                                f"not be readable by group or others (chmod 600 {p})")
+    return p
+
+
+def _ids(v: Any, where: str) -> list[int]:
+    if not isinstance(v, list) or len(v) > lib.JBOF_ACCESS_MAX_IDS:
+        raise EngineConfigError(where, f"expected a list of at most {lib.JBOF_ACCESS_MAX_IDS} "
+                                f"numeric ids, got {v!r}")
+    return [_int(x, f"{where}[{i}]", 0, 2**32 - 2) for i, x in enumerate(v)]
+
+
 def _set_struct(cdata: Any, overrides: Mapping[str, Any], where: str) -> None:
     """Set integer fields of a C struct from a (nested) mapping (dataplane.cstruct)."""
     try:
@@ -213,6 +251,28 @@ class Engine:
             self._tcp = parse_tcp(listen["tcp"], "listen.tcp")
         if self._unix is None and self._tcp is None:
             raise EngineConfigError("listen", "give unix: PATH and/or tcp: HOST:PORT")
+        self._psk: str | None = None
+        if listen.get("tls_psk_file") is not None:
+            self._psk = check_psk_file(listen["tls_psk_file"], "listen.tls_psk_file")
+        default_tls = "require" if self._psk else "off"
+        tls = listen.get("tls", default_tls)
+        if isinstance(tls, Mapping):
+            tls = _keys(tls, ("unix", "tcp"), "listen.tls")
+            modes = {k: tls.get(k, default_tls) for k in ("unix", "tcp")}
+        else:
+            modes = {"unix": tls, "tcp": tls}
+        self._tls = {k: _choice(v, TLS_MODES, "listen.tls") for k, v in modes.items()}
+        used = [k for k, v in (("unix", self._unix), ("tcp", self._tcp)) if v is not None]
+        if self._psk is None and any(self._tls[k] != lib.JBOF_TLS_OFF for k in used):
+            raise EngineConfigError("listen.tls", "TLS needs listen.tls_psk_file "
+                                    "(identity:hexkey lines, mode 0600)")
+        self._insecure = _bool(listen.get("insecure", False), "listen.insecure")
+        if (self._tcp is not None and not is_loopback(self._tcp[0])
+                and self._tls["tcp"] != lib.JBOF_TLS_REQUIRE and not self._insecure):
+            raise EngineConfigError("listen.tcp", f"{self._tcp[0]} is not a loopback address and "
+                                    "TLS is not required: set listen.tls: require (with "
+                                    "tls_psk_file), or insecure: true to serve plaintext NBD "
+                                    "to the network")
         ecfg = _keys(cfg.get("engine", {}), ENGINE_KEYS, "engine")
         self._ecfg = {k: _int(v, f"engine.{k}", 0, 2**63 - 1) for k, v in ecfg.items()}
         self._tcp_port: int | None = None
@@ -279,6 +339,12 @@ class Engine:
         out["max_requests"] = _int(t.get("max_requests", 0), f"{where}.max_requests", 0, 1 << 20)
         out["max_connections"] = _int(t.get("max_connections", 0), f"{where}.max_connections",
                                       0, 65536)
+        out["tls_identity"] = _str(t.get("tls_identity", out["name"]), f"{where}.tls_identity",
+                                   lib.JBOF_TLS_IDENTITY_MAX_BYTES)
+        if ":" in out["tls_identity"]:
+            raise EngineConfigError(f"{where}.tls_identity", "must not contain ':' (PSK file format)")
+        out["allow_uids"] = _ids(t.get("allow_uids", []), f"{where}.allow_uids")
+        out["allow_gids"] = _ids(t.get("allow_gids", []), f"{where}.allow_gids")
         out.update(self._check_live(t, where))
         return out
 
@@ -357,14 +423,21 @@ class Engine:
         self._default_sizes()
         for t in self._tenants.values():
             self._add_export(t)
+        if self._psk is not None:
+            check(lib.jbof_engine_tls_load_psk(self._eng, self._psk.encode()),
+                  "jbof_engine_tls_load_psk", self._psk)
         if self._unix is not None:
             os.makedirs(os.path.dirname(os.path.abspath(self._unix)), exist_ok=True)
-            check(lib.jbof_engine_listen_unix(self._eng, self._unix.encode()),
-                  "jbof_engine_listen_unix", self._unix)
+            sec = ffi.new("jbof_listen_sec *", {"tls": self._tls["unix"]})
+            check(lib.jbof_engine_listen_unix_sec(self._eng, self._unix.encode(), sec),
+                  "jbof_engine_listen_unix_sec", self._unix)
         if self._tcp is not None:
             port = ffi.new("uint16_t *")
-            check(lib.jbof_engine_listen_tcp(self._eng, self._tcp[0].encode(), self._tcp[1], port),
-                  "jbof_engine_listen_tcp", f"{self._tcp[0]}:{self._tcp[1]}")
+            sec = ffi.new("jbof_listen_sec *", {"tls": self._tls["tcp"],
+                                                "insecure": int(self._insecure)})
+            check(lib.jbof_engine_listen_tcp_sec(self._eng, self._tcp[0].encode(), self._tcp[1],
+                                                 port, sec),
+                  "jbof_engine_listen_tcp_sec", f"{self._tcp[0]}:{self._tcp[1]}")
             self._tcp_port = int(port[0])
         check(lib.jbof_engine_start(self._eng), "jbof_engine_start")
 
@@ -384,7 +457,21 @@ class Engine:
             for t in open_:
                 t["size"] = share
 
+    def _set_access(self, t: Mapping[str, Any]) -> None:
+        """The tenant's access rule goes in before its export, so no client sees it unguarded."""
+        acc = ffi.new("jbof_export_access *")
+        acc.tls_identity = t["tls_identity"].encode()
+        acc.nuids = len(t["allow_uids"])
+        acc.ngids = len(t["allow_gids"])
+        for i, u in enumerate(t["allow_uids"]):
+            acc.uids[i] = u
+        for i, g in enumerate(t["allow_gids"]):
+            acc.gids[i] = g
+        check(lib.jbof_engine_set_access(self._eng, t["name"].encode(), acc),
+              "jbof_engine_set_access", t["name"])
+
     def _add_export(self, t: Mapping[str, Any]) -> None:
+        self._set_access(t)
         xc = ffi.new("jbof_export_cfg *")
         xc.name = t["name"].encode()
         xc.drive = self._drive_ids[t["drive"]]
@@ -445,11 +532,13 @@ class Engine:
         """NBD URI of one export: ``nbd+unix:///NAME?socket=PATH`` or ``nbd://HOST:PORT/NAME``."""
         self._tenant(tenant)
         if transport == "unix" and self._unix is not None:
-            return f"nbd+unix:///{tenant}?socket={self._unix}"
+            s = "nbds" if self._tls["unix"] == lib.JBOF_TLS_REQUIRE else "nbd"
+            return f"{s}+unix:///{tenant}?socket={self._unix}"
         addr = self.tcp_address
         if transport in ("unix", "tcp") and addr is not None:
             host = f"[{addr[0]}]" if ":" in addr[0] else addr[0]
-            return f"nbd://{host}:{addr[1]}/{tenant}"
+            s = "nbds" if self._tls["tcp"] == lib.JBOF_TLS_REQUIRE else "nbd"
+            return f"{s}://{host}:{addr[1]}/{tenant}"
         raise ValueError(f"no {transport} listener")
 
     def uris(self) -> list[str]:
@@ -500,6 +589,8 @@ class Engine:
         self._tenant(name)
         check(lib.jbof_engine_export_remove(self._need(), name.encode()),
               "jbof_engine_export_remove", name)
+        check(lib.jbof_engine_set_access(self._need(), name.encode(), ffi.NULL),
+              "jbof_engine_set_access", name)
         del self._tenants[name]
 
     def set_tenant(self, name: str, **changes: Any) -> None:
@@ -586,6 +677,12 @@ class Engine:
         """Engine-wide counters (connections, protocol errors, buffers, ...)."""
         out = ffi.new("jbof_engine_stats *")
         check(lib.jbof_engine_get_stats(self._need(), out), "jbof_engine_get_stats")
+        return struct_dict(out)
+
+    def sec_stats(self) -> dict[str, Any]:
+        """Authentication counters: TLS handshakes / failures, TLS-required refusals, denials."""
+        out = ffi.new("jbof_sec_stats *")
+        check(lib.jbof_engine_sec_stats(self._need(), out), "jbof_engine_sec_stats")
         return struct_dict(out)
 
 

@@ -216,9 +216,15 @@ def tenant() -> None:
 @schema_option(TENANT_KEYS, "size", required=True)
 @tenant_options
 @click.option("--read-only", is_flag=True, default=False, help="Refuse writes (EPERM).")
+@schema_option(TENANT_KEYS, "tls_identity")
+@click.option("--allow-uid", "allow_uids", type=int, multiple=True,
+              help="Unix sockets: a peer uid allowed to open it (repeatable; default: anyone).")
+@click.option("--allow-gid", "allow_gids", type=int, multiple=True,
+              help="Unix sockets: a peer gid allowed to open it (repeatable).")
 @socket_option
 def tenant_add(name: str, drive: str | None, size: str, read_only: bool, socket_path: str,
-               **settings: Any) -> None:
+               tls_identity: str | None, allow_uids: tuple[int, ...],
+               allow_gids: tuple[int, ...], **settings: Any) -> None:
     """Add tenant NAME (a new NBD export) to the running daemon.
 
     \b
@@ -234,6 +240,11 @@ def tenant_add(name: str, drive: str | None, size: str, read_only: bool, socket_
         args["drive"] = drive
     if read_only:
         args["read_only"] = True
+    if tls_identity is not None:
+        args["tls_identity"] = tls_identity
+    for key, ids in (("allow_uids", allow_uids), ("allow_gids", allow_gids)):
+        if ids:
+            args[key] = list(ids)
     res = call(socket_path, "tenant.add", **args)
     t = res["tenant"]
     click.echo(f"added tenant {t['name']} on {t['drive']} ({t['size']}): "

@@ -39,7 +39,10 @@ Per drive (label drive):
     jbof_drive_size_bytes, jbof_drive_allocated_bytes
 
 Engine-wide: jbof_connections, jbof_connections_accepted_total,
-jbof_requests_total, jbof_protocol_errors_total.
+jbof_requests_total, jbof_protocol_errors_total; authentication (csrc/tls.c):
+jbof_tls_handshakes_total, jbof_tls_failures_total (wrong key, unknown
+identity), jbof_tls_required_total (options refused before STARTTLS),
+jbof_export_denied_total (another tenant's export asked for).
 
 With a ``tune:`` section, per tuned drive (label drive; ``knob`` for the knob
 values), from control/tune/autotune_live.py:
@@ -180,6 +183,14 @@ def read_drive(engine: Any, name: str) -> dict[str, Any]:
     }
 
 
+SEC_COUNTERS = {
+    "tls_handshakes": ("jbof_tls_handshakes", "TLS-PSK sessions established."),
+    "tls_failures": ("jbof_tls_failures", "TLS handshakes failed: wrong key, unknown identity."),
+    "tls_required": ("jbof_tls_required", "Options refused because TLS is required."),
+    "denied": ("jbof_export_denied", "Requests to open an export the client may not open."),
+}
+
+
 def read_stats(engine: Any, cfg: Config, hist: bool = False) -> dict[str, Any]:
     """A snapshot of every tenant and drive of cfg.  A tenant removed meanwhile is skipped."""
     ts = []
@@ -192,9 +203,11 @@ def read_stats(engine: Any, cfg: Config, hist: bool = False) -> dict[str, Any]:
                    latency_slo_ns=t.latency_slo)
         ts.append(row)
     e = engine.stats()
+    sec = engine.sec_stats() if hasattr(engine, "sec_stats") else {}
     return {"tenants": ts, "drives": [read_drive(engine, d.name) for d in cfg.drives],
             "engine": {"connections": e["connections"], "accepted": e["accepted"],
-                       "requests": e["requests"], "protocol_errors": e["protocol_errors"]}}
+                       "requests": e["requests"], "protocol_errors": e["protocol_errors"],
+                       **{k: sec.get(k, 0) for k in SEC_COUNTERS}}}
 
 
 # ---------------------------------------------------------------- collector ---
@@ -295,7 +308,9 @@ class JbofCollector:
                 CounterMetricFamily("jbof_requests", "NBD requests parsed.", value=e["requests"]),
                 CounterMetricFamily("jbof_protocol_errors",
                                     "Connections closed for a protocol violation.",
-                                    value=e["protocol_errors"])]
+                                    value=e["protocol_errors"]),
+                *(CounterMetricFamily(name, doc, value=e[k])
+                  for k, (name, doc) in SEC_COUNTERS.items())]
 
     @staticmethod
     def _drives(drives: list[dict[str, Any]], counter: Any, gauge: Any) -> list[Any]:
