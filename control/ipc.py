@@ -251,7 +251,7 @@ class LineServer:
             os.chmod(path, self.mode)          # before listen(): no window with a wider mode
             st = os.stat(path)
             self._inode = (st.st_dev, st.st_ino)
-            sock.listen(min(64, self.max_connections * 2))
+            sock.listen(max(128, self.max_connections * 4))   # room for bursts
         except BaseException:
             sock.close()
             raise
