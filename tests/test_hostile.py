@@ -126,7 +126,7 @@ NOW_LINES = [
     (b'{"type":"forecast","job":"y","tenant":"team-a","source":"sched",'
      b'"arrival_quantiles":{"0.9":-Infinity},"arrival_in":5}', "bad_json", "0.9"),
     (b'{"type":"ls","type":"cancel","job":"z"}', "bad_json", "type"),
-    (b'{"type":"arrived","job":"x","tenant":"team-a","at":1.0}', "invalid", "at"),
+    (b'{"type":"arrived","job":"x","tenant":"team-a","at":1e13}', "invalid", "at"),
 ]
 
 

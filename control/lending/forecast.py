@@ -23,8 +23,10 @@ Requests (``type`` selects the kind; ``id`` is optional and echoed back)::
 Times are seconds (a number) or durations with a unit ("500ms", "2m");
 ``arrival_at``/``at`` are absolute seconds on the server's clock (Unix time for
 ``jbof serve``).  Durations and offsets are 0..10 years (``MAX_TIME_S``; no
-negative durations), absolute times within now +- 10 years: beyond that a
-number is a bug or an attack (1.7e308 overflows every sum the planner makes),
+negative durations), absolute times within now +- 1e12 s (``MAX_INSTANT_S``,
+~31 700 years: the adversarial source of control/lending/trace.py forecasts
+over a century out on purpose, and any such bound keeps the planner's sums
+finite); beyond that a number is a bug or an attack (1.7e308 overflows every sum the planner makes),
 never a forecast.  Lines are decoded by control/ipc.py's ``loads_strict``: a
 duplicate key, NaN/Infinity or a number beyond 1.8e308 is ``bad_json`` naming
 the key.  Rates accept bytes/s numbers or "200MiB/s"; sizes "4GiB".
@@ -53,6 +55,7 @@ from control.ipc import MAX_LINE_BYTES, JsonError, LineClient, loads_strict
 MAX_NAME = 128
 MAX_QUANTILES = 16
 MAX_TIME_S = 10 * 365 * 86400.0        # offsets and durations: at most ten years
+MAX_INSTANT_S = 1e12                    # absolute times: within now +- 1e12 s (~31 700 years)
 MESSAGE_TYPES = ("forecast", "arrived", "finished", "cancel", "ls")
 ERROR_CODES = ("bad_json", "too_long", "invalid", "unknown_type", "unknown_tenant",
                "unknown_job", "limit", "busy", "internal")
@@ -195,13 +198,13 @@ def _seconds(v: Any, key: str, allow_zero: bool = True) -> float:
 
 
 def _instant(v: Any, key: str, now_s: float) -> float:
-    """An absolute time: seconds on the server's clock, within now +- MAX_TIME_S."""
+    """An absolute time: seconds on the server's clock, within now +- MAX_INSTANT_S."""
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
         raise _bad(key, "expected an absolute time in seconds on the server's clock "
                    "(a number >= 0)")
-    if abs(v - now_s) > MAX_TIME_S:
+    if abs(v - now_s) > MAX_INSTANT_S:
         raise _bad(key, f"{v!r} is out of range (allowed: the server's clock, now "
-                   f"{now_s:.0f}, +- 10 years)")
+                   f"{now_s:.0f}, +- 1e12 seconds)")
     return float(v)
 
 
