@@ -15,16 +15,30 @@ service's; the transport follows one set of rules:
   * peers: when ``mode`` gives no group/other access, a peer whose uid is
     neither the daemon's nor root's (SO_PEERCRED) gets a ``forbidden`` error line
     and is disconnected;
-  * at most ``max_connections`` at a time: one more gets a ``busy`` error line
-    and is disconnected;
+  * at most ``max_connections`` at a time, and at most ``max_per_peer`` from one
+    peer process (SO_PEERCRED pid; None: no per-peer cap): one more gets a
+    ``busy`` error line and is disconnected.  The cap bounds the server's threads
+    and buffers (one thread and at most ``max_line`` + 64 KiB of buffer each); the
+    per-peer cap keeps one runaway client from taking every slot;
   * one thread per connection, requests answered in order, one reply line each;
     blank lines are ignored; a last request without its newline is answered at EOF;
   * a line longer than ``max_line`` bytes gets one ``too_long`` error line and is
     skipped (up to its newline); the connection goes on;
   * a connection idle for ``idle_timeout`` seconds (None: never) is closed, and
-    so is one whose reply cannot be sent within ``SEND_TIMEOUT_S``;
-  * a handler exception never stops the server (the handler turns bad input
-    into its own error reply; anything else is logged and the connection closed).
+    so is one whose reply cannot be sent within ``SEND_TIMEOUT_S``: idle clients
+    give their slot back, so a slot-squatter delays a good client by at most
+    ``idle_timeout``;
+  * a handler exception never stops the server: the handler turns bad input
+    into its own error reply; anything else (a bug) is logged with its
+    traceback, answered with an ``internal`` error line and the connection
+    closed.  Nothing a client sends can end the accept thread.
+
+Requests are JSON; ``loads_strict`` is the one decoder of both sockets.  It
+refuses what ``json.loads`` lets through silently: duplicate keys (``json``
+keeps the last: ``{"op": "ping", "op": "shutdown"}`` would be a shutdown),
+NaN/Infinity and numbers that overflow to infinity (``1e999``), and nesting
+deeper than ``MAX_JSON_DEPTH`` (64: no request is deeper than 4); each is a
+one-line ``JsonError`` naming the key.
 
 The client side (``LineClient``): connect (failures -> ``error("connect", ...)``
 with the service's wording), send a line, read a reply line of at most
@@ -35,6 +49,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import selectors
 import socket
@@ -54,9 +69,80 @@ log = logging.getLogger("jbof.ipc")
 
 MAX_LINE_BYTES = 64 * 1024
 MAX_REPLY_BYTES = 64 * 1024 * 1024
+MAX_JSON_DEPTH = 64
 SEND_TIMEOUT_S = 10.0
 
-__all__ = ["MAX_LINE_BYTES", "MAX_REPLY_BYTES", "IpcError", "LineClient", "LineServer", "Peer"]
+__all__ = ["MAX_JSON_DEPTH", "MAX_LINE_BYTES", "MAX_REPLY_BYTES", "IpcError", "JsonError",
+           "LineClient", "LineServer", "Peer", "loads_strict"]
+
+
+# ------------------------------------------------------------- strict JSON ---
+
+class JsonError(ValueError):
+    """A request that is not acceptable JSON: ``key`` (the offending key, "" if
+    none) and a one-line ``message``."""
+
+    def __init__(self, key: str, message: str) -> None:
+        self.key = key
+        self.message = " ".join(message.split())
+        super().__init__(f"key {key!r}: {self.message}" if key else self.message)
+
+
+def _nonfinite(v: Any) -> bool:
+    """A float that is NaN or infinite, in ``v`` or in a list directly inside it."""
+    if isinstance(v, float):
+        return not math.isfinite(v)
+    if isinstance(v, list):
+        return any(_nonfinite(x) for x in v if isinstance(x, (float, list)))
+    return False
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise JsonError(k, "duplicate key")
+        if _nonfinite(v):
+            raise JsonError(k, "not a finite number (NaN, Infinity and numbers beyond "
+                            "1.8e308 are refused)")
+        out[k] = v
+    return out
+
+
+def _depth_ok(text: str) -> bool:
+    """No more than MAX_JSON_DEPTH nested [ / { (outside strings): checked before
+    parsing, so a deep request costs one scan, never a RecursionError."""
+    depth = 0
+    in_str = esc = False
+    for ch in text:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                return False
+        elif ch in "]}":
+            depth -= 1
+    return True
+
+
+def loads_strict(text: str) -> Any:
+    """``json.loads`` that refuses duplicate keys, non-finite numbers and deep nesting
+    (JsonError, one line naming the key); other bad JSON is ``json.JSONDecodeError``."""
+    if text.count("[") + text.count("{") > MAX_JSON_DEPTH and not _depth_ok(text):
+        raise JsonError("", f"nested deeper than {MAX_JSON_DEPTH} levels")
+    obj = json.loads(text, object_pairs_hook=_pairs, parse_constant=lambda c: math.nan)
+    if _nonfinite(obj):
+        raise JsonError("", "not a finite number (NaN, Infinity and numbers beyond "
+                        "1.8e308 are refused)")
+    return obj
 
 
 class IpcError(JbofError):
@@ -103,7 +189,8 @@ class LineServer:
     def __init__(self, path: str, handler: Handler, error_line: ErrorLine, *,
                  what: str = "socket", mode: int = 0o600, max_connections: int = 16,
                  max_line: int = MAX_LINE_BYTES, idle_timeout: float | None = None,
-                 name: str = "jbof-ipc", in_use_hint: str = "") -> None:
+                 name: str = "jbof-ipc", in_use_hint: str = "",
+                 max_per_peer: int | None = None) -> None:
         self.path = path
         self.in_use_hint = f" ({in_use_hint})" if in_use_hint else ""
         self.handler = handler
@@ -111,6 +198,7 @@ class LineServer:
         self.what = what
         self.mode = mode
         self.max_connections = max_connections
+        self.max_per_peer = max_per_peer
         self.max_line = max_line
         self.idle_timeout = idle_timeout
         self.name = name
@@ -120,6 +208,8 @@ class LineServer:
         self._wake_r, self._wake_w = -1, -1
         self._thread: threading.Thread | None = None
         self._conns: set[socket.socket] = set()
+        self._per_peer: dict[int, int] = {}      # pid -> open connections
+        self.internal_errors = 0                 # handler bugs (logged; tests read it)
         self._conn_lock = threading.Lock()
         self._workers: list[threading.Thread] = []
 
@@ -161,7 +251,7 @@ class LineServer:
             os.chmod(path, self.mode)          # before listen(): no window with a wider mode
             st = os.stat(path)
             self._inode = (st.st_dev, st.st_ino)
-            sock.listen(min(64, self.max_connections * 2))
+            sock.listen(max(128, self.max_connections * 4))   # room for bursts
         except BaseException:
             sock.close()
             raise
@@ -223,7 +313,12 @@ class LineServer:
                         log.warning("%s accept: %s", self.what, e)
                         time.sleep(0.05)
                         continue
-                    self._admit(conn)
+                    try:
+                        self._admit(conn)
+                    except Exception:     # e.g. no thread can be started: drop it, go on
+                        log.exception("%s: cannot serve a connection", self.what)
+                        self._release(conn, peer_of(conn))
+                        conn.close()
         finally:
             sel.close()
 
@@ -237,19 +332,35 @@ class LineServer:
             conn.close()
             return
         with self._conn_lock:
-            busy = len(self._conns) >= self.max_connections
-            if not busy:
+            mine = self._per_peer.get(peer.pid, 0)
+            if len(self._conns) >= self.max_connections:
+                busy = f"too many {self.what} connections (max {self.max_connections}); retry"
+            elif self.max_per_peer is not None and mine >= self.max_per_peer:
+                busy = (f"too many {self.what} connections from this process "
+                        f"(max {self.max_per_peer}); retry")
+            else:
+                busy = ""
                 self._conns.add(conn)
+                self._per_peer[peer.pid] = mine + 1
         if busy:
-            self._send(conn, self.error_line(
-                "busy", f"too many {self.what} connections (max {self.max_connections}); "
-                "retry"))
+            log.warning("%s: busy: refused %s", self.what, peer)
+            self._send(conn, self.error_line("busy", busy))
             conn.close()
             return
         t = threading.Thread(target=self._serve, args=(conn, peer),
                              name=f"{self.name}-conn", daemon=True)
         self._workers = [w for w in self._workers if w.is_alive()] + [t]
         t.start()
+
+    def _release(self, conn: socket.socket, peer: Peer) -> None:
+        with self._conn_lock:
+            if conn in self._conns:
+                self._conns.discard(conn)
+                n = self._per_peer.get(peer.pid, 0) - 1
+                if n > 0:
+                    self._per_peer[peer.pid] = n
+                else:
+                    self._per_peer.pop(peer.pid, None)
 
     @staticmethod
     def _send(conn: socket.socket, data: bytes) -> bool:
@@ -297,9 +408,11 @@ class LineServer:
                     continue
                 if not self._answer(conn, line, peer):
                     return
+        except Exception:             # a transport bug: never let it out of the thread
+            self.internal_errors += 1
+            log.exception("%s: internal error, connection of %s closed", self.what, peer)
         finally:
-            with self._conn_lock:
-                self._conns.discard(conn)
+            self._release(conn, peer)
             try:
                 conn.close()
             except OSError:
@@ -308,12 +421,23 @@ class LineServer:
     def _answer(self, conn: socket.socket, line: bytes, peer: Peer) -> bool:
         try:
             reply, after = self.handler(line, peer)
-        except Exception:         # the handler's own bug: log it, drop this connection
-            log.exception("%s: internal error", self.what)
+        except Exception as e:    # the handler's own bug: log it, say so, drop the connection
+            self.internal_errors += 1
+            log.exception("%s: internal error (request from %s)", self.what, peer)
+            try:
+                self._send(conn, self.error_line(
+                    "internal", f"internal error ({type(e).__name__}); see the daemon's log"))
+            except Exception:
+                log.exception("%s: cannot report the internal error", self.what)
             return False
         ok = self._send(conn, reply)
         if after is not None:
-            after()
+            try:
+                after()
+            except Exception:
+                self.internal_errors += 1
+                log.exception("%s: internal error after a reply (to %s)", self.what, peer)
+                return False
         return ok
 
 

@@ -6,6 +6,22 @@ the forecast section (control/lending/forecast_server.py), the planner and the
 training-cluster scenarios all declare their keys as ``Key`` tables (``section``)
 and read a mapping with ``read_section``: one ``ConfigError`` line naming the
 file, the key path and what is allowed.  Units: docs/design.md#units.
+
+``load_yaml`` is the one YAML reader of the control plane (configs, scenarios,
+training-cluster scenarios).  A config file may come from anywhere, so it is
+bounded before anything walks it -- each bound a one-line ConfigError, never a
+hang, a MemoryError or a RecursionError:
+
+  * ``MAX_YAML_BYTES`` (16 MiB): the largest real file is a few KiB;
+  * ``MAX_YAML_DEPTH`` (64 levels of mappings/sequences, aliases included):
+    real files nest 4-5 deep; Python's recursion limit (1000) would be hit
+    near 300;
+  * ``MAX_YAML_ALIASES`` (100 ``*alias`` uses) and ``MAX_YAML_NODES`` (100 000
+    nodes once every alias is expanded): PyYAML shares an aliased object, so
+    a 578-byte "billion laughs" file loads as a few dozen objects, but
+    validating or printing it visits 10^9 of them.  Nodes are counted on the
+    composed graph (each shared node once, memoised), so refusing costs
+    O(file size).  Recursive aliases (``&a [*a]``) are refused.
 """
 from __future__ import annotations
 
@@ -203,8 +219,75 @@ def key_default(keys: dict[str, Key], name: str) -> Any:
 
 # -------------------------------------------------------------------- YAML ---
 
+MAX_YAML_BYTES = 16 << 20
+MAX_YAML_DEPTH = 64
+MAX_YAML_ALIASES = 100
+MAX_YAML_NODES = 100_000
+
+
+class _YamlLimit(yaml.YAMLError):
+    """A bound of the module docstring exceeded (the message is the one line)."""
+
+
 class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate keys (PyYAML silently keeps the last)."""
+    """SafeLoader that refuses duplicate keys (PyYAML silently keeps the last) and
+    the bounds of the module docstring (depth, aliases, expanded size)."""
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._aliases = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_YAML_ALIASES:
+                raise _YamlLimit(f"more than {MAX_YAML_ALIASES} YAML aliases")
+            return super().compose_node(parent, index)
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                raise _YamlLimit(f"YAML nesting deeper than {MAX_YAML_DEPTH} levels")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def get_single_node(self) -> Any:
+        node = super().get_single_node()
+        if node is not None:
+            _measure(node, 1, {}, set())
+        return node
+
+
+def _measure(node: Any, depth: int, memo: dict[int, tuple[int, int]],
+             path: set[int]) -> tuple[int, int]:
+    """(expanded node count, height) of a composed node; _YamlLimit past a bound.
+    Shared (aliased) nodes are measured once; recursion depth <= MAX_YAML_DEPTH."""
+    key = id(node)
+    if key in memo:
+        count, height = memo[key]
+    else:
+        if key in path:
+            raise _YamlLimit("recursive YAML alias (a node that contains itself)")
+        if depth > MAX_YAML_DEPTH:
+            raise _YamlLimit(f"YAML nesting deeper than {MAX_YAML_DEPTH} levels (through aliases)")
+        count, height = 1, 1
+        if isinstance(node, (yaml.SequenceNode, yaml.MappingNode)):
+            path.add(key)
+            kids = node.value if isinstance(node, yaml.SequenceNode) else \
+                [n for pair in node.value for n in pair]
+            for kid in kids:
+                c, h = _measure(kid, depth + 1, memo, path)
+                count += c
+                height = max(height, h + 1)
+                if count > MAX_YAML_NODES:
+                    raise _YamlLimit(f"YAML expands to more than {MAX_YAML_NODES} nodes "
+                                     "(aliases)")
+            path.discard(key)
+        memo[key] = (count, height)
+    if depth - 1 + height > MAX_YAML_DEPTH:
+        raise _YamlLimit(f"YAML nesting deeper than {MAX_YAML_DEPTH} levels (through aliases)")
+    return count, height
 
 
 def _mapping(loader: _StrictLoader, node: yaml.MappingNode) -> dict[Any, Any]:
@@ -232,7 +315,12 @@ def load_yaml(path: str | Path) -> Any:
     src = str(path)
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        with p.open("rb") as f:
+            raw = f.read(MAX_YAML_BYTES + 1)
+        if len(raw) > MAX_YAML_BYTES:
+            raise ConfigError(src, "", f"larger than {MAX_YAML_BYTES >> 20} MiB "
+                              "(not a config file)")
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise ConfigError(src, "", "no such file") from None
     except IsADirectoryError:
@@ -243,6 +331,10 @@ def load_yaml(path: str | Path) -> Any:
         raise ConfigError(src, "", f"cannot read: {e.strerror or e}") from None
     try:
         return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (SafeLoader subclass)
+    except _YamlLimit as e:
+        raise ConfigError(src, "", str(e)) from None
+    except RecursionError:        # cannot happen within the bounds; never a traceback
+        raise ConfigError(src, "", f"YAML nesting deeper than {MAX_YAML_DEPTH} levels") from None
     except yaml.MarkedYAMLError as e:
         mark = e.problem_mark or e.context_mark
         where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else ""

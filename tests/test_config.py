@@ -321,8 +321,8 @@ BAD_REQUESTS: list[tuple[str, bytes, str, str]] = [
     ("truncated-json", b'{"v": 1, "op": "tenant.list"\n', "bad_json", "not JSON"),
     ("non-utf8", b'{"v": 1, "op": "tenant.\xff"}\n', "bad_json", "not UTF-8"),
     ("nan", b'{"v": 1, "op": "tenant.add", "args": {"name": "c", "size": "1MiB", '
-     b'"reserve": NaN}}\n', "bad_json", "NaN is not a JSON number"),
-    ("deep-nesting", b"[" * 5000 + b"]" * 5000 + b"\n", "bad_json", "nested too deeply"),
+     b'"reserve": NaN}}\n', "bad_json", "key 'reserve': not a finite number"),
+    ("deep-nesting", b"[" * 5000 + b"]" * 5000 + b"\n", "bad_json", "nested deeper than 64 levels"),
     ("not-object", b"[1, 2]\n", "bad_request", "a request is a JSON object"),
     ("no-version", b'{"op": "tenant.list"}\n', "version", 'send "v": 1'),
     ("future-version", b'{"v": 2, "op": "tenant.list"}\n', "version", "2 is not supported"),

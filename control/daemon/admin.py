@@ -22,7 +22,18 @@ to the running Engine (between two reactor batches; queued and in-flight IO
 is neither dropped nor reordered), then persisted atomically (the previous
 file kept as FILE.prev) when the daemon was started with --config.
 
-Error codes: bad_json (not UTF-8 / not JSON), bad_request (not an object, no
+Requests are decoded by control/ipc.py's ``loads_strict``: a duplicate key
+(``{"v": 1, "op": "ping", "op": "shutdown"}``), NaN/Infinity or a number beyond
+1.8e308, or nesting deeper than 64 levels is a ``bad_json`` error naming the
+key -- never "the last one wins".
+
+Bounds (control/ipc.py): lines up to 64 KiB; at most ``max_connections`` (16,
+``admin.max_connections``) connections; a connection idle for
+``IDLE_TIMEOUT_S`` (60 s: a CLI call takes milliseconds, a dashboard polls
+more often) is closed, so idle clients cannot hold every slot.
+
+Error codes: bad_json (not UTF-8 / not JSON / a duplicate key / a non-finite
+number), bad_request (not an object, no
 op, bad args type), version, unknown_op, invalid (a bad argument: the
 message names the key), not_found, exists, no_space (the drive has no room
 for the namespace), engine (the data plane refused), persist (applied live
@@ -39,12 +50,20 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from control.ipc import MAX_LINE_BYTES, IpcError, LineClient, LineServer, Peer
+from control.ipc import (
+    MAX_LINE_BYTES,
+    IpcError,
+    JsonError,
+    LineClient,
+    LineServer,
+    Peer,
+    loads_strict,
+)
 
 log = logging.getLogger("jbof.admin")
 
 PROTOCOL_VERSION = 1
-IDLE_TIMEOUT_S = 300.0
+IDLE_TIMEOUT_S = 60.0
 OPS = ("ping", "config.get", "tenant.add", "tenant.remove", "tenant.set", "tenant.list",
        "drive.list", "drive.set", "stats", "tune.status", "tune.set", "shutdown")
 READ_ONLY_OPS = ("ping", "config.get", "tenant.list", "drive.list", "stats", "tune.status")
@@ -57,10 +76,6 @@ class AdminError(IpcError):
 
 # ------------------------------------------------------------------ protocol ---
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
 def decode_request(line: bytes) -> tuple[Any, str, dict[str, Any]]:
     """(id, op, args) of one request line, or AdminError (carrying the id if known)."""
     try:
@@ -68,7 +83,9 @@ def decode_request(line: bytes) -> tuple[Any, str, dict[str, Any]]:
     except UnicodeDecodeError as e:
         raise AdminError("bad_json", f"request is not UTF-8 (byte {e.start})") from None
     try:
-        req = json.loads(text, parse_constant=_reject_constant)
+        req = loads_strict(text)
+    except JsonError as e:
+        raise AdminError("bad_json", f"request refused: {e}") from None
     except RecursionError:
         raise AdminError("bad_json", "request is nested too deeply") from None
     except ValueError as e:

@@ -22,12 +22,21 @@ Requests (``type`` selects the kind; ``id`` is optional and echoed back)::
 
 Times are seconds (a number) or durations with a unit ("500ms", "2m");
 ``arrival_at``/``at`` are absolute seconds on the server's clock (Unix time for
-``jbof serve``).  Rates accept bytes/s numbers or "200MiB/s"; sizes "4GiB".
+``jbof serve``).  Durations and offsets are 0..10 years (``MAX_TIME_S``; no
+negative durations), absolute times within now +- 1e12 s (``MAX_INSTANT_S``,
+~31 700 years: the adversarial source of control/lending/trace.py forecasts
+over a century out on purpose, and any such bound keeps the planner's sums
+finite); beyond that a number is a bug or an attack (1.7e308 overflows every sum the planner makes),
+never a forecast.  Lines are decoded by control/ipc.py's ``loads_strict``: a
+duplicate key, NaN/Infinity or a number beyond 1.8e308 is ``bad_json`` naming
+the key.  Rates accept bytes/s numbers or "200MiB/s"; sizes "4GiB".
 
 Replies: ``{"ok": true, "type": ..., "id": ...}`` (plus the state for ``ls``) or
 ``{"ok": false, "id": ..., "error": {"code": CODE, "key": KEY, "message": LINE}}``
 with CODE one of ``bad_json``, ``too_long``, ``invalid``, ``unknown_type``,
-``unknown_tenant``, ``unknown_job``, ``internal``.  A bad line gets its error
+``unknown_tenant``, ``unknown_job``, ``limit`` (too many live forecasts, jobs
+or sources: control/lending/forecast_server.py's bounds), ``busy`` (too many
+connections), ``internal``.  A bad line gets its error
 reply and the connection carries on with the next line.
 """
 from __future__ import annotations
@@ -41,14 +50,15 @@ from typing import Any, Union
 
 from control import units
 from control.errors import JbofError
-from control.ipc import MAX_LINE_BYTES, LineClient
+from control.ipc import MAX_LINE_BYTES, JsonError, LineClient, loads_strict
 
 MAX_NAME = 128
 MAX_QUANTILES = 16
 MAX_TIME_S = 10 * 365 * 86400.0        # offsets and durations: at most ten years
+MAX_INSTANT_S = 1e12                    # absolute times: within now +- 1e12 s (~31 700 years)
 MESSAGE_TYPES = ("forecast", "arrived", "finished", "cancel", "ls")
 ERROR_CODES = ("bad_json", "too_long", "invalid", "unknown_type", "unknown_tenant",
-               "unknown_job", "internal")
+               "unknown_job", "limit", "busy", "internal")
 
 
 class MessageError(ValueError):
@@ -187,11 +197,14 @@ def _seconds(v: Any, key: str, allow_zero: bool = True) -> float:
     return s
 
 
-def _instant(v: Any, key: str) -> float:
-    """An absolute time: seconds on the server's clock."""
+def _instant(v: Any, key: str, now_s: float) -> float:
+    """An absolute time: seconds on the server's clock, within now +- MAX_INSTANT_S."""
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
         raise _bad(key, "expected an absolute time in seconds on the server's clock "
                    "(a number >= 0)")
+    if abs(v - now_s) > MAX_INSTANT_S:
+        raise _bad(key, f"{v!r} is out of range (allowed: the server's clock, now "
+                   f"{now_s:.0f}, +- 1e12 seconds)")
     return float(v)
 
 
@@ -275,7 +288,9 @@ def decode_line(line: bytes | str) -> dict[str, Any]:
         except UnicodeDecodeError:
             raise MessageError("bad_json", "", "not UTF-8 text") from None
     try:
-        obj = json.loads(line, parse_constant=lambda c: math.nan)
+        obj = loads_strict(line)
+    except JsonError as e:
+        raise MessageError("bad_json", e.key, e.message) from None
     except (json.JSONDecodeError, RecursionError) as e:
         raise MessageError("bad_json", "", f"not JSON: {getattr(e, 'msg', e)}") from None
     if not isinstance(obj, dict):
@@ -317,10 +332,10 @@ def parse_message(obj: Mapping[str, Any], now_s: float) -> Message:
         return _forecast(obj, job, now_s)
     if kind == "arrived":
         return Arrived(job=job, tenant=_name(obj["tenant"], "tenant"),
-                       at_s=_instant(obj["at"], "at") if "at" in obj else now_s,
+                       at_s=_instant(obj["at"], "at", now_s) if "at" in obj else now_s,
                        source=_name(obj["source"], "source") if "source" in obj else None)
     if kind == "finished":
-        return Finished(job=job, at_s=_instant(obj["at"], "at") if "at" in obj else now_s,
+        return Finished(job=job, at_s=_instant(obj["at"], "at", now_s) if "at" in obj else now_s,
                         tenant=_name(obj["tenant"], "tenant") if "tenant" in obj else None)
     return Cancel(job=job, source=_name(obj["source"], "source") if "source" in obj else None)
 
@@ -336,8 +351,9 @@ def _forecast(obj: Mapping[str, Any], job: str, now_s: float) -> Forecast:
                  if "arrival_quantiles" in obj else ())
         quant = tuple((lv, now_s + off) for lv, off in quant)
     else:
-        arrival = _instant(obj["arrival_at"], "arrival_at")
-        quant = (_quantiles(obj["arrival_quantiles"], "arrival_quantiles", _instant)
+        arrival = _instant(obj["arrival_at"], "arrival_at", now_s)
+        quant = (_quantiles(obj["arrival_quantiles"], "arrival_quantiles",
+                            lambda v, k: _instant(v, k, now_s))
                  if "arrival_quantiles" in obj else ())
     dur = _seconds(obj["duration"], "duration", allow_zero=False) if "duration" in obj else None
     dq = (_quantiles(obj["duration_quantiles"], "duration_quantiles", _seconds)

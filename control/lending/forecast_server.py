@@ -29,12 +29,39 @@ through the planner, which never lends less than static partitioning does.
 
 The socket is control/ipc.py's ``LineServer`` (the rules of both control
 sockets: lines up to 64 KiB, a longer line gets a ``too_long`` error and is
-skipped, at most ``MAX_CLIENTS`` connections, ...); a bad line gets its error
-reply and the next line is read as usual.  A ticker thread: every ``tick_s`` the
-planner plans at ``clock()`` and ``apply`` is called for each borrower whose
-limit changed (exceptions are logged, never fatal); a borrower's own configured
-limit stays an upper bound, and ``stop()`` restores it.  ``clock`` is
-injectable: tests drive ``tick()`` by hand.
+skipped, duplicate keys and non-finite numbers are ``bad_json``, ...); a bad
+line gets its error reply and the next line is read as usual.  A ticker
+thread: every ``tick_s`` the planner plans at ``clock()`` and ``apply`` is
+called for each borrower whose limit changed (exceptions are logged, never
+fatal); a borrower's own configured limit stays an upper bound, and ``stop()``
+restores it.  ``clock`` is injectable: tests drive ``tick()`` by hand.
+
+Bounds.  Anyone who can open the socket must not be able to grow the daemon's
+memory or CPU without limit, so every resource a client can create is capped
+(a refusal is an error reply, ``limit`` or ``busy``, naming the key):
+
+  * connections: at most ``MAX_CLIENTS`` (64) at once, ``MAX_CLIENTS_PER_PEER``
+    (16) from one process: one thread and <= 128 KiB of buffers each.  A
+    connection that sends nothing for ``idle_timeout`` (``forecast.idle_timeout``,
+    default ``IDLE_TIMEOUT_S`` = 60 s) is closed: a forecaster reconnects per
+    batch (``jbof forecast`` and ``Client`` do), so idle slot-squatters give way
+    within a minute;
+  * jobs the planner tracks: at most ``MAX_JOBS`` (4096) in all and
+    ``MAX_JOBS_PER_SOURCE`` (1024) live (pending or running) forecasts per
+    source; sources (each a calibrator: two rings of ``ring`` residuals, ~40 KiB)
+    at most ``MAX_SOURCES`` (64).  A cluster scheduler forecasts its queue --
+    hundreds of jobs -- so these are 10x what a real one needs, and they keep
+    each tick (O(owners x jobs)) under a few ms: a flood of 100 000 forecasts
+    costs ~10 MiB and leaves the ticker about as busy as 4096 real jobs would;
+  * expiry: a job whose last time -- its finish, or else the latest arrival its
+    forecast names -- is more than ``EXPIRE_S`` (1 h) in the past is forgotten
+    (checked at most once a second of the clock, and at once when ``MAX_JOBS``
+    is reached: then finished, cancelled and no-show jobs go first).  An hour
+    keeps what a late ``arrived``/``finished`` needs (a no-show that arrives
+    after all still counts as a miss);
+  * a tick that raises is logged (traceback), counted (``tick_errors`` in
+    ``ls``) and answered with the static partition -- owners keep their whole
+    reservations -- until a tick succeeds again; the ticker never stops.
 """
 from __future__ import annotations
 
@@ -49,6 +76,10 @@ from typing import Any
 from control.errors import ConfigError
 from control.ipc import IpcError, LineServer, Peer
 from control.lending.forecast import (
+    Arrived,
+    Cancel,
+    Finished,
+    Forecast,
     Ls,
     MessageError,
     decode_line,
@@ -63,7 +94,16 @@ from control.schema import Key, p_duration, p_rate, p_str, read_section, section
 
 log = logging.getLogger("jbof.forecast")
 MAX_CLIENTS = 64
+MAX_CLIENTS_PER_PEER = 16
+IDLE_TIMEOUT_S = 60.0
+MAX_JOBS = 1024
+MAX_JOBS_PER_SOURCE = 256
+MAX_SOURCES = 32
+EXPIRE_S = 3600.0
+ENDED_KEEP_S = 600.0
+PRUNE_EVERY_S = 1.0
 DEFAULT_MODE = 0o660
+_LIVE = ("pending", "active")
 
 
 DEFAULT_SOCKET = "jbof/forecast.sock"
@@ -110,6 +150,8 @@ FORECAST_KEYS = section(
     Key("capacity", "rate", p_rate, "what the drive sustains, read-equivalent bytes/s",
         required=True),
     Key("tick", "duration", p_duration(positive=True), "planner period", "100ms"),
+    Key("idle_timeout", "duration", p_duration(positive=True), "close a connection that "
+        "sends nothing this long (1s..1h)", "60s"),
     Key("planner", "mapping", lambda v: v, "planner settings: see forecast.planner keys", {}),
     Key("calibration", "mapping", _p_calibration, "warm start: source name -> list of arrival "
         "residuals ln(actual / predicted lead); a source needs ~1/slowdown_budget of them "
@@ -126,10 +168,14 @@ def parse_forecast_config(data: Any, src: str, where: str = "forecast") -> dict[
     tick = got.get("tick", 100_000_000) / 1e9
     if not 0.001 <= tick <= 60:
         raise ConfigError(src, f"{where}.tick", "must be in 1ms..60s")
+    idle = got.get("idle_timeout", int(IDLE_TIMEOUT_S * 1e9)) / 1e9
+    if not 1 <= idle <= 3600:
+        raise ConfigError(src, f"{where}.idle_timeout", "must be in 1s..1h")
     path = socket_path(got.get("socket", DEFAULT_SOCKET))
     if len(os.fsencode(path)) > 107:
         raise ConfigError(src, f"{where}.socket", f"{path!r} is longer than 107 bytes")
     return {"socket": path, "mode": got.get("mode", DEFAULT_MODE), "tick_s": tick,
+            "idle_timeout_s": idle,
             "drive": got.get("drive"),
             "planner": parse_planner_config(got.get("planner", {}), src, f"{where}.planner", cap),
             "calibration": got.get("calibration", {})}
@@ -140,9 +186,11 @@ class ForecastService:
 
     def __init__(self, path: str, planner: Planner, apply: Callable[[str, int], None],
                  tick_s: float = 0.1, clock: Callable[[], float] = time.time,
-                 mode: int = DEFAULT_MODE, configured: Mapping[str, int] | None = None) -> None:
+                 mode: int = DEFAULT_MODE, configured: Mapping[str, int] | None = None,
+                 idle_timeout_s: float | None = IDLE_TIMEOUT_S) -> None:
         """``configured``: each borrower's own limit (bytes/s, 0 = none).  The planner
-        never raises a borrower above it, and ``stop()`` puts it back."""
+        never raises a borrower above it, and ``stop()`` puts it back.  The caps
+        (module docstring) are attributes: tests lower them."""
         if not 0.001 <= tick_s <= 60:
             raise ValueError(f"forecast service: tick_s must be in 1ms..60s, got {tick_s!r}")
         if not 0 <= mode <= 0o777:
@@ -157,6 +205,16 @@ class ForecastService:
         self.mode = mode
         self.configured = dict(configured or {})
         self.applied: dict[str, int] = {}
+        self.idle_timeout_s = idle_timeout_s
+        self.max_clients, self.max_clients_per_peer = MAX_CLIENTS, MAX_CLIENTS_PER_PEER
+        self.max_jobs, self.max_jobs_per_source = MAX_JOBS, MAX_JOBS_PER_SOURCE
+        self.max_sources, self.expire_s, self.ended_keep_s = MAX_SOURCES, EXPIRE_S, ENDED_KEEP_S
+        self.tick_errors = 0            # ticks that raised (logged; shown by ls)
+        self.refused = 0                # requests refused with ``limit``
+        self._live: dict[str, int] = {}  # source -> live jobs (recounted at each prune)
+        self._pruned_at = -math.inf
+        self._forced_at = -math.inf
+        self._ended = False             # a job finished or was cancelled since a forced prune
         self._lock = threading.Lock()
         self._server: LineServer | None = None
         self._thread: threading.Thread | None = None
@@ -201,7 +259,8 @@ class ForecastService:
         pc: PlannerConfig = fcfg["planner"]
         return cls.for_engine(engine, tenants, fcfg["socket"], pc.capacity_bps, cfg=pc,
                               calibration=fcfg.get("calibration"), apply=apply,
-                              tick_s=fcfg["tick_s"], mode=fcfg["mode"])
+                              tick_s=fcfg["tick_s"], mode=fcfg["mode"],
+                              idle_timeout_s=fcfg.get("idle_timeout_s", IDLE_TIMEOUT_S))
 
     # -- requests and ticks (thread-safe) ------------------------------------
 
@@ -212,12 +271,15 @@ class ForecastService:
             now = self.clock()
             try:
                 msg = parse_message(obj, now)
-                why = self.planner.check(msg)
+                why = self.planner.check(msg) or self._admit(msg, now)
                 if why is not None:
                     raise MessageError(*why)
                 extra = self.planner.handle(msg, now)
+                if isinstance(msg, (Finished, Cancel)):
+                    self._ended = True
                 if isinstance(msg, Ls):
-                    extra = dict(extra, applied=dict(self.applied))
+                    extra = dict(extra, applied=dict(self.applied),
+                                 service=self._service_state())
             except MessageError as e:
                 return error_reply(e, rid)
             except Exception as e:  # a planner bug must not kill the connection
@@ -225,6 +287,75 @@ class ForecastService:
                 return error_reply(MessageError("internal", "", f"{type(e).__name__}: {e}"), rid)
             kind = str(obj.get("type"))
             return ok_reply(kind, rid, **{k: v for k, v in extra.items() if v is not None})
+
+    # -- bounds (module docstring) -------------------------------------------
+
+    def _admit(self, msg: Any, now: float) -> tuple[str, str, str] | None:
+        """Why a message that would create a job or a source is over a cap, or None.
+        Called with the lock held, after planner.check."""
+        if not isinstance(msg, (Forecast, Arrived)):
+            return None
+        p = self.planner
+        if msg.source is not None and msg.source not in p.sources \
+                and len(p.sources) >= self.max_sources:
+            self.refused += 1
+            return ("limit", "source", f"{len(p.sources)} forecast sources already (max "
+                    f"{self.max_sources}); reuse a source name")
+        j = p.jobs.get(msg.job)
+        if j is not None and not (isinstance(msg, Forecast) and j.state not in _LIVE):
+            return None                  # an update of a job already counted
+        if j is None and len(p.jobs) >= self.max_jobs:
+            # a forced prune is a scan of every job: only when one may have ended
+            # (finished/cancel since the last one) or once a second, never per message
+            if self._ended or time.monotonic() - self._forced_at >= PRUNE_EVERY_S:
+                self._forced_at = time.monotonic()
+                self._prune(now, force=True)
+            if len(p.jobs) >= self.max_jobs:
+                self.refused += 1
+                return ("limit", "job", f"{len(p.jobs)} jobs tracked already (max "
+                        f"{self.max_jobs}); send finished/cancel for old ones or retry later")
+        if isinstance(msg, Forecast):
+            if self._live.get(msg.source, 0) >= self.max_jobs_per_source:
+                self._recount()
+            n = self._live.get(msg.source, 0)
+            if n >= self.max_jobs_per_source:
+                self.refused += 1
+                return ("limit", "source", f"source {msg.source!r} has {n} live forecasts "
+                        f"(max {self.max_jobs_per_source}); send finished/cancel for old ones")
+            self._live[msg.source] = n + 1
+        return None
+
+    def _recount(self) -> None:
+        live: dict[str, int] = {}
+        for j in self.planner.jobs.values():
+            if j.state in _LIVE and j.forecast is not None:
+                live[j.source] = live.get(j.source, 0) + 1
+        self._live = live
+
+    def _prune(self, now: float, force: bool = False) -> int:
+        """Forget pending jobs whose last time is more than ``expire_s`` past, ended
+        ones (finished, cancelled, no-show) ``ended_keep_s`` past (``force``: every
+        ended job).  Returns how many went."""
+        if not force and now - self._pruned_at < PRUNE_EVERY_S:
+            return 0
+        self._pruned_at = now
+        if force:
+            self._ended = False
+        jobs = self.planner.jobs
+        gone = [name for name, j in jobs.items()
+                if (force and j.state not in _LIVE) or _last_time(j) < now - (
+                    self.expire_s if j.state in _LIVE else self.ended_keep_s)]
+        for name in gone:
+            del jobs[name]
+        self._recount()
+        return len(gone)
+
+    def _service_state(self) -> dict[str, Any]:
+        return {"jobs": len(self.planner.jobs), "max_jobs": self.max_jobs,
+                "live_per_source": dict(self._live),
+                "max_jobs_per_source": self.max_jobs_per_source,
+                "sources": len(self.planner.sources), "max_sources": self.max_sources,
+                "refused": self.refused, "tick_errors": self.tick_errors}
 
     def handle_line(self, line: bytes) -> dict[str, Any]:
         try:
@@ -236,7 +367,9 @@ class ForecastService:
     def tick(self) -> Plan:
         """Plan now and apply the limits that changed."""
         with self._lock:
-            plan = self.planner.plan(self.clock())
+            now = self.clock()
+            self._prune(now)
+            plan = self.planner.plan(now)
             limits = {n: min(v, self.configured[n]) if self.configured.get(n) else v
                       for n, v in plan.limits.items()}
             changed = {n: v for n, v in limits.items() if self.applied.get(n) != v}
@@ -255,7 +388,9 @@ class ForecastService:
         if self._thread is not None:
             raise RuntimeError("forecast service already started")
         server = LineServer(self.path, self._reply, _error_line, what="forecast socket",
-                            mode=self.mode, max_connections=MAX_CLIENTS, name="jbof-forecast")
+                            mode=self.mode, max_connections=self.max_clients,
+                            max_per_peer=self.max_clients_per_peer,
+                            idle_timeout=self.idle_timeout_s, name="jbof-forecast")
         try:
             server.start()
         except IpcError as e:
@@ -294,7 +429,34 @@ class ForecastService:
         self.stop()
 
     def _reply(self, line: bytes, _peer: Peer) -> tuple[bytes, None]:
-        return encode(self.handle_line(line)), None
+        reply = self.handle_line(line)
+        try:
+            return encode(reply), None
+        except (TypeError, ValueError) as e:     # e.g. a non-finite number in a reply
+            log.exception("forecast: cannot encode a reply")
+            return encode(error_reply(MessageError("internal", "", f"cannot encode the "
+                                                   f"reply: {e}"), reply.get("id"))), None
+
+    def _tick_failed(self) -> None:
+        """A tick raised: log it (first ones in full, then at powers of two), count
+        it, and fall back to the static partition until a tick succeeds."""
+        self.tick_errors += 1
+        n = self.tick_errors
+        if n <= 3 or n & (n - 1) == 0:
+            log.exception("forecast: planner tick failed (%d so far); borrowers get the "
+                          "static partition until it recovers", n)
+        try:
+            with self._lock:
+                p = self.planner
+                static = p.split(p.static_pool_bps, p.static_pool_bps, 1.0)
+            for name, bps in static.items():
+                bps = min(bps, self.configured[name]) if self.configured.get(name) else bps
+                if self.applied.get(name) != bps:
+                    self.apply(name, bps)
+                    self.applied[name] = bps
+        except Exception:
+            if n <= 3:
+                log.exception("forecast: cannot apply the static partition either")
 
     def _tick_loop(self) -> None:
         next_tick = time.monotonic() + self.tick_s
@@ -305,11 +467,25 @@ class ForecastService:
             try:
                 self.tick()
             except Exception:
-                log.exception("forecast: planner tick failed")
+                self._tick_failed()
+
+
+def _last_time(j: Any) -> float:
+    """The last time a job's record is about: its finish, else the latest arrival its
+    forecast names, else its arrival (expiry counts from it)."""
+    if j.finished_s is not None:
+        return float(j.finished_s)
+    if j.state == "active":
+        return math.inf                  # running: kept until finished (or MAX_JOBS)
+    f = j.forecast
+    if f is not None:
+        return max([f.arrival_s, f.issued_s] + [t for _, t in f.arrival_quantiles])
+    return j.arrived_s if j.arrived_s is not None else -math.inf
 
 
 def _error_line(code: str, message: str) -> bytes:
     return encode(error_reply(MessageError(code, "", message)))
 
 
-__all__ = ["DEFAULT_MODE", "MAX_CLIENTS", "ForecastService"]
+__all__ = ["DEFAULT_MODE", "EXPIRE_S", "IDLE_TIMEOUT_S", "MAX_CLIENTS", "MAX_CLIENTS_PER_PEER",
+           "MAX_JOBS", "MAX_JOBS_PER_SOURCE", "MAX_SOURCES", "ForecastService"]

@@ -9,7 +9,7 @@ One fio run per test logs its IOPS every 250 ms; the attack (a separate
 process, so it shares no GIL with the engine) starts 2 s in.  "before" is
 the mean over [0.5 s, 2 s), "during" over [2.5 s, 5.5 s).
 
-The attacker processes run this file as a script: `python3 test_hostile.py
+The attacker processes run this file as a script: `python3 test_hostile_nbd.py
 ATTACK SOCKET SECONDS` (stdlib only).
 
 Also here: scrubbed namespaces (remanence) and truncated backing files.
