@@ -101,8 +101,8 @@ class Services:
         tenants = live_tenants()
         owners, borrowers = ForecastService.roles(tenants)
         if not borrowers:
-            log.warning("forecast: no scavenger tenant on drive %s: nothing to lend",
-                        fcfg["drive"])
+            log.info("forecast: no scavenger tenant on drive %s yet: nothing to lend until "
+                     "one is added", fcfg["drive"])
         path = Path(fcfg["socket"])
         try:
             path.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
