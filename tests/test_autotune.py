@@ -431,3 +431,21 @@ def test_cli_live_commands_speak_the_admin_protocol(tmp_path: Path) -> None:
         (1, "tune.status", {}), (1, "tune.set", {"drive": "ssd0", "enabled": False}),
         (1, "tune.set", {"drive": "ssd9", "enabled": True}),
         (1, "tune.set", {"drive": "old", "enabled": True})]
+
+
+def test_profile_survives_a_tenant_added_mid_profile() -> None:
+    """Tenants come and go live (borrowers added per job): a tenant missing from the
+    first samples must not fail the profile (it did: KeyError, tuner disabled)."""
+    import numpy as np
+
+    from control.tune.profiling import Sample, TenantCounters, profile
+    hist = np.zeros(8, dtype=np.int64)
+
+    def c(n: int) -> TenantCounters:
+        return TenantCounters(read_ios=n, read_bytes=n << 20, write_ios=0, write_bytes=0,
+                              issued=n, slo_violations=0, hist=hist)
+    samples = [Sample(now_ns=i * 100_000_000,
+                      tenants={"a": c(100 * i), **({"new": c(100 * (i - 5))} if i >= 5 else {})})
+               for i in range(20)]
+    p = profile(samples, {"a": 0, "new": 0})
+    assert "new" in p.window.tenants

@@ -211,7 +211,8 @@ def test_plan_order() -> None:
 def test_every_shipped_scenario_is_live_ready(scenario_dir: Path) -> None:
     from control.bench.live import check_live
     for path in sorted(scenario_dir.glob("*.yaml")):
-        if path.stem == "training-cluster":        # a cluster trace, simulator only
+        from control.lending.anticipation import is_cluster_scenario
+        if is_cluster_scenario(path):     # a cluster trace: tests/test_bench_lending.py
             continue
         sc = load_scenario(path)
         check_live(sc, sc.duration_ns)
@@ -250,8 +251,8 @@ def test_bad_scenarios_are_one_line(tmp_path: Path) -> None:
     p = tmp_path / "s.yaml"
     p.write_text("tenants: [{name: a, workload: {rw: read, bs: 4x}}]\n")
     assert "tenants[0].workload.bs: '4x' is not a size" in one_error_line(bench(str(p)))
-    p.write_text("cluster: {}\ntenants: []\n")
-    assert "runs in the simulator only" in one_error_line(bench(str(p)))
+    p.write_text("cluster: {}\ntenants: []\n")     # a cluster trace: replayed live
+    assert "tenants: unknown key" in one_error_line(bench(str(p), "--no-tune"))
 
 
 @pytest.mark.needs_core

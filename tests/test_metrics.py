@@ -6,6 +6,7 @@ import json
 import random
 import re
 import subprocess
+import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -157,6 +158,7 @@ def test_grafana_dashboard_uses_only_exported_metrics() -> None:
     exprs = [t["expr"] for p in dash["panels"] for t in p.get("targets", [])]
     exprs += [v["definition"] for v in dash["templating"]["list"] if "definition" in v]
     used = {m for e in exprs for m in re.findall(r"\bjbof_[a-z_]+", e)}
+    used -= {m for m in used if m.startswith("jbof_planner_")}   # with forecast: below
     assert len(used) >= 20
     with daemon(CFG, metrics=True) as d:
         _fams, text = scrape(d.metrics_url)
@@ -167,6 +169,38 @@ def test_grafana_dashboard_uses_only_exported_metrics() -> None:
     for word in ("iops", "throughput", "latency", "queue", "throttled", "slo", "controller",
                  "dispatch", "write cost", "in-flight"):
         assert word in titles, word
+
+
+def test_grafana_planner_row_uses_exported_planner_metrics() -> None:
+    """The lending planner's row: every expression names jbof_planner_* metrics a
+    daemon with a forecast: section exports, and README documents them."""
+    from control_helpers import daemon, short_tmp
+    dash = json.loads((ROOT / "configs" / "grafana-dashboard.json").read_text())
+    panels = dash["panels"]
+    row = next(i for i, p in enumerate(panels) if p["type"] == "row"
+               and "planner" in p["title"].lower())
+    mine = [p for p in panels[row + 1:] if p["type"] != "row"]
+    assert len(mine) >= 5
+    used = {m for p in mine for t in p["targets"]
+            for m in re.findall(r"\bjbof_[a-z_]+", t["expr"])}
+    for want in ("lent_bytes_per_second", "headroom_bytes_per_second",
+                 "borrower_limit_bytes_per_second", "coverage_ratio", "coverage_target_ratio",
+                 "fallback", "ticks_total", "tick_errors_total"):
+        assert "jbof_planner_" + want in used, want
+    sock = short_tmp() / "f.sock"
+    cfg = CFG + f"""  - {{name: s, size: 32MiB, class: scavenger}}
+  - {{name: o, size: 32MiB, reserve: 100MiB/s}}
+forecast: {{socket: {sock}, capacity: 500MiB/s, tick: 20ms, calibration: {{sched: [0.0]}}}}
+"""
+    with daemon(cfg, metrics=True) as d:
+        time.sleep(0.1)
+        _fams, text = scrape(d.metrics_url)
+    exported = {line.split("{")[0].split()[0] for line in text.splitlines()
+                if line.startswith("jbof_planner_")}
+    assert used <= exported, used - exported
+    readme = (ROOT / "README.md").read_text()
+    for name in exported:
+        assert f"`{name}`" in readme, name
 
 
 def test_readme_documents_every_metric() -> None:

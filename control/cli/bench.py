@@ -89,9 +89,11 @@ def _interruptible(fn: Callable[[], T]) -> T:
                    "(emulated backend only).")
 @click.option("--peers/--no-peers", default=True, show_default=True,
               help="Also run the nbdkit peers (memory plugin; rate filter) when installed.")
+@click.option("--tune/--no-tune", default=True, show_default=True,
+              help="Training-cluster scenarios: run the autotuner beside the data plane.")
 def bench(scenario: str, policies: tuple[str, ...], backend: str | None,
           admin_socket: str | None, out_dir: str | None, as_json: bool, duration: str | None,
-          compare_sim: bool, peers: bool) -> None:
+          compare_sim: bool, peers: bool, tune: bool) -> None:
     """Run SCENARIO.yaml live: one fio process per tenant (fio's nbd engine)
     against the data plane.  Each tenant runs alone first (policy fifo, no
     QoS settings), then all together under each policy in turn, then beside
@@ -103,7 +105,17 @@ def bench(scenario: str, policies: tuple[str, ...], backend: str | None,
     Example:
       jbof bench configs/scenarios/read-vs-write.yaml --out /tmp/rvw
       jbof bench configs/scenarios/latency-vs-hogs.yaml -p fifo,qos --compare-sim
+      jbof bench configs/scenarios/training-live.yaml --out /tmp/tl   # a cluster trace live
+
+    A training-cluster scenario (top-level 'cluster:') replays its trace live
+    instead: policies static, share, robust (default: all three), the forecasts
+    pushed over the forecast socket, one fio per job, compared with the
+    simulator on the same trace (control/bench/lending.py).
     """
+    from control.lending.anticipation import is_cluster_scenario
+    if is_cluster_scenario(scenario):
+        _bench_cluster(scenario, policies, out_dir, as_json, duration, tune)
+        return
     from control.bench.runner import Bench, format_sim_ratios
     from control.bench.runner import compare_sim as run_sim
     from control.cli.common import BadValue, parse_policies, run_guarded
@@ -119,10 +131,6 @@ def bench(scenario: str, policies: tuple[str, ...], backend: str | None,
     if compare_sim and (be.kind != "emulated" or admin_socket is not None):
         raise BadValue("needs the emulated backend (the simulator runs the same SSD model)",
                        param_hint="'--compare-sim'")
-    from control.lending.anticipation import is_cluster_scenario
-    if is_cluster_scenario(scenario):
-        raise click.ClickException(f"{scenario}: a training-cluster scenario (top-level "
-                                   "'cluster:') runs in the simulator only (jbof sim)")
     sc = run_guarded(lambda: load_scenario(scenario))
     keep = out_dir is not None
     out = Path(out_dir) if out_dir else None
@@ -170,3 +178,41 @@ def bench(scenario: str, policies: tuple[str, ...], backend: str | None,
                    + format_sim_ratios(res))
     if out is not None:
         click.echo(f"\nreport: {out / 'report.md'}")
+
+
+def _bench_cluster(scenario: str, policies: tuple[str, ...], out_dir: str | None,
+                   as_json: bool, duration: str | None, tune: bool) -> None:
+    """``jbof bench CLUSTER.yaml``: control/bench/lending.py's live replay."""
+    from control.bench.lending import LIVE_POLICIES, format_live_table, run_cluster_live
+    from control.cli.common import run_guarded
+    chosen = [p.strip() for v in policies for p in v.split(",") if p.strip()] \
+        or list(LIVE_POLICIES)
+    run_ns = _duration(duration)
+    keep = out_dir is not None
+    work = Path(out_dir) / "runs" if out_dir else Path(tempfile.mkdtemp(prefix="jbof-bench-"))
+    progress = _Progress()
+    try:
+        docs = run_guarded(lambda: _interruptible(lambda: run_cluster_live(
+            scenario, chosen, work, duration_s=None if run_ns is None else run_ns / 1e9,
+            tune=tune, progress=progress)))
+    except KeyboardInterrupt:
+        progress.end()
+        click.echo("jbof bench: interrupted; every fio and data plane it started was stopped",
+                   err=True)
+        sys.exit(130)
+    finally:
+        progress.end()
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
+    table = format_live_table(docs)
+    if out_dir is not None:
+        out = Path(out_dir)
+        (out / "results.json").write_text(json.dumps(docs, indent=2) + "\n")
+        (out / "report.md").write_text(
+            f"# {docs[0]['scenario']} live (seed {docs[0]['seed']})\n\n```\n{table}\n```\n")
+    if as_json:
+        click.echo(json.dumps(docs, indent=2))
+        return
+    click.echo(table)
+    if out_dir is not None:
+        click.echo(f"\nreport: {Path(out_dir) / 'report.md'}")

@@ -55,6 +55,24 @@ values), from control/tune/autotune_live.py:
     jbof_tune_objective                    the chosen configuration's objective
     jbof_tune_knob{knob=...}               knob values in force
 
+With a ``forecast:`` section, the lending planner (control/lending/forecast_server.py;
+label drive, plus tenant for owners and borrowers, source for forecast sources):
+
+    jbof_planner_ticks_total, jbof_planner_tick_errors_total    plans made; failed ones
+    jbof_planner_role_changes_total        owner/borrower sets changed live (tenant ops)
+    jbof_planner_owners, jbof_planner_borrowers    tenants planned now
+    jbof_planner_capacity_bytes_per_second what the drive sustains (forecast.capacity)
+    jbof_planner_headroom_bytes_per_second capacity held back, never lent
+    jbof_planner_pool_bytes_per_second, jbof_planner_static_pool_bytes_per_second
+                                           what borrowers share now; static partitioning's
+    jbof_planner_lent_bytes_per_second{tenant}   an owner's reservation lent now
+    jbof_planner_held_bytes_per_second{tenant}   ... held for it
+    jbof_planner_borrower_limit_bytes_per_second{tenant}   the limit applied to a borrower
+    jbof_planner_coverage_ratio{source}    observed coverage: 1 - misses / arrivals
+    jbof_planner_coverage_target_ratio{source}   its target: 1 - slowdown budget
+    jbof_planner_arrivals_total{source}, jbof_planner_misses_total{source}
+    jbof_planner_fallback{source}          1 while the source is in fallback (static)
+
 The latency histogram comes from the C log-linear histogram (csrc/hist.c,
 32 sub-buckets per power of two): the count for ``le`` is the IOs in C
 buckets whose whole range is <= le, so it is exact to within one C bucket
@@ -92,6 +110,28 @@ TUNE_HELP = {
                            "at p99 within SLO).",
     "jbof_tune_knob": "Knob values in force on the drive (label knob).",
 }
+PLANNER_HELP = {
+    "jbof_planner_ticks_total": "Planner ticks (plans made and applied).",
+    "jbof_planner_tick_errors_total": "Planner ticks that failed or could not apply a limit.",
+    "jbof_planner_role_changes_total": "Owner/borrower sets changed live by tenant ops.",
+    "jbof_planner_owners": "Owner tenants (a reservation, not scavenger) planned now.",
+    "jbof_planner_borrowers": "Borrower (scavenger) tenants planned now.",
+    "jbof_planner_capacity_bytes_per_second": "Drive capacity the planner assumes "
+                                              "(read-equivalent bytes/s).",
+    "jbof_planner_headroom_bytes_per_second": "Capacity held back, never lent.",
+    "jbof_planner_pool_bytes_per_second": "What borrowers share now (read-equivalent).",
+    "jbof_planner_static_pool_bytes_per_second": "What static partitioning would lend.",
+    "jbof_planner_lent_bytes_per_second": "Part of an owner's reservation lent now.",
+    "jbof_planner_held_bytes_per_second": "Part of an owner's reservation held for it now.",
+    "jbof_planner_borrower_limit_bytes_per_second": "Limit the planner applied to a borrower.",
+    "jbof_planner_coverage_ratio": "Observed coverage of a forecast source: 1 - misses / "
+                                   "arrivals (1 before any arrival).",
+    "jbof_planner_coverage_target_ratio": "Coverage target: 1 - slowdown budget.",
+    "jbof_planner_arrivals_total": "Owner arrivals judged against a source's forecasts.",
+    "jbof_planner_misses_total": "Arrivals that came while the owner was lent (or unforecast).",
+    "jbof_planner_fallback": "1 while the source is in fallback (its owners held at static).",
+}
+SAMPLE_HELP = {**TUNE_HELP, **PLANNER_HELP}
 Sample = tuple[str, dict[str, str], float]
 
 
@@ -218,7 +258,7 @@ class JbofCollector:
     ``config()`` returns the daemon's settings in force (the admin plane's
     ``Operations.live_config``: tenants added or removed live appear or vanish,
     and a limit the forecast planner set shows, though it is not persisted);
-    ``tune()`` the tuners' samples (``(name, labels, value)``; ``_total``
+    ``tune()`` the tuners' and the planner's samples (``(name, labels, value)``; ``_total``
     names are counters)."""
 
     def __init__(self, engine: Any, config: Callable[[], Config],
@@ -370,7 +410,7 @@ def _sample_families(samples: list[Sample]) -> list[Any]:
         if name not in fams:
             base = name.removesuffix("_total")
             kind = CounterMetricFamily if base != name else GaugeMetricFamily
-            fams[name] = (kind(base, TUNE_HELP.get(name, name), labels=list(labels)),
+            fams[name] = (kind(base, SAMPLE_HELP.get(name, name), labels=list(labels)),
                           list(labels))
         fam, keys = fams[name]
         fam.add_metric([labels[k] for k in keys], value)

@@ -95,6 +95,8 @@ class Operations:
         self._operator: dict[str, dict[str, int]] = {}
         self.tune: Any = None                 # control.tune.autotune_live.TuneService
         self.on_drive_change: Callable[[str], None] | None = None   # must not block
+        # told after tenant.add/remove/set (the forecast service's poke: re-plan now)
+        self.on_tenant_change: Callable[[], None] | None = None     # must not block
 
     @property
     def config(self) -> Config:
@@ -129,6 +131,21 @@ class Operations:
         if after.limit != before.limit:
             log.info("planner: tenant %s limit %s -> %s", name, _rate(before.limit),
                      _rate(after.limit))
+
+    def drop_planned(self, name: str) -> None:
+        """Tenant ``name`` left the planner (removed, or no longer a scavenger): forget
+        its planned limit and put its configured settings back if they differ."""
+        with self._lock:
+            planned = self._planned
+            if name not in planned:
+                return
+            self._planned = {k: v for k, v in planned.items() if k != name}
+            try:
+                t = self._cfg.tenant(name)
+            except KeyError:
+                return
+            if _in_force(t, planned) != t:
+                self.engine.set_tenant(name, **tenant_live_settings(t))
 
     def clear_planned(self) -> None:
         """Drop every planned limit; tenants get their configured settings back."""
@@ -215,6 +232,8 @@ class Operations:
                 with self._lock:
                     result = fn(args)
             log.info("%s %s %s", op, json.dumps(args, sort_keys=True, default=str), peer)
+            if op.startswith("tenant.") and self.on_tenant_change is not None:
+                self.on_tenant_change()
             return result
         except ConfigError as e:
             raise AdminError("invalid", str(e).removeprefix("admin: ")) from None

@@ -32,6 +32,7 @@ class Services:
         self.forecast: Any = None
         self.tune: Any = None
         self._cfg = cfg
+        self._forecast_drive = ""
         self._admin_explicit = admin_explicit
 
     def start(self) -> None:
@@ -50,7 +51,7 @@ class Services:
         if cfg.metrics is not None:
             from control.daemon.metrics import JbofCollector, MetricsServer
             collector = JbofCollector(self.control.engine, lambda: self.control.live_config,
-                                      tune=self._tune_samples)
+                                      tune=self._samples)
             self.metrics = MetricsServer(collector, cfg.metrics)
             try:
                 self.metrics.start()
@@ -66,9 +67,15 @@ class Services:
         if tcfg is not None:
             self._start_tune(tcfg)
 
-    def _tune_samples(self) -> list[tuple[str, dict[str, str], float]]:
-        svc = self.tune
-        return svc.metric_samples() if svc is not None else []
+    def _samples(self) -> list[tuple[str, dict[str, str], float]]:
+        """The tuners' and the planner's metric samples (jbof_tune_*, jbof_planner_*)."""
+        out = []
+        svc, fc = self.tune, self.forecast
+        if svc is not None:
+            out += svc.metric_samples()
+        if fc is not None:
+            out += fc.metric_samples(self._forecast_drive)
+        return out
 
     def _start_tune(self, tcfg: Mapping[str, Any]) -> None:
         """One tuner thread per drive (control/tune/autotune_live.py); trials go through
@@ -87,12 +94,15 @@ class Services:
         """The forecast socket and planner over the tenants of fcfg's drive; the
         planner's limits go through Operations.set_planned_limit (not persisted)."""
         from control.lending.forecast_server import ForecastService
-        tenants = [engine_tenant(t) for t in self.control.config.tenants
-                   if t.drive == fcfg["drive"]]
+        drive = fcfg["drive"]
+
+        def live_tenants() -> list[dict[str, Any]]:   # the config in force, read per tick
+            return [engine_tenant(t) for t in self.control.config.tenants if t.drive == drive]
+        tenants = live_tenants()
         owners, borrowers = ForecastService.roles(tenants)
         if not borrowers:
-            log.warning("forecast: no scavenger tenant on drive %s: nothing to lend",
-                        fcfg["drive"])
+            log.info("forecast: no scavenger tenant on drive %s yet: nothing to lend until "
+                     "one is added", fcfg["drive"])
         path = Path(fcfg["socket"])
         try:
             path.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
@@ -102,11 +112,14 @@ class Services:
                              f"directory: {e.strerror or e}") from None
         try:
             self.forecast = ForecastService.from_config(
-                self.control.engine, fcfg, tenants, apply=self.control.set_planned_limit)
+                self.control.engine, fcfg, tenants, apply=self.control.set_planned_limit,
+                live_tenants=live_tenants, release=self.control.drop_planned)
         except (OSError, ValueError) as e:   # the message names the socket
             self.close()
             raise AdminError("forecast", str(e)) from None
         self.control.forecast_socket = str(path)
+        self._forecast_drive = drive
+        self.control.on_tenant_change = self.forecast.poke
         log.info("forecast socket %s (mode %04o): %d owner(s), %d scavenger(s) on drive %s",
                  path, fcfg["mode"], len(owners), len(borrowers), fcfg["drive"])
 
@@ -116,6 +129,7 @@ class Services:
             self.tune.stop()            # puts every drive's configured knobs back
             self.tune = self.control.tune = None
         if self.forecast is not None:
+            self.control.on_tenant_change = None
             self.forecast.stop()
             self.forecast = None
             self.control.clear_planned()

@@ -62,6 +62,26 @@ memory or CPU without limit, so every resource a client can create is capped
   * a tick that raises is logged (traceback), counted (``tick_errors`` in
     ``ls``) and answered with the static partition -- owners keep their whole
     reservations -- until a tick succeeds again; the ticker never stops.
+
+Owners and borrowers follow the daemon's tenants live: given ``live_tenants`` (a
+callable returning the planned drive's tenant dicts now -- ``jbof serve``
+passes its admin plane's config), every tick first re-derives the roles
+(``roles()``: owner = a reservation and not scavenger, borrower = scavenger)
+and each borrower's configured limit, and hands changes to
+``Planner.set_roles``.  So a tenant added, removed or changed (``tenant
+add/rm/set``: class, reserve, limit) is planned at the next tick without a
+restart: a new scavenger gets a planned limit, a removed or reclassified one
+is released (``release(name)``, default ``apply(name, configured)``) and its
+limit is never applied again, an owner's new reservation moves the static
+pool.  ``poke()`` asks for that tick now (the admin plane calls it after a
+tenant op, so a new scavenger does not wait out a long tick).
+
+Counters for /metrics (``metric_samples(drive)``, the ``jbof_planner_*``
+families): ticks, tick errors (the plan raised or an apply failed), role
+changes; gauges from the last plan (lent and held per owner, borrower limits,
+the headroom never lent, pools) and per source the calibrator's observed
+coverage (1 - misses / arrivals) against its target (1 - slowdown budget)
+and fallback state.
 """
 from __future__ import annotations
 
@@ -187,10 +207,15 @@ class ForecastService:
     def __init__(self, path: str, planner: Planner, apply: Callable[[str, int], None],
                  tick_s: float = 0.1, clock: Callable[[], float] = time.time,
                  mode: int = DEFAULT_MODE, configured: Mapping[str, int] | None = None,
-                 idle_timeout_s: float | None = IDLE_TIMEOUT_S) -> None:
+                 idle_timeout_s: float | None = IDLE_TIMEOUT_S,
+                 live_tenants: Callable[[], Sequence[Mapping[str, Any]]] | None = None,
+                 release: Callable[[str], None] | None = None) -> None:
         """``configured``: each borrower's own limit (bytes/s, 0 = none).  The planner
-        never raises a borrower above it, and ``stop()`` puts it back.  The caps
-        (module docstring) are attributes: tests lower them."""
+        never raises a borrower above it, and ``stop()`` puts it back.  ``live_tenants``:
+        the planned drive's tenant dicts now (roles and configured limits follow them
+        every tick); ``release(name)``: a borrower that left the plan (default:
+        ``apply(name, configured)``).  The caps (module docstring) are attributes:
+        tests lower them."""
         if not 0.001 <= tick_s <= 60:
             raise ValueError(f"forecast service: tick_s must be in 1ms..60s, got {tick_s!r}")
         if not 0 <= mode <= 0o777:
@@ -209,13 +234,18 @@ class ForecastService:
         self.max_clients, self.max_clients_per_peer = MAX_CLIENTS, MAX_CLIENTS_PER_PEER
         self.max_jobs, self.max_jobs_per_source = MAX_JOBS, MAX_JOBS_PER_SOURCE
         self.max_sources, self.expire_s, self.ended_keep_s = MAX_SOURCES, EXPIRE_S, ENDED_KEEP_S
-        self.tick_errors = 0            # ticks that raised (logged; shown by ls)
         self.refused = 0                # requests refused with ``limit``
         self._live: dict[str, int] = {}  # source -> live jobs (recounted at each prune)
         self._pruned_at = -math.inf
         self._forced_at = -math.inf
         self._ended = False             # a job finished or was cancelled since a forced prune
+        self.live_tenants = live_tenants
+        self._release = release
+        self.ticks = 0
+        self.tick_errors = 0            # ticks that raised or failed to apply (ls, metrics)
+        self.role_changes = 0
         self._lock = threading.Lock()
+        self._wake = threading.Event()
         self._server: LineServer | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -242,7 +272,7 @@ class ForecastService:
         planner = Planner(cfg or PlannerConfig(capacity_bps=capacity_bps), owners, borrowers)
         for source, residuals in (calibration or {}).items():
             planner.source(source).add_residuals(residuals)
-        configured = {t["name"]: int(t.get("limit", 0)) for t in tenants if t["name"] in borrowers}
+        configured = cls.configured_limits(tenants, borrowers)
         if apply is None:
             def apply(name: str, bps: int) -> None:
                 engine.set_tenant(name, limit=bps)
@@ -250,17 +280,24 @@ class ForecastService:
         svc.start()
         return svc
 
+    @staticmethod
+    def configured_limits(tenants: Sequence[Mapping[str, Any]],
+                          borrowers: Mapping[str, float]) -> dict[str, int]:
+        return {t["name"]: int(t.get("limit", 0) or 0) for t in tenants if t["name"] in borrowers}
+
     @classmethod
     def from_config(cls, engine: Any, fcfg: Mapping[str, Any],
                     tenants: Sequence[Mapping[str, Any]],
-                    apply: Callable[[str, int], None] | None = None) -> ForecastService:
+                    apply: Callable[[str, int], None] | None = None,
+                    **kw: Any) -> ForecastService:
         """``jbof serve``'s one call: ``fcfg`` from parse_forecast_config, ``tenants`` the
-        engine config's tenant dicts (name, class, reserve) on the planned drive."""
+        engine config's tenant dicts (name, class, reserve) on the planned drive
+        (``kw``: e.g. ``live_tenants=`` a callable for live roles, ``release=``)."""
         pc: PlannerConfig = fcfg["planner"]
         return cls.for_engine(engine, tenants, fcfg["socket"], pc.capacity_bps, cfg=pc,
                               calibration=fcfg.get("calibration"), apply=apply,
                               tick_s=fcfg["tick_s"], mode=fcfg["mode"],
-                              idle_timeout_s=fcfg.get("idle_timeout_s", IDLE_TIMEOUT_S))
+                              idle_timeout_s=fcfg.get("idle_timeout_s", IDLE_TIMEOUT_S), **kw)
 
     # -- requests and ticks (thread-safe) ------------------------------------
 
@@ -365,22 +402,113 @@ class ForecastService:
         return self.handle(obj)
 
     def tick(self) -> Plan:
-        """Plan now and apply the limits that changed."""
-        with self._lock:
-            now = self.clock()
-            self._prune(now)
-            plan = self.planner.plan(now)
-            limits = {n: min(v, self.configured[n]) if self.configured.get(n) else v
-                      for n, v in plan.limits.items()}
-            changed = {n: v for n, v in limits.items() if self.applied.get(n) != v}
+        """Follow the tenants' roles, plan now and apply the limits that changed.
+        Raises when planning fails (the ticker counts it and falls back)."""
+        failed = False
+        try:
+            with self._lock:
+                now = self.clock()
+                self._prune(now)
+                released = self._follow_roles()
+                plan = self.planner.plan(now)
+                limits = {n: min(v, self.configured[n]) if self.configured.get(n) else v
+                          for n, v in plan.limits.items()}
+                changed = {n: v for n, v in limits.items() if self.applied.get(n) != v}
+        except Exception:
+            self.ticks += 1
+            raise
+        for name, back in released.items():
+            try:
+                self.release(name, back)
+            except Exception:
+                failed = True
+                log.exception("forecast: cannot release %s", name)
         for name, bps in changed.items():
             try:
                 self.apply(name, bps)
             except Exception:
+                failed = True
                 log.exception("forecast: cannot set limit of %s", name)
                 continue
             self.applied[name] = bps
+        self.ticks += 1
+        self.tick_errors += failed
         return plan
+
+    def release(self, name: str, configured: int) -> None:
+        """Borrower ``name`` left the plan: its configured limit back, never planned again
+        (unless it becomes a borrower again)."""
+        if self._release is not None:
+            self._release(name)
+        else:
+            self.apply(name, configured)
+
+    def _follow_roles(self) -> dict[str, int]:
+        """Roles from ``tenants()`` into the planner (lock held); the borrowers that left,
+        with the configured limit they had (to release outside the lock)."""
+        if self.live_tenants is None:
+            return {}
+        tenants = list(self.live_tenants())
+        owners, borrowers = self.roles(tenants)
+        old = self.configured
+        self.configured = self.configured_limits(tenants, borrowers)
+        if self.planner.set_roles(owners, borrowers):
+            self.role_changes += 1
+            log.info("forecast: planning %d owner(s) (%s), %d scavenger(s) (%s)", len(owners),
+                     ", ".join(sorted(owners)) or "none", len(borrowers),
+                     ", ".join(sorted(borrowers)) or "none")
+        gone = {n: old.get(n, 0) for n in self.applied if n not in borrowers}
+        for n in gone:
+            del self.applied[n]
+        return gone
+
+    def poke(self) -> None:
+        """Tick now (from any thread; returns at once): roles changed."""
+        self._wake.set()
+
+    def metric_samples(self, drive: str) -> list[tuple[str, dict[str, str], float]]:
+        """The ``jbof_planner_*`` samples (name, labels, value; ``_total`` = counter)."""
+        with self._lock:
+            p = self.planner
+            plan = p.last
+            owners = dict(p.owners)
+            sources = {n: (c.arrivals, c.misses, c.fallback, c.budget)
+                       for n, c in p.sources.items()}
+            cap, headroom = p.cfg.capacity_bps, p.cfg.headroom
+            applied = dict(self.applied)
+        d = {"drive": drive}
+        out: list[tuple[str, dict[str, str], float]] = [
+            ("jbof_planner_ticks_total", d, float(self.ticks)),
+            ("jbof_planner_tick_errors_total", d, float(self.tick_errors)),
+            ("jbof_planner_role_changes_total", d, float(self.role_changes)),
+            ("jbof_planner_capacity_bytes_per_second", d, float(cap)),
+            ("jbof_planner_headroom_bytes_per_second", d, float(int(cap * headroom))),
+            ("jbof_planner_owners", d, float(len(owners))),
+            ("jbof_planner_borrowers", d, float(len(p.borrowers)))]
+        if plan is not None:
+            out += [("jbof_planner_pool_bytes_per_second", d, float(plan.pool_bps)),
+                    ("jbof_planner_static_pool_bytes_per_second", d,
+                     float(p.static_pool_bps))]
+            for o, op in sorted(plan.owners.items()):
+                if o not in owners:
+                    continue
+                lab = {**d, "tenant": o}
+                out += [("jbof_planner_held_bytes_per_second", lab, float(op.held_bps)),
+                        ("jbof_planner_lent_bytes_per_second", lab,
+                         float(max(0, owners[o] - op.held_bps)))]
+        for b in sorted(p.borrowers):
+            if b in applied:
+                out.append(("jbof_planner_borrower_limit_bytes_per_second",
+                            {**d, "tenant": b}, float(applied[b])))
+        for name, (arrivals, misses, fallback, budget) in sorted(sources.items()):
+            lab = {**d, "source": name}
+            cov = 1.0 - misses / arrivals if arrivals else 1.0
+            out += [("jbof_planner_coverage_ratio", lab, cov),
+                    ("jbof_planner_coverage_target_ratio", lab, 1.0 - budget),
+                    ("jbof_planner_arrivals_total", lab, float(arrivals)),
+                    ("jbof_planner_misses_total", lab, float(misses)),
+                    ("jbof_planner_fallback", lab, float(bool(fallback)))]
+        return out
 
     # -- the socket ----------------------------------------------------------
 
@@ -408,6 +536,7 @@ class ForecastService:
     def stop(self) -> None:
         """Stop serving; borrowers get their configured limits back."""
         self._stop.set()
+        self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
@@ -460,7 +589,12 @@ class ForecastService:
 
     def _tick_loop(self) -> None:
         next_tick = time.monotonic() + self.tick_s
-        while not self._stop.wait(max(0.0, next_tick - time.monotonic())):
+        while True:
+            if self._wake.wait(max(0.0, next_tick - time.monotonic())):
+                self._wake.clear()
+                next_tick = time.monotonic()     # poked: tick now, the period from here
+            if self._stop.is_set():
+                break
             next_tick += self.tick_s
             if next_tick < time.monotonic():       # fell behind: do not burst
                 next_tick = time.monotonic() + self.tick_s

@@ -232,6 +232,18 @@ def peak_cost(d: Demand, write_cost: float) -> float:
     return max(float(d.read_bps), write_cost * d.write_bps)
 
 
+def _check_roles(owners: Mapping[str, int], borrowers: Mapping[str, float]) -> None:
+    for name, r in owners.items():
+        if not isinstance(r, int) or r <= 0:
+            raise ValueError(f"planner: owner {name!r} needs a reservation > 0, got {r!r}")
+    for name, w in borrowers.items():
+        if not 0.0 <= w <= 1.0:
+            raise ValueError(f"planner: borrower {name!r} write fraction must be in [0, 1]")
+    overlap = set(owners) & set(borrowers)
+    if overlap:
+        raise ValueError(f"planner: {sorted(overlap)[0]!r} cannot be owner and borrower")
+
+
 # -------------------------------------------------------------- calibrator ---
 
 def conformal_lower(sorted_vals: list[float], alpha: float) -> float | None:
@@ -415,15 +427,7 @@ class Planner:
 
     def __init__(self, cfg: PlannerConfig, owners: Mapping[str, int],
                  borrowers: Mapping[str, float]) -> None:
-        for name, r in owners.items():
-            if not isinstance(r, int) or r <= 0:
-                raise ValueError(f"planner: owner {name!r} needs a reservation > 0, got {r!r}")
-        for name, w in borrowers.items():
-            if not 0.0 <= w <= 1.0:
-                raise ValueError(f"planner: borrower {name!r} write fraction must be in [0, 1]")
-        overlap = set(owners) & set(borrowers)
-        if overlap:
-            raise ValueError(f"planner: {sorted(overlap)[0]!r} cannot be owner and borrower")
+        _check_roles(owners, borrowers)
         self.cfg = cfg
         self.owners = dict(owners)
         self.borrowers = {n: _Borrower(w) for n, w in borrowers.items()}
@@ -432,6 +436,24 @@ class Planner:
         self.owner_source: dict[str, str] = {}
         self.last: Plan | None = None
         self.static_pool_bps = max(0, cfg.capacity_bps - sum(self.owners.values()))
+
+    def set_roles(self, owners: Mapping[str, int], borrowers: Mapping[str, float]) -> bool:
+        """Adopt new owner and borrower sets (tenants added, removed or changed live);
+        True if anything changed.  A removed owner's jobs are forgotten (a later
+        ``finished`` for one is ``unknown_job``); its source's calibration stays.  A
+        kept borrower keeps its write fraction and activity; a new one starts active
+        with the given write fraction.  The static pool follows the reservations."""
+        _check_roles(owners, borrowers)
+        if dict(owners) == self.owners and set(borrowers) == set(self.borrowers):
+            return False
+        gone = set(self.owners) - set(owners)
+        if gone:
+            self.jobs = {k: j for k, j in self.jobs.items() if j.tenant not in gone}
+            self.owner_source = {o: s for o, s in self.owner_source.items() if o not in gone}
+        self.owners = dict(owners)
+        self.borrowers = {n: self.borrowers.get(n) or _Borrower(w) for n, w in borrowers.items()}
+        self.static_pool_bps = max(0, self.cfg.capacity_bps - sum(self.owners.values()))
+        return True
 
     # -- inputs --------------------------------------------------------------
 

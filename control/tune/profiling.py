@@ -370,7 +370,9 @@ def profile(samples: Sequence[Sample], slos_ns: Mapping[str, int],
     for name, tw in whole.tenants.items():
         if tw.bytes < MIN_TENANT_BYTES or tw.ios < MIN_PERIOD_IOS:
             continue
-        series = np.diff(np.array([s.tenants[name].issued for s in samples], dtype=np.float64))
+        # a tenant added during the profile is in the later samples only (live churn)
+        series = np.diff(np.array([s.tenants[name].issued for s in samples if name in s.tenants],
+                                  dtype=np.float64))
         periods[name] = detect_period(series, tick_s, max_period_s)
     mix = mix_period_s(list(periods.values()))
     return Profile(signature=f"{quick}@{period_label(mix)}", quick=quick, period_s=mix,
