@@ -34,7 +34,7 @@ extern "C" {
 
 /* CDEF-BEGIN */
 
-enum { JBOF_ABI_VERSION = 1 };
+enum { JBOF_ABI_VERSION = 2 };
 
 /* ---------------------------------------------------------------- IO ---- */
 
