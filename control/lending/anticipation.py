@@ -222,7 +222,7 @@ BORROWER_JOB_KEYS = section(
     Key("size_max", "size", p_size(1 << 20), "largest", "16GiB"),
     Key("writers", "percent", p_percent, "share of jobs that also write", "25%"),
     Key("write_mix", "percent", p_percent, "a writer's share of writes", "30%"),
-    Key("bs", "size", p_size(4096, 16 << 20, 4096), "block size", "128k"),
+    Key("bs", "size", p_size(4096, 16 << 20, 4096, bare_bytes=True), "block size", "128k"),
     Key("iodepth", "integer", p_int(1, 65536), "IO depth", 16),
 )
 TRACE_KEYS = section(
