@@ -324,7 +324,7 @@ def test_cli_against_a_live_daemon() -> None:
             run("tenant", "add", "z", "--size", "1MiB", "--reserve", "5x", *s))
         assert "no tenant named 'zz'" in one_error_line(run("tenant", "rm", "zz", *s))
         err = one_error_line(run("tenant", "add", "z", "--size", "1GiB", *s))
-        assert err.startswith("Error: --size: namespaces on drive 'd0' would overlap")
+        assert err.startswith("Error: --size: no free space on drive 'd0'")
         err = one_error_line(run("tenant", "set", "a", "--reserve", "2GiB/s", *s))
         assert "--reserve: reservations on drive 'd0'" in err
         assert "nothing to change" in one_error_line(run("tenant", "set", "a", *s))

@@ -197,7 +197,7 @@ def test_device_maps_to_a_preset() -> None:
 def test_namespace_size_is_capped_and_aligned() -> None:
     assert ns_size(tenant("{rw: read, size: 64MiB}")) == 64 * MIB
     assert ns_size(tenant("{rw: read}")) == 1 << 30                  # 8 GiB default, capped
-    assert ns_size(tenant("{rw: read, bs: 16k, size: 20000}")) == 16384
+    assert ns_size(tenant("{rw: read, bs: 16k, size: 20000B}")) == 16384
 
 
 def test_plan_order() -> None:
