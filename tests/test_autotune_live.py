@@ -165,10 +165,12 @@ def test_admin_ops_and_the_never_persisted_path(tmp_path: Path) -> None:
                                        "ctl.band_lo_pct": 200}
             assert ctl.tuned_fields("d0") == ({}, {})
 
-            # enabling is saved to the file (the operator asked), trials never are
+            # enabling is saved to the state file (the operator asked), trials never are;
+            # the operator's config file is never rewritten
             res = c.call("tune.set", drive="d0", enabled=True)
-            assert res["enabled"] and res["persisted"] == str(d.config_path)
-            assert yaml.safe_load(d.config_path.read_text())["tune"]["enabled"] == ["d0"]
+            assert res["enabled"] and res["persisted"] == str(d.state_path)
+            assert d.saved().tune["enabled"] == ["d0"]
+            assert d.config_path.read_bytes() == file_before
             # an idle drive is profiled, then waits for a mix: no search, no index entry
             wait_until(lambda: c.call("tune.status")["drives"][0]["state"] == "idle", 10)
             assert c.call("tune.status")["drives"][0]["trials_total"] == 0
@@ -326,7 +328,7 @@ def test_trials_under_fio_then_disable_restores_and_the_file_is_never_rewritten(
     assert s.config.read_bytes() == file_before           # trials never rewrite it
     assert not Path(f"{s.config}.prev").exists()
 
-    r = jbof("tune", "disable", "--drive", "d0", "--socket", s.admin)
+    r = jbof("tune", "disable", "--drive", "d0", "--json", "--socket", s.admin)
     assert r.returncode == 0, r.stderr
     res = json.loads(r.stdout)
     assert not res["enabled"] and res["state"] == "disabled"
@@ -366,7 +368,7 @@ def test_a_finished_search_is_indexed_and_reused_without_trials(
 
     # the same mix again (tuning off and on): profiled, found, applied, no trial
     trials = st["trials_total"]
-    assert json.loads(jbof("tune", "disable", "--drive", "d0", "--socket", s.admin).stdout
+    assert json.loads(jbof("tune", "disable", "--drive", "d0", "--json", "--socket", s.admin).stdout
                       )["knobs"] == st["configured"]
     assert json.loads(jbof("tune", "enable", "--drive", "d0", "--socket", s.admin).stdout
                       )["enabled"]
