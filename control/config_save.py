@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -82,7 +83,13 @@ def save_over(path: str, running: dict[str, Any]) -> bool:
     rt.preserve_quotes = True
     rt.width = 100
     p = Path(path)
-    raw = rt.load(p.read_text(encoding="utf-8"))
+    original = p.read_text(encoding="utf-8")
+    if re.search(r"^\s+- ", original, re.M) and not re.search(r"^- ", original, re.M) \
+            and re.search(r"^[a-z_]+:\s*\n  - ", original, re.M):
+        rt.indent(mapping=2, sequence=4, offset=2)     # "tenants:\n  - name: a" (indented)
+    else:
+        rt.indent(mapping=2, sequence=2, offset=0)     # "tenants:\n- name: a"
+    raw = rt.load(original)
     if raw is None:
         raw = {}
     merged = _merge(raw, running, old)

@@ -337,9 +337,13 @@ def test_trials_under_fio_then_disable_restores_and_the_file_is_never_rewritten(
     m = s.metrics()
     assert m[("jbof_tune_exploring", "")] == 0 and m[("jbof_tune_enabled", "")] == 0
     assert {k: m[("jbof_tune_knob", k)] for k in configured} == configured
-    # the operator's disable is saved (tune.enabled); drives and tenants as configured
-    from control.config import load_config, parse_config
-    before, after = parse_config(yaml.safe_load(file_before)), load_config(s.config)
+    # the operator's disable is saved (tune.enabled) to the state file, never to the
+    # config file; drives and tenants as configured
+    from control.config import parse_config
+    from control.state import state_config
+    assert s.config.read_bytes() == file_before
+    before = parse_config(yaml.safe_load(file_before))
+    after = state_config(s.config.with_name(f"{s.config.stem}.state.yaml"))
     assert after.tune == {**(before.tune or {}), "enabled": []}
     assert (after.drives, after.tenants) == (before.drives, before.tenants)
 

@@ -16,7 +16,8 @@ LOG_LEVELS = ("debug", "info", "warning", "error")
 
 @click.command("serve", short_help="Serve tenants over NBD from a YAML config.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
-              help="YAML config (default: the embedded configs/default.yaml).")
+              help="YAML config (default: the embedded default, one emulated drive shared by "
+              "three tenants; `jbof config show` prints what runs).")
 @click.option("--unix", "unix_path", default=None, metavar="PATH",
               help="Listen on this unix socket (replaces listen.unix).")
 @click.option("--tcp", "tcp_addr", default=None, metavar="HOST:PORT",
