@@ -117,14 +117,20 @@ def _dur(ns: float) -> str:
 
 # --------------------------------------------------------------- jbof config ---
 
-@click.group("config", context_settings=CTX, short_help="Check a config file; show the keys.")
+@click.group("config", context_settings=CTX, short_help="Check, show, diff and save configs; list the keys.")
 def config() -> None:
-    """Check daemon config files and show the running daemon's config.
+    """Check daemon config files; show, diff and save the running daemon's config.
+
+    The daemon never rewrites its config file: live changes go to its state
+    file.  `config diff` shows what differs, `config save` writes the running
+    config into the file (comments kept) or --to another.
 
     \b
     Example:
-      jbof config check configs/default.yaml
+      jbof config check /etc/jbof/jbof.yaml
       jbof config keys
+      jbof config diff
+      jbof config save
     """
 
 

@@ -74,6 +74,24 @@ def load_serve_config(path: str | Path, unix: str | None = None,
     return engine_config(load_config(path).with_overrides(unix=unix, tcp=tcp))
 
 
+def sd_notify(message: str) -> bool:
+    """Tell systemd (Type=notify, contrib/jbof.service) when $NOTIFY_SOCKET is set;
+    False when not run by it or the datagram cannot be sent."""
+    import socket
+    path = os.environ.get("NOTIFY_SOCKET")
+    if not path:
+        return False
+    if path.startswith("@"):
+        path = "\0" + path[1:]
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
+            s.connect(path)
+            s.sendall(message.encode())
+        return True
+    except OSError:
+        return False
+
+
 def run(cfg: Config, file_cfg: Config, persist_path: str | None,
         guard: Callable[[Callable[[], T]], T] = lambda fn: fn(),
         out: Callable[[str], None] = print, err: Callable[[str], None] = print,
@@ -108,8 +126,10 @@ def run(cfg: Config, file_cfg: Config, persist_path: str | None,
         for uri in eng.uris():
             out(uri)
         sys.stdout.flush()
+        sd_notify("READY=1\nSTATUS=serving " + ", ".join(eng.uris()))
         while not stop.wait(0.5):
             pass
+        sd_notify("STOPPING=1")
         st = eng.stats()
         services.close()
         guard(eng.close)
