@@ -374,7 +374,7 @@ def test_a_finished_search_is_indexed_and_reused_without_trials(
     trials = st["trials_total"]
     assert json.loads(jbof("tune", "disable", "--drive", "d0", "--json", "--socket", s.admin).stdout
                       )["knobs"] == st["configured"]
-    assert json.loads(jbof("tune", "enable", "--drive", "d0", "--socket", s.admin).stdout
+    assert json.loads(jbof("tune", "enable", "--drive", "d0", "--json", "--socket", s.admin).stdout
                       )["enabled"]
     wait_until(lambda: s.status()["reuses_total"] == 1, 4, 0.1, s.status)
     st = s.status()
