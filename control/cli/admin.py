@@ -510,10 +510,15 @@ def drive_rows(prev: dict[str, Any], cur: dict[str, Any],
         done = d["completed"] - p.get("completed", 0)
         idle = done == 0 and not d["inflight_ios"]
         conf = (config or {}).get(d["name"], {})
-        if d["band_lo_ns"] and d["band_hi_ns"]:
-            band = f"{_dur(d['band_lo_ns'])}..{_dur(d['band_hi_ns'])}"
-        else:
-            band = conf.get("band") or "policy default"
+        # the configured band from the start (a new one at once, IO or not); while IO
+        # flows, what it is in force as durations when that reads differently
+        band = conf.get("band_text") or conf.get("band") or "-"
+        live = f"{_dur(d['band_lo_ns'])}..{_dur(d['band_hi_ns'])}" \
+            if d["band_lo_ns"] and d["band_hi_ns"] else None
+        if live and not idle and "%" in band:
+            band = f"{band} = {live}"
+        elif band == "-" and live:
+            band = live
         bw = sum(r["read_bytes"] + r["write_bytes"] for r in cur["tenants"]
                  if r["drive"] == d["name"])
         pbw = sum(r["read_bytes"] + r["write_bytes"] for r in prev["tenants"]

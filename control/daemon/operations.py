@@ -393,6 +393,7 @@ class Operations:
             row["reserved_bps"] = sum(t.reserve for t in self._cfg.tenants if t.drive == d.name)
             row["live"] = read_drive(self.engine, d.name)
             row["tuned"] = self._tuned.get(d.name, {})   # the autotuner's, not persisted
+            row["band_text"] = d.band.text() if d.band is not None else _band_text(d.policy)
             rows.append(row)
         return {"drives": rows}
 
@@ -525,6 +526,18 @@ def _enabled_names(raw_tune: Mapping[str, Any], cfg: Config) -> tuple[str, ...]:
 
 def _rate(bps: int) -> str:
     return units.format_rate(bps) if bps else "none"
+
+
+def _band_text(policy: str) -> str | None:
+    """A policy's default band as the config writes it (``150%..300%``, ``250us..1500us``)."""
+    b = _policy_band(policy)
+    if not b:
+        return None
+    if b["band_lo_pct"] and b["band_hi_pct"]:
+        return f"{b['band_lo_pct']}%..{b['band_hi_pct']}%"
+    if b["lat_min_ns"] and b["lat_max_ns"]:
+        return f"{units.format_duration(b['lat_min_ns'])}..{units.format_duration(b['lat_max_ns'])}"
+    return None
 
 
 def _policy_band(policy: str) -> dict[str, int]:
