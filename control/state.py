@@ -12,8 +12,10 @@ A write is atomic (temporary file, fsync, rename, fsync of the directory);
 before it the generations shift by one (``.1`` -> ``.2``, ...).  The state
 records the SHA-256 of the config file it was made from.  At start the daemon
 loads the config and, when the state's base matches the file, the state on top
-(its log line says which); a config file edited since then wins and the state
-is set aside (it becomes generation ``.1`` at the next change).  ``jbof config
+(its log line says which).  A config file edited after the state was written
+wins and the state is set aside (it becomes generation ``.1`` at the next
+change); a state written after the file changed (``jbof config save``, then
+more live changes) still wins, and the log line says so.  ``jbof config
 diff`` shows running vs file; ``jbof config save`` writes the running config
 into the file (control/config_save.py), comments kept.
 """
@@ -142,13 +144,25 @@ def load_with_state(file_cfg: Config, config_path: str | None,
         raise ConfigError(src, "", f"{e.message or 'is not a jbof state file'} (move it away "
                           "to start from the config alone)") from None
     base = raw.get("base_sha256")
+    note = ""
     if base is not None and base != file_sha256(config_path):
-        return Loaded(file_cfg, False,
-                      f"jbof serve: config {shown}; state {src} (saved {raw.get('saved_at')}) "
-                      "NOT applied: the config file changed since; the file wins")
+        if _mtime(config_path) >= _mtime(state_path):
+            return Loaded(file_cfg, False,
+                          f"jbof serve: config {shown}; state {src} (saved "
+                          f"{raw.get('saved_at')}) NOT applied: the config file was edited "
+                          "after it; the file wins")
+        note = " (the config file changed under the last daemon, e.g. `jbof config save`: " \
+               "the newer state wins; see `jbof config diff`)"
     cfg = parse_config(raw["config"], f"{src}: config")
     return Loaded(cfg, True, f"jbof serve: config {shown} + state {src} (saved "
-                  f"{raw.get('saved_at')} after {raw.get('change')})")
+                  f"{raw.get('saved_at')} after {raw.get('change')}){note}")
+
+
+def _mtime(path: str | Path | None) -> float:
+    try:
+        return os.stat(path).st_mtime if path else 0.0
+    except OSError:
+        return 0.0
 
 
 def read_state_doc(path: str | Path) -> dict[str, Any]:

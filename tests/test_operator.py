@@ -112,10 +112,16 @@ def test_start_loads_the_state_only_when_made_from_this_file(tmp_path: Path) -> 
     got = load_with_state(load_config(f), str(f), state)
     assert got.used_state and got.cfg.tenant("b").weight == 5
     assert f"config {f} + state {state}" in got.message and "tenant.set b" in got.message
+    import os
     f.write_text(COMMENTED + "# edited by hand\n")            # the operator edits the file
+    st = state.stat().st_mtime
+    os.utime(f, (st + 5, st + 5))                                # ... after the state
     got = load_with_state(load_config(f), str(f), state)
     assert not got.used_state and got.cfg.tenant("b").weight == 1
-    assert "NOT applied: the config file changed" in got.message
+    assert "NOT applied: the config file was edited after it" in got.message
+    os.utime(f, (st - 5, st - 5))         # a file changed before the last state (config save)
+    got = load_with_state(load_config(f), str(f), state)
+    assert got.used_state and got.cfg.tenant("b").weight == 5 and "newer state wins" in got.message
     none = load_with_state(load_config(f), str(f), tmp_path / "none.state.yaml")
     assert not none.used_state and "no state" in none.message
 
