@@ -287,9 +287,10 @@ def tenant() -> None:
 @schema_option(TENANT_KEYS, "size", required=True)
 @tenant_options
 @click.option("--read-only", is_flag=True, default=False, help="Refuse writes (EPERM).")
+@click.option("--json", "as_json", is_flag=True, help="Print the daemon's reply as JSON.")
 @socket_option
-def tenant_add(name: str, drive: str | None, size: str, read_only: bool, socket_path: str,
-               **settings: Any) -> None:
+def tenant_add(name: str, drive: str | None, size: str, read_only: bool, as_json: bool,
+               socket_path: str, **settings: Any) -> None:
     """Add tenant NAME (a new NBD export) to the running daemon.
 
     \b
@@ -306,6 +307,9 @@ def tenant_add(name: str, drive: str | None, size: str, read_only: bool, socket_
     if read_only:
         args["read_only"] = True
     res = call(socket_path, "tenant.add", **args)
+    if as_json:
+        click.echo(json.dumps(res, indent=2))
+        return
     t = res["tenant"]
     click.echo(f"added tenant {t['name']} on {t['drive']} ({t['size']}): "
                f"{' '.join(res.get('uris', []))}")
@@ -315,8 +319,9 @@ def tenant_add(name: str, drive: str | None, size: str, read_only: bool, socket_
 @click.argument("name")
 @click.option("--force", is_flag=True, default=False,
               help="Remove it even while clients are connected (their connections close).")
+@click.option("--json", "as_json", is_flag=True, help="Print the daemon's reply as JSON.")
 @socket_option
-def tenant_rm(name: str, force: bool, socket_path: str) -> None:
+def tenant_rm(name: str, force: bool, as_json: bool, socket_path: str) -> None:
     """Remove tenant NAME; refused while it has open connections unless --force
     (then its connections close and its queued IO drains first).
 
@@ -326,15 +331,19 @@ def tenant_rm(name: str, force: bool, socket_path: str) -> None:
       jbof tenant rm reader2 --force
     """
     args: dict[str, Any] = {"force": True} if force else {}
-    call(socket_path, "tenant.remove", name=name, **args)
+    res = call(socket_path, "tenant.remove", name=name, **args)
+    if as_json:
+        click.echo(json.dumps(res, indent=2))
+        return
     click.echo(f"removed tenant {name}")
 
 
 @tenant.command("set")
 @click.argument("name")
 @tenant_options
+@click.option("--json", "as_json", is_flag=True, help="Print the daemon's reply as JSON.")
 @socket_option
-def tenant_set(name: str, socket_path: str, **settings: Any) -> None:
+def tenant_set(name: str, as_json: bool, socket_path: str, **settings: Any) -> None:
     """Change tenant NAME's weight, rates, SLO or class live (0 clears a rate or SLO).
 
     \b
@@ -346,6 +355,9 @@ def tenant_set(name: str, socket_path: str, **settings: Any) -> None:
         raise NothingToDo("nothing to change: give at least one of --weight, --reserve, "
                                "--limit, --limit-iops, --latency-slo, --class, --sq-depth")
     res = call(socket_path, "tenant.set", name=name, **args)
+    if as_json:
+        click.echo(json.dumps(res, indent=2))
+        return
     changed = ", ".join(f"{k} {a} -> {b}" for k, (a, b) in res["changed"].items())
     click.echo(f"tenant {name}: {changed or 'unchanged'}")
 
@@ -430,9 +442,10 @@ def drive_ls(as_json: bool, socket_path: str) -> None:
 @schema_option(CONTROLLER_KEYS, "rate_init")
 @schema_option(CONTROLLER_KEYS, "bucket")
 @int_option(CONTROLLER_KEYS, "ewma_shift")
+@click.option("--json", "as_json", is_flag=True, help="Print the daemon's reply as JSON.")
 @socket_option
-def drive_set(name: str, policy: str | None, band: str | None, socket_path: str,
-              **knobs: Any) -> None:
+def drive_set(name: str, policy: str | None, band: str | None, as_json: bool,
+              socket_path: str, **knobs: Any) -> None:
     """Change drive NAME's scheduling policy, controller band or knobs live
     (queued and in-flight IO is kept).
 
@@ -451,6 +464,9 @@ def drive_set(name: str, policy: str | None, band: str | None, socket_path: str,
     if not args:
         raise NothingToDo("nothing to change: give --policy, --band or a controller knob")
     res = call(socket_path, "drive.set", name=name, **args)
+    if as_json:
+        click.echo(json.dumps(res, indent=2))
+        return
     d = res["drive"]
     extra = f" band {d['band']}" if "band" in d else ""
     knob = (" controller " + ", ".join(f"{k} {v}" for k, v in d["controller"].items())
