@@ -1,8 +1,9 @@
 """``jbof config check``: what ``jbof serve`` would reject, found before it runs.
 
 Beyond the file's validation (control/config.py) this looks at the machine:
-drive paths exist and are regular files or block devices big enough for the
-drive's size, O_DIRECT opens where ``direct`` is requested, the unix sockets
+drive paths exist (or, with ``size``, can be created: the file backend creates
+a missing file in an existing directory) and are regular files or block
+devices big enough for the drive's size, O_DIRECT opens where ``direct`` is requested, the unix sockets
 are not in use by a running process (a connect test), their directories can
 be created, and the TCP addresses (NBD ``listen.tcp``, ``metrics``) can be
 bound (a bind test).  Each problem is one sentence naming the object.
@@ -34,9 +35,18 @@ def _drive_problems(cfg: Config) -> list[str]:
         try:
             st = os.stat(p)
         except FileNotFoundError:
-            out.append(f"drive {d.name}: {p} does not exist (create the file, e.g. "
-                       f"`truncate -s {_size_text(d.size)} {p}`, or fix drives[].path)")
-            continue
+            parent = Path(p).parent
+            if not parent.is_dir():
+                out.append(f"drive {d.name}: {p} does not exist, nor does its directory "
+                           f"{parent} (fix drives[].path)")
+            elif d.size is None:
+                out.append(f"drive {d.name}: {p} does not exist (create it, e.g. "
+                           f"`truncate -s 64GiB {p}`, give drives[].size to have serve "
+                           "create it, or fix drives[].path)")
+            elif not os.access(parent, os.W_OK | os.X_OK):
+                out.append(f"drive {d.name}: {p} does not exist and {parent} is not "
+                           "writable, so serve cannot create it")
+            continue                        # serve creates it with drives[].size
         except PermissionError:
             out.append(f"drive {d.name}: {p}: permission denied")
             continue
@@ -65,11 +75,6 @@ def _drive_problems(cfg: Config) -> list[str]:
                 else:
                     out.append(f"drive {d.name}: cannot open {p}: {e.strerror}")
     return out
-
-
-def _size_text(n: int | None) -> str:
-    from control import units
-    return units.format_size(n) if n else "1GiB"
 
 
 def _unix_problem(what: str, path: str) -> str | None:

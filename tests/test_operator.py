@@ -199,11 +199,20 @@ def _check(tmp_path: Path, text: str) -> Any:
     return CliRunner().invoke(main, ["config", "check", str(f)])
 
 
-def test_check_missing_drive_path(tmp_path: Path) -> None:
-    res = _check(tmp_path, f"drives: [{{name: d0, backend: file, path: {tmp_path}/nope.img, "
-                           "size: 64MiB}]\n")
-    assert res.exit_code == 1
-    assert f"drive d0: {tmp_path}/nope.img does not exist" in res.output
+@pytest.mark.parametrize("path,size,want", [
+    ("nope.img", "", "drive d0: {d}/nope.img does not exist (create it"),
+    ("nodir/nope.img", ", size: 64MiB",
+     "drive d0: {d}/nodir/nope.img does not exist, nor does its directory {d}/nodir"),
+])
+def test_check_missing_drive_path(tmp_path: Path, path: str, size: str, want: str) -> None:
+    res = _check(tmp_path, f"drives: [{{name: d0, backend: file, path: {tmp_path}/{path}"
+                           f"{size}}}]\nlisten: {{unix: {tmp_path}/n.sock}}\n")
+    assert res.exit_code == 1, res.output
+    assert want.format(d=tmp_path) in res.output
+    # with a size, in an existing directory: serve creates the file, so it passes
+    ok = _check(tmp_path, f"drives: [{{name: d0, backend: file, path: {tmp_path}/new.img, "
+                          f"size: 64MiB, direct: false}}]\nlisten: {{unix: {tmp_path}/n.sock}}\n")
+    assert ok.exit_code == 0, ok.output
 
 
 def test_check_busy_unix_socket(tmp_path: Path) -> None:
