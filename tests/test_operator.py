@@ -99,8 +99,6 @@ def test_persist_false_applies_without_saving(tmp_path: Path) -> None:
     res = ops.handle("tenant.set", {"name": "b", "weight": 9, "persist": False})
     assert res["persisted"] is None and ops.config.tenant("b").weight == 9
     assert not state.exists()
-    res = ops.handle("drive.set", {"name": "d0", "policy": "fifo", "persist": False}) \
-        if False else None   # drive.set needs a real Engine (tests/test_admin.py)
     with pytest.raises(AdminError) as e:
         ops.handle("tenant.set", {"name": "b", "weight": 2, "persist": "no"})
     assert e.value.code == "invalid" and "args.persist" in e.value.message
