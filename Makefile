@@ -60,15 +60,15 @@ build/arm/test_reactor: tests/c/test_reactor.c $(ALL_SRCS) $(wildcard csrc/inclu
 	@mkdir -p build/arm
 	$(ARM_CC) $(CFLAGS_C) -Icsrc $(URING_ARM) -static -o $@ $< $(ALL_SRCS) $(LIBS_ARM)
 
-build/c/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/include/*.h) csrc/jbof_internal.h tests/c/testing.h
+build/c/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/include/*.h) csrc/jbof_internal.h tests/c/testing.h csrc/scrub.c csrc/reactor.h csrc/backend.h
 	@mkdir -p build/c
 	$(CC) $(CFLAGS_C) -o $@ $< $(CORE_SRCS) -lm
 
-build/asan/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/include/*.h) csrc/jbof_internal.h tests/c/testing.h
+build/asan/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/include/*.h) csrc/jbof_internal.h tests/c/testing.h csrc/scrub.c csrc/reactor.h csrc/backend.h
 	@mkdir -p build/asan
 	$(CC) $(CFLAGS_C) -O1 $(SAN) -o $@ $< $(CORE_SRCS) -lm
 
-build/arm/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/include/*.h) csrc/jbof_internal.h tests/c/testing.h
+build/arm/%: tests/c/%.c $(CORE_SRCS) $(wildcard csrc/include/*.h) csrc/jbof_internal.h tests/c/testing.h csrc/scrub.c csrc/reactor.h csrc/backend.h
 	@mkdir -p build/arm
 	$(ARM_CC) $(CFLAGS_C) -static -o $@ $< $(CORE_SRCS) -lm
 

@@ -128,7 +128,7 @@ class Drive:
     band: Band | None = None            # None = the policy's
     controller: tuple[tuple[str, int], ...] = ()   # given knobs, CONTROLLER_KEYS order
     capacity: int | None = None         # bytes/s; None = estimated (drive_capacity_bps)
-    block_size: int = 512
+    block_size: int | None = None     # None = the backend's minimum
     io_mode: str = "auto"
     direct: bool = True
     seed: int = 1
@@ -143,6 +143,8 @@ class Tenant:
     drive: str
     size: int | None = None             # bytes; None = an equal share of what is left
     read_only: bool = False
+    description: str | None = None
+    default: bool = False
     klass: str | None = None            # as given; see effective_class
     weight: int = 1
     reserve: int = 0                    # bytes/s
@@ -256,7 +258,7 @@ def _parse_drive(raw: Any, src: str, where: str) -> Drive:
         raise ConfigError(src, f"{where}.size", f"is required for a {d['backend']} drive")
     if d["backend"] == "file" and "path" not in d:
         raise ConfigError(src, f"{where}.path", "is required for a file drive")
-    bs = d.get("block_size", 512)
+    bs = d.get("block_size", 1)
     if bs & (bs - 1):
         raise ConfigError(src, f"{where}.block_size", f"{bs} is not a power of two")
     if "size" in d and d["size"] % bs:
@@ -311,7 +313,8 @@ def _check_controller(knobs: Mapping[str, int], src: str, where: str) -> None:
 
 def _tenant_from(t: Mapping[str, Any], drive: str) -> Tenant:
     return Tenant(name=t["name"], drive=drive, size=t.get("size"),
-                  read_only=t.get("read_only", False), klass=t.get("class"),
+                  read_only=t.get("read_only", False), description=t.get("description"),
+                  default=t.get("default", False), klass=t.get("class"),
                   weight=t.get("weight", 1), reserve=t.get("reserve", 0),
                   limit=t.get("limit", 0), limit_iops=t.get("limit_iops", 0),
                   latency_slo=t.get("latency_slo", 0), sq_depth=t.get("sq_depth"))
@@ -528,8 +531,17 @@ def check_config(cfg: Config, src: str,
     admin socket names the tenant being changed ``args``."""
     fr = units.format_rate
     per_drive: dict[str, list[int]] = {d.name: [] for d in cfg.drives}
+    default_of: str | None = None
     for i, t in enumerate(cfg.tenants):
         w = where(i)
+        if t.description is not None and len(t.description.encode()) > 255:
+            raise ConfigError(src, f"{w}.description", f"is {len(t.description.encode())} bytes "
+                              "(allowed: up to 255)")
+        if t.default:
+            if default_of is not None:
+                raise ConfigError(src, f"{w}.default", f"tenant '{default_of}' is already the "
+                                  "default export (allowed: one)")
+            default_of = t.name
         if t.drive not in per_drive:
             raise ConfigError(src, f"{w}.drive", f"'{t.drive}' is not a drive "
                               f"(have: {', '.join(per_drive)})")
@@ -542,7 +554,7 @@ def check_config(cfg: Config, src: str,
         if t.klass == "reserved" and not t.reserve:
             raise ConfigError(src, f"{w}.class", "class reserved needs reserve")
         d = cfg.drive(t.drive)
-        if t.size is not None and t.size % d.block_size:
+        if t.size is not None and d.block_size and t.size % d.block_size:
             raise ConfigError(src, f"{w}.size", f"{units.format_size(t.size)} is not a multiple "
                               f"of drive '{d.name}' block_size {d.block_size}")
     for d in cfg.drives:

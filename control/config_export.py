@@ -50,7 +50,7 @@ def drive_sched_overrides(d: Drive) -> dict[str, Any]:
 
 def engine_drive(d: Drive) -> dict[str, Any]:
     out: dict[str, Any] = {"name": d.name, "backend": d.backend, "model": d.model,
-                           "policy": d.policy, "block_size": d.block_size,
+                           "policy": d.policy, "block_size": d.block_size or 0,
                            "io_mode": d.io_mode, "direct": d.direct, "seed": d.seed,
                            "sched": drive_sched_overrides(d)}
     if d.size is not None:
@@ -67,6 +67,10 @@ def engine_tenant(t: Tenant) -> dict[str, Any]:
                            "latency_slo": t.latency_slo}
     if t.size is not None:
         out["size"] = t.size
+    if t.description:
+        out["description"] = t.description
+    if t.default:
+        out["default"] = True
     if t.sq_depth is not None:
         out["sq_depth"] = t.sq_depth
     return out
@@ -108,7 +112,7 @@ def drive_doc(d: Drive) -> dict[str, Any]:
         out["controller"] = {k: fmt[k](v) for k, v in d.controller}
     if d.capacity is not None:
         out["capacity"] = units.format_rate(d.capacity)
-    if d.block_size != 512:
+    if d.block_size is not None:
         out["block_size"] = units.format_size(d.block_size)
     if d.io_mode != "auto":
         out["io_mode"] = d.io_mode
@@ -126,6 +130,10 @@ def tenant_doc(t: Tenant) -> dict[str, Any]:
         out["size"] = units.format_size(t.size)
     if t.read_only:
         out["read_only"] = True
+    if t.description:
+        out["description"] = t.description
+    if t.default:
+        out["default"] = True
     if t.klass is not None:
         out["class"] = t.klass
     if t.weight != 1:

@@ -254,8 +254,10 @@ DRIVE_KEYS = section(
     Key("controller", "mapping", lambda v: v, "controller knobs: see drives[].controller keys"),
     Key("capacity", "rate", p_rate, "bandwidth the reservations on this drive may add up to "
         "(default: emulated = the preset's read bandwidth; memory/file = unchecked)"),
-    Key("block_size", "size", p_size_in(512, MIB, bare_bytes=True), "minimum IO size and alignment (a power of "
-        "two; raised to what O_DIRECT needs)", "512"),
+    Key("block_size", "size", p_size_in(1, MIB, bare_bytes=True), "minimum IO size and "
+        "alignment advertised to clients (a power of two; raised to what O_DIRECT needs)",
+        "the backend's minimum: 1 for memory and emulated, the O_DIRECT alignment for direct "
+        "files"),
     Key("io_mode", "choice", p_choice(IO_MODES), "file: auto (io_uring, else threads) | uring | "
         "threads", "auto"),
     Key("direct", "boolean", p_bool, "file: use O_DIRECT when the file system allows it", True),
@@ -290,6 +292,10 @@ TENANT_KEYS = section(
     Key("size", "size", p_size_in(4096, MAX_SIZE, 4096), "namespace size (default: an equal "
         "share of what the drive has left; required when added live)"),
     Key("read_only", "boolean", p_bool, "refuse writes (EPERM)", False),
+    Key("description", "string", p_str, "NBD export description (nbdinfo --list; at most "
+        "255 bytes)"),
+    Key("default", "boolean", p_bool, "this tenant answers the empty NBD export name (at most "
+        "one tenant; with a single tenant the empty name reaches it anyway)", False),
     Key("class", "choice", p_choice(CLASSES), "latency | reserved | best-effort | scavenger "
         "(default: latency if latency_slo is set, else reserved if reserve is set, else "
         "best-effort)"),

@@ -17,7 +17,9 @@
 
 #include "jbof_nbd.h"
 
-enum { JBOF_BREQ_NO_HOLE = 2 }; /* with JBOF_IO_FUA in jbof_breq.io.flags */
+/* with JBOF_IO_FUA in jbof_breq.io.flags.  FAST_ZERO (WRITE_ZEROES): fail
+ * with -ENOTSUP rather than write zeroes the slow way (NBD FAST_ZERO). */
+enum { JBOF_BREQ_NO_HOLE = 2, JBOF_BREQ_FAST_ZERO = 4 };
 
 /* A request as a backend sees it.  io is the engine's one IO descriptor
  * (reactor.h, struct req): io.offset_bytes is the absolute offset on the
@@ -50,9 +52,21 @@ typedef struct jbof_backend_ops {
     uint64_t (*next_due_ns)(const jbof_backend *b);
     /* Make completed writes durable, synchronously (graceful stop). */
     int (*sync)(jbof_backend *b);
+    /* Zero [off, off + len) now, synchronously; reads of it return zeroes
+     * afterwards (scrub.c: a freed namespace's blocks for their next
+     * owner).  off and len are multiples of the drive's block. */
+    int (*zero)(jbof_backend *b, uint64_t off, uint64_t len);
     /* Model statistics (emulated), else NULL. */
     int (*ssd_stats)(const jbof_backend *b, jbof_ssd_stats *out);
     void (*destroy)(jbof_backend *b);
+    /* Allocation of [off, off + len) in drive offsets, metadata only (no
+     * data IO, called in the reactor thread, never blocks on the device
+     * queue): consecutive extents from off into out[0..max), flags
+     * JBOF_NBD_STATE_HOLE | _ZERO or 0 for data, covering a prefix of the
+     * range.  Returns the count (>= 1) or -errno.  "Data" is always a safe
+     * answer; HOLE|ZERO only where reads are known to return zeroes.
+     * NULL: everything is data. */
+    int (*extents)(jbof_backend *b, uint64_t off, uint64_t len, jbof_nbd_extent *out, int max);
 } jbof_backend_ops;
 
 struct jbof_backend {
@@ -64,6 +78,8 @@ struct jbof_backend {
     uint64_t size_bytes;
     uint64_t submitted, completed, errors;
     uint32_t inflight;
+    uint64_t eof_errors;      /* kept by the backend: IO refused with EIO because
+                               * its file was found truncated or deleted */
 };
 
 int jbof_backend_memory_create(const jbof_drive_cfg *cfg, jbof_backend **out);
@@ -79,14 +95,27 @@ typedef struct jbof_store {
     uint8_t *base;
     uint64_t size_bytes;
     int fd;                   /* -1 for anonymous memory */
+    uint32_t map_shift;       /* anonymous: log2 of a tracked chunk (12: 4 KiB) */
+    uint64_t *map;            /* anonymous: bit set = chunk may hold data */
+    size_t map_bytes;         /* its mapping's length */
+    uint64_t eof_errors;      /* IO refused: the data file is shorter than the store */
 } jbof_store;
 
 /* huge: back anonymous memory with transparent huge pages (512x fewer
  * faults; unwritten areas read from the huge zero page). */
 int jbof_store_open(jbof_store *s, const char *path, uint64_t size_bytes, int huge);
 void jbof_store_close(jbof_store *s);
-/* Apply the data effect of one request (READ fills r->buf). */
+/* Apply the data effect of one request (READ fills r->buf).  -EIO when a
+ * data file was truncated under the mapping (touching it would SIGBUS). */
 int jbof_store_apply(jbof_store *s, const jbof_breq *r);
+/* Zero [off, off + len): MADV_DONTNEED / PUNCH_HOLE whole pages, memset edges. */
+int jbof_store_zero(jbof_store *s, uint64_t off, uint64_t len);
 int jbof_store_sync(jbof_store *s);
+/* The extents op over the store: the written-chunk bitmap for anonymous
+ * memory, SEEK_DATA/SEEK_HOLE for a file. */
+int jbof_store_extents(const jbof_store *s, uint64_t off, uint64_t len, jbof_nbd_extent *out, int max);
+/* SEEK_DATA/SEEK_HOLE over [off, off + len) of a regular file (backend_file.c);
+ * a file system that cannot tell reports data. */
+int jbof_fd_extents(int fd, uint64_t off, uint64_t len, jbof_nbd_extent *out, int max);
 
 #endif /* JBOF_BACKEND_H */

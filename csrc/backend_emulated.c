@@ -85,6 +85,7 @@ static int emu_submit(jbof_backend *b, jbof_breq *r, uint64_t now_ns)
         e->cap = cap;
     }
     r->status = jbof_store_apply(&e->store, r);
+    e->b.eof_errors = e->store.eof_errors;
     uint64_t done = now_ns;
     uint64_t off = r->io.opcode == JBOF_OP_FLUSH ? 0 : r->io.offset_bytes;
     uint32_t len = r->io.opcode == JBOF_OP_FLUSH ? 0 : r->io.length_bytes;
@@ -125,6 +126,14 @@ static int emu_sync(jbof_backend *b)
     return jbof_store_sync(&((emu_be *)b)->store);
 }
 
+static int emu_zero(jbof_backend *b, uint64_t off, uint64_t len)
+{
+    emu_be *e = (emu_be *)b;
+    int rc = jbof_store_zero(&e->store, off, len);
+    e->b.eof_errors = e->store.eof_errors;
+    return rc;
+}
+
 static int emu_ssd_stats(const jbof_backend *b, jbof_ssd_stats *out)
 {
     return jbof_ssd_stats_get(((const emu_be *)b)->ssd, out);
@@ -141,6 +150,12 @@ static void emu_destroy(jbof_backend *b)
     free(e);
 }
 
+/* Allocation is the store's (no model time: metadata is not flash IO). */
+static int emu_extents(jbof_backend *b, uint64_t off, uint64_t len, jbof_nbd_extent *out, int max)
+{
+    return jbof_store_extents(&((emu_be *)b)->store, off, len, out, max);
+}
+
 static const jbof_backend_ops EMU_OPS = {
     .name = "emulated",
     .submit = emu_submit,
@@ -148,8 +163,10 @@ static const jbof_backend_ops EMU_OPS = {
     .reap = emu_reap,
     .next_due_ns = emu_next_due,
     .sync = emu_sync,
+    .zero = emu_zero,
     .ssd_stats = emu_ssd_stats,
     .destroy = emu_destroy,
+    .extents = emu_extents,
 };
 
 int jbof_backend_emulated_create(const jbof_drive_cfg *cfg, jbof_backend **out)

@@ -36,7 +36,9 @@ static jbof_backend *inner_of(const jbof_backend *b) { return ((const err_be *)b
 static int err_submit(jbof_backend *b, jbof_breq *r, uint64_t now_ns)
 {
     jbof_backend *in = inner_of(b);
-    return in->ops->submit(in, r, now_ns);
+    int rc = in->ops->submit(in, r, now_ns);
+    b->eof_errors = in->eof_errors;
+    return rc;
 }
 
 static int err_kick(jbof_backend *b)
@@ -49,6 +51,7 @@ static int err_reap(jbof_backend *b, jbof_breq **out, int max, uint64_t now_ns)
 {
     err_be *f = (err_be *)b;
     int n = f->inner->ops->reap(f->inner, out, max, now_ns);
+    f->base.eof_errors = f->inner->eof_errors;
     for (int i = 0; i < n; i++)
         if (++f->seen % f->every == 0 && out[i]->status == 0)
             out[i]->status = -EIO; /* injected */
@@ -67,10 +70,31 @@ static int err_sync(jbof_backend *b)
     return in->ops->sync(in);
 }
 
+static int err_zero(jbof_backend *b, uint64_t off, uint64_t len)
+{
+    err_be *f = (err_be *)b;
+    int rc = f->inner->ops->zero(f->inner, off, len);
+    f->base.eof_errors = f->inner->eof_errors;
+    return rc;
+}
+
 static int err_ssd_stats(const jbof_backend *b, jbof_ssd_stats *out)
 {
     const jbof_backend *in = inner_of(b);
     return in->ops->ssd_stats ? in->ops->ssd_stats(in, out) : -ENOTSUP;
+}
+
+/* Metadata is not IO: never failed, never counted. */
+static int err_extents(jbof_backend *b, uint64_t off, uint64_t len, jbof_nbd_extent *out, int max)
+{
+    jbof_backend *in = inner_of(b);
+    if (!in->ops->extents) {
+        if (!out || max <= 0 || len == 0 || len > UINT32_MAX)
+            return -EINVAL;
+        out[0] = (jbof_nbd_extent){.length_bytes = (uint32_t)len, .flags = 0};
+        return 1;
+    }
+    return in->ops->extents(in, off, len, out, max);
 }
 
 static void err_destroy(jbof_backend *b)
@@ -87,8 +111,10 @@ static const jbof_backend_ops err_ops = {
     .reap = err_reap,
     .next_due_ns = err_next_due_ns,
     .sync = err_sync,
+    .zero = err_zero,
     .ssd_stats = err_ssd_stats,
     .destroy = err_destroy,
+    .extents = err_extents,
 };
 
 int jbof_backend_error_wrap(jbof_backend *inner, uint32_t every, jbof_backend **out)

@@ -24,6 +24,13 @@
  *                       and if the file system cannot, writes of a shared
  *                       1 MiB zero buffer, chunk by chunk
  *        FUA on TRIM/WRITE_ZEROES: a final fsync(DATASYNC) stage.
+ *        FAST_ZERO      no zero-buffer fallback: ENOTSUP instead; on a
+ *                       block device ZERO_RANGE (NO_HOLE) is refused up
+ *                       front (the kernel may write zeroes for it), while
+ *                       PUNCH_HOLE never falls back.
+ *    Allocation (BLOCK_STATUS) is metadata, not a request: lseek
+ *    SEEK_DATA/SEEK_HOLE on the reactor thread for a regular file; a block
+ *    device reports everything as data.
  *
  * 3. Fallback path.  If io_uring_queue_init fails (old kernel, seccomp) or
  *    io_mode asks for it, `threads` workers take requests from a mutex
@@ -32,7 +39,22 @@
  *    reads the eventfd when epoll reports it; reap itself makes no syscall.)  One line on
  *    stderr says which path was chosen and why.
  *
- * 4. Worked example.  A 4 KiB READ at namespace offset 8192 of a tenant
+ * 4. A file that shrinks or vanishes under us.  A regular file is never
+ *    shorter than the drive (opening extends it), so a READ that reaches
+ *    end-of-file means someone truncated it: that READ fails with EIO
+ *    (it used to be zero-filled and reported as success).  Besides, every
+ *    64th kick fstat()s the file (one cheap syscall per 64 batches): while
+ *    it is shorter than the drive, an IO reaching past its end is refused
+ *    with EIO at submit (a WRITE would otherwise silently re-extend it
+ *    with holes), and once it is deleted (st_nlink 0) every IO is.  Each
+ *    case counts in eof_errors (jbof_drive_info.backend_eof_errors) and is
+ *    logged on stderr at the 1st, 2nd, 4th, 8th ... occurrence and on
+ *    every change of state; restoring the file ends it.  Worked example:
+ *    a 64 MiB drive file truncated to 1 MiB: a 4 KiB READ at 8 MiB gets
+ *    res = 0 -> EIO, logged, and the next fstat records 1 MiB; a WRITE at
+ *    2 MiB is refused before it reaches the ring; IO below 1 MiB goes on.
+ *
+ * 5. Worked example.  A 4 KiB READ at namespace offset 8192 of a tenant
  *    whose namespace starts at 1 GiB: the reactor passes offset 1073750016;
  *    kick builds one SQE (IORING_OP_READ, fd, buf, 4096, 1073750016) with
  *    31 others of the same batch and calls io_uring_enter once; the CQE
@@ -70,7 +92,8 @@ enum {
     ST_MAIN = 0,      /* the op itself */
     ST_ZERO_WRITE = 1,/* WRITE_ZEROES by writing the zero buffer */
     ST_SYNC = 2,      /* final fdatasync (FUA on TRIM / WRITE_ZEROES) */
-    ST_DONE = 3
+    ST_DONE = 3,
+    ST_EOF = 4        /* done with EIO: a READ reached end-of-file (counted at reap) */
 };
 
 typedef struct file_be {
@@ -94,6 +117,13 @@ typedef struct file_be {
     jbof_breq *q_head, *q_tail;        /* to the workers */
     jbof_breq *d_head, *d_tail;        /* from the workers */
     int stop;
+    /* section 4: truncation and deletion */
+    char name[64];
+    char path[1025];
+    uint64_t cur_size;                 /* st_size at the last check */
+    int gone;                          /* st_nlink was 0 at the last check */
+    int short_now;                     /* cur_size < drive size at the last check */
+    uint32_t kicks;
 } file_be;
 
 static void push(jbof_breq **h, jbof_breq **t, jbof_breq *r)
@@ -143,9 +173,11 @@ static int step_done(jbof_breq *r, long res)
                 return 1;
             }
             if (res == 0 && r->io.opcode == JBOF_OP_READ) {
-                /* past the end of a short file: reads as zeroes */
-                memset(r->buf + r->done_bytes, 0, r->io.length_bytes - r->done_bytes);
-                res = r->io.length_bytes - r->done_bytes;
+                /* end-of-file inside the drive: the file was truncated
+                 * (section 4); never zero-filled success */
+                r->status = -EIO;
+                r->stage = ST_EOF;
+                return 1;
             } else if (res == 0) {
                 r->status = -EIO;
                 return 1;
@@ -160,6 +192,12 @@ static int step_done(jbof_breq *r, long res)
             /* a hint: a file system that cannot punch holes is fine */
             r->status = (res < 0 && res != -EOPNOTSUPP && res != -EINVAL && res != -ENODEV) ? (int32_t)res : 0;
         } else if (r->io.opcode == JBOF_OP_WRITE_ZEROES) {
+            if ((res == -EOPNOTSUPP || res == -EINVAL || res == -ENODEV) &&
+                (r->io.flags & JBOF_BREQ_FAST_ZERO)) {
+                /* FAST_ZERO: the client would rather write zeroes itself */
+                r->status = -ENOTSUP;
+                return 1;
+            }
             if ((res == -EOPNOTSUPP || res == -EINVAL || res == -ENODEV) && r->io.length_bytes) {
                 /* no fallocate zeroing here: write the zero buffer instead */
                 r->stage = ST_ZERO_WRITE;
@@ -384,12 +422,66 @@ static void uring_harvest(file_be *f)
 }
 #endif
 
+/* ------------------------------------------- truncation (section 4) ---- */
+
+static void file_eof(file_be *f, const jbof_breq *r, const char *what)
+{
+    uint64_t n = ++f->b.eof_errors;
+    if ((n & (n - 1)) == 0)
+        fprintf(stderr, "jbof: drive '%s': %s: %s at %llu+%u fails with EIO (%llu so far)\n",
+                f->name, f->path, what, (unsigned long long)r->io.offset_bytes, r->io.length_bytes,
+                (unsigned long long)n);
+}
+
+/* fstat the file: note (and log) a truncation, a deletion, a recovery. */
+static void file_check(file_be *f)
+{
+    struct stat st;
+    if (f->is_blk || fstat(f->fd, &st) < 0)
+        return;
+    uint64_t size = (uint64_t)st.st_size;
+    int gone = st.st_nlink == 0;
+    int short_now = size < f->b.size_bytes;
+    if (gone != f->gone || short_now != f->short_now)
+        fprintf(stderr, "jbof: drive '%s': %s is %s (%llu of %llu bytes)\n", f->name, f->path,
+                gone ? "deleted" : short_now ? "truncated" : "whole again",
+                (unsigned long long)size, (unsigned long long)f->b.size_bytes);
+    f->cur_size = size;
+    f->gone = gone;
+    f->short_now = short_now;
+}
+
+/* Refuse r at submit when the last check found the file gone or too short. */
+static int file_refuse(file_be *f, const jbof_breq *r)
+{
+    if (!f->gone && !f->short_now)
+        return 0;
+    if (r->io.opcode == JBOF_OP_FLUSH || r->io.opcode == JBOF_OP_TRIM)
+        return 0;
+    if (f->gone) {
+        file_eof(f, r, "file deleted");
+        return 1;
+    }
+    if (r->io.offset_bytes + r->io.length_bytes > f->cur_size) {
+        file_eof(f, r, "file truncated");
+        return 1;
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- ops ---- */
 
 static int file_submit(jbof_backend *b, jbof_breq *r, uint64_t now_ns)
 {
     (void)now_ns;
     file_be *f = (file_be *)b;
+    /* ZERO_RANGE on a block device may write zeroes behind our back (the
+     * kernel falls back to it): not fast.  PUNCH_HOLE never falls back. */
+    if (r->io.opcode == JBOF_OP_WRITE_ZEROES && f->is_blk &&
+        (r->io.flags & (JBOF_BREQ_FAST_ZERO | JBOF_BREQ_NO_HOLE)) == (JBOF_BREQ_FAST_ZERO | JBOF_BREQ_NO_HOLE))
+        return -ENOTSUP;
+    if (file_refuse(f, r))
+        return -EIO;
     r->stage = ST_MAIN;
     r->done_bytes = 0;
     r->status = 0;
@@ -408,14 +500,28 @@ static int file_submit(jbof_backend *b, jbof_breq *r, uint64_t now_ns)
 
 static int file_kick(jbof_backend *b)
 {
-#if JBOF_HAVE_URING
     file_be *f = (file_be *)b;
+    if ((++f->kicks & 63) == 0)
+        file_check(f);
+#if JBOF_HAVE_URING
     if (f->ring_ok)
         return uring_kick(f);
-#else
-    (void)b;
 #endif
     return 0;
+}
+
+/* Count (and log) the READs that hit end-of-file; look at the file again. */
+static int file_reaped(file_be *f, jbof_breq **out, int n)
+{
+    int eof = 0;
+    for (int i = 0; i < n; i++)
+        if (out[i]->stage == ST_EOF) {
+            file_eof(f, out[i], "read past end of file");
+            eof = 1;
+        }
+    if (eof)
+        file_check(f);
+    return n;
 }
 
 static int file_reap(jbof_backend *b, jbof_breq **out, int max, uint64_t now_ns)
@@ -429,14 +535,14 @@ static int file_reap(jbof_backend *b, jbof_breq **out, int max, uint64_t now_ns)
             uring_harvest(f);
         while (n < max && f->rdone_head)
             out[n++] = pop(&f->rdone_head, &f->rdone_tail);
-        return n;
+        return file_reaped(f, out, n);
     }
 #endif
     pthread_mutex_lock(&f->mu);
     while (n < max && f->d_head)
         out[n++] = pop(&f->d_head, &f->d_tail);
     pthread_mutex_unlock(&f->mu);
-    return n;
+    return file_reaped(f, out, n);
 }
 
 static uint64_t file_next_due(const jbof_backend *b)
@@ -446,10 +552,94 @@ static uint64_t file_next_due(const jbof_backend *b)
     return (f->rdone_head || f->pend_head) ? 0 : UINT64_MAX;
 }
 
+int jbof_fd_extents(int fd, uint64_t off, uint64_t len, jbof_nbd_extent *out, int max)
+{
+    if (fd < 0 || !out || max <= 0 || len == 0 || len > UINT32_MAX || off > (uint64_t)INT64_MAX - len)
+        return -EINVAL;
+    uint64_t pos = off, end = off + len;
+    int n = 0;
+    while (pos < end && n < max) {
+        off_t d = lseek(fd, (off_t)pos, SEEK_DATA);
+        uint64_t stop;
+        uint32_t flags;
+        if (d < 0 && errno == ENXIO) {
+            stop = end; /* no data from pos to the end of the file */
+            flags = JBOF_NBD_STATE_HOLE | JBOF_NBD_STATE_ZERO;
+        } else if (d < 0) {
+            stop = end; /* cannot tell: data is the safe answer */
+            flags = 0;
+        } else if ((uint64_t)d > pos) {
+            stop = (uint64_t)d < end ? (uint64_t)d : end;
+            flags = JBOF_NBD_STATE_HOLE | JBOF_NBD_STATE_ZERO;
+        } else {
+            off_t h = lseek(fd, (off_t)pos, SEEK_HOLE);
+            stop = (h < 0 || (uint64_t)h > end) ? end : (uint64_t)h;
+            if (stop <= pos)
+                stop = end;
+            flags = 0;
+        }
+        if (n > 0 && out[n - 1].flags == flags)
+            out[n - 1].length_bytes += (uint32_t)(stop - pos);
+        else
+            out[n++] = (jbof_nbd_extent){.length_bytes = (uint32_t)(stop - pos), .flags = flags};
+        pos = stop;
+    }
+    return n;
+}
+
+/* A block device is all data; a file asks the file system. */
+static int file_extents(jbof_backend *b, uint64_t off, uint64_t len, jbof_nbd_extent *out, int max)
+{
+    file_be *f = (file_be *)b;
+    if (!out || max <= 0 || len == 0 || len > UINT32_MAX)
+        return -EINVAL;
+    if (f->is_blk) {
+        out[0] = (jbof_nbd_extent){.length_bytes = (uint32_t)len, .flags = 0};
+        return 1;
+    }
+    return jbof_fd_extents(f->fd, off, len, out, max);
+}
+
 static int file_sync(jbof_backend *b)
 {
     file_be *f = (file_be *)b;
     return fdatasync(f->fd) < 0 ? -errno : 0;
+}
+
+/* Scrub (scrub.c): make [off, off + len) read as zeroes, synchronously.
+ * Regular file: punch a hole (nothing written, space returned), else
+ * ZERO_RANGE; block device: BLKZEROOUT (the kernel uses WRITE ZEROES or an
+ * unmap the device guarantees to read back as zeroes -- a plain discard
+ * does not guarantee that, so BLKDISCARD is not used); last resort:
+ * write the zero buffer. */
+static int file_zero(jbof_backend *b, uint64_t off, uint64_t len)
+{
+    file_be *f = (file_be *)b;
+    if (len == 0)
+        return 0;
+    if (!f->is_blk) {
+        file_check(f);
+        if (f->gone || off + len > f->cur_size)
+            return -EIO;
+        if (fallocate(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0)
+            return 0;
+        if (fallocate(f->fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == 0)
+            return 0;
+    } else {
+        uint64_t range[2] = {off, len};
+        if (ioctl(f->fd, BLKZEROOUT, range) == 0)
+            return 0;
+    }
+    for (uint64_t done = 0; done < len;) {
+        uint64_t n = len - done < FILE_ZERO_BYTES ? len - done : FILE_ZERO_BYTES;
+        ssize_t w = pwrite(f->fd, f->zero, n, (off_t)(off + done));
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? -errno : -EIO;
+        done += (uint64_t)w;
+    }
+    return 0;
 }
 
 static void file_destroy(jbof_backend *b)
@@ -477,8 +667,10 @@ static const jbof_backend_ops FILE_OPS = {
     .reap = file_reap,
     .next_due_ns = file_next_due,
     .sync = file_sync,
+    .zero = file_zero,
     .ssd_stats = NULL,
     .destroy = file_destroy,
+    .extents = file_extents,
 };
 
 /* O_DIRECT alignment of an open descriptor (512 if unknown). */
@@ -574,7 +766,12 @@ int jbof_backend_file_create(const jbof_drive_cfg *cfg, jbof_backend **out)
         return rc;
     }
     f->b.event_fd = f->efd;
+    memcpy(f->name, cfg->name, sizeof(f->name));
+    f->name[sizeof(f->name) - 1] = 0;
+    snprintf(f->path, sizeof(f->path), "%s", path);
     int rc = open_file(f, cfg, path);
+    if (rc == 0)
+        file_check(f);
     if (rc == 0 && posix_memalign((void **)&f->zero, 4096, FILE_ZERO_BYTES) != 0)
         rc = -ENOMEM;
     if (rc < 0) {

@@ -15,8 +15,11 @@
  *    (credits, pool, its own limit) is simply not read.
  *
  * 3. Sending.  conn_flush sends the handshake output, then the queued
- *    replies: header and READ data of up to IOV_BATCH/2 replies per
- *    sendmsg; a partial send keeps its place (r->sent) for EPOLLOUT.
+ *    replies: header (r->hdr_len: 16 simple, 20-28 structured) and payload
+ *    (r->dlen: READ data or BLOCK_STATUS extents, from r->br.buf) of up to
+ *    IOV_BATCH/2 replies per sendmsg; a partial send keeps its place
+ *    (r->sent) for EPOLLOUT.  Structured replies change the header only,
+ *    so a READ is still header + buffer in the same sendmsg, no copy.
  *
  * 4. Worked example: fio, 4 KiB randread, iodepth 32: one read() returns
  *    32 * 28 = 896 bytes, parsed into 32 requests; after the pump, one
@@ -58,6 +61,8 @@ void conn_close(jbof_engine *e, conn *c, int protocol_error)
     c->fd = -1;
     if (c->state == C_TX && c->x)
         c->x->nconns--;
+    if (c->state == C_HS)
+        e->nhs--;
     c->state = C_DEAD;
     free(c->rx);
     c->rx = NULL;
@@ -131,9 +136,9 @@ static int hs_out_reserve(conn *c, size_t need)
     return 0;
 }
 
-static void accept_one(jbof_engine *e, int fd, int tcp)
+static void accept_one(jbof_engine *e, int fd, int tcp, const struct sockaddr *sa, socklen_t sl)
 {
-    if (e->nconns >= e->cfg.max_connections || e->stopping) {
+    if (guard_accept(e, fd, sa, sl, tcp) < 0) { /* budget.c: caps and per-peer rate */
         close(fd);
         return;
     }
@@ -149,6 +154,7 @@ static void accept_one(jbof_engine *e, int fd, int tcp)
     c->fd = fd;
     c->rx = rx;
     c->state = C_HS;
+    c->accept_ns = e->now_ns;
     jbof_nbd_hs_init(&c->hs, JBOF_NBD_HS_OPTIONS_BASE + 4 * e->ntab);
     if (tcp) {
         int one = 1;
@@ -174,6 +180,7 @@ static void accept_one(jbof_engine *e, int fd, int tcp)
         e->conns->prev = c;
     e->conns = c;
     e->nconns++;
+    e->nhs++;
     e->st.accepted++;
     c->readable = 1;
     ready_push(e, c);
@@ -183,10 +190,12 @@ static void accept_one(jbof_engine *e, int fd, int tcp)
 void on_listener(jbof_engine *e, listener *l)
 {
     for (int i = 0; i < ACCEPTS_PER_EVENT; i++) {
-        int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        struct sockaddr_storage ss;
+        socklen_t sl = sizeof(ss);
+        int fd = accept4(l->fd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0)
             return; /* EAGAIN, or a transient error: epoll reports again */
-        accept_one(e, fd, l->path[0] == 0);
+        accept_one(e, fd, l->path[0] == 0, (struct sockaddr *)&ss, sl);
     }
 }
 
@@ -206,12 +215,54 @@ static uint8_t op_of(uint16_t type)
     }
 }
 
+/* BLOCK_STATUS (base:allocation), answered here, in the reactor thread,
+ * from the backend's metadata: it never enters the scheduler (it moves no
+ * data, so it should neither cost the tenant budget nor wait behind other
+ * tenants' IO).  Ordering: the answer describes the store when the request
+ * is parsed.  Every write the client saw completed before sending it is
+ * in the store by then (memory/emulated apply data at dispatch, the file
+ * backend at completion), so it is never missed; writes still in flight
+ * may or may not show, which the spec allows (status as of any time
+ * between request and reply).  Scoping: the drive range asked for is
+ * [base + offset, base + offset + length), inside the namespace (the codec
+ * checked offset + length <= size), and every extent is clipped to it, so
+ * no other tenant's layout can be seen. */
+static void block_status(jbof_engine *e, req *r, const jbof_nbd_request *nr)
+{
+    jbof_backend *be = r->x->d->be;
+    jbof_nbd_extent *ext = (jbof_nbd_extent *)(void *)r->br.buf;
+    int max = (nr->flags & JBOF_NBD_CMD_FLAG_REQ_ONE) ? 1 : JBOF_NBD_EXTENTS_MAX;
+    int n;
+    /* space of a removed tenant not yet zeroed would show its old owner's
+     * layout: zero the overlap first, exactly as an IO would (scrub.c) */
+    jbof_io span = {.offset_bytes = r->br.io.offset_bytes, .length_bytes = nr->length_bytes,
+                    .opcode = JBOF_OP_READ};
+    if (scrub_before_io(r->x->d, &span) < 0) {
+        reply_queue(e, r, -EIO);
+        return;
+    }
+    if (be->ops->extents) {
+        n = be->ops->extents(be, r->br.io.offset_bytes, nr->length_bytes, ext, max);
+    } else {
+        ext[0] = (jbof_nbd_extent){.length_bytes = nr->length_bytes, .flags = 0};
+        n = 1;
+    }
+    r->x->st.block_status++;
+    if (n <= 0) {
+        reply_queue(e, r, -EIO); /* metadata unreadable: an error, never a guess */
+        return;
+    }
+    jbof_nbd_encode_extents(r->br.buf, 8 * (size_t)n, ext, (uint32_t)n);
+    r->dlen = (uint32_t)n; /* reply_header turns the count into bytes */
+    reply_queue(e, r, 0);
+}
+
 /* Handle one decoded request header.  1 = consumed, 0 = wait (header left
  * in rx), -1 = connection closed. */
 static int on_request(jbof_engine *e, conn *c, const jbof_nbd_request *nr)
 {
     export *x = c->x;
-    int rc = jbof_nbd_check_request(nr, &x->nbd);
+    int rc = jbof_nbd_check_request_neg(nr, &x->nbd, c->hs.neg);
     if (rc == -EMSGSIZE) {
         conn_close(e, c, 1);
         return -1;
@@ -228,23 +279,36 @@ static int on_request(jbof_engine *e, conn *c, const jbof_nbd_request *nr)
         c->wait = W_SELF;
         return 0;
     }
+    int data = rc == 0 && (nr->type == JBOF_NBD_CMD_READ || nr->type == JBOF_NBD_CMD_WRITE) &&
+               nr->length_bytes > 0;
+    uint32_t blen = nr->length_bytes;
+    if (rc == 0 && nr->type == JBOF_NBD_CMD_BLOCK_STATUS) {
+        data = 1; /* room for the extents */
+        blen = (nr->flags & JBOF_NBD_CMD_FLAG_REQ_ONE) ? 8 : 8 * JBOF_NBD_EXTENTS_MAX;
+    }
+    if (!budget_admit(e, c, data ? blen : 0))
+        return 0; /* this tenant's budget is spent: only it waits */
     req *r = req_get(e);
     if (!r) {
         wait_on(e, c, W_POOL);
         return 0;
     }
-    int data = rc == 0 && (nr->type == JBOF_NBD_CMD_READ || nr->type == JBOF_NBD_CMD_WRITE) &&
-               nr->length_bytes > 0;
     if (data) {
-        r->br.buf = buf_get(&e->pool, nr->length_bytes, &r->buf_class);
+        r->br.buf = buf_get(&e->pool, blen, &r->buf_class);
         if (!r->br.buf) {
+            /* giving back the slot we just took frees nothing anyone waits
+             * for: without this the pool waiters (c among them) would be
+             * woken at once and spin while the pool stays full */
+            uint32_t freed = e->pool_freed;
             r->c = NULL;
             req_put(e, r);
+            e->pool_freed = freed;
             wait_on(e, c, W_POOL);
             return 0;
         }
     }
     c->rx_off += JBOF_NBD_REQUEST_BYTES;
+    budget_charge(x, r, data ? blen : 0);
     r->c = c;
     r->x = x;
     r->handle = nr->handle;
@@ -257,7 +321,8 @@ static int on_request(jbof_engine *e, conn *c, const jbof_nbd_request *nr)
         .length_bytes = nr->length_bytes,
         .opcode = op_of(nr->type),
         .flags = (uint8_t)(((nr->flags & JBOF_NBD_CMD_FLAG_FUA) ? JBOF_IO_FUA : 0) |
-                           ((nr->flags & JBOF_NBD_CMD_FLAG_NO_HOLE) ? JBOF_BREQ_NO_HOLE : 0)),
+                           ((nr->flags & JBOF_NBD_CMD_FLAG_NO_HOLE) ? JBOF_BREQ_NO_HOLE : 0) |
+                           ((nr->flags & JBOF_NBD_CMD_FLAG_FAST_ZERO) ? JBOF_BREQ_FAST_ZERO : 0)),
         .tenant = x->tid,
     };
     c->outstanding++;
@@ -267,6 +332,15 @@ static int on_request(jbof_engine *e, conn *c, const jbof_nbd_request *nr)
         if (nr->type == JBOF_NBD_CMD_WRITE)
             c->discard = nr->length_bytes;
         reply_queue(e, r, rc);
+        return 1;
+    }
+    if (nr->type == JBOF_NBD_CMD_BLOCK_STATUS) {
+        block_status(e, r, nr);
+        return 1;
+    }
+    if (nr->type == JBOF_NBD_CMD_CACHE) {
+        x->st.cache++; /* advisory: validated, nothing to warm in RAM or behind O_DIRECT */
+        reply_queue(e, r, 0);
         return 1;
     }
     if (nr->length_bytes == 0 && nr->type != JBOF_NBD_CMD_FLUSH) {
@@ -309,8 +383,13 @@ static int conn_consume(jbof_engine *e, conn *c)
         dirty_push(e, c);
         if (c->hs.state == JBOF_NBD_HS_DONE) {
             export *x = e->tab_x[c->hs.export_index];
+            if (guard_tx_admit(e, x) < 0) { /* budget.c: the export's connection cap */
+                conn_close(e, c, 0);
+                return -1;
+            }
             c->x = x;
             c->state = C_TX;
+            e->nhs--;
             x->nconns++;
             x->st.connections_total++;
             e->st.handshakes++;
@@ -402,6 +481,7 @@ static void conn_work(jbof_engine *e, conn *c)
             }
             n = read(c->fd, c->rx + c->rx_len, RX_BYTES - c->rx_len);
             if (n > 0) {
+                c->heard = 1;
                 c->rx_len += (uint32_t)n;
                 continue;
             }
@@ -441,13 +521,13 @@ void conn_flush(jbof_engine *e, conn *c)
         int k = 0;
         size_t total = 0;
         for (req *r = c->out_head; r && k + 2 <= IOV_BATCH; r = r->next) {
-            uint32_t dlen = (r->type == JBOF_NBD_CMD_READ && r->status == 0) ? r->br.io.length_bytes : 0;
-            if (r->sent < JBOF_NBD_REPLY_BYTES) {
+            uint32_t dlen = r->dlen, hl = r->hdr_len;
+            if (r->sent < hl) {
                 iov[k].iov_base = r->hdr + r->sent;
-                iov[k].iov_len = JBOF_NBD_REPLY_BYTES - r->sent;
+                iov[k].iov_len = hl - r->sent;
                 total += iov[k++].iov_len;
             }
-            uint32_t dsent = r->sent > JBOF_NBD_REPLY_BYTES ? r->sent - JBOF_NBD_REPLY_BYTES : 0;
+            uint32_t dsent = r->sent > hl ? r->sent - hl : 0;
             if (dlen > dsent) {
                 iov[k].iov_base = r->br.buf + dsent;
                 iov[k].iov_len = dlen - dsent;
@@ -466,8 +546,7 @@ void conn_flush(jbof_engine *e, conn *c)
         size_t left = (size_t)n;
         while (c->out_head && left) {
             req *r = c->out_head;
-            uint32_t full = JBOF_NBD_REPLY_BYTES +
-                            ((r->type == JBOF_NBD_CMD_READ && r->status == 0) ? r->br.io.length_bytes : 0);
+            uint32_t full = r->hdr_len + r->dlen;
             uint32_t take = (uint32_t)((full - r->sent) < left ? (full - r->sent) : left);
             r->sent += take;
             left -= take;

@@ -35,6 +35,8 @@
 
 static const uint64_t DEFAULT_DRAIN_NS = 10000000000ull;
 static const uint64_t DEFAULT_BUFFER_BYTES = 256ull << 20;
+static const uint64_t DEFAULT_HS_TIMEOUT_NS = 10000000000ull;
+static const uint64_t DEFAULT_HS_IDLE_NS = 3000000000ull;
 
 /* ------------------------------------------------------------- clock ---- */
 
@@ -101,6 +103,7 @@ static int cmd_apply(jbof_engine *e, cmd *k)
         s->requests_active = e->active_reqs;
         s->running = (uint32_t)e->running;
         s->stopping = (uint32_t)e->stopping;
+        s->hs_connections = e->nhs;
         return 0;
     }
     case CMD_STOP:
@@ -285,6 +288,9 @@ static uint64_t next_deadline(jbof_engine *e)
         uint64_t due = d->be->ops->next_due_ns(d->be);
         if (due < t)
             t = due;
+        due = scrub_next_ns(d);
+        if (due < t)
+            t = due;
         if (!e->exiting) { /* UINT64_MAX at once when nothing is queued */
             uint64_t ev = jbof_sched_next_event_ns(d->s, e->now_ns);
             if (ev < t)
@@ -293,6 +299,9 @@ static uint64_t next_deadline(jbof_engine *e)
     }
     if (e->stopping && !e->exiting && e->stop_deadline_ns < t)
         t = e->stop_deadline_ns;
+    uint64_t g = guard_next_ns(e);
+    if (g < t)
+        t = g;
     return t;
 }
 
@@ -329,6 +338,7 @@ static void iteration(jbof_engine *e)
     struct epoll_event evs[EVENTS_MAX];
     e->now_ns = mono_ns();
     run_commands(e);
+    guard_sweep(e); /* budget.c: handshake deadlines and idle limits */
     if (e->stopping && stop_done(e)) {
         e->leave = 1;
         return;
@@ -358,6 +368,8 @@ static void iteration(jbof_engine *e)
         if (!moved && !e->ready)
             break;
     }
+    for (uint32_t i = 0; i < e->ndrives; i++)
+        scrub_step(e, e->drives[i]); /* scrub.c: background zeroing */
     while (e->dirty) {
         conn *c = e->dirty;
         e->dirty = c->dirty_next;
@@ -445,8 +457,25 @@ int jbof_engine_create(const jbof_engine_cfg *cfg, jbof_engine **out)
         c.buffer_bytes = DEFAULT_BUFFER_BYTES;
     if (!c.drain_timeout_ns)
         c.drain_timeout_ns = DEFAULT_DRAIN_NS;
+    /* budget.c: per-tenant budgets (0 there = a fair share) and the guard */
+    if (!c.max_conns_per_tenant)
+        c.max_conns_per_tenant = 256;
+    if (!c.max_hs_connections)
+        c.max_hs_connections = c.max_connections / 4 ? c.max_connections / 4 : 1;
+    if (!c.peer_accept_rate)
+        c.peer_accept_rate = 256;
+    if (!c.peer_accept_burst)
+        c.peer_accept_burst = 1024;
+    if (!c.hs_timeout_ns)
+        c.hs_timeout_ns = DEFAULT_HS_TIMEOUT_NS;
+    if (!c.hs_idle_ns)
+        c.hs_idle_ns = DEFAULT_HS_IDLE_NS;
+    if (!c.scrub_rate_bps)
+        c.scrub_rate_bps = 16ull << 30;
     if (c.max_connections > 65536 || c.max_requests > (1u << 20) || c.max_exports > 65536 ||
-        c.buffer_bytes < JBOF_NBD_MAX_PAYLOAD_BYTES)
+        c.buffer_bytes < JBOF_NBD_MAX_PAYLOAD_BYTES || c.max_hs_connections > c.max_connections ||
+        c.tenant_requests > c.max_requests || c.max_conns_per_tenant > c.max_connections ||
+        c.peer_accept_rate > 1000000 || c.peer_accept_burst > 1000000)
         return -EINVAL;
     jbof_engine *e = calloc(1, sizeof(*e));
     if (!e)
@@ -553,6 +582,7 @@ void jbof_engine_destroy(jbof_engine *e)
         drive *d = e->drives[i];
         d->be->ops->destroy(d->be);
         jbof_sched_destroy(d->s);
+        free(d->dirty);
         free(d);
     }
     for (uint32_t i = 0; i < e->cfg.max_requests; i++)

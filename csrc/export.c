@@ -90,10 +90,18 @@ int export_add(jbof_engine *e, const jbof_export_cfg *cfg)
         return -EINVAL;
     if (find_export(e, cfg->name))
         return -EEXIST;
+    size_t dlen = strnlen(cfg->description, sizeof(cfg->description));
+    if (dlen > JBOF_NBD_DESC_MAX_BYTES)
+        return -EINVAL;
+    for (uint32_t i = 0; cfg->is_default && i < e->nx; i++)
+        if (e->xs[i]->is_default)
+            return -EEXIST; /* one default export per engine */
     if (e->nx >= e->cfg.max_exports)
         return -ENOSPC;
     drive *d = e->drives[cfg->drive];
     if (cfg->size_bytes == 0 || cfg->size_bytes % d->block_bytes)
+        return -EINVAL;
+    if (cfg->max_requests > e->cfg.max_requests || cfg->max_connections > e->cfg.max_connections)
         return -EINVAL;
     uint64_t base;
     int rc = ns_alloc(e, d, cfg->size_bytes, &base);
@@ -121,10 +129,19 @@ int export_add(jbof_engine *e, const jbof_export_cfg *cfg)
     x->nbd.pref_block_bytes = d->block_bytes > PREF_BLOCK_BYTES ? d->block_bytes : PREF_BLOCK_BYTES;
     x->nbd.max_payload_bytes = JBOF_NBD_MAX_PAYLOAD_BYTES;
     x->nbd.tflags = jbof_nbd_tflags(x->read_only);
+    memcpy(x->desc, cfg->description, dlen);
+    x->desc[dlen] = 0;
+    x->nbd.description = x->desc;
+    x->nbd.description_len = (uint32_t)dlen;
+    x->is_default = x->nbd.is_default = cfg->is_default ? 1 : 0;
+    x->cfg_buf = cfg->buffer_bytes;
+    x->cfg_slots = cfg->max_requests;
+    x->cfg_conns = cfg->max_connections;
     d->allocated_bytes += x->size;
     d->nexports++;
     e->xs[e->nx++] = x;
     rebuild_tab(e);
+    budget_recompute(e);
     return 0;
 }
 
@@ -155,6 +172,8 @@ int export_remove_step(jbof_engine *e, export *x)
         return rc;
     x->d->allocated_bytes -= x->size;
     x->d->nexports--;
+    /* scrub.c: its blocks read as zeroes to whoever gets them next */
+    scrub_mark(x->d, x->base, x->size);
     uint32_t i = 0;
     while (i < e->nx && e->xs[i] != x)
         i++;
@@ -163,6 +182,7 @@ int export_remove_step(jbof_engine *e, export *x)
     e->nx--;
     free(x);
     rebuild_tab(e);
+    budget_recompute(e);
     return 0;
 }
 
@@ -176,6 +196,10 @@ void export_stats_fill(export *x, jbof_export_stats *out)
     out->read_only = x->read_only;
     out->connections = x->nconns;
     out->stalled = x->nstalled;
+    out->buffer_bytes_used = x->buf_used;
+    out->buffer_budget_bytes = x->buf_budget;
+    out->requests_used = x->slots_used;
+    out->request_budget = x->slot_budget;
 }
 
 void drive_info_fill(drive *d, jbof_drive_info *out)
@@ -195,6 +219,9 @@ void drive_info_fill(drive *d, jbof_drive_info *out)
     out->block_bytes = d->block_bytes;
     out->direct = d->be->direct;
     out->exports = d->nexports;
+    out->backend_eof_errors = d->be->eof_errors;
+    out->scrub_pending_bytes = d->scrub_pending;
+    out->scrubbed_bytes = d->scrubbed;
 }
 
 int jbof_engine_add_drive(jbof_engine *e, const jbof_drive_cfg *cfg, uint32_t *id_out)
@@ -241,7 +268,7 @@ int jbof_engine_add_drive(jbof_engine *e, const jbof_drive_cfg *cfg, uint32_t *i
     d->kind = cfg->backend;
     memcpy(d->name, cfg->name, sizeof(d->name));
     d->name[sizeof(d->name) - 1] = 0;
-    uint32_t blk = cfg->block_bytes ? cfg->block_bytes : 512;
+    uint32_t blk = cfg->block_bytes ? cfg->block_bytes : 1; /* 0: what the backend needs */
     d->block_bytes = d->be->block_bytes > blk ? d->be->block_bytes : blk;
     d->size_bytes = d->be->size_bytes / d->block_bytes * d->block_bytes;
     if (d->be->event_fd >= 0) {

@@ -15,7 +15,10 @@
  *    connection waits on the export's list (W_CREDIT): it is not read, so
  *    TCP flow control stops the client.  A connection with max_conn_requests
  *    outstanding waits on itself (W_SELF).  Dispatch marks the export
- *    (credit_freed) and wake_credit_waiters resumes its connections.
+ *    (credit_freed) and wake_credit_waiters resumes its connections.  A
+ *    connection whose tenant has used up its own slots or buffer bytes
+ *    waits on the tenant (W_TENANT, budget.c) and is resumed when a request
+ *    of that tenant is freed (budget_freed).
  *
  * 3. The drive pump, once per drive per round: reap the backend's
  *    completions -> jbof_sched_complete -> reply_queue; jbof_sched_dispatch
@@ -150,6 +153,9 @@ void wait_stop(jbof_engine *e, conn *c)
     case W_POOL:
         wl_del(&e->pool_waiters, c);
         break;
+    case W_TENANT:
+        wl_del(&c->x->budget_waiters, c);
+        break;
     default:
         break;
     }
@@ -166,6 +172,9 @@ void wait_on(jbof_engine *e, conn *c, int kind)
     } else if (kind == W_POOL) {
         wl_push(&e->pool_waiters, c);
         e->st.pool_stalls++;
+    } else if (kind == W_TENANT) {
+        wl_push(&c->x->budget_waiters, c);
+        c->x->st.budget_stalls++;
     }
 }
 
@@ -195,6 +204,7 @@ req *req_get(jbof_engine *e)
     r->buf_class = -1;
     r->sent = r->got = 0;
     r->status = 0;
+    r->dlen = 0;
     e->active_reqs++;
     return r;
 }
@@ -206,6 +216,7 @@ void req_put(jbof_engine *e, req *r)
     conn *c = r->c;
     if (r->br.buf)
         buf_put(&e->pool, r->br.buf, r->buf_class);
+    budget_release(r);
     r->br.buf = NULL;
     r->state = R_FREE;
     r->c = NULL;
@@ -227,6 +238,35 @@ void req_put(jbof_engine *e, req *r)
 
 /* -------------------------------------------------- request pipeline ---- */
 
+/* The reply's header and payload length (conn.c sends hdr[0, hdr_len) then
+ * br.buf[0, dlen)).  With structured replies negotiated READ and
+ * BLOCK_STATUS answer in chunks (a READ must: the spec forbids a simple
+ * reply to it), everything else keeps the 16-byte simple reply, which the
+ * spec allows.  A BLOCK_STATUS arrives here with dlen = its extent count
+ * (already encoded in br.buf). */
+static void reply_header(req *r, int structured)
+{
+    int n;
+    uint32_t len = r->br.io.length_bytes;
+    int chunked = structured && (r->type == JBOF_NBD_CMD_READ || r->type == JBOF_NBD_CMD_BLOCK_STATUS);
+    if (chunked && r->status) {
+        n = jbof_nbd_error_chunk(r->hdr, sizeof(r->hdr), r->handle, r->status);
+        r->dlen = 0;
+    } else if (chunked && r->type == JBOF_NBD_CMD_READ) {
+        /* offsets on the wire are the export's, not the drive's */
+        n = jbof_nbd_read_chunk(r->hdr, sizeof(r->hdr), r->handle, r->br.io.offset_bytes - r->x->base, len);
+        r->dlen = len;
+    } else if (chunked) {
+        n = jbof_nbd_block_status_header(r->hdr, sizeof(r->hdr), r->handle,
+                                         JBOF_NBD_META_BASE_ALLOCATION_ID, r->dlen);
+        r->dlen *= 8;
+    } else {
+        n = jbof_nbd_simple_reply(r->hdr, sizeof(r->hdr), r->handle, r->status);
+        r->dlen = (r->type == JBOF_NBD_CMD_READ && r->status == 0) ? len : 0;
+    }
+    r->hdr_len = (uint8_t)(n > 0 ? n : 0);
+}
+
 void reply_queue(jbof_engine *e, req *r, int status)
 {
     conn *c = r->c;
@@ -235,7 +275,7 @@ void reply_queue(jbof_engine *e, req *r, int status)
         req_put(e, r);
         return;
     }
-    jbof_nbd_simple_reply(r->hdr, sizeof(r->hdr), r->handle, status);
+    reply_header(r, (c->hs.neg & JBOF_NBD_NEG_STRUCTURED) != 0);
     if (status) {
         r->x->st.error_replies++;
     } else if (r->type == JBOF_NBD_CMD_READ) {
@@ -278,10 +318,14 @@ int req_submit(jbof_engine *e, req *r)
  * out of space too) or EIO, whatever the device said -- EINVAL from a
  * backend is our bug, not the client's.  Not an errno -> wire mapping:
  * reply_queue's jbof_nbd_simple_reply does that (jbof_nbd_errno_to_wire). */
-static int backend_status(int32_t st)
+static int backend_status(const jbof_breq *br)
 {
+    int32_t st = br->status;
     if (st >= 0)
         return 0;
+    /* a FAST_ZERO that would have been slow: the client writes zeroes itself */
+    if (st == -ENOTSUP && (br->io.flags & JBOF_BREQ_FAST_ZERO))
+        return -ENOTSUP;
     if (st == -ENOSPC || st == -EDQUOT || st == -EFBIG)
         return -ENOSPC;
     return -EIO;
@@ -300,7 +344,7 @@ static void complete_breq(jbof_engine *e, drive *d, jbof_breq *br)
      * this thread woke up to notice. */
     uint64_t t = (br->due_ns && br->due_ns < e->now_ns) ? br->due_ns : e->now_ns;
     jbof_sched_complete(d->s, &br->io, t, st < 0 ? st : 0);
-    reply_queue(e, r, backend_status(st));
+    reply_queue(e, r, backend_status(br));
 }
 
 /* Feed every completion the backend holds back to the scheduler. */
@@ -344,7 +388,10 @@ int drive_pump(jbof_engine *e, drive *d)
             br->next = NULL;
             d->be->inflight++;
             d->be->submitted++;
-            int rc = d->be->ops->submit(d->be, br, e->now_ns);
+            /* scrub.c: dirty space it touches is zeroed first */
+            int rc = scrub_before_io(d, &br->io);
+            if (rc == 0)
+                rc = d->be->ops->submit(d->be, br, e->now_ns);
             if (rc < 0) {
                 br->status = rc;
                 complete_breq(e, d, br);
@@ -371,6 +418,10 @@ void wake_credit_waiters(jbof_engine *e)
         if (x->credit_freed) {
             x->credit_freed = 0;
             wake_all(e, &x->waiters, x);
+        }
+        if (x->budget_freed) { /* budget.c: this tenant released slots/buffers */
+            x->budget_freed = 0;
+            wake_all(e, &x->budget_waiters, NULL);
         }
     }
     if (e->pool_freed) {

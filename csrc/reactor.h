@@ -11,6 +11,9 @@
  *   io.c      buffer pool, request slots, wait lists, submit to the
  *             scheduler, the drive pump (dispatch -> backend -> reap), reply
  *   export.c  drives, exports and their namespaces: add/remove/set, stats
+ *   scrub.c   removed namespaces read as zeroes to the next owner (lazy)
+ *   budget.c  per-tenant budgets (buffers, slots, connections) and the
+ *             handshake guard (deadline, idle limit, cap, per-peer rate)
  *   backend.h the backend interface (backend_*.c; backend_error.c filters)
  *
  * Nothing here is global: every function takes the engine.  Only engine.c
@@ -53,7 +56,10 @@
  *    connection that cannot get a slot or buffer waits and is resumed when
  *    one frees.  Memory is therefore bounded by
  *        max_connections * 64 KiB (rx) + max_requests * ~300 B + buffer_bytes
- *    whatever the clients send.
+ *    whatever the clients send.  Inside those shared limits every tenant
+ *    has its own budget of slots, buffer bytes and connections, and
+ *    connections still in the handshake have theirs (budget.c): a tenant
+ *    that stops reading its replies stops only its own intake.
  *
  * 4. Worked example (fio, 4 KiB randread, iodepth 32, memory backend):
  *    one read() returns 32 * 28 = 896 bytes = 32 request headers; each is
@@ -76,6 +82,18 @@
  *    the wake-up can lag by 100s of microseconds, which the controller
  *    would otherwise mistake for drive congestion.  The thread's timer
  *    slack is 1 us so deadlines are met that closely when the CPU is free.
+ *
+ * 5c. Requests that move no data.  BLOCK_STATUS (base:allocation) and
+ *    CACHE are answered in the parse step, in the reactor thread, and never
+ *    enter a scheduler: they cost the tenant nothing and wait behind no
+ *    one.  BLOCK_STATUS asks the backend's extents op (metadata: a bitmap
+ *    of written chunks for RAM stores, SEEK_DATA/SEEK_HOLE for files, "all
+ *    data" for block devices) for the drive range [base + offset, base +
+ *    offset + length), so a tenant only ever sees its own namespace.  The
+ *    answer is the store as of the parse: every write whose reply the
+ *    client had before sending the request is in it (conn.c block_status).
+ *    Replies have a header of 16 (simple) to 28 (READ chunk) bytes and a
+ *    payload taken from the request's buffer (req.hdr_len, req.dlen).
  *
  * 6. Graceful stop: close the listeners, drop connections still in the
  *    handshake, answer new requests with ESHUTDOWN, let queued and
@@ -103,7 +121,7 @@ enum {
     IOV_BATCH = 64,            /* iovecs per sendmsg */
     READS_PER_TURN = 4,        /* read() calls per connection per iteration */
     DIRECT_READ_MIN = 16384,   /* payload rest read straight into the request buffer */
-    ACCEPTS_PER_EVENT = 64,
+    ACCEPTS_PER_EVENT = 8,        /* accept() per listener per iteration: a connect flood waits in the backlog, not in our loop */
     PUMP_ROUNDS = 16,          /* drive pump repetitions per iteration */
     BUF_MIN_SHIFT = 12,        /* buffer classes: 4 KiB .. 32 MiB */
     BUF_CLASSES = 14,
@@ -120,7 +138,7 @@ typedef struct evsrc {
 
 enum req_state { R_FREE = 0, R_PAYLOAD, R_PARKED, R_QUEUED, R_INFLIGHT, R_REPLY };
 enum conn_state { C_HS = 0, C_TX = 1, C_DEAD = 2 };
-enum wait_kind { W_NONE = 0, W_CREDIT, W_POOL, W_SELF };
+enum wait_kind { W_NONE = 0, W_CREDIT, W_POOL, W_SELF, W_TENANT };
 
 struct conn;
 struct export;
@@ -146,9 +164,14 @@ typedef struct req {
     uint32_t got;              /* WRITE payload bytes received */
     int32_t status;
     uint64_t handle;
-    uint16_t type;             /* enum jbof_nbd_cmd: the reply carries data for READ */
+    uint16_t type;             /* enum jbof_nbd_cmd */
     uint8_t state;
-    uint8_t hdr[JBOF_NBD_REPLY_BYTES];
+    uint8_t hdr_len;           /* reply header bytes in hdr (simple 16, chunk 20..28) */
+    uint32_t dlen;             /* reply payload bytes from br.buf after hdr (READ data,
+                                * BLOCK_STATUS extents); set by reply_queue */
+    uint8_t hdr[JBOF_NBD_HDR_MAX_BYTES];
+    struct export *bx;         /* the tenant whose budget this slot is charged to */
+    uint32_t charged;          /* buffer bytes charged to bx */
 } req;
 
 typedef struct conn {
@@ -161,6 +184,8 @@ typedef struct conn {
     uint8_t in_dirty;
     uint8_t wait;              /* enum wait_kind */
     uint8_t zombie;
+    uint8_t heard;             /* the client has sent at least one byte */
+    uint64_t accept_ns;        /* handshake deadline and idle limit start here */
     jbof_nbd_hs hs;
     struct export *x;
     uint8_t *rx;
@@ -194,10 +219,24 @@ typedef struct export {
     uint32_t nconns;
     uint32_t nstalled;
     uint64_t base, size;
+    char desc[JBOF_NBD_DESC_MAX_BYTES + 1];
+    uint32_t is_default;
     jbof_nbd_export nbd;       /* the codec's view */
     jbof_export_stats st;      /* reactor-side counters */
     wlist waiters;             /* connections stalled for credits */
+    /* budget.c: what this tenant may hold and holds */
+    uint64_t buf_budget, buf_used;
+    uint32_t slot_budget, slots_used;
+    uint32_t conn_budget;
+    uint32_t budget_freed;     /* something was released: resume budget_waiters */
+    uint64_t cfg_buf;          /* configured (0 = engine default) */
+    uint32_t cfg_slots, cfg_conns;
+    wlist budget_waiters;      /* connections stalled on this tenant's budget */
 } export;
+
+typedef struct scrub_ext {
+    uint64_t off, len;
+} scrub_ext;
 
 typedef struct drive {
     evsrc src;
@@ -210,6 +249,11 @@ typedef struct drive {
     uint64_t size_bytes;
     uint64_t allocated_bytes;
     uint32_t nexports;
+    /* scrub.c: freed namespace space not yet zeroed, sorted, disjoint */
+    scrub_ext *dirty;
+    uint32_t ndirty, dirty_cap;
+    uint64_t scrub_pending, scrubbed;
+    uint64_t scrub_next_ns;
     /* Nothing here counts IO: what is queued is the scheduler's
      * (jbof_sched_drive_stats().backlogged), what is in flight is
      * be->inflight. */
@@ -238,6 +282,15 @@ typedef struct cmd {
     void *out;
     struct cmd *next;
 } cmd;
+
+/* One peer's accept token bucket (budget.c): key = uid (unix) or IP. */
+typedef struct peer_bucket {
+    uint8_t key[17];           /* [0]: 0 empty, 1 uid, 4 IPv4, 6 IPv6 */
+    uint64_t tokens_milli;     /* tokens * 1000 */
+    uint64_t last_ns;
+} peer_bucket;
+
+enum { PEER_BUCKETS = 256, PEER_PROBES = 8 };
 
 typedef struct bufpool {
     void *free[BUF_CLASSES];   /* singly linked through the first word */
@@ -285,6 +338,9 @@ struct jbof_engine {
     bufpool pool;
     uint64_t now_ns;
     jbof_engine_stats st;
+    uint32_t nhs;              /* connections in C_HS */
+    uint64_t hs_sweep_ns;      /* next handshake deadline / idle check */
+    peer_bucket peers[PEER_BUCKETS];
 };
 
 /* ---- io.c: buffers, request slots, wait lists, submit, pump, reply ---- */
@@ -316,6 +372,34 @@ void free_zombies(jbof_engine *e);
 /* Read and consume every connection on the ready list. */
 void run_ready(jbof_engine *e);
 void conn_flush(jbof_engine *e, conn *c);
+
+/* ---- budget.c: per-tenant budgets, the handshake guard ---- */
+/* Recompute every export's budgets (after an export is added / removed). */
+void budget_recompute(jbof_engine *e);
+/* May c's tenant take one more slot and buf_bytes of buffer?  1 = yes;
+ * 0 = no, and c now waits on its tenant (W_TENANT). */
+int budget_admit(jbof_engine *e, conn *c, uint32_t buf_bytes);
+/* Charge r (slot + its buffer class) to x / give it back (from req_put). */
+void budget_charge(export *x, req *r, uint32_t buf_bytes);
+void budget_release(req *r);
+/* At accept: 0 = take the connection, <0 = refuse it (counted). */
+int guard_accept(jbof_engine *e, int fd, const struct sockaddr *sa, socklen_t sl, int tcp);
+/* At the end of the handshake: 0 = x has room for one more connection. */
+int guard_tx_admit(jbof_engine *e, export *x);
+/* Close handshaking connections past their deadline or idle limit. */
+void guard_sweep(jbof_engine *e);
+/* When guard_sweep next has work (UINT64_MAX: none). */
+uint64_t guard_next_ns(const jbof_engine *e);
+
+/* ---- scrub.c: lazy zeroing of removed namespaces ---- */
+/* Record [off, off + len) of d as needing zeroes (an export was removed). */
+int scrub_mark(drive *d, uint64_t off, uint64_t len);
+/* Zero the dirty space io touches before it reaches the backend.  -EIO if
+ * that failed (the IO must then fail rather than show old data). */
+int scrub_before_io(drive *d, const jbof_io *io);
+/* Background: zero the next chunk of d when its time has come. */
+void scrub_step(jbof_engine *e, drive *d);
+uint64_t scrub_next_ns(const drive *d);
 
 /* ---- export.c: drives, exports, namespaces ---- */
 export *find_export(jbof_engine *e, const char *name);

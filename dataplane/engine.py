@@ -15,15 +15,27 @@ durations integer nanoseconds (``control.daemon.serve`` reads the YAML with huma
 units and produces this dict).  Keys:
 
     drives[]:  name, backend (memory | file | emulated), size, path, model,
-               policy, block_size, io_mode (auto | uring | threads), direct,
+               policy, block_size (0 = the backend's minimum: 1 for memory,
+               emulated and buffered files, O_DIRECT's alignment otherwise),
+               io_mode (auto | uring | threads), direct,
                seed, queue_depth, threads, sched (overrides of jbof_sched_cfg),
                error_every (fault injection: every Nth IO fails with EIO)
     tenants[]: name, drive (default: the only drive), size (default: an equal
                share of what the drive has left), read_only, weight, class,
-               reserve, limit, limit_iops, latency_slo, sq_depth
+               reserve, limit, limit_iops, latency_slo, sq_depth,
+               description (NBD export description, <= 255 bytes, shown by
+               `nbdinfo --list`), default (true: also served under the empty
+               export name, e.g. nbd+unix:///?socket=...; one tenant at most),
+               and the tenant's budgets (0 = engine default): buffer_bytes,
+               max_requests, max_connections (csrc/budget.c)
     listen:    unix (path), tcp ("host:port", port 0 = any)
     engine:    max_connections, max_requests, max_conn_requests,
-               buffer_bytes, drain_timeout
+               buffer_bytes, drain_timeout, and the per-tenant budgets and
+               handshake guard (csrc/budget.c): tenant_buffer_bytes,
+               tenant_requests, max_conns_per_tenant, max_hs_connections,
+               peer_accept_rate (connections/s), peer_accept_burst,
+               hs_timeout (ns), hs_idle (ns), scrub_rate (bytes/s, background
+               zeroing of removed namespaces, csrc/scrub.c)
 
 Every control call (set_tenant, set_policy, stats, ...) is applied by the
 reactor between two batches; it is safe from any Python thread.  Bad input
@@ -62,11 +74,24 @@ U64 = 2**64 - 1
 DRIVE_KEYS = ("name", "backend", "size", "path", "model", "policy", "block_size", "io_mode",
               "direct", "seed", "queue_depth", "threads", "sched", "error_every")
 TENANT_KEYS = ("name", "drive", "size", "read_only", "weight", "class", "reserve", "limit",
-               "limit_iops", "latency_slo", "sq_depth")
+                "limit_iops", "latency_slo", "sq_depth", "description", "default",
+                "buffer_bytes", "max_requests", "max_connections")
 TENANT_LIVE_KEYS = ("weight", "class", "reserve", "limit", "limit_iops", "latency_slo", "sq_depth")
 LISTEN_KEYS = ("unix", "tcp")
 ENGINE_KEYS = ("max_connections", "max_requests", "max_conn_requests", "buffer_bytes",
-               "drain_timeout")
+               "drain_timeout", "tenant_buffer_bytes", "tenant_requests", "max_conns_per_tenant",
+               "max_hs_connections", "peer_accept_rate", "peer_accept_burst", "hs_timeout",
+               "hs_idle", "scrub_rate")
+# engine key -> jbof_engine_cfg field
+ENGINE_FIELDS = {"max_connections": "max_connections", "max_requests": "max_requests",
+                 "max_conn_requests": "max_conn_requests", "buffer_bytes": "buffer_bytes",
+                 "drain_timeout": "drain_timeout_ns", "tenant_buffer_bytes": "tenant_buffer_bytes",
+                 "tenant_requests": "tenant_requests",
+                 "max_conns_per_tenant": "max_conns_per_tenant",
+                 "max_hs_connections": "max_hs_connections",
+                 "peer_accept_rate": "peer_accept_rate", "peer_accept_burst": "peer_accept_burst",
+                 "hs_timeout": "hs_timeout_ns", "hs_idle": "hs_idle_ns",
+                 "scrub_rate": "scrub_rate_bps"}
 TOP_KEYS = ("drives", "tenants", "listen", "engine")
 
 
@@ -212,8 +237,8 @@ class Engine:
             raise EngineConfigError(f"{where}.path", "is required for a file drive")
         out["model"] = _str(d.get("model", "dct983"), f"{where}.model", 63)
         out["policy"] = _policy(d.get("policy", "qos"), f"{where}.policy")
-        bs = _int(d.get("block_size", 512), f"{where}.block_size", 1, 1 << 20)
-        if bs & (bs - 1):
+        bs = _int(d.get("block_size", 0), f"{where}.block_size", 0, 1 << 20)
+        if bs and bs & (bs - 1):
             raise EngineConfigError(f"{where}.block_size", f"{bs} is not a power of two")
         out["block_size"] = bs
         out["io_mode"] = _choice(d.get("io_mode", "auto"), IO_MODES, f"{where}.io_mode")
@@ -243,6 +268,17 @@ class Engine:
         out["drive"] = drive
         out["size"] = _int(t.get("size", 0), f"{where}.size", 0, 1 << 50)
         out["read_only"] = _bool(t.get("read_only", False), f"{where}.read_only")
+        desc = t.get("description") or ""
+        if desc:
+            desc = _str(desc, f"{where}.description", lib.JBOF_NBD_DESC_MAX_BYTES)
+        out["description"] = desc
+        out["default"] = _bool(t.get("default", False), f"{where}.default")
+        if out["default"] and any(x.get("default") for x in self._tenants.values()):
+            raise EngineConfigError(f"{where}.default", "only one tenant can be the default export")
+        out["buffer_bytes"] = _int(t.get("buffer_bytes", 0), f"{where}.buffer_bytes", 0, 1 << 50)
+        out["max_requests"] = _int(t.get("max_requests", 0), f"{where}.max_requests", 0, 1 << 20)
+        out["max_connections"] = _int(t.get("max_connections", 0), f"{where}.max_connections",
+                                      0, 65536)
         out.update(self._check_live(t, where))
         return out
 
@@ -283,11 +319,11 @@ class Engine:
             if self._state != "new":
                 raise RuntimeError(f"engine is {self._state}; an Engine starts once")
             ec = ffi.new("jbof_engine_cfg *")
-            ec.max_connections = self._ecfg.get("max_connections", 0)
-            ec.max_requests = self._ecfg.get("max_requests", 0)
-            ec.max_conn_requests = self._ecfg.get("max_conn_requests", 0)
-            ec.buffer_bytes = self._ecfg.get("buffer_bytes", 0)
-            ec.drain_timeout_ns = self._ecfg.get("drain_timeout", 0)
+            for key, field in ENGINE_FIELDS.items():
+                try:
+                    setattr(ec, field, self._ecfg.get(key, 0))
+                except OverflowError:
+                    raise EngineConfigError(f"engine.{key}", "is out of range") from None
             pp = ffi.new("jbof_engine **")
             check(lib.jbof_engine_create(ec, pp), "jbof_engine_create")
             self._eng = ffi.gc(pp[0], lib.jbof_engine_destroy)
@@ -355,6 +391,11 @@ class Engine:
         xc.read_only = 1 if t["read_only"] else 0
         xc.size_bytes = t["size"]
         xc.tenant = self._tenant_cfg(t)[0]
+        xc.description = t.get("description", "").encode()
+        xc.is_default = 1 if t.get("default") else 0
+        xc.buffer_bytes = t.get("buffer_bytes", 0)
+        xc.max_requests = t.get("max_requests", 0)
+        xc.max_connections = t.get("max_connections", 0)
         check(lib.jbof_engine_export_add(self._eng, xc), "jbof_engine_export_add",
               f"tenant {t['name']!r} ({t['size']} bytes on drive {t['drive']!r})")
 

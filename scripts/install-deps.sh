@@ -2,7 +2,7 @@
 # Install what a fresh machine lacks: Debian packages (when root and missing) and the
 # Python package with its dependencies.  Idempotent; safe to run again.
 set -euo pipefail
-APT_PKGS=(fio liburing-dev nbdkit libnbd-bin gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user valgrind)
+APT_PKGS=(fio liburing-dev nbdkit libnbd-bin qemu-utils gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user valgrind)
 # The aarch64 build of the whole data plane (make test-arm) links liburing for arm64.
 ARM_PKGS=(liburing-dev:arm64)
 missing=()

@@ -484,3 +484,25 @@ def test_readme_documents_every_config_key_and_op() -> None:
             assert f"`{key}`" in doc or f"`{key}[]`" in doc, key
     for op in OPS:
         assert f"`{op}`" in doc, op
+
+
+def test_export_description_default_and_block_size_reach_the_engine() -> None:
+    from control.config import check_config, parse_config
+    from control.config_export import engine_drive, engine_tenant
+    from control.errors import ConfigError
+    doc = {"drives": [{"name": "d0", "backend": "memory", "size": "1GiB"}],
+           "tenants": [{"name": "a", "size": "256MiB", "description": "training shards",
+                        "default": True},
+                       {"name": "b", "size": "256MiB"}]}
+    cfg = parse_config(doc)
+    check_config(cfg, "<t>")
+    assert engine_drive(cfg.drives[0])["block_size"] == 0          # the backend's minimum
+    a, b = (engine_tenant(t) for t in cfg.tenants)
+    assert (a["description"], a["default"]) == ("training shards", True)
+    assert "description" not in b and "default" not in b
+    doc["tenants"][1]["default"] = True
+    with pytest.raises(ConfigError, match=r"tenants\[1\]\.default: tenant 'a' is already the default"):
+        check_config(parse_config(doc), "<t>")
+    doc["tenants"][1] = {"name": "b", "size": "256MiB", "description": "x" * 256}
+    with pytest.raises(ConfigError, match=r"tenants\[1\]\.description: is 256 bytes"):
+        check_config(parse_config(doc), "<t>")

@@ -104,7 +104,8 @@ def test_nbdinfo_lists_exports(served: dict[str, Any]) -> None:
         assert e["export-size"] == 32 * MIB
         assert e["can_flush"] and e["can_fua"] and e["can_trim"] and e["can_zero"]
         assert e["can_multi_conn"] and not e["is_read_only"]
-        assert e["block_size_minimum"] == 512
+        assert e["block_size_minimum"] == 1  # memory: any byte offset
+        assert e["can_cache"] and e["can_fast_zero"] and e["can_df"]
 
 
 def test_tcp_listener() -> None:

@@ -38,6 +38,7 @@ INFO_EXPORT, INFO_NAME, INFO_BLOCK_SIZE = 0, 1, 3
 CMD_READ, CMD_WRITE, CMD_DISC, CMD_FLUSH, CMD_TRIM, CMD_CACHE, CMD_WRITE_ZEROES, CMD_BLOCK_STATUS = range(8)
 FLAG_FUA, FLAG_NO_HOLE, FLAG_DF = 1, 2, 4
 TF_HAS_FLAGS, TF_READ_ONLY, TF_FLUSH, TF_FUA, TF_TRIM, TF_ZEROES, TF_MULTI_CONN = 1, 2, 4, 8, 32, 64, 256
+TF_CACHE, TF_FAST_ZERO = 1 << 10, 1 << 11
 EPERM, EIO, EINVAL, ENOSPC, ESHUTDOWN = 1, 5, 22, 28, 108
 MIB = 1 << 20
 TIMEOUT = 5.0
@@ -168,7 +169,9 @@ def server() -> Iterator[dict[str, Any]]:
     d = tempfile.mkdtemp(prefix="jbof-nbd-")
     sock = os.path.join(d, "s.sock")
     eng = Engine({
-        "drives": [{"name": "m", "backend": "memory", "size": 64 * MIB, "policy": "qos"},
+        # block_size 512 (the memory default is 1) so alignment checks are exercised
+        "drives": [{"name": "m", "backend": "memory", "size": 64 * MIB, "policy": "qos",
+                    "block_size": 512},
                    {"name": "bad", "backend": "memory", "size": 8 * MIB, "error_every": 2}],
         "tenants": [{"name": "a", "drive": "m", "size": 16 * MIB},
                     {"name": "b", "drive": "m", "size": 16 * MIB},
@@ -228,14 +231,15 @@ def test_list_info_and_refused_options(server: dict[str, Any]) -> None:
     assert replies[-1][0] == REP_ACK
     c.take_info(replies)
     assert c.size == 4 * MIB
-    want = TF_HAS_FLAGS | TF_READ_ONLY | TF_FLUSH | TF_FUA | TF_TRIM | TF_ZEROES | TF_MULTI_CONN
+    want = TF_HAS_FLAGS | TF_READ_ONLY | TF_FLUSH | TF_FUA | TF_TRIM | TF_ZEROES | TF_MULTI_CONN | \
+        TF_CACHE | TF_FAST_ZERO
     assert c.tflags == want
     assert c.block == (512, 4096, 32 * MIB)
     assert (REP_INFO, struct.pack(">H", INFO_NAME) + b"ro") in replies
     assert c.option(OPT_INFO, c.go_data("nope", []))[-1][0] == REP_ERR_UNKNOWN
     assert c.option(OPT_GO, c.go_data("", []))[-1][0] == REP_ERR_UNKNOWN  # no default: 4 exports
     assert c.option(OPT_GO, b"\0\0\0\x09ab")[-1][0] == REP_ERR_INVALID
-    for opt in (OPT_STRUCTURED_REPLY, OPT_STARTTLS, 10, 11, 12345):
+    for opt in (OPT_STARTTLS, 11, 12345):  # structured replies: test_nbd_full.py
         assert c.option(opt)[-1][0] == REP_ERR_UNSUP
     assert c.option(OPT_ABORT) == [(REP_ACK, b"")]
     assert c.at_eof()
@@ -318,8 +322,9 @@ def test_error_replies(server: dict[str, Any], background: dict[str, Any]) -> No
     assert c.read(100, 512)[0] == EINVAL                    # misaligned offset
     assert c.read(0, 100)[0] == EINVAL                      # misaligned length
     assert c.write(512 + 4, b"q" * 512) == EINVAL
-    assert c.call(CMD_CACHE, 0, 4096)[0] == EINVAL          # not advertised
-    assert c.call(CMD_BLOCK_STATUS, 0, 4096)[0] == EINVAL
+    assert c.call(CMD_CACHE, 0, 4096)[0] == 0               # advisory
+    assert c.call(CMD_CACHE, size, 4096)[0] == EINVAL
+    assert c.call(CMD_BLOCK_STATUS, 0, 4096)[0] == EINVAL   # no meta context negotiated
     assert c.call(77, 0, 4096)[0] == EINVAL                 # unknown command
     assert c.read(0, 4096, )[0] == 0
     assert c.call(CMD_READ, 0, 4096, FLAG_DF)[0] == EINVAL  # flag not negotiated

@@ -500,9 +500,10 @@ class Operations:
 
 
 # every tenant.list row has these keys (null where the tenant has no value)
-_TENANT_ROW: dict[str, Any] = dict.fromkeys(("name", "drive", "size", "read_only", "class",
-                                             "weight", "reserve", "limit", "limit_iops",
-                                             "latency_slo", "sq_depth"))
+_TENANT_ROW: dict[str, Any] = dict.fromkeys(("name", "drive", "size", "read_only",
+                                             "description", "default", "class", "weight",
+                                             "reserve", "limit", "limit_iops", "latency_slo",
+                                             "sq_depth"))
 
 
 def _in_force(t: Tenant, planned: Mapping[str, int]) -> Tenant:

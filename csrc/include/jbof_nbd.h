@@ -36,7 +36,13 @@ enum jbof_nbd_wire {
     JBOF_NBD_GREETING_BYTES = 18,             /* NBDMAGIC, IHAVEOPT, handshake flags */
     JBOF_NBD_OPT_HDR_BYTES = 16,              /* IHAVEOPT, option, length */
     JBOF_NBD_REQUEST_BYTES = 28,
-    JBOF_NBD_REPLY_BYTES = 16
+    JBOF_NBD_REPLY_BYTES = 16,
+    JBOF_NBD_STRUCTURED_REPLY_MAGIC = 0x668e33ef, /* S: one structured reply chunk */
+    JBOF_NBD_CHUNK_HDR_BYTES = 20,            /* magic flags type handle length */
+    JBOF_NBD_READ_CHUNK_HDR_BYTES = 28,       /* chunk header + offset, data follows */
+    JBOF_NBD_ERROR_CHUNK_BYTES = 26,          /* chunk header + error + msglen (no text) */
+    JBOF_NBD_BS_CHUNK_HDR_BYTES = 24,         /* chunk header + context id, extents follow */
+    JBOF_NBD_HDR_MAX_BYTES = 32               /* room for any reply header above */
 };
 
 /* handshake flags (server) and client flags */
@@ -57,7 +63,15 @@ enum jbof_nbd_tflag {
     JBOF_NBD_FLAG_SEND_TRIM = 1 << 5,
     JBOF_NBD_FLAG_SEND_WRITE_ZEROES = 1 << 6,
     JBOF_NBD_FLAG_SEND_DF = 1 << 7,
-    JBOF_NBD_FLAG_CAN_MULTI_CONN = 1 << 8
+    JBOF_NBD_FLAG_CAN_MULTI_CONN = 1 << 8,
+    JBOF_NBD_FLAG_SEND_CACHE = 1 << 10,
+    JBOF_NBD_FLAG_SEND_FAST_ZERO = 1 << 11
+};
+
+/* What a connection negotiated during the handshake (jbof_nbd_hs.neg). */
+enum jbof_nbd_neg {
+    JBOF_NBD_NEG_STRUCTURED = 1,   /* NBD_OPT_STRUCTURED_REPLY acknowledged */
+    JBOF_NBD_NEG_META_ALLOC = 2    /* base:allocation selected (SET_META_CONTEXT) */
 };
 
 enum jbof_nbd_opt {
@@ -78,6 +92,7 @@ enum jbof_nbd_rep {
     JBOF_NBD_REP_ACK = 1,
     JBOF_NBD_REP_SERVER = 2,
     JBOF_NBD_REP_INFO = 3,
+    JBOF_NBD_REP_META_CONTEXT = 4,
     JBOF_NBD_REP_ERR_UNSUP = -2147483647,   /* 2^31 + 1, as int32 */
     JBOF_NBD_REP_ERR_POLICY = -2147483646,  /* 2^31 + 2 */
     JBOF_NBD_REP_ERR_INVALID = -2147483645, /* 2^31 + 3 */
@@ -98,16 +113,35 @@ enum jbof_nbd_cmd {
     JBOF_NBD_CMD_DISC = 2,
     JBOF_NBD_CMD_FLUSH = 3,
     JBOF_NBD_CMD_TRIM = 4,
-    JBOF_NBD_CMD_CACHE = 5,        /* not supported: EINVAL */
+    JBOF_NBD_CMD_CACHE = 5,        /* advisory: validated, answered at once */
     JBOF_NBD_CMD_WRITE_ZEROES = 6,
-    JBOF_NBD_CMD_BLOCK_STATUS = 7  /* not supported: EINVAL */
+    JBOF_NBD_CMD_BLOCK_STATUS = 7  /* needs base:allocation negotiated */
 };
 
 enum jbof_nbd_cmd_flag {
     JBOF_NBD_CMD_FLAG_FUA = 1 << 0,
     JBOF_NBD_CMD_FLAG_NO_HOLE = 1 << 1,
     JBOF_NBD_CMD_FLAG_DF = 1 << 2,
+    JBOF_NBD_CMD_FLAG_REQ_ONE = 1 << 3,
     JBOF_NBD_CMD_FLAG_FAST_ZERO = 1 << 4
+};
+
+/* structured reply chunk types and flags */
+enum jbof_nbd_reply_type {
+    JBOF_NBD_REPLY_FLAG_DONE = 1,
+    JBOF_NBD_REPLY_TYPE_NONE = 0,
+    JBOF_NBD_REPLY_TYPE_OFFSET_DATA = 1,
+    JBOF_NBD_REPLY_TYPE_OFFSET_HOLE = 2,
+    JBOF_NBD_REPLY_TYPE_BLOCK_STATUS = 5,
+    JBOF_NBD_REPLY_TYPE_ERROR = 32769,        /* 2^15 + 1 */
+    JBOF_NBD_REPLY_TYPE_ERROR_OFFSET = 32770
+};
+
+/* base:allocation: the one metadata context served, its id and its flags */
+enum jbof_nbd_meta {
+    JBOF_NBD_META_BASE_ALLOCATION_ID = 1,
+    JBOF_NBD_STATE_HOLE = 1,       /* not allocated */
+    JBOF_NBD_STATE_ZERO = 2        /* reads as zeroes */
 };
 
 /* NBD wire error values (the only ones a reply may carry) */
@@ -127,7 +161,9 @@ enum jbof_nbd_limit {
     JBOF_NBD_NAME_MAX_BYTES = 255,          /* longest export name we serve */
     JBOF_NBD_OPT_MAX_BYTES = 8192,          /* longer option data: hard disconnect */
     JBOF_NBD_MAX_PAYLOAD_BYTES = 33554432,  /* 32 MiB: READ/WRITE length cap */
-    JBOF_NBD_HS_OPTIONS_BASE = 64           /* option budget: base + 4 per export */
+    JBOF_NBD_HS_OPTIONS_BASE = 64,          /* option budget: base + 4 per export */
+    JBOF_NBD_DESC_MAX_BYTES = 255,          /* longest export description */
+    JBOF_NBD_EXTENTS_MAX = 1024             /* extents in one BLOCK_STATUS reply */
 };
 
 /* ------------------------------------------------------------- codec ---- */
@@ -143,6 +179,9 @@ typedef struct jbof_nbd_export {
     uint16_t tflags;             /* transmission flags, jbof_nbd_tflags() */
     uint16_t pad16;
     uint32_t pad32;
+    const char *description;     /* description_len bytes (LIST, INFO_DESCRIPTION) */
+    uint32_t description_len;    /* 0: none */
+    uint32_t is_default;         /* 1: also served under the empty name "" */
 } jbof_nbd_export;
 
 enum jbof_nbd_hs_state {
@@ -159,7 +198,15 @@ typedef struct jbof_nbd_hs {
     uint32_t max_options;    /* bound on the option loop */
     int32_t export_index;    /* chosen export once DONE, else -1 */
     uint32_t pad;
+    uint32_t neg;            /* enum jbof_nbd_neg bits */
+    int32_t meta_export;     /* export SET_META_CONTEXT named, else -1 */
 } jbof_nbd_hs;
+
+/* One extent of a BLOCK_STATUS reply (host order until encoded). */
+typedef struct jbof_nbd_extent {
+    uint32_t length_bytes;
+    uint32_t flags;          /* JBOF_NBD_STATE_HOLE | JBOF_NBD_STATE_ZERO, 0 = data */
+} jbof_nbd_extent;
 
 typedef struct jbof_nbd_request {
     uint64_t handle;         /* client's cookie, echoed in the reply */
@@ -198,6 +245,23 @@ int jbof_nbd_parse_request(const uint8_t *in, size_t in_len, jbof_nbd_request *o
  * -ENOSPC, -EPERM = reply with that error (a WRITE's payload must still be
  * consumed); -EMSGSIZE = WRITE payload above max_payload: close. */
 int jbof_nbd_check_request(const jbof_nbd_request *r, const jbof_nbd_export *ex);
+/* The same, for a connection that negotiated neg (jbof_nbd_hs.neg): DF on
+ * READ needs structured replies, BLOCK_STATUS needs base:allocation. */
+int jbof_nbd_check_request_neg(const jbof_nbd_request *r, const jbof_nbd_export *ex, uint32_t neg);
+/* Structured replies (nbd_codec.c section 6).  Each returns the bytes
+ * written or -EINVAL / -ENOBUFS.  A 20-byte chunk header: */
+int jbof_nbd_chunk_header(uint8_t *out, size_t cap, uint64_t handle, uint16_t flags,
+                          uint16_t type, uint32_t length);
+/* The header of a whole successful READ: one OFFSET_DATA chunk with DONE
+ * (28 bytes; data_len bytes of data follow), or, for data_len 0, one NONE
+ * chunk with DONE (20 bytes). */
+int jbof_nbd_read_chunk(uint8_t *out, size_t cap, uint64_t handle, uint64_t offset, uint32_t data_len);
+/* A final ERROR chunk carrying jbof_nbd_errno_to_wire(err) (err != 0), no text: 26 bytes. */
+int jbof_nbd_error_chunk(uint8_t *out, size_t cap, uint64_t handle, int err);
+/* The 24-byte head of a final BLOCK_STATUS chunk for n extents of context ctx_id. */
+int jbof_nbd_block_status_header(uint8_t *out, size_t cap, uint64_t handle, uint32_t ctx_id, uint32_t n);
+/* Encode n extents big-endian into out (8 bytes each; out may alias ext). */
+int jbof_nbd_encode_extents(uint8_t *out, size_t cap, const jbof_nbd_extent *ext, uint32_t n);
 /* Write a 16-byte simple reply carrying jbof_nbd_errno_to_wire(err). */
 int jbof_nbd_simple_reply(uint8_t *out, size_t cap, uint64_t handle, int err);
 /* Encode a request header (for clients and tests); returns 28. */
@@ -229,7 +293,9 @@ typedef struct jbof_drive_cfg {
     uint32_t backend;      /* enum jbof_backend_kind */
     uint32_t io_mode;      /* enum jbof_io_mode (file backend) */
     uint64_t size_bytes;   /* 0 = size of the file or device (file backend only) */
-    uint32_t block_bytes;  /* minimum IO unit and alignment (0 = 512; raised to O_DIRECT's need) */
+    uint32_t block_bytes;  /* minimum IO unit and alignment (0 = what the backend needs: 1 for
+                            * memory, emulated and buffered files, O_DIRECT's alignment else;
+                            * always raised to that need) */
     uint32_t queue_depth;  /* io_uring entries (0 = 256) */
     uint32_t threads;      /* fallback pread/pwrite workers (0 = 4) */
     uint32_t direct;       /* file: 1 = O_DIRECT when the file system allows it */
@@ -245,6 +311,13 @@ typedef struct jbof_export_cfg {
     uint32_t read_only;
     uint64_t size_bytes;    /* namespace size, a multiple of the drive's block */
     jbof_tenant_cfg tenant; /* scheduler parameters */
+    char description[256];  /* shown by LIST and INFO_DESCRIPTION ("" = none) */
+    uint32_t is_default;    /* 1: also the default export (empty name); one per engine */
+    uint32_t pad;
+    /* Per-tenant budgets (csrc/budget.c); 0 = the engine's default. */
+    uint64_t buffer_bytes;  /* data buffers this tenant may hold */
+    uint32_t max_requests;  /* request slots this tenant may hold */
+    uint32_t max_connections; /* established connections to this export */
 } jbof_export_cfg;
 
 typedef struct jbof_engine_cfg {
@@ -254,6 +327,20 @@ typedef struct jbof_engine_cfg {
     uint32_t max_exports;       /* 0 = 1024 */
     uint64_t buffer_bytes;      /* data buffer budget (0 = 256 MiB; >= 32 MiB) */
     uint64_t drain_timeout_ns;  /* bound on a graceful stop (0 = 10 s) */
+    /* Per-tenant budgets and the handshake guard (csrc/budget.c). */
+    uint64_t tenant_buffer_bytes; /* per-tenant buffer budget (0 = buffer_bytes / exports,
+                                   * clamped to [4 MiB, buffer_bytes / 2]) */
+    uint32_t tenant_requests;   /* per-tenant request slots (0 = max_requests / exports,
+                                 * clamped to [64, max_requests / 2]) */
+    uint32_t max_conns_per_tenant; /* established connections per export (0 = 256) */
+    uint32_t max_hs_connections;/* connections in the handshake at once (0 = max_connections / 4) */
+    uint32_t peer_accept_rate;  /* new connections per second per peer uid / IP (0 = 256) */
+    uint32_t peer_accept_burst; /* that token bucket's depth (0 = 1024) */
+    uint32_t pad_guard;
+    uint64_t hs_timeout_ns;     /* the handshake must end within this (0 = 10 s) */
+    uint64_t hs_idle_ns;        /* a connection that sends nothing is closed after (0 = 3 s) */
+    uint64_t scrub_rate_bps;    /* background zeroing of removed namespaces, bytes/s per
+                                 * drive (0 = 16 GiB/s; csrc/scrub.c) */
 } jbof_engine_cfg;
 
 typedef struct jbof_export_stats {
@@ -270,6 +357,14 @@ typedef struct jbof_export_stats {
     uint64_t credit_stalls;     /* times a connection stopped being read: SQ full */
     uint64_t rx_payload_bytes;  /* WRITE payload received */
     uint64_t tx_payload_bytes;  /* READ data sent */
+    uint64_t block_status;      /* BLOCK_STATUS requests answered (metadata, no drive IO) */
+    uint64_t cache;             /* CACHE requests answered (advisory) */
+    uint64_t budget_stalls;     /* times a connection stopped being read: tenant budget spent */
+    uint64_t conn_rejects;      /* handshakes refused: max_connections of this export */
+    uint64_t buffer_bytes_used; /* data buffers held now */
+    uint64_t buffer_budget_bytes;
+    uint32_t requests_used;     /* request slots held now */
+    uint32_t request_budget;
 } jbof_export_stats;
 
 typedef struct jbof_drive_info {
@@ -286,6 +381,9 @@ typedef struct jbof_drive_info {
     uint32_t block_bytes;
     uint32_t direct;            /* 1 if O_DIRECT is in use */
     uint32_t exports;
+    uint64_t backend_eof_errors;/* IO past the end of a truncated / vanished file (EIO) */
+    uint64_t scrub_pending_bytes; /* freed namespace space not yet zeroed (reads as zeroes) */
+    uint64_t scrubbed_bytes;    /* zeroed so far */
 } jbof_drive_info;
 
 typedef struct jbof_engine_stats {
@@ -304,6 +402,12 @@ typedef struct jbof_engine_stats {
     uint32_t requests_active;   /* slots in use */
     uint32_t running;           /* 1 while the reactor thread runs */
     uint32_t stopping;
+    uint32_t hs_connections;    /* connections in the handshake now */
+    uint64_t hs_timeouts;       /* closed: handshake not done within hs_timeout_ns */
+    uint64_t hs_idle_closed;    /* closed: sent nothing within hs_idle_ns */
+    uint64_t hs_rejected;       /* refused at accept: max_hs_connections or max_connections */
+    uint64_t rate_limited;      /* refused at accept: the peer's accept rate */
+    uint64_t tenant_conn_rejects; /* handshakes refused: an export's max_connections */
 } jbof_engine_stats;
 
 typedef struct jbof_engine jbof_engine;
@@ -394,6 +498,20 @@ struct jbof_nbd_wire_simple_reply {
     uint8_t handle[8];       /* the request's handle; READ data follows */
 };
 
+struct jbof_nbd_wire_chunk {
+    uint8_t magic[4];        /* JBOF_NBD_STRUCTURED_REPLY_MAGIC */
+    uint8_t flags[2];        /* JBOF_NBD_REPLY_FLAG_DONE on the last chunk */
+    uint8_t type[2];         /* enum jbof_nbd_reply_type */
+    uint8_t handle[8];       /* the request's handle */
+    uint8_t length[4];       /* bytes of chunk payload that follow */
+};
+struct jbof_nbd_wire_extent {
+    uint8_t length[4];       /* bytes */
+    uint8_t flags[4];        /* JBOF_NBD_STATE_* */
+};
+
+_Static_assert(sizeof(struct jbof_nbd_wire_chunk) == 20, "chunk header is 20 bytes");
+_Static_assert(sizeof(struct jbof_nbd_wire_extent) == 8, "extent is 8 bytes");
 _Static_assert(sizeof(struct jbof_nbd_wire_greeting) == 18, "greeting is 18 bytes");
 _Static_assert(sizeof(struct jbof_nbd_wire_opt) == 16, "option header is 16 bytes");
 _Static_assert(sizeof(struct jbof_nbd_wire_opt_reply) == 20, "option reply header is 20 bytes");

@@ -17,7 +17,12 @@
  *      (namespaces are disjoint);
  *   7. a request with a bad magic closes only that connection; a new one
  *      works; DISC closes cleanly;
- *   8. the engine's counters agree with what the client moved.
+ *   8. the engine's counters agree with what the client moved;
+ *   9. structured replies and base:allocation (a third export per drive):
+ *      a READ is one OFFSET_DATA chunk, an error one ERROR chunk, and
+ *      BLOCK_STATUS reports the one written 4 KiB as data, the rest as
+ *      holes, and a hole again after TRIM (memory; a file system that
+ *      cannot tell may report data).
  * Then a graceful stop and destroy (leaks show under ASan).
  *
  * It runs natively, under ASan/UBSan and as an aarch64 binary under
@@ -279,6 +284,110 @@ static void exercise(const char *sock, const char *a, const char *b)
     free(r);
 }
 
+/* Send one option, read its replies up to the final one; returns the final
+ * reply type (or 0 on a broken stream) and the META_CONTEXT id in *ctx. */
+static uint32_t nbd_option(int fd, uint32_t opt, const uint8_t *data, uint32_t len, uint32_t *ctx)
+{
+    uint8_t h[16];
+    put_be64(h, JBOF_NBD_IHAVEOPT);
+    put_be32(h + 8, opt);
+    put_be32(h + 12, len);
+    if (send_all(fd, h, 16) < 0 || (len && send_all(fd, data, len) < 0))
+        return 0;
+    for (int i = 0; i < 16; i++) {
+        uint8_t r[20], d[1024];
+        if (recv_all(fd, r, sizeof r) < 0 || be64(r) != 0x3e889045565a9ull)
+            return 0;
+        uint32_t type = be32(r + 12), n = be32(r + 16);
+        if (n > sizeof d || recv_all(fd, d, n) < 0)
+            return 0;
+        if (type == JBOF_NBD_REP_META_CONTEXT && ctx && n >= 4)
+            *ctx = be32(d);
+        else if (type != JBOF_NBD_REP_INFO)
+            return type;
+    }
+    return 0;
+}
+
+/* One structured reply: the final chunk's type, its payload in p (*plen). */
+static int chunk(int fd, uint64_t handle, uint8_t *p, uint32_t cap, uint32_t *plen)
+{
+    uint8_t h[20];
+    if (recv_all(fd, h, sizeof h) < 0 || be32(h) != JBOF_NBD_STRUCTURED_REPLY_MAGIC || be64(h + 8) != handle)
+        return -1;
+    uint32_t n = be32(h + 16);
+    if (!(h[5] & JBOF_NBD_REPLY_FLAG_DONE) || n > cap || recv_all(fd, p, n) < 0)
+        return -1;
+    *plen = n;
+    return (int)(h[6] << 8 | h[7]);
+}
+
+static void structured(const char *sock, const char *name, int exact)
+{
+    int fd = dial(sock);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    uint8_t g[18], cf[4], d[64];
+    uint32_t ctx = 0, nl = (uint32_t)strlen(name);
+    put_be32(cf, JBOF_NBD_FLAG_C_FIXED_NEWSTYLE | JBOF_NBD_FLAG_C_NO_ZEROES);
+    CHECK_EQ(recv_all(fd, g, sizeof g), 0);
+    CHECK_EQ(send_all(fd, cf, 4), 0);
+    CHECK_EQ(nbd_option(fd, JBOF_NBD_OPT_STRUCTURED_REPLY, NULL, 0, NULL), JBOF_NBD_REP_ACK);
+    put_be32(d, nl);
+    memcpy(d + 4, name, nl);
+    put_be32(d + 4 + nl, 1);
+    put_be32(d + 8 + nl, 15);
+    memcpy(d + 12 + nl, "base:allocation", 15);
+    CHECK_EQ(nbd_option(fd, JBOF_NBD_OPT_SET_META_CONTEXT, d, 27 + nl, &ctx), JBOF_NBD_REP_ACK);
+    CHECK_EQ(ctx, JBOF_NBD_META_BASE_ALLOCATION_ID);
+    put_be16(d + 4 + nl, 0);
+    CHECK_EQ(nbd_option(fd, JBOF_NBD_OPT_GO, d, 6 + nl, NULL), JBOF_NBD_REP_ACK);
+
+    static uint8_t w[4096], p[16384];
+    uint32_t n = 0;
+    fill(w, sizeof w, 99);
+    CHECK_EQ(nbd_cmd(fd, JBOF_NBD_CMD_WRITE, 0, 1 << 20, sizeof w, w, NULL), 0);
+    /* READ: one OFFSET_DATA chunk, offset in the export */
+    CHECK_EQ(nbd_send(fd, JBOF_NBD_CMD_READ, JBOF_NBD_CMD_FLAG_DF, 7, 1 << 20, sizeof w, NULL), 0);
+    CHECK_EQ(chunk(fd, 7, p, sizeof p, &n), JBOF_NBD_REPLY_TYPE_OFFSET_DATA);
+    CHECK_EQ(n, 8 + sizeof w);
+    CHECK_EQ(be64(p), 1 << 20);
+    CHECK(memcmp(p + 8, w, sizeof w) == 0);
+    /* an out-of-range READ: one ERROR chunk */
+    CHECK_EQ(nbd_send(fd, JBOF_NBD_CMD_READ, 0, 8, NS_BYTES, 4096, NULL), 0);
+    CHECK_EQ(chunk(fd, 8, p, sizeof p, &n), JBOF_NBD_REPLY_TYPE_ERROR);
+    CHECK_EQ(be32(p), JBOF_NBD_EINVAL);
+    /* BLOCK_STATUS over the namespace */
+    CHECK_EQ(nbd_send(fd, JBOF_NBD_CMD_BLOCK_STATUS, 0, 9, 0, NS_BYTES, NULL), 0);
+    CHECK_EQ(chunk(fd, 9, p, sizeof p, &n), JBOF_NBD_REPLY_TYPE_BLOCK_STATUS);
+    CHECK_EQ(be32(p), ctx);
+    uint64_t sum = 0, data_at_1m = 0;
+    for (uint32_t i = 4; i + 8 <= n; i += 8) {
+        uint32_t len = be32(p + i), fl = be32(p + i + 4);
+        if (sum <= (1u << 20) && (1u << 20) < sum + len)
+            data_at_1m = fl == 0;
+        sum += len;
+    }
+    CHECK_EQ(sum, NS_BYTES);
+    CHECK(data_at_1m);
+    if (exact) {
+        CHECK_EQ(n, 4 + 3 * 8);
+        CHECK_EQ(be32(p + 4), 1 << 20);
+        CHECK_EQ(be32(p + 8), JBOF_NBD_STATE_HOLE | JBOF_NBD_STATE_ZERO);
+        CHECK_EQ(be32(p + 12), 4096);
+        CHECK_EQ(be32(p + 16), 0);
+    }
+    /* TRIM makes it a hole again */
+    CHECK_EQ(nbd_cmd(fd, JBOF_NBD_CMD_TRIM, 0, 1 << 20, 4096, NULL, NULL), 0);
+    CHECK_EQ(nbd_send(fd, JBOF_NBD_CMD_BLOCK_STATUS, JBOF_NBD_CMD_FLAG_REQ_ONE, 10, 0, NS_BYTES, NULL), 0);
+    CHECK_EQ(chunk(fd, 10, p, sizeof p, &n), JBOF_NBD_REPLY_TYPE_BLOCK_STATUS);
+    CHECK_EQ(n, 12);
+    if (exact)
+        CHECK_EQ(be32(p + 4), NS_BYTES);
+    close(fd);
+}
+
 static void add_export(jbof_engine *e, const char *name, uint32_t drive)
 {
     jbof_export_cfg x;
@@ -340,9 +449,13 @@ int main(void)
     add_export(e, "m-b", mem);
     add_export(e, "f-a", fil);
     add_export(e, "f-b", fil);
+    add_export(e, "m-c", mem);
+    add_export(e, "f-c", fil);
 
     exercise(sock, "m-a", "m-b");
     exercise(sock, "f-a", "f-b");
+    structured(sock, "m-c", 1);
+    structured(sock, "f-c", 0);
 
     /* an unknown export is refused, the server lives on */
     uint64_t size;
@@ -358,7 +471,7 @@ int main(void)
     jbof_engine_stats es;
     CHECK_EQ(jbof_engine_get_stats(e, &es), 0);
     CHECK(es.protocol_errors >= 2);
-    CHECK_EQ(es.handshakes, 4); /* two connections per drive reached transmission */
+    CHECK_EQ(es.handshakes, 6); /* two connections per drive, and one structured each */
 
     CHECK_EQ(jbof_engine_stop(e), 0);
     jbof_engine_destroy(e);

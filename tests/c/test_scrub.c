@@ -1,0 +1,131 @@
+/* The scrubber's dirty-extent list (csrc/scrub.c) against a byte-map model:
+ * random namespace removals (scrub_mark), IOs (scrub_before_io) and
+ * background steps (scrub_step) on a fake backend whose zero op records
+ * what it zeroed.  Properties: every byte an IO touches was zeroed if it
+ * was dirty; nothing clean is ever zeroed (a write would be undone);
+ * scrub_pending equals the model's dirty bytes; the list stays sorted,
+ * disjoint and non-adjacent; the background alone drains it.
+ * scrub.c is compiled into this test (it has no IO of its own). */
+#include <string.h>
+
+#include "../../csrc/scrub.c"
+#include "testing.h"
+
+enum { SZ = 1 << 16, BLK = 512 };
+
+static uint8_t dirty_model[SZ]; /* 1 = needs zeroes */
+static int zero_clean_hits;     /* zero op on a clean byte: would undo a write */
+static int zero_fail;           /* make the next zero op fail */
+
+static int fake_zero(jbof_backend *b, uint64_t off, uint64_t len)
+{
+    (void)b;
+    if (zero_fail) {
+        zero_fail = 0;
+        return -EIO;
+    }
+    for (uint64_t i = off; i < off + len; i++) {
+        if (!dirty_model[i])
+            zero_clean_hits++;
+        dirty_model[i] = 0;
+    }
+    return 0;
+}
+
+static uint64_t model_pending(void)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < SZ; i++)
+        n += dirty_model[i];
+    return n;
+}
+
+static int list_ok(const drive *d)
+{
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < d->ndirty; i++) {
+        if (d->dirty[i].len == 0 || d->dirty[i].off + d->dirty[i].len > SZ)
+            return 0;
+        if (i && d->dirty[i - 1].off + d->dirty[i - 1].len >= d->dirty[i].off)
+            return 0;
+        for (uint64_t k = d->dirty[i].off; k < d->dirty[i].off + d->dirty[i].len; k++)
+            if (!dirty_model[k])
+                return 0;
+        sum += d->dirty[i].len;
+    }
+    return sum == d->scrub_pending && sum == model_pending();
+}
+
+static uint64_t rnd_state = 88172645463325252ull;
+static uint64_t rnd(uint64_t n)
+{
+    rnd_state ^= rnd_state << 13;
+    rnd_state ^= rnd_state >> 7;
+    rnd_state ^= rnd_state << 17;
+    return rnd_state % n;
+}
+
+int main(void)
+{
+    static const jbof_backend_ops ops = {.name = "fake", .zero = fake_zero};
+    jbof_backend be = {.ops = &ops};
+    drive d = {.be = &be, .block_bytes = BLK, .size_bytes = SZ};
+    jbof_engine *e = calloc(1, sizeof(*e));
+    e->cfg.scrub_rate_bps = 4 * BLK * 1000; /* 4 blocks per step */
+
+    CHECK_EQ(scrub_mark(&d, SZ - BLK, 2 * BLK), -EINVAL);
+    CHECK_EQ(scrub_mark(&d, 0, 0), -EINVAL);
+
+    int violations = 0, list_bad = 0;
+    for (int round = 0; round < 20000; round++) {
+        int op = (int)rnd(10);
+        if (op < 2) {
+            /* remove a "namespace": a clean block range becomes dirty */
+            uint64_t off = rnd(SZ / BLK) * BLK, len = (1 + rnd(16)) * BLK;
+            if (off + len > SZ)
+                len = SZ - off;
+            int clean = 1;
+            for (uint64_t k = off; k < off + len; k++)
+                clean &= !dirty_model[k];
+            if (!clean)
+                continue; /* namespaces never overlap dirty space */
+            memset(dirty_model + off, 1, len);
+            CHECK_EQ(scrub_mark(&d, off, len), 0);
+        } else if (op < 9) {
+            jbof_io io = {.offset_bytes = rnd(SZ / BLK) * BLK, .length_bytes = (uint32_t)((1 + rnd(8)) * BLK),
+                          .opcode = (uint8_t)(rnd(2) ? JBOF_OP_READ : JBOF_OP_WRITE)};
+            if (io.offset_bytes + io.length_bytes > SZ)
+                io.length_bytes = (uint32_t)(SZ - io.offset_bytes);
+            int fail = rnd(50) == 0;
+            zero_fail = fail;
+            int rc = scrub_before_io(&d, &io);
+            if (rc == 0) {
+                for (uint64_t k = io.offset_bytes; k < io.offset_bytes + io.length_bytes; k++)
+                    violations += dirty_model[k]; /* the IO would see old data */
+            } else {
+                CHECK_EQ(rc, -EIO);
+            }
+            zero_fail = 0;
+        } else {
+            e->now_ns += 1000000;
+            scrub_step(e, &d);
+        }
+        list_bad += !list_ok(&d);
+    }
+    CHECK_EQ(violations, 0);
+    CHECK_EQ(list_bad, 0);
+    CHECK_EQ(zero_clean_hits, 0);
+    /* the background alone drains everything, in bounded steps */
+    for (int i = 0; i < SZ / BLK && d.ndirty; i++) {
+        e->now_ns += 1000000;
+        scrub_step(e, &d);
+    }
+    CHECK_EQ(d.ndirty, 0);
+    CHECK_EQ(d.scrub_pending, 0);
+    CHECK_EQ(model_pending(), 0);
+    CHECK_EQ(scrub_next_ns(&d), UINT64_MAX);
+    CHECK_EQ(zero_clean_hits, 0);
+    free(d.dirty);
+    free(e);
+    TEST_SUMMARY();
+}
