@@ -47,6 +47,11 @@ def render() -> str:
            "Generated from the commands' `--help` by `scripts/gen_cli_docs.py`; do not edit "
            "(tests/test_cli_docs.py checks it is current).  Units: rates `200MiB/s`, sizes "
            "`4GiB`, durations `2ms` (a bare number is refused; see README.md#units).", ""]
+    # load every lazy command first: the root's listing then shows each command's own
+    # short help, whatever was imported before (a test run imports them in any order)
+    ctx = _context(main, "jbof", None)
+    for name in main.list_commands(ctx):
+        main.get_command(ctx, name)
     _walk(main, ["jbof"], None, out)
     return "\n".join(out).rstrip() + "\n"
 
