@@ -642,9 +642,12 @@ def check_config(cfg: Config, src: str,
                 t = cfg.tenants[i]
                 used += t.size or 0
                 if used > size:
-                    raise ConfigError(src, f"{where(i)}.size", f"namespaces on drive '{d.name}' "
-                                      f"would overlap: they add up to {units.format_size(used)}, "
-                                      f"more than its {units.format_size(size)}")
+                    free = size - (used - (t.size or 0))
+                    raise ConfigError(src, f"{where(i)}.size", f"no free space on drive "
+                                      f"'{d.name}': {units.human_size(free)} of "
+                                      f"{units.human_size(size)} free; need "
+                                      f"{units.human_size(t.size or 0)} (namespaces are laid "
+                                      "out one after another)")
             unsized = [i for i in mine if cfg.tenants[i].size is None]
             if unsized and (size - used) // len(unsized) < MIB:
                 raise ConfigError(src, f"{where(unsized[0])}.size", f"drive '{d.name}' has "

@@ -102,9 +102,10 @@ def _bounded(parse: Callable[[Any], int], hi: int, fmt: Callable[[int], str]) ->
     return p
 
 
-def p_size_in(lo: int, hi: int, multiple: int = 1) -> Callable[[Any], int]:
+def p_size_in(lo: int, hi: int, multiple: int = 1,
+              bare_bytes: bool = False) -> Callable[[Any], int]:
     """schema.p_size with the multiple named as a size (``4KiB``)."""
-    return p_size(lo, hi, multiple, units.format_size)
+    return p_size(lo, hi, multiple, units.format_size, bare_bytes=bare_bytes)
 
 
 p_rate = _bounded(units.parse_rate, MAX_RATE_BPS, units.format_rate)
@@ -257,9 +258,10 @@ DRIVE_KEYS = section(
     Key("controller", "mapping", lambda v: v, "controller knobs: see drives[].controller keys"),
     Key("capacity", "rate", p_rate, "bandwidth the reservations on this drive may add up to "
         "(default: emulated = the preset's read bandwidth; memory/file = unchecked)"),
-    Key("block_size", "size", p_size_in(1, MIB), "minimum IO size and alignment advertised to "
-        "clients (a power of two; raised to what O_DIRECT needs)", "the backend's minimum: "
-        "1 for memory and emulated, the O_DIRECT alignment for direct files"),
+    Key("block_size", "size", p_size_in(1, MIB, bare_bytes=True), "minimum IO size and "
+        "alignment advertised to clients (a power of two; raised to what O_DIRECT needs)",
+        "the backend's minimum: 1 for memory and emulated, the O_DIRECT alignment for direct "
+        "files"),
     Key("io_mode", "choice", p_choice(IO_MODES), "file: auto (io_uring, else threads) | uring | "
         "threads", "auto"),
     Key("direct", "boolean", p_bool, "file: use O_DIRECT when the file system allows it", True),

@@ -165,7 +165,7 @@ def p_wl_iops(v: Any) -> int:
     return n
 
 
-_BS = p_size(SECTOR_BYTES, MAX_BS_BYTES, SECTOR_BYTES)
+_BS = p_size(SECTOR_BYTES, MAX_BS_BYTES, SECTOR_BYTES, bare_bytes=True)  # fio: bs=4096
 
 
 def p_bssplit(v: Any) -> tuple[tuple[int, int], ...]:
@@ -253,7 +253,7 @@ _PHASE_WORKLOAD_KEYS = (
     Key("iodepth", "integer", p_int(1, 65536), "max outstanding IOs (closed loop depth)", 1),
     Key("rate", "rate", p_wl_rate, "open loop: issue this many bytes/s (0 = closed loop)", 0),
     Key("rate_iops", "iops", p_wl_iops, "open loop: issue this many IOs/s (0 = closed loop)", 0),
-    Key("thinktime", "duration", p_duration(bare_unit=None),
+    Key("thinktime", "duration", p_duration(),
         "pause after each completion before the next issue (unit required)", 0),
 )
 

@@ -93,10 +93,14 @@ def p_choice(options: tuple[str, ...], aliases: Mapping[str, str] | None = None)
 
 
 def p_size(lo: int = 0, hi: int = units.U64_MAX, multiple: int = 1,
-           show_multiple: Callable[[int], str] = lambda m: f"{m} bytes") -> Parser:
-    """A size in lo..hi bytes, a multiple of ``multiple`` (named by ``show_multiple``)."""
+           show_multiple: Callable[[int], str] = lambda m: f"{m} bytes",
+           bare_bytes: bool = False) -> Parser:
+    """A size in lo..hi bytes, a multiple of ``multiple`` (named by ``show_multiple``).
+
+    ``bare_bytes``: a plain number is bytes (IO block sizes, as in fio's ``bs=4096``);
+    otherwise a unit is required."""
     def parse(v: Any) -> int:
-        n = units.parse_size(v)
+        n = units.parse_size(v, bare_bytes=bare_bytes)
         if not lo <= n <= hi:
             raise ValueError(f"{show(v)} is out of range (allowed: "
                              f"{units.format_size(lo)}..{units.format_size(hi)})")
@@ -106,9 +110,10 @@ def p_size(lo: int = 0, hi: int = units.U64_MAX, multiple: int = 1,
     return parse
 
 
-def p_duration(positive: bool = False, bare_unit: str | None = "s") -> Parser:
+def p_duration(positive: bool = False) -> Parser:
+    """A duration with its unit (a bare number is refused; zero needs none)."""
     def parse(v: Any) -> int:
-        ns = units.parse_duration_ns(v, bare_unit=bare_unit)
+        ns = units.parse_duration_ns(v)
         if positive and ns == 0:
             raise ValueError(f"{show(v)} must be longer than zero ({units.DURATION_EXAMPLES})")
         return ns
@@ -150,8 +155,9 @@ def section(*keys: Key) -> dict[str, Key]:
     return {k.name: k for k in keys}
 
 
-UNITS_HELP = ("(sizes: 4k=4096, KB/MB/GB are SI; durations: 500us, 1.5ms, 5s;\n"
-              "rates: 200MiB/s; iops: 50k).  Defaults in [brackets].")
+UNITS_HELP = ("(units required: sizes 4k=4KiB, KB/MB/GB are SI, a bare number only\n"
+              "for block sizes (bytes, as fio); durations 500us, 1.5ms, 5s; rates 200MiB/s;\n"
+              "iops 50k; 0 needs no unit).  Defaults in [brackets].")
 
 
 def render_keys(header: str, sections: tuple[tuple[str, dict[str, Key]], ...], width: int = 13,

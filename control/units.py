@@ -5,16 +5,19 @@ or raises ValueError with one line that quotes the input and shows examples.
 Nothing else escapes (no TypeError, no OverflowError).
 
 Sizes (bytes) -- binary by default, like fio's default ``kb_base=1024``:
-    ``4096``, ``4096B``            plain bytes
+    ``4096B``                       plain bytes (a bare ``4096`` only where ``bare_bytes``:
+                                    IO block sizes, as fio's ``bs=4096``)
     ``4k`` ``4K`` ``4KiB`` ``4kib`` 4 * 1024           (k, m, g, t, p: powers of 1024)
     ``1.5MiB``                      1572864            (fractions allowed if the result is whole bytes)
     ``1KB`` ``1MB`` ``1GB`` ``1TB``  powers of 1000     (SI, as written on drive spec sheets;
                                                         note fio's default would read KB as 1024)
 Durations (returned in integer nanoseconds):
     ``500ns`` ``500us`` (or ``µs``) ``1.5ms`` ``5s`` ``2m`` (or ``min``) ``1h``
-    a bare number (``5``, ``0.5``, YAML ``5``) means seconds.
+    a bare number is refused (``latency_slo: 2`` would be 2 s; write ``2ms``).
 Rates (bytes per second): a size with an optional ``/s``: ``200MiB/s``, ``1GiB/s``,
-    ``3GB/s``, ``200m`` (fio's ``rate=`` spelling); a bare integer is bytes/s.
+    ``3GB/s``, ``200m`` (fio's ``rate=`` spelling), ``100B/s``; a bare number is
+    refused (``limit: 100`` would be 100 B/s).
+Zero needs no unit anywhere (``limit: 0`` = none).
 IOPS (IOs per second): decimal multipliers, because "400K IOPS" on a spec sheet means
     400,000: ``50000``, ``50k``, ``50k iops``, ``50kiops``, ``1.5M IOPS``, ``50k/s``.
 Percentages: ``50%``, ``50``, ``12.5%``; within 0..100.
@@ -64,6 +67,26 @@ _DUR_RE = re.compile(_NUM + r"\s*([a-zµμ]*)")
 _IOPS_RE = re.compile(_NUM + r"\s*([kmg]?)\s*(iops|/s)?")
 
 
+def _no_unit(raw: object, what: str, examples: str) -> ValueError:
+    """The one-line refusal of a bare number where a unit is required."""
+    n = str(raw).strip()
+    return ValueError(f"{n} has no unit; write {what} such as {examples.format(n=n)}")
+
+
+_NO_UNIT_RATE = ("a rate", "{n}MiB/s or 1GB/s")
+_NO_UNIT_SIZE = ("a size", "{n}MiB or 4KiB")
+_NO_UNIT_DURATION = ("a duration", "{n}ms or 5s")
+_BARE_RE = re.compile(_NUM)
+
+
+def _bare(num: Fraction | None, raw: object) -> bool:
+    """A non-zero number without a unit (a YAML number or a digits-only string)."""
+    if num is not None:
+        return num != 0
+    text = str(raw).strip()
+    return bool(_BARE_RE.fullmatch(text)) and Fraction(text) != 0
+
+
 def _show(value: object) -> str:
     text = repr(value) if isinstance(value, str) else str(value)
     return text if len(text) <= 40 else text[:37] + "..."
@@ -95,9 +118,15 @@ def _negative_text(text: str, raw: object, what: str) -> None:
         raise ValueError(f"{_show(raw)} is negative; {what} must be >= 0")
 
 
-def parse_size(raw: object) -> int:
-    """Bytes from ``4k``, ``128KiB``, ``1MiB``, ``1GB`` (SI), ``4096``."""
+def parse_size(raw: object, *, bare_bytes: bool = False) -> int:
+    """Bytes from ``4k``, ``128KiB``, ``1MiB``, ``1GB`` (SI), ``4096B``.
+
+    A bare number (``4096``) is bytes only with ``bare_bytes`` (IO block sizes,
+    fio's vocabulary); elsewhere it is refused.
+    """
     num = _number(raw, "a size", SIZE_EXAMPLES)
+    if not bare_bytes and _bare(num, raw):
+        raise _no_unit(raw, *_NO_UNIT_SIZE)
     if num is not None:
         return _whole(num, "bytes", raw)
     text = str(raw).strip()
@@ -108,13 +137,15 @@ def parse_size(raw: object) -> int:
     return _whole(Fraction(m.group(1)) * _BIN[m.group(2)], "bytes", raw)
 
 
-def parse_duration_ns(raw: object, *, bare_unit: str | None = "s") -> int:
+def parse_duration_ns(raw: object, *, bare_unit: str | None = None) -> int:
     """Nanoseconds from ``500us``, ``1.5ms``, ``5s``, ``2m``, ``1h``.
 
-    A bare number means ``bare_unit`` (seconds); with ``bare_unit=None`` a
-    unit is required (used where fio's meaning of a bare number differs).
+    A bare non-zero number is refused unless ``bare_unit`` names its unit
+    (for internal callers that hold seconds, never for user input).
     """
     num = _number(raw, "a duration", DURATION_EXAMPLES)
+    if bare_unit is None and _bare(num, raw):
+        raise _no_unit(raw, *_NO_UNIT_DURATION)
     if num is None:
         text = str(raw).strip()
         _negative_text(text, raw, "a duration")
@@ -125,15 +156,18 @@ def parse_duration_ns(raw: object, *, bare_unit: str | None = "s") -> int:
     else:
         unit = ""
     if not unit:
-        if bare_unit is None:
-            raise ValueError(f"{_show(raw)} needs a unit ({DURATION_EXAMPLES})")
-        unit = bare_unit
+        unit = bare_unit or "s"    # only zero gets here without a bare_unit
     return _whole(num * _DUR[unit], "nanoseconds", raw)
 
 
-def parse_rate(raw: object) -> int:
-    """Bytes per second from ``200MiB/s``, ``1GiB/s``, ``3GB/s``, ``200m``."""
+def parse_rate(raw: object, *, bare_bytes: bool = False) -> int:
+    """Bytes per second from ``200MiB/s``, ``1GiB/s``, ``3GB/s``, ``200m``, ``100B/s``.
+
+    A bare number is bytes/s only with ``bare_bytes`` (JSON wire protocols that
+    carry plain bytes/s); user input must carry its unit."""
     num = _number(raw, "a rate", RATE_EXAMPLES)
+    if not bare_bytes and _bare(num, raw):
+        raise _no_unit(raw, *_NO_UNIT_RATE)
     if num is not None:
         return _whole(num, "bytes/s", raw)
     text = str(raw).strip()
@@ -183,12 +217,13 @@ def _check_int(value: int, what: str) -> None:
 
 
 def format_size(nbytes: int) -> str:
-    """Exact: ``4096 -> '4KiB'``, ``1536 -> '1536'`` (round-trips through parse_size)."""
+    """Exact: ``4096 -> '4KiB'``, ``1536 -> '1536B'``, ``0 -> '0'`` (round-trips
+    through parse_size)."""
     _check_int(nbytes, "a size")
     for name, mult in _BIN_OUT:
         if nbytes and nbytes % mult == 0:
             return f"{nbytes // mult}{name}"
-    return str(nbytes)
+    return f"{nbytes}B" if nbytes else "0"
 
 
 def format_duration(ns: int) -> str:

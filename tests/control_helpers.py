@@ -42,6 +42,12 @@ class Daemon:
     config_path: Path
     admin: str
     nbd: str
+    state_path: Path          # where live changes are saved (the config file never is)
+
+    def saved(self) -> Any:
+        """The config a restart would load: the state file's."""
+        from control.state import state_config
+        return state_config(self.state_path)
 
     @property
     def metrics_url(self) -> str:
@@ -72,10 +78,12 @@ def daemon(config_text: str, metrics: bool = False, **admin: Any) -> Iterator[Da
     eng = Engine(engine_config(cfg))
     eng.start()
     stop = threading.Event()
-    plane = Services(eng, cfg, str(path), stop.set, file_cfg)
+    state = tmp / "c.state.yaml"
+    plane = Services(eng, cfg, str(state), stop.set, file_cfg)
+    plane.control.config_path = str(path)
     try:
         plane.start()
-        yield Daemon(eng, plane, stop, tmp, path, cfg.admin_socket, str(tmp / "nbd.sock"))
+        yield Daemon(eng, plane, stop, tmp, path, cfg.admin_socket, str(tmp / "nbd.sock"), state)
     finally:
         plane.close()
         eng.close()

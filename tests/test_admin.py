@@ -21,6 +21,7 @@ from control.daemon.admin import AdminError, AdminServer, Client
 from control.daemon.operations import Operations
 from control.cli import main
 from control.config import load_config
+from control.state import state_config
 
 pytestmark = pytest.mark.needs_core
 
@@ -40,26 +41,25 @@ def test_tenant_add_set_remove_are_live_and_persisted() -> None:
         res = c.call("tenant.add", name="c", size="32MiB", weight=3, limit="50MiB/s",
                      latency_slo="5ms")
         assert res["uris"] == [f"nbd+unix:///c?socket={d.nbd}"]
-        assert res["persisted"] == str(d.config_path)
+        assert res["persisted"] == str(d.state_path)
         st = d.engine.tenant_stats("c")
         assert (st["size_bytes"], st["tenant"]["weight"], st["tenant"]["class"]) == \
             (32 * MIB, 3, "latency")
-        saved = load_config(d.config_path)
+        saved = d.saved()
         assert [t.name for t in saved.tenants] == ["a", "b", "c"]
         assert saved.tenant("c").limit == 50 * MIB and saved.tenant("c").latency_slo == 5_000_000
-        assert "hand-written" in (d.dir / "c.yaml.prev").read_text()
 
         res = c.call("tenant.set", name="c", weight=7, latency_slo=0, limit=0)
         assert res["changed"] == {"weight": [3, 7], "class": ["latency", "best-effort"],
                                   "limit": ["50MiB/s", "0"], "latency_slo": ["5ms", "0"]}
         t = d.engine.tenant_stats("c")["tenant"]
         assert (t["weight"], t["class"]) == (7, "best-effort")   # class follows the SLO
-        assert load_config(d.config_path).tenant("c").weight == 7
-        assert load_config(d.dir / "c.yaml.prev").tenant("c").weight == 3
+        assert d.saved().tenant("c").weight == 7
+        assert state_config(f"{d.state_path}.1").tenant("c").weight == 3   # a generation
 
         c.call("tenant.remove", name="c")
         assert "c" not in d.engine.tenants()
-        assert [t.name for t in load_config(d.config_path).tenants] == ["a", "b"]
+        assert [t.name for t in d.saved().tenants] == ["a", "b"]
         # the space is free again
         c.call("tenant.add", name="c2", size="32MiB")
         assert d.engine.tenant_stats("c2")["size_bytes"] == 32 * MIB
@@ -71,7 +71,7 @@ def test_equal_share_sizes_are_pinned_for_restarts() -> None:
                 "tenants: [{name: a, size: 56MiB}, {name: b}, {name: c}]\n") as d, d.client() as c:
         assert load_config(d.config_path).tenant("b").size is None
         c.call("tenant.set", name="a", weight=2)
-        saved = load_config(d.config_path)
+        saved = d.saved()
         assert [t.size for t in saved.tenants] == [56 * MIB, 100 * MIB, 100 * MIB]
 
 
@@ -87,7 +87,7 @@ def test_restart_from_the_persisted_file_comes_back_the_same() -> None:
             live = {t: d.engine.tenant_stats(t)["tenant"] for t in d.engine.tenants()}
             sizes = {t: d.engine.tenant_stats(t)["size_bytes"] for t in d.engine.tenants()}
             ctl = d.engine.drive_cfg("d0")["ctl"]
-        cfg = load_config(d.config_path).with_overrides(unix=str(d.dir / "n2.sock"))
+        cfg = d.saved().with_overrides(unix=str(d.dir / "n2.sock"))
         eng = Engine(engine_config(cfg))
         eng.start()
         try:
@@ -117,7 +117,7 @@ def test_drive_set_policy_band_and_knobs() -> None:
         assert (ctl["band_lo_pct"], ctl["band_hi_pct"]) == (200, 400)
         c.call("drive.set", name="d0", policy="fifo")
         assert d.engine.drive_stats("d0")["sched"]["policy"] == 0
-        saved = load_config(d.config_path).drive("d0")
+        saved = d.saved().drive("d0")
         assert (saved.policy, saved.band.text(), saved.knobs()) == \
             ("fifo", "200%..400%", {"rate_max": 500 * MIB})
         drives = c.call("drive.list")["drives"]
@@ -147,7 +147,7 @@ def test_stats_snapshot_and_config_get() -> None:
         assert a["class"] == "reserved" and a["reserve_bps"] == 100 * MIB
         assert snap["drives"][0]["name"] == "d0" and "time" in snap
         got = c.call("config.get")
-        assert got["path"] == str(d.config_path)
+        assert got["path"] == str(d.config_path) and got["state"] == str(d.state_path)
         assert yaml.safe_load(got["yaml"]) == got["config"]
         assert "listen" not in got["config"] and "admin" not in got["config"]  # CLI overrides
         info = c.call("ping")
@@ -164,7 +164,7 @@ def test_shutdown_replies_then_stops() -> None:
 def test_persist_failure_is_reported() -> None:
     from control_helpers import daemon
     with daemon(CFG) as d, d.client() as c:
-        d.plane.control.persist_path = str(d.dir / "gone" / "c.yaml")
+        d.plane.control.state.path = d.config_path / "under-a-file" / "c.state.yaml"
         with pytest.raises(AdminError) as e:
             c.call("tenant.set", name="a", weight=2)
         assert e.value.code == "persist" and "applied to the running daemon" in e.value.message
@@ -174,7 +174,7 @@ def test_persist_failure_is_reported() -> None:
 def test_without_a_config_file_nothing_is_persisted() -> None:
     from control_helpers import daemon
     with daemon(CFG) as d, d.client() as c:
-        d.plane.control.persist_path = None
+        d.plane.control.state = None
         assert c.call("tenant.set", name="a", weight=3)["persisted"] is None
         assert load_config(d.config_path).tenant("a").weight == 1
 
@@ -308,12 +308,17 @@ def test_cli_against_a_live_daemon() -> None:
         assert r.exit_code == 0 and len(json.loads(r.stdout)["tenants"]) == 3
         r = run("stats", "--interval", "50ms", *s)
         assert r.exit_code == 0
-        assert r.stdout.splitlines()[0].split() == ["TENANT", "DRIVE", "CLASS", "IOPS", "MB/s",
-                                                     "P50", "P99", "QD", "INFLIGHT", "THROTTLED"]
+        lines = r.stdout.splitlines()
+        assert lines[0].split() == ["TENANT", "DRIVE", "CLASS", "IOPS", "MB/s", "P50", "P99",
+                                    "SLO", "P99/SLO", "SLO_MISS", "QD", "INFLIGHT", "THROTTLED"]
+        drive_hdr = lines.index(next(x for x in lines if x.startswith("DRIVE")))
+        assert lines[drive_hdr].split() == ["DRIVE", "POLICY", "STATE", "RATE", "BAND", "MB/s",
+                                            "UTIL", "INFLIGHT"]
+        assert lines[drive_hdr + 1].split()[:3] == ["d0", "drr", "idle"]   # no IO: idle
         r = run("stats", "--watch", "--json", "--interval", "20ms", "--count", "2", *s)
         assert r.exit_code == 0 and len(r.stdout.splitlines()) == 2
         r = run("config", "show", *s)
-        assert r.exit_code == 0 and r.stdout.startswith(f"# {d.config_path}\n")
+        assert r.exit_code == 0 and r.stdout.startswith(f"# config: {d.config_path}\n")
         r = run("tenant", "rm", "c", *s)
         assert r.exit_code == 0 and r.stdout.strip() == "removed tenant c"
 
@@ -324,7 +329,7 @@ def test_cli_against_a_live_daemon() -> None:
             run("tenant", "add", "z", "--size", "1MiB", "--reserve", "5x", *s))
         assert "no tenant named 'zz'" in one_error_line(run("tenant", "rm", "zz", *s))
         err = one_error_line(run("tenant", "add", "z", "--size", "1GiB", *s))
-        assert err.startswith("Error: --size: namespaces on drive 'd0' would overlap")
+        assert err.startswith("Error: --size: no free space on drive 'd0'")
         err = one_error_line(run("tenant", "set", "a", "--reserve", "2GiB/s", *s))
         assert "--reserve: reservations on drive 'd0'" in err
         assert "nothing to change" in one_error_line(run("tenant", "set", "a", *s))

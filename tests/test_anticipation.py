@@ -95,7 +95,7 @@ def test_reclaim_bound(bound_ms: int) -> None:
     from control.simulator import Simulator
     sim = Simulator(device="dct983", policy="qos", seed=3,
                     sched_overrides={"scavenger_reclaim_ns": bound_ms * 1_000_000})
-    sim.add_tenant("owner", {"rw": "randread", "bs": "128k", "iodepth": 64, "rate": 600 * MiB,
+    sim.add_tenant("owner", {"rw": "randread", "bs": "128k", "iodepth": 64, "rate": "600MiB/s",
                              "startdelay": "500ms"}, reserve_bps=700 * MiB)
     sim.add_tenant("scavenger", {"rw": "randread", "bs": "1m", "iodepth": 256}, klass="scavenger")
     sim.run(0.5)

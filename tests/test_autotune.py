@@ -417,9 +417,9 @@ def test_cli_live_commands_speak_the_admin_protocol(tmp_path: Path) -> None:
     th = threading.Thread(target=serve, daemon=True)
     th.start()
     r = CliRunner()
-    res = r.invoke(main, ["tune", "status", "--socket", str(path)])
+    res = r.invoke(main, ["tune", "status", "--json", "--socket", str(path)])
     assert res.exit_code == 0 and json.loads(res.output) == {"ssd0": {"enabled": True}}
-    res = r.invoke(main, ["tune", "disable", "--drive", "ssd0", "--socket", str(path)])
+    res = r.invoke(main, ["tune", "disable", "--drive", "ssd0", "--json", "--socket", str(path)])
     assert res.exit_code == 0 and json.loads(res.output) == {"ssd0": {"enabled": False}}
     res = r.invoke(main, ["tune", "enable", "--drive", "ssd9", "--socket", str(path)])
     assert res.exit_code == 1 and "no drive 'ssd9'" in res.output

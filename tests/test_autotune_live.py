@@ -165,10 +165,12 @@ def test_admin_ops_and_the_never_persisted_path(tmp_path: Path) -> None:
                                        "ctl.band_lo_pct": 200}
             assert ctl.tuned_fields("d0") == ({}, {})
 
-            # enabling is saved to the file (the operator asked), trials never are
+            # enabling is saved to the state file (the operator asked), trials never are;
+            # the operator's config file is never rewritten
             res = c.call("tune.set", drive="d0", enabled=True)
-            assert res["enabled"] and res["persisted"] == str(d.config_path)
-            assert yaml.safe_load(d.config_path.read_text())["tune"]["enabled"] == ["d0"]
+            assert res["enabled"] and res["persisted"] == str(d.state_path)
+            assert d.saved().tune["enabled"] == ["d0"]
+            assert d.config_path.read_bytes() == file_before
             # an idle drive is profiled, then waits for a mix: no search, no index entry
             wait_until(lambda: c.call("tune.status")["drives"][0]["state"] == "idle", 10)
             assert c.call("tune.status")["drives"][0]["trials_total"] == 0
@@ -326,7 +328,7 @@ def test_trials_under_fio_then_disable_restores_and_the_file_is_never_rewritten(
     assert s.config.read_bytes() == file_before           # trials never rewrite it
     assert not Path(f"{s.config}.prev").exists()
 
-    r = jbof("tune", "disable", "--drive", "d0", "--socket", s.admin)
+    r = jbof("tune", "disable", "--drive", "d0", "--json", "--socket", s.admin)
     assert r.returncode == 0, r.stderr
     res = json.loads(r.stdout)
     assert not res["enabled"] and res["state"] == "disabled"
@@ -335,9 +337,13 @@ def test_trials_under_fio_then_disable_restores_and_the_file_is_never_rewritten(
     m = s.metrics()
     assert m[("jbof_tune_exploring", "")] == 0 and m[("jbof_tune_enabled", "")] == 0
     assert {k: m[("jbof_tune_knob", k)] for k in configured} == configured
-    # the operator's disable is saved (tune.enabled); drives and tenants as configured
-    from control.config import load_config, parse_config
-    before, after = parse_config(yaml.safe_load(file_before)), load_config(s.config)
+    # the operator's disable is saved (tune.enabled) to the state file, never to the
+    # config file; drives and tenants as configured
+    from control.config import parse_config
+    from control.state import state_config
+    assert s.config.read_bytes() == file_before
+    before = parse_config(yaml.safe_load(file_before))
+    after = state_config(s.config.with_name(f"{s.config.stem}.state.yaml"))
     assert after.tune == {**(before.tune or {}), "enabled": []}
     assert (after.drives, after.tenants) == (before.drives, before.tenants)
 
@@ -366,9 +372,9 @@ def test_a_finished_search_is_indexed_and_reused_without_trials(
 
     # the same mix again (tuning off and on): profiled, found, applied, no trial
     trials = st["trials_total"]
-    assert json.loads(jbof("tune", "disable", "--drive", "d0", "--socket", s.admin).stdout
+    assert json.loads(jbof("tune", "disable", "--drive", "d0", "--json", "--socket", s.admin).stdout
                       )["knobs"] == st["configured"]
-    assert json.loads(jbof("tune", "enable", "--drive", "d0", "--socket", s.admin).stdout
+    assert json.loads(jbof("tune", "enable", "--drive", "d0", "--json", "--socket", s.admin).stdout
                       )["enabled"]
     wait_until(lambda: s.status()["reuses_total"] == 1, 8, 0.1, s.status)  # profiling needs a few 100 ms periods; a loaded CI host is slower
     st = s.status()

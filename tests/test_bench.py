@@ -197,7 +197,7 @@ def test_device_maps_to_a_preset() -> None:
 def test_namespace_size_is_capped_and_aligned() -> None:
     assert ns_size(tenant("{rw: read, size: 64MiB}")) == 64 * MIB
     assert ns_size(tenant("{rw: read}")) == 1 << 30                  # 8 GiB default, capped
-    assert ns_size(tenant("{rw: read, bs: 16k, size: 20000}")) == 16384
+    assert ns_size(tenant("{rw: read, bs: 16k, size: 20000B}")) == 16384
 
 
 def test_plan_order() -> None:
@@ -223,7 +223,9 @@ def test_every_shipped_scenario_is_live_ready(scenario_dir: Path) -> None:
 # -------------------------------------------------------------------- CLI ---
 
 def bench(*args: str) -> Any:
-    return CliRunner().invoke(main, ["bench", *args])
+    """``jbof bench`` with one repeat unless asked (CI time is bounded)."""
+    extra = [] if "--repeat" in args else ["--repeat", "1"]
+    return CliRunner().invoke(main, ["bench", *args, *extra])
 
 
 def one_error_line(res: Any) -> str:
@@ -387,10 +389,15 @@ def test_running_daemon_through_the_admin_socket() -> None:
     with daemon(cfg) as d:
         p = d.dir / "small.yaml"
         p.write_text(SMALL.replace("600ms", "500ms"))
-        res = bench(str(p), "-p", "fifo,qos", "--socket", d.admin, "--no-peers", "--json")
+        before = d.config_path.read_bytes()
+        res = bench(str(p), "-p", "fifo,qos", "--socket", d.admin, "--no-peers", "--json",
+                    "--repeat", "2")
         assert res.exit_code == 0, res.output
         docs = json.loads(res.stdout)
         assert [x["policy"] for x in docs] == ["fifo", "qos"]
+        assert all(x["repeat"]["n"] == 2 and isinstance(x["unreliable"], list) for x in docs)
+        # its temporary changes are never persisted: no state file, the config untouched
+        assert d.config_path.read_bytes() == before and not d.state_path.exists()
         assert all(t["dp_bytes"] > 0 for x in docs for t in x["tenants"])
         with d.client() as c:       # the daemon's own settings are back
             rows = {t["name"]: t for t in c.call("tenant.list")["tenants"]}
@@ -446,7 +453,7 @@ def test_interrupt_stops_everything(tmp_path: Path, sig: str) -> None:
     p.write_text(SMALL)
     env = dict(os.environ, TMPDIR=str(tmp_path))
     proc = subprocess.Popen([sys.executable, "-m", "control.cli", "bench", str(p), "-p", "fifo",
-                             "--backend", "memory", "--duration", "20s", "--no-peers"],
+                             "--backend", "memory", "--duration", "20s", "--no-peers", "--repeat", "1"],
                             stderr=subprocess.PIPE, text=True, env=env,
                             cwd=Path(__file__).resolve().parent.parent)
     kids: list[str] = []

@@ -87,15 +87,26 @@ BAD_CONFIGS: list[tuple[str, str | bytes, str, str]] = [
      "tenants[2].weight", "out of range (allowed: 1..10000)"),
     ("size-garbage", with_tenant("{name: c, drive: d0, size: 4x}"), "tenants[2].size",
      "is not a size (examples: 4k, 128KiB, 1MiB)"),
-    ("size-unaligned", with_tenant("{name: c, drive: d0, size: 1000}"), "tenants[2].size",
+    ("size-unaligned", with_tenant("{name: c, drive: d0, size: 1000B}"), "tenants[2].size",
      "out of range"),
-    ("size-odd", with_tenant("{name: c, drive: d0, size: 6000}"), "tenants[2].size",
+    ("size-odd", with_tenant("{name: c, drive: d0, size: 6000B}"), "tenants[2].size",
      "not a multiple of 4KiB"),
     ("huge-size", with_tenant("{name: c, drive: d0, size: 2PiB}"), "tenants[2].size",
      "out of range (allowed: 4KiB..1PiB)"),
     ("huge-reserve-int", with_tenant("{name: c, drive: d0, size: 1MiB, "
-                                     "reserve: 99999999999999999999999999}"),
+                                     "reserve: 99999999999999999999999999B/s}"),
      "tenants[2].reserve", "too large"),
+    # issue 14: a bare number where a unit is required (the exact line after the key)
+    ("bare-limit", with_tenant("{name: c, drive: d0, size: 1MiB, limit: 100}"),
+     "tenants[2].limit", "100 has no unit; write a rate such as 100MiB/s or 1GB/s"),
+    ("bare-reserve", with_tenant("{name: c, drive: d0, size: 1MiB, reserve: 100}"),
+     "tenants[2].reserve", "100 has no unit; write a rate such as 100MiB/s or 1GB/s"),
+    ("bare-slo", with_tenant("{name: c, drive: d0, size: 1MiB, latency_slo: 2}"),
+     "tenants[2].latency_slo", "2 has no unit; write a duration such as 2ms or 5s"),
+    ("bare-slo-string", with_tenant("{name: c, drive: d0, size: 1MiB, latency_slo: '2'}"),
+     "tenants[2].latency_slo", "2 has no unit; write a duration such as 2ms or 5s"),
+    ("bare-size", with_tenant("{name: c, drive: d0, size: 4096}"),
+     "tenants[2].size", "4096 has no unit; write a size such as 4096MiB or 4KiB"),
     ("huge-reserve-float", with_tenant("{name: c, drive: d0, size: 1MiB, reserve: 1e400}"),
      "tenants[2].reserve", "is not a rate"),
     ("huge-iops", with_tenant("{name: c, drive: d0, size: 1MiB, limit_iops: 10G iops}"),
@@ -111,7 +122,7 @@ BAD_CONFIGS: list[tuple[str, str | bytes, str, str]] = [
     ("drive-needed", with_tenant("{name: c, size: 1MiB}"), "tenants[2].drive",
      "is required when there are several drives"),
     ("namespace-overlap", with_tenant("{name: c, drive: d0, size: 600MiB}"), "tenants[2].size",
-     "would overlap: they add up to 1112MiB, more than its 1GiB"),
+     "no free space on drive 'd0': 512MiB of 1.00GiB free; need 600MiB"),
     ("no-room-for-unsized", with_tenant("{name: c, drive: d0, size: 512MiB}")
      + "  - {name: x, drive: d0}\n", "tenants[3].size", "left for 1 tenant(s) without a size"),
     ("reserve-above-capacity", ONE_DRIVE + "tenants:\n"
@@ -229,17 +240,17 @@ def test_document_round_trips(tmp_path: Path) -> None:
             "2GB/s, controller: {rate_max: 3GiB/s, bucket: 128KiB}}\n"
             "  - {name: d1, backend: memory, size: 64MiB, policy: gimbal, band: 150%..400%}\n"
             "listen: {unix: /tmp/n.sock, mode: '0660', tcp: '127.0.0.1:0'}\n"
-            "tenants:\n  - {name: a, drive: d0, size: 1536, latency_slo: 1.5ms, "
-            "reserve: 1000000, limit: 3MB/s, limit_iops: 12345, sq_depth: 64, read_only: true}\n"
+            "tenants:\n  - {name: a, drive: d0, size: 1536B, latency_slo: 1.5ms, "
+            "reserve: 1000000B/s, limit: 3MB/s, limit_iops: 12345, sq_depth: 64, read_only: true}\n"
             "  - {name: b, drive: d1, weight: 7, class: scavenger}\n"
             "admin: {socket: a.sock, mode: '0660', max_connections: 3}\n"
             "metrics: '[::1]:9464'\n")
     with pytest.raises(ConfigError):   # 1536 is not a multiple of 4 KiB
         parse_config(yaml.safe_load(text), "c")
-    cfg = parse_config(yaml.safe_load(text.replace("size: 1536", "size: 12KiB")), "c")
+    cfg = parse_config(yaml.safe_load(text.replace("size: 1536B", "size: 12KiB")), "c")
     again = parse_config(yaml.safe_load(dump_yaml(cfg)), "c")
     assert again == cfg
-    assert document(cfg)["tenants"][0]["reserve"] == "1000000/s"
+    assert document(cfg)["tenants"][0]["reserve"] == "1000000B/s"
     assert document(cfg)["drives"][0]["band"] == "300us..2ms"
 
 
@@ -344,7 +355,7 @@ BAD_REQUESTS: list[tuple[str, bytes, str, str]] = [
     ("add-unknown-drive", b'{"v": 1, "op": "tenant.add", "args": {"name": "c", "size": "1MiB", '
      b'"drive": "zz"}}\n', "invalid", "args.drive: 'zz' is not a drive"),
     ("add-overlap", b'{"v": 1, "op": "tenant.add", "args": {"name": "c", "size": "100GiB"}}\n',
-     "invalid", "args.size: namespaces on drive 'd0' would overlap"),
+     "invalid", "args.size: no free space on drive 'd0'"),
     ("add-reserve-above-capacity", b'{"v": 1, "op": "tenant.add", "args": {"name": "c", '
      b'"size": "1MiB", "reserve": "900MiB/s"}}\n', "invalid",
      "args.reserve: reservations on drive 'd0' add up to 1.07GiB/s, more than its capacity"),

@@ -141,9 +141,9 @@ def test_live_tenant_add_with_access_rules() -> None:
                                       "c-id", "--allow-uid", "0", "--allow-uid", "1000",
                                       "--socket", d.admin])
         assert r.exit_code == 0, r.output
-        saved = yaml.safe_load(Path(d.config_path).read_text())
-        c = next(t for t in saved["tenants"] if t["name"] == "c")
-        assert c["tls_identity"] == "c-id" and c["allow_uids"] == [0, 1000]
+        c = d.saved().tenant("c")                                  # live changes: the state file
+        assert c.tls_identity == "c-id" and list(c.allow_uids) == [0, 1000]
+        assert Path(d.config_path).read_text() == cfg             # the operator's file untouched
         assert d.engine.sec_stats()["access_rules"] == 2
         r = CliRunner().invoke(main, ["tenant", "add", "e", "--size", "8MiB", "--tls-identity",
                                       "e:x", "--socket", d.admin])

@@ -112,6 +112,11 @@ def served() -> Iterator[Served]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _state(config: Path) -> Path:
+    """The state file serve keeps beside its config (live admin changes)."""
+    return config.with_name(f"{config.stem}.state.yaml")
+
+
 def wait_until(what: Callable[[], bool], timeout_s: float, every_s: float = 0.02) -> float:
     """Poll until what() holds; the monotonic time it first held (AssertionError after
     timeout_s)."""
@@ -146,7 +151,7 @@ def test_forecast_moves_the_scavenger_limit_ahead_of_the_arrival(served: Served)
             assert rows["scav"]["configured_limit_bps"] == 0
             assert s.config.read_bytes() == file_before          # ticks never write it
             a.call("tenant.set", name="own", weight=2)
-        saved = yaml.safe_load(s.config.read_text())
+        saved = yaml.safe_load(_state(s.config).read_text())["config"]   # live changes
         assert "limit" not in next(t for t in saved["tenants"] if t["name"] == "scav")
         assert saved["forecast"]["capacity"] == "2800MiB/s"      # the section is kept
         assert s.limit() == LENT
@@ -163,8 +168,8 @@ def test_forecast_moves_the_scavenger_limit_ahead_of_the_arrival(served: Served)
         time.sleep(0.2)                                          # ten ticks
         assert s.limit() == STATIC                               # the owner runs: held
 
-    r = subprocess.run([sys.executable, "-m", "control.cli", "forecast", "push", "--socket",
-                        s.forecast, json.dumps({"type": "finished", "job": "j1"})],
+    r = subprocess.run([sys.executable, "-m", "control.cli", "forecast", "push", "--json",
+                        "--socket", s.forecast, json.dumps({"type": "finished", "job": "j1"})],
                        cwd=ROOT, capture_output=True, text=True, timeout=30, check=False)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["ok"] is True
@@ -181,9 +186,9 @@ def test_forecast_moves_the_scavenger_limit_ahead_of_the_arrival(served: Served)
     err = s.proc.stderr.read()
     assert "Traceback" not in err and "stopped after" in err, err
     assert not os.path.exists(s.forecast)
-    assert s.config.read_bytes() != file_before          # only the admin change was saved
-    assert "limit" not in next(t for t in yaml.safe_load(s.config.read_text())["tenants"]
-                               if t["name"] == "scav")
+    assert s.config.read_bytes() == file_before          # the config file: never rewritten
+    assert "limit" not in next(t for t in yaml.safe_load(_state(s.config).read_text())
+                               ["config"]["tenants"] if t["name"] == "scav")
 
 
 def test_forecast_socket_errors_keep_the_connection_and_cannot_change_slos(
@@ -315,7 +320,7 @@ def test_planned_limits_are_live_capped_and_never_persisted(tmp_path: Path) -> N
     f.write_text(ONE)
     cfg = load_config(f)
     eng = FakeEngine()
-    ctl = Operations(eng, cfg, str(f), lambda: None)
+    ctl = Operations(eng, cfg, str(tmp_path / "d.state.yaml"), lambda: None)
     ctl.set_planned_limit("scav", 1 * 1024 * MIB)
     assert eng.calls[-1] == ("scav", {**eng.calls[-1][1], "limit": 1024 * MIB})
     assert ctl.live_config.tenant("scav").limit == 1024 * MIB
@@ -332,7 +337,8 @@ def test_planned_limits_are_live_capped_and_never_persisted(tmp_path: Path) -> N
     # the configured settings
     ctl.handle("tenant.set", {"name": "scav", "weight": 3})
     assert eng.calls[-1] == ("scav", {**eng.calls[-1][1], "weight": 3, "limit": 100 * MIB})
-    saved = yaml.safe_load(f.read_text())
+    assert f.read_text() == ONE                                   # never the config file
+    saved = yaml.safe_load((tmp_path / "d.state.yaml").read_text())["config"]
     assert next(t for t in saved["tenants"] if t["name"] == "scav")["limit"] == "2GiB/s"
     rows = {r["name"]: r for r in ctl.handle("tenant.list", {})["tenants"]}
     assert rows["scav"]["limit_bps"] == 100 * MIB and rows["scav"]["planned"]

@@ -200,18 +200,21 @@ def test_apply_errors_are_not_fatal(tmp_path: Path) -> None:
 def test_cli_push_and_ls(svc: Any) -> None:
     s, _, _ = svc
     run = CliRunner()
-    r = run.invoke(main, ["forecast", "push", "--socket", s.path, "--job", "j9", "--tenant",
+    r = run.invoke(main, ["forecast", "push", "--json", "--socket", s.path, "--job", "j9", "--tenant",
                           "team-b", "--source", "sched", "--arrival-in", "30s",
                           "--read-rate", "400MiB/s"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.output.splitlines()[0])["ok"]
-    r = run.invoke(main, ["forecast", "push", "--socket", s.path, "-"],
+    r = run.invoke(main, ["forecast", "push", "--json", "--socket", s.path, "-"],
                    input='{"type": "arrived", "job": "j9", "tenant": "team-b"}\n'
                          '{"type": "arrived", "job": "j9", "tenant": "team-x"}\n')
     assert r.exit_code == 1
     lines = r.output.strip().splitlines()
     assert json.loads(lines[0])["ok"] and not json.loads(lines[1])["ok"]
     assert lines[-1] == "Error: 1 of 2 message(s) refused"
+    r = run.invoke(main, ["forecast", "push", "--socket", s.path, "-"],      # table mode
+                   input='{"type": "arrived", "job": "j9", "tenant": "team-x"}\n')
+    assert r.output.startswith("message 1: refused: ") and "{" not in r.output.splitlines()[0]
     r = run.invoke(main, ["forecast", "ls", "--socket", s.path])
     assert r.exit_code == 0, r.output
     assert "j9" in r.output and "team-b" in r.output and "active" in r.output

@@ -14,16 +14,46 @@ KiB, MiB, GiB = 1024, 1024**2, 1024**3
     ("4k", 4 * KiB), ("4K", 4 * KiB), ("4KiB", 4 * KiB), ("4kib", 4 * KiB), ("128KiB", 128 * KiB),
     ("1MiB", MiB), ("1m", MiB), ("1G", GiB), ("1GiB", GiB), ("2t", 2 * 1024**4),
     ("1KB", 1000), ("1MB", 10**6), ("1GB", 10**9), ("3TB", 3 * 10**12),   # SI, documented
-    ("4096", 4096), ("4096B", 4096), (" 4 k ", 4 * KiB), ("1.5MiB", 3 * MiB // 2),
-    ("0.5k", 512), (".5k", 512), (4096, 4096), (0, 0), (4096.0, 4096),
+    ("4096B", 4096), (" 4 k ", 4 * KiB), ("1.5MiB", 3 * MiB // 2),
+    ("0.5k", 512), (".5k", 512), (0, 0), ("0", 0),
 ])
 def test_parse_size(raw, want):
     assert u.parse_size(raw) == want
 
 
+@pytest.mark.parametrize("raw,want", [("4096", 4096), (4096, 4096), (4096.0, 4096), ("4k", 4096)])
+def test_parse_size_bare_bytes(raw, want):
+    """IO block sizes keep fio's bare bytes (bs=4096)."""
+    assert u.parse_size(raw, bare_bytes=True) == want
+
+
+# Issue 14: a bare number is refused where a unit is required, with one line that
+# shows the value with units.  Table: (parser, raw value, the exact message).
+@pytest.mark.parametrize("parse,raw,msg", [
+    (u.parse_rate, 100, "100 has no unit; write a rate such as 100MiB/s or 1GB/s"),
+    (u.parse_rate, "100", "100 has no unit; write a rate such as 100MiB/s or 1GB/s"),
+    (u.parse_rate, 1.5, "1.5 has no unit; write a rate such as 1.5MiB/s or 1GB/s"),
+    (u.parse_duration_ns, 2, "2 has no unit; write a duration such as 2ms or 5s"),
+    (u.parse_duration_ns, "2", "2 has no unit; write a duration such as 2ms or 5s"),
+    (u.parse_duration_ns, 0.5, "0.5 has no unit; write a duration such as 0.5ms or 5s"),
+    (u.parse_size, 12, "12 has no unit; write a size such as 12MiB or 4KiB"),
+    (u.parse_size, "4096", "4096 has no unit; write a size such as 4096MiB or 4KiB"),
+])
+def test_bare_number_refused(parse, raw, msg):
+    with pytest.raises(ValueError) as e:
+        parse(raw)
+    assert str(e.value) == msg
+
+
+@pytest.mark.parametrize("parse", [u.parse_rate, u.parse_duration_ns, u.parse_size])
+@pytest.mark.parametrize("raw", [0, "0", 0.0])
+def test_zero_needs_no_unit(parse, raw):
+    assert parse(raw) == 0
+
+
 @pytest.mark.parametrize("raw,msg", [
     ("4x", "is not a size"), ("", "is not a size"), ("k", "is not a size"), ("4 kk", "is not a size"),
-    ("-4k", "negative"), (-1, "negative"), ("0.3k", "whole number of bytes"), (0.5, "whole number"),
+    ("-4k", "negative"), (-1, "negative"), ("0.3k", "whole number of bytes"), (0.5, "has no unit"),
     (True, "is not a size"), (None, "is not a size"), ([4], "is not a size"), ("1e3", "is not a size"),
     ("4k/s", "is not a size"), (float("nan"), "is not a size"), (float("inf"), "is not a size"),
     ("99999999999P", "too large"),
@@ -37,7 +67,7 @@ def test_parse_size_rejects(raw, msg):
 @pytest.mark.parametrize("raw,want_ns", [
     ("500us", 500_000), ("500µs", 500_000), ("1.5ms", 1_500_000), ("5s", 5 * 10**9),
     ("2m", 120 * 10**9), ("2min", 120 * 10**9), ("1h", 3600 * 10**9), ("250ns", 250),
-    (5, 5 * 10**9), (0.5, 5 * 10**8), ("5", 5 * 10**9), ("0", 0), ("0s", 0),
+    ("0", 0), ("0s", 0), (0, 0),
 ])
 def test_parse_duration(raw, want_ns):
     assert u.parse_duration_ns(raw) == want_ns
@@ -52,17 +82,16 @@ def test_parse_duration_rejects(raw, msg):
         u.parse_duration_ns(raw)
 
 
-def test_duration_bare_unit_required():
-    assert u.parse_duration_ns("50us", bare_unit=None) == 50_000
-    with pytest.raises(ValueError, match="needs a unit"):
-        u.parse_duration_ns(50, bare_unit=None)
-    with pytest.raises(ValueError, match="needs a unit"):
-        u.parse_duration_ns("50", bare_unit=None)
+def test_duration_bare_unit_for_internal_callers():
+    assert u.parse_duration_ns("50us") == 50_000
+    assert u.parse_duration_ns(5, bare_unit="s") == 5 * 10**9
+    with pytest.raises(ValueError, match="has no unit"):
+        u.parse_duration_ns(50)
 
 
 @pytest.mark.parametrize("raw,want", [
     ("200MiB/s", 200 * MiB), ("1GiB/s", GiB), ("3GB/s", 3 * 10**9), ("200m", 200 * MiB),
-    ("200 MiB/s", 200 * MiB), (1000, 1000), ("1000", 1000), ("0", 0),
+    ("200 MiB/s", 200 * MiB), ("1000B/s", 1000), ("1000b", 1000), ("0", 0),
 ])
 def test_parse_rate(raw, want):
     assert u.parse_rate(raw) == want
@@ -104,7 +133,7 @@ def test_parse_percent_rejects(raw):
 
 def test_format_examples():
     assert u.format_size(4096) == "4KiB"
-    assert u.format_size(1536) == "1536"
+    assert u.format_size(1536) == "1536B"
     assert u.format_size(0) == "0"
     assert u.format_duration(1_500_000) == "1500us"
     assert u.format_duration(5 * 10**9) == "5s"
@@ -144,7 +173,7 @@ def test_iops_round_trip(n):
 @given(st.integers(min_value=0, max_value=2**30), st.sampled_from(["", "k", "KiB", "m", "MiB", "g", "GiB"]))
 def test_size_suffix_scales(n, suffix):
     mult = {"": 1, "k": KiB, "KiB": KiB, "m": MiB, "MiB": MiB, "g": GiB, "GiB": GiB}[suffix]
-    assert u.parse_size(f"{n}{suffix}") == n * mult
+    assert u.parse_size(f"{n}{suffix}", bare_bytes=True) == n * mult
 
 
 ANY = st.one_of(st.text(max_size=20), st.integers(), st.floats(), st.booleans(), st.none(),

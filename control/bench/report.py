@@ -28,6 +28,7 @@ from typing import Any
 from control import units
 from control.bench.runner import BenchResult, RunOutput, fio_version, sim_ratio_rows
 from control.bench.fio import BW_LOG_MS
+from control.bench.results import format_repeat
 
 TOLERANCE = 0.05
 
@@ -228,6 +229,11 @@ def markdown(res: BenchResult, plots: Sequence[str]) -> str:
             f"{platform.machine()}, {time.strftime('%Y-%m-%d %H:%M')}"), ""]
     for note in res.notes:
         out += [f"> {note}", ""]
+    bad = [d for d in res.docs if d.get("unreliable")]
+    if bad:
+        out += ["> **Unreliable results**: " + "; ".join(
+            f"{d['policy']}: {', '.join(d['unreliable'])}" for d in bad)
+            + ".  Rerun on an idle machine with more --repeat and a longer --duration.", ""]
     out += ["## Summary", "", summary_table(res.docs), "",
             ("share = throughput / throughput alone; Jain's index over the shares of backlogged "
             "tenants; utilization = sum of shares."), ""]
@@ -245,7 +251,9 @@ def markdown(res: BenchResult, plots: Sequence[str]) -> str:
         out.append("No tenant declares an SLO (latency_slo, reserve, limit, limit_iops).")
     out.append("")
     for d in jbof:
-        out += [f"## {d['policy']}", "", policy_table(d), "",
+        rep = format_repeat(d)
+        out += [f"## {d['policy']}", "", policy_table(d), ""] + \
+            ([f"    {x}" for x in rep.splitlines()] + [""] if rep else []) + [
                 (f"Jain {d['jain']:.3f}, utilization {d['utilization']:.3f}.  At the end of the "
                 f"run: controller {d['device'].get('ctl_state')}, write factor "
                 f"{d['device'].get('write_factor')}."),

@@ -23,6 +23,7 @@ Definitions (the same for ``jbof sim`` and the live harness):
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -293,3 +294,79 @@ def format_comparison(docs: Sequence[Mapping[str, Any]]) -> str:
                        + (_us(by[n]["lat_us"]["p99"]) if by[n]["iops"] > 0 else "-")
                        for n in names])
     return text_table(rows)
+
+
+# ------------------------------------------------------------------ repeats ---
+# ``jbof bench --repeat N`` runs everything N times; one number from one run on a
+# shared, small machine is not a measurement.  A share above SHARE_MAX (a tenant
+# faster beside others than alone: the solo baseline was disturbed) or a spread
+# above SPREAD_MAX between runs marks the result unreliable, in the table and the
+# report.
+
+SHARE_MAX = 1.05
+SPREAD_MAX = 0.10
+
+
+def _stats(xs: Sequence[float]) -> dict[str, float]:
+    s = sorted(xs)
+    n = len(s)
+    med = s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+    spread = (s[-1] - s[0]) / med if med else 0.0
+    return {"min": _num(s[0]), "median": _num(med), "max": _num(s[-1]),
+            "spread": _num(spread)}
+
+
+def combine_repeats(runs: Sequence[Sequence[Mapping[str, Any]]]) -> list[dict[str, Any]]:
+    """The documents of N repeats of the same bench (each a list, one doc per policy) as
+    one list: each doc is the median repeat's (by utilization), with ``repeat`` holding
+    min/median/max/spread of every share, the utilization and Jain's index, and
+    ``unreliable`` the reasons (share > SHARE_MAX, spread > SPREAD_MAX)."""
+    if not runs:
+        return []
+    out = []
+    for i in range(len(runs[0])):
+        docs = [r[i] for r in runs]
+        by_util = sorted(docs, key=lambda d: d["utilization"] or 0.0)
+        doc = copy.deepcopy(dict(by_util[len(by_util) // 2]))
+        rep: dict[str, Any] = {"n": len(docs),
+                               "utilization": _stats([d["utilization"] or 0.0 for d in docs]),
+                               "jain": _stats([d["jain"] or 0.0 for d in docs]),
+                               "share": {}}
+        why: list[str] = []
+        for t in doc["tenants"]:
+            vals = [s for d in docs for x in d["tenants"] if x["name"] == t["name"]
+                    for s in [x["share"]] if s is not None]
+            if not vals:
+                continue
+            st = _stats(vals)
+            rep["share"][t["name"]] = st
+            if st["max"] > SHARE_MAX:
+                why.append(f"{t['name']} share {st['max']:.2f} > {SHARE_MAX} (faster beside "
+                           "others than alone: the solo baseline was disturbed)")
+            if len(vals) > 1 and st["spread"] > SPREAD_MAX:
+                why.append(f"{t['name']} share varies {st['spread']:.0%} between runs "
+                           f"({st['min']:.2f}..{st['max']:.2f}) > {SPREAD_MAX:.0%}")
+        u = rep["utilization"]
+        if len(docs) > 1 and u["spread"] > SPREAD_MAX:
+            why.append(f"utilization varies {u['spread']:.0%} between runs "
+                       f"({u['min']:.2f}..{u['max']:.2f}) > {SPREAD_MAX:.0%}")
+        doc["repeat"] = rep
+        doc["unreliable"] = why
+        out.append(doc)
+    return out
+
+
+def format_repeat(doc: Mapping[str, Any]) -> str:
+    """The spread lines under a policy's table, and UNRELIABLE with the reasons."""
+    rep = doc.get("repeat")
+    if not rep:
+        return ""
+    u = rep["utilization"]
+    lines = [f"{rep['n']} run{'s' if rep['n'] != 1 else ''}: utilization "
+             f"{u['min']:.3f}/{u['median']:.3f}/{u['max']:.3f} (min/median/max, spread "
+             f"{u['spread']:.0%}); shares "
+             + ", ".join(f"{n} {s['min']:.2f}/{s['median']:.2f}/{s['max']:.2f}"
+                         for n, s in rep["share"].items())]
+    for w in doc.get("unreliable") or []:
+        lines.append(f"UNRELIABLE: {w}")
+    return "\n".join(lines)

@@ -112,8 +112,8 @@ class EngineTarget:
 
 def _settings(t: Tenant) -> dict[str, Any]:
     """Admin tenant.set arguments that give a daemon tenant t's QoS settings."""
-    return {"class": t.klass, "weight": t.weight, "reserve": t.reserve_bps,
-            "limit": t.limit_bps, "limit_iops": t.limit_iops,
+    return {"class": t.klass, "weight": t.weight, "reserve": units.format_rate(t.reserve_bps),
+            "limit": units.format_rate(t.limit_bps), "limit_iops": t.limit_iops,
             "latency_slo": units.format_duration(t.latency_slo_ns) if t.latency_slo_ns else 0}
 
 
@@ -153,10 +153,10 @@ class DaemonTarget:
         return per, drive
 
     def open(self, policy: str, tenants: Sequence[Tenant]) -> dict[str, Export]:
-        self.client.call("drive.set", name=self.drive, policy=policy)
+        self.client.call("drive.set", name=self.drive, policy=policy, persist=False)
         out = {}
         for t in tenants:
-            self.client.call("tenant.set", name=t.name, **_settings(t))
+            self.client.call("tenant.set", name=t.name, persist=False, **_settings(t))
             self._touched.add(t.name)
             row = self.rows[t.name]
             uri = next((u for u in row["uris"] if u.startswith("nbd+unix")), row["uris"][0])
@@ -180,7 +180,7 @@ class DaemonTarget:
     def restore(self) -> None:
         """Put the daemon's policy and the touched tenants' settings back."""
         try:
-            self.client.call("drive.set", name=self.drive, policy=self.orig_policy)
+            self.client.call("drive.set", name=self.drive, policy=self.orig_policy, persist=False)
             for name in sorted(self._touched):
                 o = self.orig_tenants.get(name, {})
                 args: dict[str, Any] = {"weight": o.get("weight", 1), "reserve": o.get("reserve", 0),
@@ -188,7 +188,7 @@ class DaemonTarget:
                                         "limit_iops": o.get("limit_iops", 0),
                                         "latency_slo": o.get("latency_slo", 0),
                                         "class": o.get("class", self.rows[name]["class"])}
-                self.client.call("tenant.set", name=name, **args)
+                self.client.call("tenant.set", name=name, persist=False, **args)
         finally:
             self.client.close()
 

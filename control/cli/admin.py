@@ -1,8 +1,10 @@
 """``jbof config|tenant|drive|stats``: check configs and drive a running
 ``jbof serve`` through its admin socket (control/daemon/admin.py).
 
-Every command that talks to the daemon takes ``--socket PATH`` (default:
-$JBOF_ADMIN_SOCKET, else $XDG_RUNTIME_DIR/jbof/admin.sock).  Option values
+Every command that talks to the daemon takes ``--socket PATH`` (default: the
+global ``jbof -s PATH``, else $JBOF_ADMIN_SOCKET, else
+$XDG_RUNTIME_DIR/jbof/admin.sock).  Tables by default; ``--json`` prints
+objects that all have the same keys (null where a value is missing).  Option values
 use the config file's units and are checked here with the same schema
 (control/config.py) before anything is sent; the daemon checks them again
 against the whole config.  Errors are one line on stderr and a non-zero exit.
@@ -20,7 +22,7 @@ import click
 
 from control import units
 from control.daemon.admin import AdminError, Client
-from control.cli.common import BadValue, run_guarded
+from control.cli.common import BadValue, admin_socket_option, run_guarded, uniform
 from control.config import load_config, resolve_socket_path
 from control.config_export import summary
 from control.config_schema import (
@@ -47,10 +49,7 @@ def default_socket() -> str:
     return resolve_socket_path(DEFAULT_ADMIN_SOCKET)
 
 
-socket_option = click.option(
-    "--socket", "socket_path", envvar="JBOF_ADMIN_SOCKET", default=default_socket,
-    show_default="$XDG_RUNTIME_DIR/jbof/admin.sock", metavar="PATH",
-    help="Admin socket of the running daemon (env JBOF_ADMIN_SOCKET).")
+socket_option = admin_socket_option()
 
 
 def _cli_message(msg: str) -> str:
@@ -118,30 +117,47 @@ def _dur(ns: float) -> str:
 
 # --------------------------------------------------------------- jbof config ---
 
-@click.group("config", context_settings=CTX, short_help="Check a config file; show the keys.")
+@click.group("config", context_settings=CTX, short_help="Check, show, diff and save configs; list the keys.")
 def config() -> None:
-    """Check daemon config files and show the running daemon's config.
+    """Check daemon config files; show, diff and save the running daemon's config.
+
+    The daemon never rewrites its config file: live changes go to its state
+    file.  `config diff` shows what differs, `config save` writes the running
+    config into the file (comments kept) or --to another.
 
     \b
     Example:
-      jbof config check configs/default.yaml
+      jbof config check /etc/jbof/jbof.yaml
       jbof config keys
+      jbof config diff
+      jbof config save
     """
 
 
 @config.command("check")
 @click.argument("file", metavar="FILE")
-def config_check(file: str) -> None:
-    """Validate FILE; on success print one summary line.
+@click.option("--no-host", "no_host", is_flag=True, default=False,
+              help="Check the file only, not this machine (paths, sockets, ports).")
+def config_check(file: str, no_host: bool) -> None:
+    """Validate FILE and what `jbof serve` would reject on this machine; on
+    success print one summary line.
 
-    Exits non-zero with one line naming the file, the key and what is
-    allowed on the first problem.
+    Checked beyond the keys: drive paths exist and are files or block devices
+    of enough size, O_DIRECT works where `direct` is on, the unix sockets are
+    not in use (connect test), the TCP addresses can be bound (bind test).
+    Exits non-zero with one line per problem.
 
     \b
     Example:
-      jbof config check configs/default.yaml
+      jbof config check /etc/jbof/jbof.yaml
     """
+    from control.preflight import problems
     cfg = run_guarded(lambda: load_config(file))
+    found = [] if no_host else problems(cfg)
+    if found:
+        for p in found:
+            click.echo(f"Error: {file}: {p}", err=True)
+        sys.exit(1)
     click.echo(summary(cfg))
 
 
@@ -159,18 +175,72 @@ def config_keys() -> None:
 @config.command("show")
 @socket_option
 def config_show(socket_path: str) -> None:
-    """Print the running daemon's config (what a restart would load).
+    """Print the running daemon's config (what a restart would load: the config
+    file with the state file's live changes).
 
     \b
     Example:
-      jbof config show --socket /run/jbof/admin.sock
+      jbof -s /run/jbof/admin.sock config show
     """
     res = call(socket_path, "config.get")
-    if res.get("path"):
-        click.echo(f"# {res['path']}")
-    else:
-        click.echo("# not persisted: the daemon was started without --config")
+    click.echo(f"# config: {res.get('path') or 'the embedded default'}")
+    click.echo(f"# state:  {res.get('state') or 'none (live changes are not persisted)'}")
     click.echo(res["yaml"], nl=False)
+
+
+@config.command("diff")
+@click.argument("file", metavar="[FILE]", required=False)
+@socket_option
+def config_diff(file: str | None, socket_path: str) -> None:
+    """Show how the running config differs from FILE (default: the file the daemon
+    was started with), as a unified diff; exit 1 when they differ.
+
+    \b
+    Example:
+      jbof config diff
+      jbof config diff /etc/jbof/jbof.yaml
+    """
+    from control.config_save import diff_text
+    res = call(socket_path, "config.get")
+    path = file or res.get("path")
+    if not path:
+        raise click.ClickException("the daemon runs the embedded default config: name a FILE "
+                                   "to compare with")
+    text = run_guarded(lambda: diff_text(path, res["config"]))
+    if not text:
+        click.echo(f"no differences: the daemon runs what {path} says")
+        return
+    click.echo(text, nl=False)
+    sys.exit(1)
+
+
+@config.command("save")
+@click.option("--to", "to", metavar="FILE", default=None,
+              help="Write here (default: over the file the daemon was started with).")
+@socket_option
+def config_save(to: str | None, socket_path: str) -> None:
+    """Write the running config to a file, on request: over an existing config
+    file its comments, order and spellings are kept (only what changed is
+    rewritten); a new file gets the plain document.
+
+    \b
+    Example:
+      jbof config save
+      jbof config save --to /etc/jbof/jbof.yaml.new
+    """
+    from pathlib import Path as _P
+    from control.config_save import save_new, save_over
+    res = call(socket_path, "config.get")
+    path = to or res.get("path")
+    if not path:
+        raise click.ClickException("the daemon runs the embedded default config: give --to FILE")
+    if _P(path).exists():
+        wrote = run_guarded(lambda: save_over(path, res["config"]))
+        click.echo(f"saved the running config to {path} (comments kept)" if wrote
+                   else f"{path} already says what the daemon runs: nothing written")
+    else:
+        run_guarded(lambda: save_new(path, res["yaml"], res["config"]))
+        click.echo(f"saved the running config to {path}")
 
 
 # --------------------------------------------------------------- jbof tenant ---
@@ -199,7 +269,8 @@ def tenant() -> None:
     """Add, remove, change and list the tenants of a running daemon.
 
     Every change is applied between two batches of the data plane (no IO
-    dropped or reordered) and saved to the daemon's config file.
+    dropped or reordered) and saved to the daemon's state file (the config
+    file is never rewritten; `jbof config save` writes it on request).
 
     \b
     Example:
@@ -221,9 +292,10 @@ def tenant() -> None:
               help="Unix sockets: a peer uid allowed to open it (repeatable; default: anyone).")
 @click.option("--allow-gid", "allow_gids", type=int, multiple=True,
               help="Unix sockets: a peer gid allowed to open it (repeatable).")
+@click.option("--json", "as_json", is_flag=True, help="Print the daemon's reply as JSON.")
 @socket_option
-def tenant_add(name: str, drive: str | None, size: str, read_only: bool, socket_path: str,
-               tls_identity: str | None, allow_uids: tuple[int, ...],
+def tenant_add(name: str, drive: str | None, size: str, read_only: bool, as_json: bool,
+               socket_path: str, tls_identity: str | None, allow_uids: tuple[int, ...],
                allow_gids: tuple[int, ...], **settings: Any) -> None:
     """Add tenant NAME (a new NBD export) to the running daemon.
 
@@ -246,6 +318,9 @@ def tenant_add(name: str, drive: str | None, size: str, read_only: bool, socket_
         if ids:
             args[key] = list(ids)
     res = call(socket_path, "tenant.add", **args)
+    if as_json:
+        click.echo(json.dumps(res, indent=2))
+        return
     t = res["tenant"]
     click.echo(f"added tenant {t['name']} on {t['drive']} ({t['size']}): "
                f"{' '.join(res.get('uris', []))}")
@@ -253,23 +328,33 @@ def tenant_add(name: str, drive: str | None, size: str, read_only: bool, socket_
 
 @tenant.command("rm")
 @click.argument("name")
+@click.option("--force", is_flag=True, default=False,
+              help="Remove it even while clients are connected (their connections close).")
+@click.option("--json", "as_json", is_flag=True, help="Print the daemon's reply as JSON.")
 @socket_option
-def tenant_rm(name: str, socket_path: str) -> None:
-    """Remove tenant NAME: its connections close and its queued IO drains first.
+def tenant_rm(name: str, force: bool, as_json: bool, socket_path: str) -> None:
+    """Remove tenant NAME; refused while it has open connections unless --force
+    (then its connections close and its queued IO drains first).
 
     \b
     Example:
       jbof tenant rm reader2
+      jbof tenant rm reader2 --force
     """
-    call(socket_path, "tenant.remove", name=name)
+    args: dict[str, Any] = {"force": True} if force else {}
+    res = call(socket_path, "tenant.remove", name=name, **args)
+    if as_json:
+        click.echo(json.dumps(res, indent=2))
+        return
     click.echo(f"removed tenant {name}")
 
 
 @tenant.command("set")
 @click.argument("name")
 @tenant_options
+@click.option("--json", "as_json", is_flag=True, help="Print the daemon's reply as JSON.")
 @socket_option
-def tenant_set(name: str, socket_path: str, **settings: Any) -> None:
+def tenant_set(name: str, as_json: bool, socket_path: str, **settings: Any) -> None:
     """Change tenant NAME's weight, rates, SLO or class live (0 clears a rate or SLO).
 
     \b
@@ -281,6 +366,9 @@ def tenant_set(name: str, socket_path: str, **settings: Any) -> None:
         raise NothingToDo("nothing to change: give at least one of --weight, --reserve, "
                                "--limit, --limit-iops, --latency-slo, --class, --sq-depth")
     res = call(socket_path, "tenant.set", name=name, **args)
+    if as_json:
+        click.echo(json.dumps(res, indent=2))
+        return
     changed = ", ".join(f"{k} {a} -> {b}" for k, (a, b) in res["changed"].items())
     click.echo(f"tenant {name}: {changed or 'unchanged'}")
 
@@ -297,7 +385,7 @@ def tenant_ls(as_json: bool, socket_path: str) -> None:
     """
     res = call(socket_path, "tenant.list")
     if as_json:
-        click.echo(json.dumps(res["tenants"], indent=2))
+        click.echo(json.dumps(uniform(res["tenants"]), indent=2))
         return
     rows = [[t["name"], t["drive"], units.format_size(t["size_bytes"]) if t["size_bytes"] else "-",
              t["class"], str(t["weight"]),
@@ -339,7 +427,7 @@ def drive_ls(as_json: bool, socket_path: str) -> None:
     """
     res = call(socket_path, "drive.list")
     if as_json:
-        click.echo(json.dumps(res["drives"], indent=2))
+        click.echo(json.dumps(uniform(res["drives"]), indent=2))
         return
     rows = []
     for d in res["drives"]:
@@ -365,9 +453,10 @@ def drive_ls(as_json: bool, socket_path: str) -> None:
 @schema_option(CONTROLLER_KEYS, "rate_init")
 @schema_option(CONTROLLER_KEYS, "bucket")
 @int_option(CONTROLLER_KEYS, "ewma_shift")
+@click.option("--json", "as_json", is_flag=True, help="Print the daemon's reply as JSON.")
 @socket_option
-def drive_set(name: str, policy: str | None, band: str | None, socket_path: str,
-              **knobs: Any) -> None:
+def drive_set(name: str, policy: str | None, band: str | None, as_json: bool,
+              socket_path: str, **knobs: Any) -> None:
     """Change drive NAME's scheduling policy, controller band or knobs live
     (queued and in-flight IO is kept).
 
@@ -386,9 +475,13 @@ def drive_set(name: str, policy: str | None, band: str | None, socket_path: str,
     if not args:
         raise NothingToDo("nothing to change: give --policy, --band or a controller knob")
     res = call(socket_path, "drive.set", name=name, **args)
+    if as_json:
+        click.echo(json.dumps(res, indent=2))
+        return
     d = res["drive"]
     extra = f" band {d['band']}" if "band" in d else ""
-    knob = f" controller {d['controller']}" if "controller" in d else ""
+    knob = (" controller " + ", ".join(f"{k} {v}" for k, v in d["controller"].items())
+            if d.get("controller") else "")
     click.echo(f"drive {name}: policy {d['policy']}{extra}{knob}")
 
 
@@ -400,7 +493,8 @@ def _pairs_delta(cur: list[list[int]], prev: list[list[int]] | None) -> list[lis
 
 
 def interval_rows(prev: dict[str, Any], cur: dict[str, Any]) -> list[dict[str, Any]]:
-    """Per-tenant rates over the interval between two ``stats`` snapshots (with hist)."""
+    """Per-tenant rates over the interval between two ``stats`` snapshots (with hist),
+    with the tenant's SLO, p99 against it and the share of IOs that missed it."""
     dt = max(1e-9, cur["time"] - prev["time"])
     before = {t["name"]: t for t in prev["tenants"]}
     rows = []
@@ -412,19 +506,70 @@ def interval_rows(prev: dict[str, Any], cur: dict[str, Any]) -> list[dict[str, A
         p_bytes = p["read_bytes"] + p["write_bytes"] if p else 0
         pairs = _pairs_delta(t.get("hist", []), p.get("hist") if p else None)
         thr = t["throttled_ns"] - (p["throttled_ns"] if p else 0)
+        misses = t["slo_violations"] - (p["slo_violations"] if p else 0)
+        slo = t.get("latency_slo_ns") or 0
+        p99 = quantile(pairs, 0.99)
         rows.append({
             "name": t["name"], "drive": t["drive"], "class": t["class"],
             "iops": (ios - p_ios) / dt, "bw_bytes": (nbytes - p_bytes) / dt,
-            "p50_ns": quantile(pairs, 0.5), "p99_ns": quantile(pairs, 0.99),
+            "p50_ns": quantile(pairs, 0.5), "p99_ns": p99,
             "queued": t["queued"], "inflight": t["inflight"],
             "throttled": t["throttled"], "throttled_pct": min(100.0, 100.0 * thr / (dt * 1e9)),
-            "slo_violations": t["slo_violations"] - (p["slo_violations"] if p else 0),
+            "slo_violations": misses,
+            "latency_slo_ns": slo or None,
+            "p99_vs_slo": (p99 / slo) if slo and p99 else None,
+            "slo_miss_pct": (100.0 * misses / (ios - p_ios)) if slo and ios > p_ios else None,
             "interval_s": dt,
         })
     return rows
 
 
-def format_interval(rows: list[dict[str, Any]]) -> str:
+def drive_rows(prev: dict[str, Any], cur: dict[str, Any],
+               config: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """Per-drive state over the interval: ``idle`` when nothing completed and nothing is
+    in flight (the controller's state means nothing then), rate, band (the configured
+    one until the controller has measured one), utilization (throughput / capacity)."""
+    dt = max(1e-9, cur["time"] - prev["time"])
+    before = {d["name"]: d for d in prev.get("drives", [])}
+    out = []
+    for d in cur.get("drives", []):
+        p = before.get(d["name"], {})
+        done = d["completed"] - p.get("completed", 0)
+        idle = done == 0 and not d["inflight_ios"]
+        conf = (config or {}).get(d["name"], {})
+        # the configured band from the start (a new one at once, IO or not); while IO
+        # flows, what it is in force as durations when that reads differently
+        band = conf.get("band_text") or conf.get("band") or "-"
+        live = f"{_dur(d['band_lo_ns'])}..{_dur(d['band_hi_ns'])}" \
+            if d["band_lo_ns"] and d["band_hi_ns"] else None
+        if live and not idle and "%" in band:
+            band = f"{band} = {live}"
+        elif band == "-" and live:
+            band = live
+        bw = sum(r["read_bytes"] + r["write_bytes"] for r in cur["tenants"]
+                 if r["drive"] == d["name"])
+        pbw = sum(r["read_bytes"] + r["write_bytes"] for r in prev["tenants"]
+                  if r["drive"] == d["name"])
+        cap = conf.get("capacity_bps")
+        out.append({"name": d["name"], "policy": d["policy"],
+                    "state": "idle" if idle else d["ctl_state"],
+                    "rate_bps": None if idle else d["rate_bps"], "band": band,
+                    "bw_bytes": max(0, bw - pbw) / dt,
+                    "utilization_pct": (100.0 * max(0, bw - pbw) / dt / cap) if cap else None,
+                    "inflight": d["inflight_ios"], "interval_s": dt})
+    return out
+
+
+def _slo_cols(r: dict[str, Any]) -> list[str]:
+    if not r.get("latency_slo_ns"):
+        return ["-", "-", "-"]
+    vs = "-" if r["p99_vs_slo"] is None else f"{r['p99_vs_slo']:.2f}x"
+    miss = "-" if r["slo_miss_pct"] is None else f"{r['slo_miss_pct']:.1f}%"
+    return [_dur(r["latency_slo_ns"]), vs, miss]
+
+
+def format_interval(rows: list[dict[str, Any]],
+                    drives: list[dict[str, Any]] | None = None) -> str:
     out = []
     for r in rows:
         thr = "yes" if r["throttled"] else "-"
@@ -432,9 +577,18 @@ def format_interval(rows: list[dict[str, Any]]) -> str:
             thr = f"{r['throttled_pct']:.0f}%" + (" now" if r["throttled"] else "")
         out.append([r["name"], r["drive"], r["class"], units.human_count(round(r["iops"])),
                     f"{r['bw_bytes'] / 1e6:.1f}", _dur(r["p50_ns"]), _dur(r["p99_ns"]),
-                    str(r["queued"]), str(r["inflight"]), thr])
-    return table(out, ["TENANT", "DRIVE", "CLASS", "IOPS", "MB/s", "P50", "P99", "QD",
-                       "INFLIGHT", "THROTTLED"])
+                    *_slo_cols(r), str(r["queued"]), str(r["inflight"]), thr])
+    text = table(out, ["TENANT", "DRIVE", "CLASS", "IOPS", "MB/s", "P50", "P99", "SLO",
+                       "P99/SLO", "SLO_MISS", "QD", "INFLIGHT", "THROTTLED"])
+    if drives:
+        drow = [[d["name"], d["policy"], d["state"],
+                 "-" if d["rate_bps"] is None else units.human_rate(d["rate_bps"]), d["band"],
+                 f"{d['bw_bytes'] / 1e6:.1f}",
+                 "-" if d["utilization_pct"] is None else f"{d['utilization_pct']:.0f}%",
+                 str(d["inflight"])] for d in drives]
+        text += "\n\n" + table(drow, ["DRIVE", "POLICY", "STATE", "RATE", "BAND", "MB/s",
+                                       "UTIL", "INFLIGHT"])
+    return text
 
 
 @click.command("stats", context_settings=CTX, short_help="Per-tenant IOPS, MB/s, latency (iostat-like).")
@@ -449,8 +603,11 @@ def format_interval(rows: list[dict[str, Any]]) -> str:
 @socket_option
 def stats(as_json: bool, watch: bool, interval: str, count: int | None, socket_path: str) -> None:
     """Per-tenant IOPS, MB/s (10^6 bytes), p50/p99 latency over the interval,
-    queue depth, in-flight IOs, class and throttle state (share of the
-    interval the tenant was held back by its limit).
+    the latency SLO, p99 as a multiple of it and the share of IOs that missed
+    it, queue depth, in-flight IOs, class and throttle state (share of the
+    interval the tenant was held back by its limit); then one row per drive:
+    controller state (idle without IO), rate, band, MB/s, utilization of its
+    capacity.
 
     \b
     Example:
@@ -467,6 +624,7 @@ def stats(as_json: bool, watch: bool, interval: str, count: int | None, socket_p
         click.echo(json.dumps(call(socket_path, "stats"), indent=2))
         return
     n = count if count is not None else (0 if watch else 1)
+    dconf = {d["name"]: d for d in call(socket_path, "drive.list")["drives"]}
     prev = call(socket_path, "stats", hist=True)
     done = 0
     try:
@@ -474,12 +632,14 @@ def stats(as_json: bool, watch: bool, interval: str, count: int | None, socket_p
             time.sleep(ns / 1e9)
             cur = call(socket_path, "stats", hist=True)
             rows = interval_rows(prev, cur)
+            drows = drive_rows(prev, cur, dconf)
             if as_json:
-                click.echo(json.dumps({"time": cur["time"], "tenants": rows}))
+                click.echo(json.dumps({"time": cur["time"], "tenants": uniform(rows),
+                                       "drives": uniform(drows)}))
             else:
                 if watch:
                     click.echo(time.strftime("%H:%M:%S"))
-                click.echo(format_interval(rows))
+                click.echo(format_interval(rows, drows))
                 if watch:
                     click.echo("")
             sys.stdout.flush()

@@ -68,6 +68,17 @@ def _interruptible(fn: Callable[[], T]) -> T:
             signal.signal(s, h)
 
 
+def _combined(reps: list[Any]) -> Any:
+    """N BenchResults as one: the docs combined (control.bench.results.combine_repeats),
+    every warning once, each unreliable verdict as a warning naming its policy."""
+    import dataclasses
+    from control.bench.results import combine_repeats
+    docs = combine_repeats([r.docs for r in reps])
+    warnings = list(dict.fromkeys(w for r in reps for w in r.warnings))
+    warnings += [f"{d['policy']}: unreliable: {w}" for d in docs for w in d["unreliable"]]
+    return dataclasses.replace(reps[-1], docs=docs, warnings=warnings)   # plots: the last
+
+
 @click.command("bench", short_help="Run a scenario live with fio, policies side by side.")
 @click.argument("scenario", metavar="SCENARIO.yaml")
 @click.option("--policy", "-p", "policies", multiple=True, metavar="P[,P...]",
@@ -87,13 +98,16 @@ def _interruptible(fn: Callable[[], T]) -> T:
 @click.option("--compare-sim", is_flag=True,
               help="Also run the scenario in the simulator and report live/sim ratios "
                    "(emulated backend only).")
+@click.option("--repeat", "repeat", type=click.IntRange(1, 100), default=3, show_default=True,
+              metavar="N", help="Run everything N times; report min/median/max and flag "
+              "shares > 1.05 or a run-to-run spread > 10% as unreliable.")
 @click.option("--peers/--no-peers", default=True, show_default=True,
               help="Also run the nbdkit peers (memory plugin; rate filter) when installed.")
 @click.option("--tune/--no-tune", default=True, show_default=True,
               help="Training-cluster scenarios: run the autotuner beside the data plane.")
 def bench(scenario: str, policies: tuple[str, ...], backend: str | None,
           admin_socket: str | None, out_dir: str | None, as_json: bool, duration: str | None,
-          compare_sim: bool, peers: bool, tune: bool) -> None:
+          compare_sim: bool, peers: bool, tune: bool, repeat: int) -> None:
     """Run SCENARIO.yaml live: one fio process per tenant (fio's nbd engine)
     against the data plane.  Each tenant runs alone first (policy fifo, no
     QoS settings), then all together under each policy in turn, then beside
@@ -145,7 +159,8 @@ def bench(scenario: str, policies: tuple[str, ...], backend: str | None,
                                       peers=peers, admin_socket=admin_socket,
                                       progress=progress, sockdir=sockdir))
         try:
-            res = run_guarded(lambda: _interruptible(b.run))
+            reps = [run_guarded(lambda: _interruptible(b.run)) for _ in range(repeat)]
+            res = _combined(reps)
         except KeyboardInterrupt:
             progress.end()
             click.echo("jbof bench: interrupted; every fio, nbdkit and data plane it started "
@@ -170,7 +185,9 @@ def bench(scenario: str, policies: tuple[str, ...], backend: str | None,
         docs: Any = res.docs[0] if len(res.docs) == 1 else res.docs
         click.echo(json.dumps(docs, indent=2))
         return
-    click.echo("\n\n".join(format_table(d) for d in res.docs))
+    from control.bench.results import format_repeat
+    click.echo("\n\n".join("\n".join(x for x in (format_table(d), format_repeat(d)) if x)
+                           for d in res.docs))
     if len(res.docs) > 1:
         click.echo("\n" + format_comparison(res.docs))
     if compare_sim:

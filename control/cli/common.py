@@ -7,12 +7,13 @@ exit non-zero; no command ever prints a traceback (``run_guarded``).
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any, Callable, Sequence, TypeVar
 
 import click
 
 from control import units
-from control.errors import JbofError
+from control.errors import JbofError, explain_os_error
 from control.scenario import POLICIES
 
 T = TypeVar("T")
@@ -59,8 +60,8 @@ def run_guarded(fn: Callable[[], T]) -> T:
             raise click.ClickException("the C core is not built: run `make build` "
                                        f"({' '.join(str(e).split())})") from None
         raise click.ClickException(f"import failed: {' '.join(str(e).split())}") from None
-    except OSError as e:  # includes dataplane.DataplaneError
-        raise click.ClickException(" ".join(str(e).split())) from None
+    except OSError as e:  # includes dataplane.DataplaneError: in words when known
+        raise click.ClickException(explain_os_error(e)) from None
     except ValueError as e:
         raise click.ClickException(" ".join(str(e).split())) from None
     except Exception as e:  # a bug: still one line, with a hint to get the details
@@ -91,3 +92,39 @@ def parse_choices(values: Sequence[str], allowed: Sequence[str], what: str = "a 
 def parse_policies(values: Sequence[str]) -> list[str]:
     """``--policy`` values: repeated and/or comma lists, validated, duplicates dropped."""
     return parse_choices(values, POLICIES)
+
+
+def admin_socket(value: str | None) -> str:
+    """The admin socket a command talks to: its own --socket, else the global
+    ``jbof -s/--socket``, else $JBOF_ADMIN_SOCKET, else $XDG_RUNTIME_DIR/jbof/admin.sock."""
+    if value:
+        return value
+    ctx = click.get_current_context(silent=True)
+    root = ctx.find_root().obj if ctx is not None else None
+    if getattr(root, "socket", None):
+        return str(root.socket)
+    if os.environ.get("JBOF_ADMIN_SOCKET"):
+        return os.environ["JBOF_ADMIN_SOCKET"]
+    from control.config import resolve_socket_path
+    from control.config_schema import DEFAULT_ADMIN_SOCKET
+    return resolve_socket_path(DEFAULT_ADMIN_SOCKET)
+
+
+def admin_socket_option(dest: str = "socket_path") -> Any:
+    """``--socket PATH`` of a command that talks to the daemon (see admin_socket)."""
+    def resolve(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+        if ctx.resilient_parsing:
+            return value
+        return admin_socket(value)
+    return click.option("--socket", dest, default=None, callback=resolve, metavar="PATH",
+                        expose_value=True,
+                        help="Admin socket of the running daemon (default: jbof -s PATH, else "
+                             "$JBOF_ADMIN_SOCKET, else $XDG_RUNTIME_DIR/jbof/admin.sock).")
+
+
+def uniform(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """JSON rows with the same keys each (their union, first-seen order; null if missing)."""
+    keys: dict[str, None] = {}
+    for r in rows:
+        keys.update(dict.fromkeys(r))
+    return [{k: r.get(k) for k in keys} for r in rows]

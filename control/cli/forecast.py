@@ -49,10 +49,12 @@ def forecast() -> None:
 @click.option("--duration", metavar="D", help="... predicted duration.")
 @click.option("--read-rate", "read_rate", metavar="R", help="... read demand (600MiB/s).")
 @click.option("--write-rate", "write_rate", metavar="R", help="... write demand.")
+@click.option("--json", "as_json", is_flag=True, help="Print the replies as JSON, one a line.")
 def push(socket: str | None, messages: tuple[str, ...], job: str | None, tenant: str | None,
          source: str, arrival_in: str | None, arrival_at: float | None, duration: str | None,
-         read_rate: str | None, write_rate: str | None) -> None:
-    """Send messages (JSON objects, or '-' for one per line on stdin) and print the replies."""
+         read_rate: str | None, write_rate: str | None, as_json: bool) -> None:
+    """Send messages (JSON objects, or '-' for one per line on stdin); print one line
+    per reply (--json: the replies)."""
     from control.cli.common import BadValue, run_guarded
     from control.lending.forecast import Client, encode
     msgs: list[Any] = []
@@ -91,11 +93,29 @@ def push(socket: str | None, messages: tuple[str, ...], job: str | None, tenant:
         return out
 
     replies = run_guarded(go)
-    for r in replies:
-        click.echo(json.dumps(r, separators=(",", ":")))
+    for i, r in enumerate(replies, 1):
+        if as_json:
+            click.echo(json.dumps(r, separators=(",", ":")))
+            continue
+        what = ", ".join(f"{k} {_plain(v)}" for k, v in r.items() if k not in ("ok", "error"))
+        if r.get("ok"):
+            click.echo(f"message {i}: ok" + (f": {what}" if what else ""))
+        else:
+            err = r.get("error")
+            msg = err.get("message", err) if isinstance(err, dict) else err
+            click.echo(f"message {i}: refused: {msg}")
     bad = sum(not r.get("ok") for r in replies)
     if bad:
         raise click.ClickException(f"{bad} of {len(replies)} message(s) refused")
+
+
+def _plain(v: Any) -> str:
+    """A reply value as text for the table (no Python reprs)."""
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k} {_plain(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_plain(x) for x in v) + "]"
+    return "-" if v is None else str(v)
 
 
 @forecast.command(name="ls")

@@ -28,6 +28,7 @@ LOG_LEVELS = ("debug", "info", "warning", "error")
 class CliState:
     """Shared state in ``ctx.obj`` for all subcommands."""
     log_level: str = "warning"
+    socket: str | None = None          # jbof -s/--socket: the admin socket for every command
 
 
 class JbofGroup(click.Group):
@@ -74,20 +75,8 @@ class JbofGroup(click.Group):
                 formatter.write_dl(rows)
 
 
-@click.group(cls=JbofGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--log-level", type=click.Choice(LOG_LEVELS, case_sensitive=False),
-              default="warning", show_default=True, help="Logging verbosity (stderr).")
-@click.pass_context
-def main(ctx: click.Context, log_level: str) -> None:
-    """JBOF QoS data plane: multi-tenant storage QoS for SmartNIC JBOFs."""
-    logging.basicConfig(stream=sys.stderr, level=getattr(logging, log_level.upper()),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    ctx.obj = CliState(log_level=log_level.lower())
-
-
-@main.command()
-def version() -> None:
-    """Print the package version, the C core's ABI and what it supports."""
+def version_line() -> str:
+    """``jbof 0.1.0  C ABI ...``: the package version, the C core's ABI and what it supports."""
     from importlib import metadata
     try:
         ver = metadata.version("jbof-qos")
@@ -100,7 +89,42 @@ def version() -> None:
                  f"  devices: {', '.join(preset_names())}")
     except ImportError:
         line += "  (C core not built: run `make build`)"
-    click.echo(line)
+    return line
+
+
+def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        click.echo(version_line())
+        ctx.exit()
+
+
+@click.group(cls=JbofGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True,
+              callback=_print_version, help="Print the version and exit.")
+@click.option("-s", "--socket", "socket", default=None, metavar="PATH",
+              help="Admin socket of the running daemon, for every command that talks to it "
+                   "(a command's own --socket wins; default: $JBOF_ADMIN_SOCKET, else "
+                   "$XDG_RUNTIME_DIR/jbof/admin.sock).")
+@click.option("--log-level", type=click.Choice(LOG_LEVELS, case_sensitive=False),
+              default="warning", show_default=True, help="Logging verbosity (stderr).")
+@click.pass_context
+def main(ctx: click.Context, socket: str | None, log_level: str) -> None:
+    """JBOF QoS data plane: multi-tenant storage QoS for SmartNIC JBOFs.
+
+    \b
+    Example:
+      jbof -s /run/jbof/admin.sock tenant ls
+      jbof config check /etc/jbof/jbof.yaml
+    """
+    logging.basicConfig(stream=sys.stderr, level=getattr(logging, log_level.upper()),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    ctx.obj = CliState(log_level=log_level.lower(), socket=socket)
+
+
+@main.command()
+def version() -> None:
+    """Print the package version, the C core's ABI and what it supports."""
+    click.echo(version_line())
 
 
 # ---- commands of other modules: one line each --------------------------------
@@ -108,7 +132,7 @@ main.add_command(sim)
 main.add_lazy_command("serve", "control.cli.serve:serve", "Serve tenants over NBD from a YAML config.")
 main.add_lazy_command("tune", "control.cli.tune:tune", "Autotune the data plane's knobs online (sim, index, status, enable/disable).")
 main.add_lazy_command("forecast", "control.cli.forecast:forecast", "Push job forecasts to the planner; list them.")
-main.add_lazy_command("config", "control.cli.admin:config", "Check a config file; show the keys.")
+main.add_lazy_command("config", "control.cli.admin:config", "Check, show, diff and save configs; list the keys.")
 main.add_lazy_command("tenant", "control.cli.admin:tenant", "Add, remove, change, list tenants live.")
 main.add_lazy_command("drive", "control.cli.admin:drive", "List drives; change policy or band live.")
 main.add_lazy_command("stats", "control.cli.admin:stats", "Per-tenant IOPS, MB/s, latency (iostat-like).")

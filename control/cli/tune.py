@@ -219,15 +219,9 @@ def index_cmd(index_path: str | None, socket_path: str | None, as_json: bool) ->
 
 # ------------------------------------------------------------ live daemon ---
 
-def _default_socket() -> str:
-    from control.cli.admin import default_socket
-    return default_socket()
-
-
-_socket_option = click.option(
-    "--socket", "socket_path", envvar="JBOF_ADMIN_SOCKET", default=_default_socket,
-    show_default="$XDG_RUNTIME_DIR/jbof/admin.sock", metavar="PATH",
-    help="Admin socket of the running daemon (env JBOF_ADMIN_SOCKET).")
+def _socket_option(fn: Any) -> Any:
+    from control.cli.common import admin_socket_option
+    return admin_socket_option()(fn)
 
 
 def _call(socket_path: str, op: str, **args: Any) -> Any:
@@ -236,33 +230,65 @@ def _call(socket_path: str, op: str, **args: Any) -> Any:
     return call(socket_path, op, **args)
 
 
+def _knobs(k: Any) -> str:
+    return " ".join(f"{n}={v}" for n, v in (k or {}).items()) or "-"
+
+
+def _status_table(drives: list[dict[str, Any]]) -> str:
+    from control.cli.admin import table
+    rows = [[d["drive"], "on" if d.get("enabled") else "off", str(d.get("state")),
+             str(d.get("trials_total", "-")), _knobs(d.get("knobs")),
+             _knobs(d.get("configured")), d.get("reason") or ""] for d in drives]
+    return table(rows, ["DRIVE", "TUNING", "STATE", "TRIALS", "KNOBS_IN_FORCE",
+                        "CONFIGURED", "REASON"])
+
+
 @tune.command("status")
 @_socket_option
-@click.option("--json", "as_json", is_flag=True, help="Print the reply indented.")
+@click.option("--json", "as_json", is_flag=True, help="Print the reply as JSON.")
 def status_cmd(socket_path: str, as_json: bool) -> None:
-    """Show each drive's tuner as JSON: state (disabled, unavailable, profiling,
+    """Show each drive's tuner: state (disabled, unavailable, profiling,
     exploring, exploiting, idle, error), knobs in force and configured, trials.
     Example:
 
-        jbof tune status --socket $XDG_RUNTIME_DIR/jbof/admin.sock
+        jbof -s $XDG_RUNTIME_DIR/jbof/admin.sock tune status
     """
+    from control.cli.common import uniform
     res = _call(socket_path, "tune.status")
-    click.echo(json.dumps(res, indent=2 if as_json else None))
+    if as_json:
+        if isinstance(res.get("drives"), list):
+            res = {**res, "drives": uniform(res["drives"])}
+        click.echo(json.dumps(res, indent=2))
+        return
+    click.echo(f"index {res.get('index')}")
+    click.echo(_status_table(res.get("drives", [])))
+
+
+def _set(socket_path: str, drive: str, on: bool, as_json: bool) -> None:
+    res = _call(socket_path, "tune.set", drive=drive, enabled=on)
+    if as_json:
+        click.echo(json.dumps(res, indent=2))
+        return
+    saved = f" (saved to {res['persisted']})" if res.get("persisted") else ""
+    click.echo(f"drive {drive}: tuning {'on' if on else 'off'}, state {res.get('state')}, "
+               f"knobs {_knobs(res.get('knobs'))}{saved}")
 
 
 @tune.command("enable")
 @click.option("--drive", required=True, metavar="D", help="Drive name (from the daemon config).")
+@click.option("--json", "as_json", is_flag=True, help="Print the reply as JSON.")
 @_socket_option
-def enable_cmd(drive: str, socket_path: str) -> None:
-    """Let the tuner explore and apply configs on drive D (saved to the config's
-    tune.enabled)."""
-    click.echo(json.dumps(_call(socket_path, "tune.set", drive=drive, enabled=True)))
+def enable_cmd(drive: str, as_json: bool, socket_path: str) -> None:
+    """Let the tuner explore and apply configs on drive D (saved to the state
+    file's tune.enabled)."""
+    _set(socket_path, drive, True, as_json)
 
 
 @tune.command("disable")
 @click.option("--drive", required=True, metavar="D", help="Drive name (from the daemon config).")
+@click.option("--json", "as_json", is_flag=True, help="Print the reply as JSON.")
 @_socket_option
-def disable_cmd(drive: str, socket_path: str) -> None:
+def disable_cmd(drive: str, as_json: bool, socket_path: str) -> None:
     """Stop the tuner on drive D and put its configured knobs back (returns once
-    they are in force; saved to the config's tune.enabled)."""
-    click.echo(json.dumps(_call(socket_path, "tune.set", drive=drive, enabled=False)))
+    they are in force; saved to the state file's tune.enabled)."""
+    _set(socket_path, drive, False, as_json)

@@ -18,7 +18,13 @@ and never persists; the operator's values of those fields are kept and
 ``drive.set`` on a tuned drive first puts the operator's values back, then
 applies the change, then tells the tuner (``on_drive_change``), which starts
 over from the new settings.  ``tune.set`` (enable/disable) is saved to the
-file's ``tune.enabled`` like any admin change; trials never are.
+state's ``tune.enabled`` like any admin change; trials never are.
+
+Persistence: the operator's config file is never rewritten.  A change is
+saved to the state file (control/state.py: beside the config or under
+--state-dir, atomic, GENERATIONS kept); every mutating op takes
+``persist: false`` to apply a change without saving it (``jbof bench`` uses
+it for its temporary changes).
 
 The wire protocol and the socket are control/daemon/admin.py's.
 """
@@ -51,19 +57,14 @@ from control.config_export import (
     drive_sched_overrides,
     dump_yaml,
     engine_tenant,
-    save_config,
     tenant_doc,
     tenant_live_settings,
     tenant_settings,
 )
 from control.daemon.admin import OPS, PROTOCOL_VERSION, READ_ONLY_OPS, AdminError
+from control.state import StateFile
 
 log = logging.getLogger("jbof.admin")
-
-
-def _errno_code(e: OSError) -> str:
-    return {errno.ENOSPC: "no_space", errno.EEXIST: "exists",
-            errno.ENOENT: "not_found"}.get(e.errno or 0, "engine")
 
 
 def _errno_code(e: OSError) -> str:
@@ -79,7 +80,10 @@ class Operations:
                  on_shutdown: Callable[[], None], file_cfg: Config | None = None) -> None:
         self.engine = engine
         self._cfg = cfg
-        self.persist_path = persist_path
+        self.persist_path = persist_path      # the state file (never the config file)
+        self.state = StateFile(Path(persist_path), None) if persist_path else None
+        self.config_path: str | None = None   # the operator's file (read only)
+        self._persist = True                  # the current op's ``persist`` argument
         # what the file says outside drives/tenants (not the command line's overrides)
         self._file_cfg = file_cfg or cfg
         self._on_shutdown = on_shutdown
@@ -226,10 +230,16 @@ class Operations:
         try:
             if op in READ_ONLY_OPS:
                 return fn(args)
+            persist = args.get("persist", True)
+            if not isinstance(persist, bool):
+                raise AdminError("invalid", "args.persist: is not true or false")
+            args = {k: v for k, v in args.items() if k != "persist"}
             if op == "tune.set":       # takes the lock itself: the tuner's restore needs it
+                self._persist = persist
                 result = fn(args)
             else:
                 with self._lock:
+                    self._persist = persist
                     result = fn(args)
             log.info("%s %s %s", op, json.dumps(args, sort_keys=True, default=str), peer)
             if op.startswith("tenant.") and self.on_tenant_change is not None:
@@ -239,15 +249,13 @@ class Operations:
             raise AdminError("invalid", str(e).removeprefix("admin: ")) from None
 
     def _commit(self, cfg: Config, what: str) -> dict[str, Any]:
-        """Adopt cfg and persist it; the reply's ``persisted`` says where."""
+        """Adopt cfg and save it to the state file (unless the op said ``persist:
+        false``); the reply's ``persisted`` says where (None: not saved)."""
         self._cfg = cfg
-        if self.persist_path is None:
+        if self.state is None or not self._persist:
             return {"persisted": None}
-        header = (f"# jbof serve config, rewritten by the admin socket ({what}) at "
-                  f"{time.strftime('%Y-%m-%d %H:%M:%S %z')}.\n"
-                  f"# The previous version is {Path(self.persist_path).name}.prev\n")
         try:
-            save_config(self.file_form(cfg), self.persist_path, header)
+            self.state.write(self.file_form(cfg), what)
         except OSError as e:
             log.error("could not save %s: %s", self.persist_path, e)
             raise AdminError("persist", f"applied to the running daemon, but saving "
@@ -277,7 +285,8 @@ class Operations:
 
     def op_ping(self, args: dict[str, Any]) -> dict[str, Any]:
         return {"version": PROTOCOL_VERSION, "ops": list(OPS), "pid": os.getpid(),
-                "config": self.persist_path, "metrics": self.metrics_url,
+                "config": self.config_path, "state": self.persist_path,
+                "metrics": self.metrics_url,
                 "forecast": self.forecast_socket, "nbd": self.engine.uris()}
 
     def file_form(self, cfg: Config | None = None) -> Config:
@@ -290,7 +299,8 @@ class Operations:
     def op_config_get(self, args: dict[str, Any]) -> dict[str, Any]:
         """The config a restart would use (the file's form of the current state)."""
         cfg = self.file_form()
-        return {"path": self.persist_path, "config": document(cfg), "yaml": dump_yaml(cfg)}
+        return {"path": self.config_path, "state": self.persist_path,
+                "config": document(cfg), "yaml": dump_yaml(cfg)}
 
     def op_tenant_add(self, args: dict[str, Any]) -> dict[str, Any]:
         cfg = self._cfg
@@ -322,9 +332,22 @@ class Operations:
 
     def op_tenant_remove(self, args: dict[str, Any]) -> dict[str, Any]:
         t = self._tenant(args)
-        extra = set(args) - {"name"}
+        extra = set(args) - {"name", "force"}
         if extra:
-            raise AdminError("invalid", f"args.{sorted(extra)[0]}: unknown key (allowed: name)")
+            raise AdminError("invalid", f"args.{sorted(extra)[0]}: unknown key (allowed: "
+                             "name, force)")
+        force = args.get("force", False)
+        if not isinstance(force, bool):
+            raise AdminError("invalid", "args.force: expected true or false")
+        if not force:
+            try:
+                conns = int(self.engine.tenant_stats(t.name)["connections"])
+            except (ValueError, OSError, KeyError, TypeError):
+                conns = 0
+            if conns:
+                raise AdminError("busy", f"tenant {t.name!r} has {conns} open connection"
+                                 f"{'' if conns == 1 else 's'}; disconnect the clients or "
+                                 "force it (args.force)")
         try:
             self.engine.remove_tenant(t.name)
         except OSError as e:
@@ -364,7 +387,7 @@ class Operations:
         cfg, planned = self._cfg, self._planned
         for conf in cfg.tenants:
             t = _in_force(conf, planned)
-            row: dict[str, Any] = {**tenant_doc(t), "class": t.effective_class,
+            row: dict[str, Any] = {**_TENANT_ROW, **tenant_doc(t), "class": t.effective_class,
                                    "size_bytes": t.size, "weight": t.weight,
                                    "reserve_bps": t.reserve, "limit_bps": t.limit,
                                    "limit_iops": t.limit_iops, "latency_slo_ns": t.latency_slo,
@@ -389,6 +412,7 @@ class Operations:
             row["reserved_bps"] = sum(t.reserve for t in self._cfg.tenants if t.drive == d.name)
             row["live"] = read_drive(self.engine, d.name)
             row["tuned"] = self._tuned.get(d.name, {})   # the autotuner's, not persisted
+            row["band_text"] = d.band.text() if d.band is not None else _band_text(d.policy)
             rows.append(row)
         return {"drives": rows}
 
@@ -494,6 +518,13 @@ class Operations:
             self._on_shutdown()
 
 
+# every tenant.list row has these keys (null where the tenant has no value)
+_TENANT_ROW: dict[str, Any] = dict.fromkeys(("name", "drive", "size", "read_only",
+                                             "description", "default", "class", "weight",
+                                             "reserve", "limit", "limit_iops", "latency_slo",
+                                             "sq_depth"))
+
+
 def _in_force(t: Tenant, planned: Mapping[str, int]) -> Tenant:
     """Tenant t with the planner's limit, if any: scavengers only, never above the
     configured limit, never below the reservation."""
@@ -515,6 +546,18 @@ def _enabled_names(raw_tune: Mapping[str, Any], cfg: Config) -> tuple[str, ...]:
 
 def _rate(bps: int) -> str:
     return units.format_rate(bps) if bps else "none"
+
+
+def _band_text(policy: str) -> str | None:
+    """A policy's default band as the config writes it (``150%..300%``, ``250us..1500us``)."""
+    b = _policy_band(policy)
+    if not b:
+        return None
+    if b["band_lo_pct"] and b["band_hi_pct"]:
+        return f"{b['band_lo_pct']}%..{b['band_hi_pct']}%"
+    if b["lat_min_ns"] and b["lat_max_ns"]:
+        return f"{units.format_duration(b['lat_min_ns'])}..{units.format_duration(b['lat_max_ns'])}"
+    return None
 
 
 def _policy_band(policy: str) -> dict[str, int]:

@@ -3,7 +3,7 @@
     jbof serve [--config FILE] [--unix PATH] [--tcp HOST:PORT]
                [--admin-socket PATH] [--metrics HOST:PORT] [--log-level LEVEL]
 
-The config (``configs/default.yaml`` when --config is not given) is validated
+The config (the embedded default when --config is not given) is validated
 by control/config.py (``jbof config keys`` lists every key):
 
     drives:                      # one backend + one scheduler each
@@ -32,7 +32,8 @@ Once it accepts connections (NBD and the admin socket) it prints one NBD URI
 per export and listener (``nbd+unix:///NAME?socket=PATH``) and runs until
 SIGINT, SIGTERM or the admin ``shutdown`` op, then stops gracefully
 (in-flight IO drains, data is synced).  Changes made over the admin socket
-are saved to --config FILE (never to the embedded default).  With a
+are saved to a state file (control/state.py: NAME.state.yaml beside --config
+FILE, or under --state-dir); the config file is never rewritten.  With a
 ``forecast:`` section the forecast service starts after the admin socket and
 stops before the Engine closes; the limits its planner gives scavengers are
 applied like admin changes but never saved.  With a ``tune:`` section one
@@ -73,13 +74,34 @@ def load_serve_config(path: str | Path, unix: str | None = None,
     return engine_config(load_config(path).with_overrides(unix=unix, tcp=tcp))
 
 
+def sd_notify(message: str) -> bool:
+    """Tell systemd (Type=notify, contrib/jbof.service) when $NOTIFY_SOCKET is set;
+    False when not run by it or the datagram cannot be sent."""
+    import socket
+    path = os.environ.get("NOTIFY_SOCKET")
+    if not path:
+        return False
+    if path.startswith("@"):
+        path = "\0" + path[1:]
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
+            s.connect(path)
+            s.sendall(message.encode())
+        return True
+    except OSError:
+        return False
+
+
 def run(cfg: Config, file_cfg: Config, persist_path: str | None,
         guard: Callable[[Callable[[], T]], T] = lambda fn: fn(),
-        out: Callable[[str], None] = print, err: Callable[[str], None] = print) -> None:
+        out: Callable[[str], None] = print, err: Callable[[str], None] = print,
+        config_path: str | None = None, base_sha256: str | None = None,
+        banner: str | None = None) -> None:
     """Run the Engine and its services (admin socket, metrics, forecast, tuners) for
     ``cfg`` until SIGINT/SIGTERM or the admin ``shutdown`` op; print one NBD URI per
     export with ``out`` once serving.  ``guard`` wraps each step that may fail (the CLI
-    turns failures into one line); changes over the admin socket go to persist_path."""
+    turns failures into one line); changes over the admin socket go to the state
+    file persist_path (control/state.py), never to config_path."""
     from control.daemon.services import Services
 
     def make() -> Any:
@@ -90,17 +112,24 @@ def run(cfg: Config, file_cfg: Config, persist_path: str | None,
     stop = threading.Event()
     services = Services(eng, cfg, persist_path, stop.set, file_cfg,
                         admin_explicit=cfg.admin.socket is not None)
+    services.control.config_path = config_path
+    if services.control.state is not None:
+        services.control.state.base_sha256 = base_sha256
     old = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         guard(eng.start)
         if cfg.listen.mode is not None and cfg.nbd_socket is not None:
             guard(lambda: os.chmod(str(cfg.nbd_socket), int(cfg.listen.mode or 0)))
         guard(services.start)
+        if banner:
+            err(banner)          # what it loaded: the config, and the state on top or not
         for uri in eng.uris():
             out(uri)
         sys.stdout.flush()
+        sd_notify("READY=1\nSTATUS=serving " + ", ".join(eng.uris()))
         while not stop.wait(0.5):
             pass
+        sd_notify("STOPPING=1")
         st = eng.stats()
         services.close()
         guard(eng.close)

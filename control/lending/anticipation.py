@@ -222,7 +222,7 @@ BORROWER_JOB_KEYS = section(
     Key("size_max", "size", p_size(1 << 20), "largest", "16GiB"),
     Key("writers", "percent", p_percent, "share of jobs that also write", "25%"),
     Key("write_mix", "percent", p_percent, "a writer's share of writes", "30%"),
-    Key("bs", "size", p_size(4096, 16 << 20, 4096), "block size", "128k"),
+    Key("bs", "size", p_size(4096, 16 << 20, 4096, bare_bytes=True), "block size", "128k"),
     Key("iodepth", "integer", p_int(1, 65536), "IO depth", 16),
 )
 TRACE_KEYS = section(
@@ -370,7 +370,7 @@ def owner_phases(p: IOProfile) -> list[_Phase]:
 
 def owner_workload(j: TraceJob, delay_ns: int, iodepth: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     base = {"rw": "randread", "bs": str(READ_BS), "iodepth": iodepth,
-            "rate": j.io.read_bps, "startdelay": f"{delay_ns}ns",
+            "rate": f"{j.io.read_bps}B/s", "startdelay": f"{delay_ns}ns",
             "runtime": f"{max(1, round(j.duration_s * NS))}ns"}
     phases: list[dict[str, Any]] = []
     for ph in owner_phases(j.io):
@@ -378,7 +378,7 @@ def owner_workload(j: TraceJob, delay_ns: int, iodepth: int) -> tuple[dict[str, 
             phases.append({"duration": f"{ph.dur_ns}ns", "idle": True})
         elif ph.write:
             phases.append({"duration": f"{ph.dur_ns}ns", "rw": "write", "bs": str(CKPT_BS),
-                           "rate": ph.rate_bps})
+                           "rate": f"{ph.rate_bps}B/s"})
         else:
             phases.append({"duration": f"{ph.dur_ns}ns"})
     return base, phases

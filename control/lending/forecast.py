@@ -212,7 +212,7 @@ def _rate(v: Any, key: str) -> int:
     if isinstance(v, float) and v.is_integer():
         v = int(v)
     try:
-        return units.parse_rate(v)
+        return units.parse_rate(v, bare_bytes=True)   # the wire carries bytes/s
     except ValueError as e:
         raise _bad(key, str(e)) from None
 
@@ -221,7 +221,7 @@ def _size(v: Any, key: str) -> int:
     if isinstance(v, float) and v.is_integer():
         v = int(v)
     try:
-        return units.parse_size(v)
+        return units.parse_size(v, bare_bytes=True)   # the wire carries bytes
     except ValueError as e:
         raise _bad(key, str(e)) from None
 

@@ -1,0 +1,178 @@
+"""The daemon's state file: live admin changes, kept beside the operator's config.
+
+The config file the operator wrote is never rewritten by the daemon.  Every
+persisted admin change (``tenant add``, ``drive set``, ...) writes the whole
+running config, in the file's form, to a state file instead:
+
+    /etc/jbof/jbof.yaml                 the operator's file (read only)
+    /etc/jbof/jbof.state.yaml           beside it, or DIR/jbof.state.yaml with --state-dir DIR
+    /etc/jbof/jbof.state.yaml.1 .. .4   the previous generations (GENERATIONS in all)
+
+A write is atomic (temporary file, fsync, rename, fsync of the directory);
+before it the generations shift by one (``.1`` -> ``.2``, ...).  The state
+records the SHA-256 of the config file it was made from.  At start the daemon
+loads the config and, when the state's base matches the file, the state on top
+(its log line says which).  A config file edited after the state was written
+wins and the state is set aside (it becomes generation ``.1`` at the next
+change); a state written after the file changed (``jbof config save``, then
+more live changes) still wins, and the log line says so.  ``jbof config
+diff`` shows running vs file; ``jbof config save`` writes the running config
+into the file (control/config_save.py), comments kept.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from control.config import Config, parse_config
+from control.config_export import document
+from control.errors import ConfigError
+from control.schema import load_yaml
+
+__all__ = ["GENERATIONS", "Loaded", "StateFile", "file_sha256", "load_with_state",
+           "state_config", "state_path_for", "write_atomic"]
+
+GENERATIONS = 5          # the current state file and 4 older ones
+STATE_FORMAT = 1
+
+
+def state_path_for(config_path: str | None, state_dir: str | None) -> Path | None:
+    """Where live changes go: ``DIR/NAME.state.yaml`` with a state dir, else beside the
+    config file; None for the embedded default config without a state dir."""
+    stem = Path(config_path).stem if config_path else "default"
+    if state_dir:
+        return Path(state_dir) / f"{stem}.state.yaml"
+    if config_path is None:
+        return None
+    p = Path(config_path)
+    return p.with_name(f"{stem}.state.yaml")
+
+
+def file_sha256(path: str | Path | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def write_atomic(path: str | Path, text: str, mode: int | None = None) -> None:
+    """tmp file + fsync, rename over path, fsync the directory (OSError on failure;
+    path is then untouched)."""
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, p)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    dfd = os.open(p.parent, os.O_RDONLY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+
+
+@dataclass
+class StateFile:
+    """The state file of one daemon: ``write`` persists a config, keeping generations."""
+    path: Path
+    base_sha256: str | None          # the config file's hash at start
+    generations: int = GENERATIONS
+
+    def generation_paths(self) -> list[Path]:
+        return [self.path] + [Path(f"{self.path}.{i}") for i in range(1, self.generations)]
+
+    def write(self, cfg: Config, what: str) -> None:
+        doc = {"jbof_state": STATE_FORMAT,
+               "saved_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+               "change": what,
+               "base_sha256": self.base_sha256,
+               "config": document(cfg)}
+        text = ("# jbof serve state: the running config after live admin changes.\n"
+                "# Written by the daemon; the config file itself is never rewritten.\n"
+                "# `jbof config diff` shows the difference, `jbof config save` writes it.\n"
+                + yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=100,
+                                 allow_unicode=True))
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        gens = self.generation_paths()
+        for older, newer in zip(reversed(gens[1:]), reversed(gens[:-1])):
+            if newer.exists():
+                os.replace(newer, older)
+        write_atomic(self.path, text, 0o600)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """What serve starts from: the config (with the state applied when it was) and the
+    log line that says so."""
+    cfg: Config
+    used_state: bool
+    message: str
+
+
+def load_with_state(file_cfg: Config, config_path: str | None,
+                    state_path: Path | None) -> Loaded:
+    """file_cfg with the state on top when the state exists and was made from this
+    config file; ConfigError (one line) when the state file is unreadable."""
+    shown = config_path or "the embedded default config"
+    if state_path is None or not state_path.exists():
+        where = f" (live changes go to {state_path})" if state_path else \
+            " (live changes are not persisted: no --config or --state-dir)"
+        return Loaded(file_cfg, False, f"jbof serve: config {shown}; no state{where}")
+    src = str(state_path)
+    try:
+        raw = read_state_doc(state_path)
+    except ConfigError as e:
+        raise ConfigError(src, "", f"{e.message or 'is not a jbof state file'} (move it away "
+                          "to start from the config alone)") from None
+    base = raw.get("base_sha256")
+    note = ""
+    if base is not None and base != file_sha256(config_path):
+        if _mtime(config_path) >= _mtime(state_path):
+            return Loaded(file_cfg, False,
+                          f"jbof serve: config {shown}; state {src} (saved "
+                          f"{raw.get('saved_at')}) NOT applied: the config file was edited "
+                          "after it; the file wins")
+        note = " (the config file changed under the last daemon, e.g. `jbof config save`: " \
+               "the newer state wins; see `jbof config diff`)"
+    cfg = parse_config(raw["config"], f"{src}: config")
+    return Loaded(cfg, True, f"jbof serve: config {shown} + state {src} (saved "
+                  f"{raw.get('saved_at')} after {raw.get('change')}){note}")
+
+
+def _mtime(path: str | Path | None) -> float:
+    try:
+        return os.stat(path).st_mtime if path else 0.0
+    except OSError:
+        return 0.0
+
+
+def read_state_doc(path: str | Path) -> dict[str, Any]:
+    raw = load_yaml(path)
+    if not isinstance(raw, dict) or raw.get("jbof_state") != STATE_FORMAT \
+            or not isinstance(raw.get("config"), dict):
+        raise ConfigError(str(path), "", "is not a jbof state file")
+    return raw
+
+
+def state_config(path: str | Path) -> Config:
+    """The config a state file holds (ConfigError: one line)."""
+    return parse_config(read_state_doc(path)["config"], f"{path}: config")
