@@ -77,5 +77,12 @@ bench: build
 bench-nbd: build
 	$(PYTHON) scripts/bench_nbd.py
 
+# The qos invariant sweep (not a test: tests/test_qos_sweep.py runs a fixed 50-mix sample).
+SWEEP_N ?= 1000
+SWEEP_SEED ?= 1
+.PHONY: sweep
+sweep: build
+	$(PYTHON) scripts/qos_sweep.py -n $(SWEEP_N) --seed $(SWEEP_SEED) --jobs 2 --out build/sweep-failures
+
 clean:
 	rm -rf build dataplane/_jbof*.so dataplane/.built *.egg-info
