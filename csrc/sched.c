@@ -89,6 +89,22 @@
  *    complete updates counters, one histogram bucket and the controller.
  *    No allocation, no clock read.  The fifo policy alone scans the
  *    backlogged tenants (it is a baseline).
+ *
+ * 7. Live reconfiguration and rate tags (issue 11).  A tag only means
+ *    something under a policy that enforces it: limit tags under qos and
+ *    token-bucket, reservation tags under qos.  Tags used to advance under
+ *    every policy, so a 100 MiB/s-limited 16 KiB reader dispatching at
+ *    600 MiB/s for 1 s under gimbal pushed its l_tag 5 s into the future;
+ *    back on qos it sat with 32 IOs queued and zero throughput for 5 s, and
+ *    every further qos -> gimbal -> qos toggle added the time spent under
+ *    gimbal times (rate / limit - 1).  Now (a) take() advances only the
+ *    tags the current policy enforces, and (b) jbof_sched_set_policy, and
+ *    jbof_sched_tenant_set when limit_bps, limit_iops or reserve_bps
+ *    changes, re-arm the tenant's tags at min(tag, now): the next IO is
+ *    judged by the new settings from now on.  Worst case after a change is
+ *    one IO early plus the 1 ms bank (at 200 MiB/s: 16 KiB + 200 KiB), never
+ *    a debt run up under other settings.  tests/c/test_sched.c
+ *    (test_toggle_*) and tests/test_qos_sweep.py (live toggles) pin it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -189,6 +205,20 @@ static void relink(jbof_sched *s, uint32_t id);
 
 static inline int policy_uses_ctl(uint32_t p) { return p == JBOF_POLICY_GIMBAL || p == JBOF_POLICY_QOS; }
 static inline int policy_uses_classes(uint32_t p) { return p == JBOF_POLICY_QOS; }
+/* policies that hold tenants to their rate tags (limits; qos also reservations) */
+static inline int policy_uses_tags(uint32_t p) { return p == JBOF_POLICY_QOS || p == JBOF_POLICY_TOKEN_BUCKET; }
+
+/* Re-arm a tenant's rate tags at a reconfiguration (section 7): a tag may
+ * not stay in the future further than the new settings would have put it. */
+static inline void tags_rearm(tenant *t, uint64_t now_ns)
+{
+    if (t->l_tag > now_ns)
+        t->l_tag = now_ns;
+    if (t->li_tag > now_ns)
+        t->li_tag = now_ns;
+    if (t->r_tag > now_ns)
+        t->r_tag = now_ns;
+}
 
 static inline tenant *get_tenant(const jbof_sched *s, uint32_t id)
 {
@@ -497,6 +527,8 @@ int jbof_sched_set_policy(jbof_sched *s, uint32_t policy, uint64_t now_ns)
         return rc;
     for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
         tenant *t = s->t[i];
+        if (t)
+            tags_rearm(t, now_ns); /* section 7 */
         if (t && t->on_list == LIST_PARKED) { /* the new policy decides afresh */
             t->on_list = LIST_NONE;
             s->n_parked--;
@@ -617,7 +649,6 @@ int jbof_sched_tenant_add(jbof_sched *s, const jbof_tenant_cfg *cfg, uint64_t no
 
 int jbof_sched_tenant_set(jbof_sched *s, uint32_t id, const jbof_tenant_cfg *cfg, uint64_t now_ns)
 {
-    (void)now_ns;
     if (!s)
         return -EINVAL;
     tenant *t = get_tenant(s, id);
@@ -630,6 +661,7 @@ int jbof_sched_tenant_set(jbof_sched *s, uint32_t id, const jbof_tenant_cfg *cfg
     if (act)
         active_weight_adjust(s, t, -1);
     uint32_t old_class = t->cfg.klass;
+    uint64_t old_rates[3] = {t->cfg.limit_bps, t->cfg.limit_iops, t->cfg.reserve_bps};
     if (t->count && old_class == JBOF_CLASS_LATENCY)
         s->n_lc_backlogged--;
     rc = tenant_apply_cfg(t, cfg);
@@ -639,6 +671,10 @@ int jbof_sched_tenant_set(jbof_sched *s, uint32_t id, const jbof_tenant_cfg *cfg
         active_weight_adjust(s, t, +1);
     if (rc)
         return rc;
+    /* a changed rate restarts its tag from now (section 7): a tag pushed
+     * ahead by the old, lower rate must not hold the new one back */
+    if (old_rates[0] != cfg->limit_bps || old_rates[1] != cfg->limit_iops || old_rates[2] != cfg->reserve_bps)
+        tags_rearm(t, now_ns);
     /* move between the DRR and scavenger lists if the class changed */
     (void)old_class;
     relink(s, id);
@@ -709,7 +745,7 @@ int jbof_sched_submit(jbof_sched *s, const jbof_io *io, uint64_t now_ns)
 
 /* ---------------------------------------------------------- dispatch --- */
 
-static void take_tags(tenant *t, uint32_t len, uint64_t now_ns);
+static void take_tags(tenant *t, uint32_t len, uint64_t now_ns, int resv);
 
 /* Pop the head IO of t into *out and do all accounting. */
 static void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io *out, uint64_t now_ns)
@@ -753,8 +789,8 @@ static void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io *out, uint64_t n
     s->dispatched++;
     t->st.dispatched++;
 
-    if (t->rated)
-        take_tags(t, len, now_ns);
+    if (t->rated && policy_uses_tags(s->cfg.policy))
+        take_tags(t, len, now_ns, s->cfg.policy == JBOF_POLICY_QOS);
     if (t->throttled) {
         t->st.throttled_ns += now_ns - t->throttle_since;
         t->throttled = 0;
@@ -779,8 +815,9 @@ static void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io *out, uint64_t n
 }
 
 /* Advance a rated tenant's tags past an IO of len bytes: mClock-style, with
- * at most TAG_BANK_NS of banked credit. */
-static void take_tags(tenant *t, uint32_t len, uint64_t now_ns)
+ * at most TAG_BANK_NS of banked credit.  Only under a policy that enforces
+ * them (section 7): the reservation tag only under qos. */
+static void take_tags(tenant *t, uint32_t len, uint64_t now_ns, int resv)
 {
     uint64_t floor_ns = now_ns > TAG_BANK_NS ? now_ns - TAG_BANK_NS : 0;
     if (t->cfg.limit_bps) {
@@ -793,7 +830,7 @@ static void take_tags(tenant *t, uint32_t len, uint64_t now_ns)
             t->li_tag = floor_ns;
         t->li_tag += JBOF_NS_PER_S / t->cfg.limit_iops;
     }
-    if (t->cfg.reserve_bps) {
+    if (resv && t->cfg.reserve_bps) {
         if (t->r_tag < floor_ns)
             t->r_tag = floor_ns;
         t->r_tag += (uint64_t)(((__uint128_t)len * JBOF_NS_PER_S) / t->cfg.reserve_bps);
