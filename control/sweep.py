@@ -82,6 +82,8 @@ STALL_FLOOR_US = 50_000.0
 STALL_MIN_IOS = 20
 WEIGHT_TOL = 0.10
 WEIGHT_DEMAND_MULT = 1.5
+WEIGHT_DEPTH_MULT = 2.0
+WINDOW_COST = 8 * 128 * 1024     # jbof_sched_default_cfg: total_slots * slot_bytes
 LIMIT_TOL = 0.02
 RESERVE_TOL = 0.05
 RESERVE_DEMAND_MULT = 1.5
@@ -249,8 +251,10 @@ def check_docs(sc: Scenario, docs: Mapping[str, Mapping[str, Any]]) -> tuple[lis
     qt = {e["name"]: e for e in q["tenants"]}
     gt = {e["name"]: e for e in g["tenants"]} if g else {}
 
-    # work conservation
-    others = {p: _capped_util(sc, d) for p, d in docs.items() if p != "qos"}
+    # work conservation, against the policies at least as fair as qos (NARROWINGS[0])
+    jq = weighted_jain(sc, q)
+    others = {p: _capped_util(sc, d) for p, d in docs.items()
+              if p != "qos" and weighted_jain(sc, d) >= jq - JAIN_TOL}
     if others:
         checked["work"] += 1
         best_p = max(others, key=lambda p: others[p])
@@ -331,6 +335,17 @@ def check_docs(sc: Scenario, docs: Mapping[str, Mapping[str, Any]]) -> tuple[lis
     return v, checked
 
 
+def weighted_jain(sc: Scenario, doc: Mapping[str, Any]) -> float:
+    """Jain's index over share / weight of the backlogged tenants without a limit (1.0 if < 2)."""
+    from control.results import jain
+    xs = []
+    for e in doc["tenants"]:
+        t = sc.tenant(e["name"])
+        if e["backlogged"] and e["share"] is not None and not (t.limit_bps or t.limit_iops):
+            xs.append(e["share"] / t.weight)
+    return jain(xs)
+
+
 def _solo_drive_frac(sc: Scenario, qt: Mapping[str, Any], t: Any) -> float:
     """How much of the drive the tenant uses alone: its solo bytes/s over the best solo bytes/s of
     the same kind (read / write) among the mix's tenants -- a rough 'is it a hog' measure."""
@@ -350,7 +365,13 @@ def _check_weights(sc: Scenario, q: Mapping[str, Any], checked: dict[str, int]) 
             continue
         rate = e["cost_bytes"] / dur
         demand = e["solo_bw_bytes"] * (e["cost_bytes"] / (e["bw_bytes"] * dur))
-        group.append((t, rate, demand))
+        ios = e["iops"] * dur
+        depth_cost = t.workload.phases[0].iodepth * (e["cost_bytes"] / ios if ios else 0.0)
+        group.append((t, rate, demand, depth_cost))
+    # in-flight demand (NARROWINGS[1]): it must be able to queue past its weighted share of the
+    # in-flight window, else it never waits in the scheduler and its rate is latency-bound
+    wall = sum(t.weight for t, *_ in group)
+    group = [(t, r, d) for t, r, d, dc in group if wall and dc >= WEIGHT_DEPTH_MULT * WINDOW_COST * t.weight / wall]
     while len(group) >= 2:
         total = sum(r for _, r, _ in group)
         wsum = sum(t.weight for t, _, _ in group)

@@ -95,6 +95,25 @@
  *    one such write per 513 us, 255 MB/s of writes.  Meanwhile every 4 KiB
  *    read completing in 120 us (below lat_min: SLOWSTART) adds 8 * 7680 =
  *    61 KB/s to the rate, so 1000 such completions lift it by 61 MB/s.
+ *
+ * 5. Large, slow IO (ours, issue 11).  Two failures of the rules above when
+ *    IOs are big and the drive slow (sata-ssd, 1 MiB writes at wf 9 = 9.4 MB
+ *    of cost each, about one completion per 10 ms):
+ *
+ *    a. The OVERLOADED clamp takes the completion rate of the last 10 ms
+ *       window, which then holds 0 or 1 such IOs: the clamp picked the noisy
+ *       low reading and the rate fell to rate_min in a few windows.  In the
+ *       learned-band mode a window now closes after >= 10 ms *and* >= 16
+ *       completions (or 200 ms): 16 x 1 MiB at 450 MB/s is 37 ms, a reading
+ *       within ~25% instead of 0-or-2x.
+ *    b. The EWMAs move only on completions, so once the drive has drained
+ *       the last (stale) samples keep it in CONGESTION, and each rare
+ *       completion took its whole cost (9.4 MB/s) off the rate.  sched.c
+ *       (section 8) now flags a completion that leaves the drive empty
+ *       while IO waits (underfilled); it is judged as SLOWSTART (rate +=
+ *       8 * cost), since nothing is queued inside the drive whatever the
+ *       departed IOs' latency said.  Gimbal's faithful mode keeps the
+ *       published rules (it collapses on that mix: util 0.07 vs qos 1.46).
  */
 #include <errno.h>
 #include <string.h>
@@ -112,6 +131,8 @@ enum {
 #define CTL_MAX_RATE_BPS (1ull << 38)
 
 static const uint64_t CTL_WINDOW_NS = 10000000ull;     /* completion-rate window: 10 ms */
+static const uint64_t CTL_WINDOW_MAX_NS = 200000000ull; /* ... closed after 200 ms whatever the count */
+enum { CTL_WINDOW_MIN_IOS = 16 };                       /* ours: ... and not before 16 completions */
 static const uint64_t CTL_BASE_WINDOW_NS = 1000000000ull; /* base-latency window: 1 s */
 static const uint64_t CTL_SIGNAL_FRESH_NS = 100000000ull; /* the other kind's EWMA counts for 100 ms */
 static const uint64_t CTL_EVAL_NS = 20000ull;              /* evaluate the state at least every 20 us */
@@ -298,7 +319,13 @@ static void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns)
             l = thr + 1;
     }
 
-    if (l > hi) {
+    if (c->cfg.band_hi_pct && c->underfilled) {
+        /* ours (section 5b): the drive just went empty while IO waits for
+         * pacing -- whatever the latency of the IOs that left, nothing is
+         * queued inside it now, so the rate is what idles it: grow */
+        ctl_enter(c, JBOF_CTL_SLOWSTART);
+        rate += cost * CTL_SLOWSTART_MULT;
+    } else if (l > hi) {
         /* clearly past the knee: fall back to what the drive completes */
         ctl_enter(c, JBOF_CTL_OVERLOADED);
         if (c->meas_rate_bps < rate)
@@ -342,7 +369,15 @@ int ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, uint32_t cost, ui
 {
     /* completion-rate window (for the OVERLOADED clamp) */
     c->win_cost += cost;
-    if (now_ns - c->win_start_ns >= CTL_WINDOW_NS) {
+    c->win_n++;
+    /* ours (section 5a): a window closes after >= 10 ms *and* >= 16
+     * completions (or 200 ms): 1 MiB writes on a SATA drive complete about
+     * every 10 ms, and a 10 ms window then reads 0 or 2 IOs' worth -- the
+     * OVERLOADED clamp took the noisy minimum and walked the rate down to
+     * rate_min */
+    if (now_ns - c->win_start_ns >= CTL_WINDOW_NS &&
+        (!c->cfg.band_hi_pct || c->win_n >= CTL_WINDOW_MIN_IOS || now_ns - c->win_start_ns >= CTL_WINDOW_MAX_NS)) {
+        c->win_n = 0;
         c->meas_rate_bps = (uint64_t)(((__uint128_t)c->win_cost * JBOF_NS_PER_S) / (now_ns - c->win_start_ns));
         c->win_cost = 0;
         c->win_start_ns = now_ns;

@@ -85,6 +85,8 @@ typedef struct ctl_state {
     uint64_t state_enter[JBOF_CTL_STATE_COUNT];
     uint64_t win_start_ns;       /* completion-rate measurement window */
     uint64_t win_cost;
+    uint32_t win_n;              /* completions in the window */
+    uint32_t underfilled;        /* set by sched.c (qos): this completion left the drive empty with IO waiting */
     uint64_t meas_rate_bps;      /* measured completion rate, last full window */
     uint64_t base_ns;            /* learned unloaded read latency: min of 2 windows */
     uint64_t base_cur_ns, base_prev_ns;
