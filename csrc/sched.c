@@ -144,6 +144,9 @@ enum {
 
 static const uint64_t TAG_BANK_NS = 1000000ull;     /* 1 ms of banked rate credit */
 static const uint64_t ALONE_GRACE_NS = 50000000ull; /* 50 ms without a peer before 'alone' */
+static const uint64_t WIN_STEP_NS = 1000000ull;     /* window scale changes at most once per 1 ms */
+enum { WIN_SHIFT_MAX = 5 };                         /* windows grow up to 32x the configured one */
+static const uint64_t STARVE_NS = 10000000ull;      /* qos: 10 ms held by the bucket with nothing in flight (section 9) */
 
 typedef struct sq_ent {
     jbof_io io;
@@ -201,6 +204,8 @@ struct jbof_sched {
     uint32_t n_active;        /* tenants with queued or in-flight IO */
     uint64_t active_weight;   /* sum of weights of active non-scavenger tenants */
     uint64_t win_per_weight_x256; /* total_slots * slot_bytes / active_weight, x256 */
+    uint32_t win_shift;       /* qos: in-flight windows scaled by 2^win_shift (section 10) */
+    uint64_t win_changed_ns;  /* last change of win_shift */
     uint32_t inflight_ios;
     uint64_t inflight_cost;
     uint64_t scav_inflight_cost;
@@ -903,7 +908,7 @@ static inline int lc_overdraft(const jbof_sched *s, const tenant *t)
 
 /* May the head IO of t go now, as far as the drive budget goes?  Records
  * which bucket held it back, for next_event_ns. */
-static inline int io_budget_ok(jbof_sched *s, const tenant *t)
+static inline int io_budget_ok(jbof_sched *s, const tenant *t, uint64_t now_ns)
 {
     if (!policy_uses_ctl(s->cfg.policy))
         return budget_ok(s);
@@ -911,6 +916,10 @@ static inline int io_budget_ok(jbof_sched *s, const tenant *t)
         return 0;
     int k = ctl_bucket(t->ring[t->head].io.opcode);
     if (s->ctl.tokens[k] > 0 || s->alone || lc_overdraft(s, t))
+        return 1;
+    /* section 9: a tenant with nothing in the drive whose head IO has
+     * waited STARVE_NS for the bucket goes (charged as usual) */
+    if (s->cfg.policy == JBOF_POLICY_QOS && t->inflight == 0 && now_ns - t->ring[t->head].io.submit_ns > STARVE_NS)
         return 1;
     s->starved |= 1u << k;
     return 0;
@@ -935,6 +944,7 @@ static inline int slot_blocked(const jbof_sched *s, const tenant *t)
         uint64_t cap = (s->win_per_weight_x256 * t->cfg.weight) >> 8;
         if (cap < s->cfg.slot_bytes)
             cap = s->cfg.slot_bytes; /* at least one slot, as Gimbal's max(1, ...) */
+        cap <<= s->win_shift;        /* section 10 */
         return t->inflight_cost + t->ring[t->head].io.cost > cap;
     }
     if (t->cur_slot_cost < s->cfg.slot_bytes && t->slot_out[t->cur_slot % SLOT_RING])
@@ -1014,7 +1024,7 @@ static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *
             s->n_parked++;
             continue;
         }
-        if (!io_budget_ok(s, t)) {
+        if (!io_budget_ok(s, t, now_ns)) {
             *waiting = 1;
             /* its bucket is empty.  If the other bucket is empty too, nothing
              * can go, and if nobody's head IO needs the other bucket, nobody
@@ -1123,8 +1133,16 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
     if (qos && s->nresv)
         n += dispatch_reservations(s, now_ns, out, max);
     n += dispatch_drr_list(s, &s->drr, now_ns, out + n, max - n, !s->alone, qos, &waiting);
-    if (s->n_parked)
+    if (s->n_parked) {
         waiting = 1;
+        /* section 10: a tenant waits for in-flight room while the drive is
+         * below its latency band: the windows bind, not the drive */
+        if (qos && !s->alone && s->win_shift < WIN_SHIFT_MAX && s->ctl.state == JBOF_CTL_SLOWSTART &&
+            now_ns - s->win_changed_ns >= WIN_STEP_NS) {
+            s->win_shift++;
+            s->win_changed_ns = now_ns;
+        }
+    }
     if (qos && s->scav.head >= 0 && !waiting && n < max && budget_ok(s)) {
         /* idle capacity: lend it, but never more than the drive completes
          * in half the reclaim bound (at the lower of the pacing rate and
@@ -1138,7 +1156,7 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
             tenant *t = s->t[id];
             if (s->scav_inflight_cost > 0 && s->scav_inflight_cost + t->ring[t->head].io.cost > cap)
                 break;
-            if (!io_budget_ok(s, t))
+            if (!io_budget_ok(s, t, now_ns))
                 break;
             int w2 = 0;
             int m = dispatch_drr_list(s, &s->scav, now_ns, out + n, 1, 0, 1, &w2);
@@ -1219,6 +1237,11 @@ int jbof_sched_complete(jbof_sched *s, const jbof_io *io, uint64_t now_ns, int s
         s->ctl.underfilled = s->cfg.policy == JBOF_POLICY_QOS && s->inflight_ios == 0 && s->n_backlogged > 0;
         int slow = ctl_on_complete(&s->ctl, io->opcode, io->length_bytes, c, dev, now_ns);
         cost_on_complete(&s->cost, io->opcode, slow, now_ns);
+        /* section 10: past the band's threshold the windows shrink back */
+        if (s->win_shift && s->ctl.state >= JBOF_CTL_CONGESTION && now_ns - s->win_changed_ns >= WIN_STEP_NS) {
+            s->win_shift--;
+            s->win_changed_ns = now_ns;
+        }
     }
     if (!is_active(t)) {
         s->n_active--;
