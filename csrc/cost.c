@@ -87,15 +87,10 @@ void cost_init(cost_state *c, const jbof_cost_cfg *cfg, uint64_t now_ns)
     c->period_start_ns = now_ns;
 }
 
-void cost_on_complete(cost_state *c, uint32_t op, int slow, uint64_t now_ns)
+/* One period is over (cost_on_complete, inline): writes looked slow ->
+ * halfway up, else decay. */
+void cost_period_end(cost_state *c, uint64_t now_ns)
 {
-    if (c->cfg.learn == 0)
-        return;
-    if (op == JBOF_OP_WRITE && slow)
-        c->w_slow++;
-    if (now_ns - c->period_start_ns < c->cfg.period_ns)
-        return;
-    /* One period is over: writes looked slow -> halfway up, else decay. */
     uint32_t wf = c->wf_x256;
     uint32_t lo = c->cfg.write_factor_min_x256, hi = c->cfg.write_factor_max_x256;
     if (c->w_slow)

@@ -68,8 +68,18 @@ static inline uint32_t cost_of(const cost_state *c, uint32_t op, uint32_t bytes,
         return v ? cost_sat32(v) : 1;
     }
 }
-/* Feed one completion; slow = its latency was above the controller's threshold. */
-void cost_on_complete(cost_state *c, uint32_t op, int slow, uint64_t now_ns);
+void cost_period_end(cost_state *c, uint64_t now_ns);
+/* Feed one completion; slow = its latency was above the controller's
+ * threshold.  Inline: a counter and a compare per IO; the period's end is
+ * the out-of-line part. */
+static inline void cost_on_complete(cost_state *c, uint32_t op, int slow, uint64_t now_ns)
+{
+    if (c->cfg.learn == 0)
+        return;
+    c->w_slow += op == JBOF_OP_WRITE && slow;
+    if (now_ns - c->period_start_ns >= c->cfg.period_ns)
+        cost_period_end(c, now_ns);
+}
 
 /* ---- ctl.c ---- */
 typedef struct ctl_state {
@@ -91,12 +101,11 @@ typedef struct ctl_state {
     uint64_t base_ns;            /* learned unloaded read latency: min of 2 windows */
     uint64_t base_cur_ns, base_prev_ns;
     uint64_t base_win_start_ns;
-    uint64_t band_lo_ns, band_hi_ns; /* cached ctl_band(); refreshed by ctl_band_update */
+    uint64_t band_lo_ns, band_hi_ns; /* cached ctl_band(); refreshed by band_refresh (ctl.c) */
     uint64_t band_key_base, band_key_cap;
     uint64_t pend_cost;          /* cost completed since the last evaluation */
     uint32_t pend_n;
     uint64_t last_eval_ns;
-    uint64_t slow_thr_ns;        /* threshold as of the last evaluation */
     uint64_t ewma_lc_ns;         /* latency-critical tenants' end-to-end latency */
     uint64_t last_lc_ns;
 } ctl_state;
@@ -112,9 +121,52 @@ void ctl_set_cap(ctl_state *c, uint64_t cap_ns);
 int ctl_cfg_check(const jbof_ctl_cfg *cfg);
 void ctl_init(ctl_state *c, const jbof_ctl_cfg *cfg, uint64_t now_ns);
 void ctl_refill(ctl_state *c, uint64_t now_ns);
+
+#define CTL_WINDOW_NS 10000000ull       /* completion-rate window: 10 ms */
+#define CTL_BASE_WINDOW_NS 1000000000ull /* base-latency window: 1 s */
+#define CTL_EVAL_NS 20000ull            /* evaluate the state at least every 20 us */
+enum {
+    CTL_EVAL_EVERY = 4,                 /* ... or every 4 completions */
+    CTL_NORMALIZE_BYTES = 128 * 1024,
+    CTL_BASE_MAX_BYTES = 16 * 1024,     /* the base is learned from small reads, unscaled */
+};
+void ctl_window_roll(ctl_state *c, uint64_t now_ns);
+void ctl_base_sample(ctl_state *c, uint64_t lat_ns, uint64_t now_ns);
+uint64_t ctl_normalize(uint64_t lat_ns, uint32_t bytes);
+void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns);
+
 /* Completion of an IO of `cost` that took lat_ns in the drive.  Returns 1 if
- * the sample was above the current threshold (the IO was "slow"). */
-int ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, uint32_t cost, uint64_t lat_ns, uint64_t now_ns);
+ * its kind's EWMA is above the threshold as of the last evaluation (the IO
+ * was "slow", for the write-cost estimator).  Inline: per IO it is an EWMA
+ * step and a few compares; the window roll, the base-latency update and the
+ * state machine (every CTL_EVAL_EVERY completions, ctl.c section 3b) are
+ * out of line. */
+static inline int ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, uint32_t cost, uint64_t lat_ns,
+                                  uint64_t now_ns)
+{
+    /* completion-rate window (for the OVERLOADED clamp) */
+    c->win_cost += cost;
+    c->win_n++;
+    if (now_ns - c->win_start_ns >= CTL_WINDOW_NS)
+        ctl_window_roll(c, now_ns);
+    uint32_t k = op == JBOF_OP_READ ? 0 : 1;
+    /* learn the unloaded read latency: min over the last two windows */
+    if (k == 0 && c->cfg.band_hi_pct && bytes <= CTL_BASE_MAX_BYTES &&
+        (c->base_cur_ns == 0 || lat_ns < c->base_cur_ns || now_ns - c->base_win_start_ns >= CTL_BASE_WINDOW_NS))
+        ctl_base_sample(c, lat_ns, now_ns);
+    if (bytes > CTL_NORMALIZE_BYTES && c->cfg.size_normalize)
+        lat_ns = ctl_normalize(lat_ns, bytes);
+    int64_t diff = (int64_t)lat_ns - (int64_t)c->ewma_ns[k];
+    int64_t e = (int64_t)c->ewma_ns[k] + (diff >> c->cfg.ewma_shift);
+    c->ewma_ns[k] = e < 0 ? 0 : (uint64_t)e;
+    c->last_ns[k] = now_ns;
+    c->pend_cost += cost;
+    if (++c->pend_n >= CTL_EVAL_EVERY || now_ns - c->last_eval_ns >= CTL_EVAL_NS) {
+        c->last_eval_ns = now_ns;
+        ctl_evaluate(c, k, now_ns);
+    }
+    return c->ewma_ns[k] > c->threshold_ns;
+}
 /* When will bucket k (0 read, 1 write) hold a positive balance again? */
 uint64_t ctl_next_ns(const ctl_state *c, uint64_t now_ns, int k);
 static inline int ctl_bucket(uint32_t op) { return op == JBOF_OP_READ ? 0 : 1; }
