@@ -118,10 +118,15 @@
  *    b. The EWMAs move only on completions, so once the drive has drained
  *       the last (stale) samples keep it in CONGESTION, and each rare
  *       completion took its whole cost (9.4 MB/s) off the rate.  sched.c
- *       (section 8) now flags a completion that leaves the drive empty
- *       while IO waits (underfilled); it is judged as SLOWSTART (rate +=
- *       8 * cost), since nothing is queued inside the drive whatever the
- *       departed IOs' latency said.  Gimbal's faithful mode keeps the
+ *       (section 8) now flags a completion that leaves fewer than 2 IOs
+ *       in the drive while IO waits (underfilled); it is judged as
+ *       SLOWSTART, since nothing is queued inside the drive whatever the
+ *       departed IOs' latency said, and the rate grows by at least 1/16
+ *       per evaluation (not only 8 * cost: after an OVERLOADED clamp to
+ *       ~100 MB/s with 512 B reads completing, 8 * cost is +1 MB/s per
+ *       2 ms, and the drive idled at 1-2 IOs for the whole run -- sweep
+ *       mix s1-30, util 0.78 -> 0.84; 200-mix sweep work violations
+ *       81 -> 64).  Gimbal's faithful mode keeps the
  *       published rules (it collapses on that mix: util 0.07 vs qos 1.46).
  */
 #include <errno.h>
@@ -326,7 +331,8 @@ void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns)
          * pacing -- whatever the latency of the IOs that left, nothing is
          * queued inside it now, so the rate is what idles it: grow */
         ctl_enter(c, JBOF_CTL_SLOWSTART);
-        rate += cost * CTL_SLOWSTART_MULT;
+        uint64_t up = cost * CTL_SLOWSTART_MULT;
+        rate += up > rate / 16 ? up : rate / 16; /* at least +1/16 per evaluation */
     } else if (l > hi) {
         /* clearly past the knee: fall back to what the drive completes */
         ctl_enter(c, JBOF_CTL_OVERLOADED);

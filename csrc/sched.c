@@ -154,7 +154,8 @@
  *    with the drive idle most of the time (util 0.08 vs fifo's 1.73).  Now
  *    (a) dispatch under qos lifts an empty drive's non-positive buckets to
  *    1 byte, so one IO of each kind may go, and (b) a completion that
- *    leaves the drive empty while IO waits tells the controller
+ *    leaves fewer than UNDERFILL_IOS (2) IOs in the drive while IO waits
+ *    tells the controller
  *    (ctl.c section 5: underfilled): its rate grows instead of shrinking.
  *    Same mix after: 449 + 303 MiB/s (util 1.46;
  *    gimbal, which keeps Gimbal's rule, 0.07).  Isolation is unchanged:
@@ -210,6 +211,7 @@ static const uint64_t TAG_BANK_NS = 1000000ull;     /* 1 ms of banked rate credi
 static const uint64_t ALONE_GRACE_NS = 50000000ull; /* 50 ms without a peer before 'alone' */
 static const uint64_t WIN_STEP_NS = 1000000ull;     /* window scale changes at most once per 1 ms */
 enum { WIN_SHIFT_MAX = 5 };                         /* windows grow up to 32x the configured one */
+enum { UNDERFILL_IOS = 2 };                         /* qos: fewer IOs left in the drive = underfilled (section 8) */
 static const uint64_t STARVE_NS = 10000000ull;      /* qos: 10 ms held by the bucket with nothing in flight (section 9) */
 
 typedef struct sq_ent {
@@ -1494,7 +1496,7 @@ static inline __attribute__((always_inline)) int complete_one(jbof_sched *s, con
         if (t->lc_slo && s->cfg.policy == JBOF_POLICY_QOS)
             ctl_on_lc(&s->ctl, e2e, now_ns);
         /* section 8: a drive left empty while IO waits is underfilled */
-        s->ctl.underfilled = s->cfg.policy == JBOF_POLICY_QOS && s->inflight_ios == 0 && s->n_backlogged > 0;
+        s->ctl.underfilled = s->cfg.policy == JBOF_POLICY_QOS && s->inflight_ios < UNDERFILL_IOS && s->n_backlogged > 0;
         int slow = ctl_on_complete(&s->ctl, op, io->length_bytes, c, dev, now_ns);
         cost_on_complete(&s->cost, op, slow, now_ns);
         /* section 10: past the band's threshold the windows shrink back */
