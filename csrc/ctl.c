@@ -257,8 +257,10 @@ void ctl_refill(ctl_state *c, uint64_t now_ns)
     /* half the refill to each bucket; what a full bucket cannot hold spills
      * into the other, so one kind alone gets the whole rate */
     int64_t cap = c->cfg.bucket_bytes;
-    int64_t r = c->tokens[0] + (int64_t)(add / 2);
-    int64_t w = c->tokens[1] + (int64_t)(add - add / 2);
+    /* ours: the read share is set by sched.c (section 11 there), 0 = half */
+    uint64_t radd = c->read_share_x256 ? (add * c->read_share_x256) >> 8 : add / 2;
+    int64_t r = c->tokens[0] + (int64_t)radd;
+    int64_t w = c->tokens[1] + (int64_t)(add - radd);
     if (r > cap) {
         w += r - cap;
         r = cap;
@@ -278,8 +280,9 @@ uint64_t ctl_next_ns(const ctl_state *c, uint64_t now_ns, int k)
 {
     if (c->tokens[k] > 0)
         return now_ns;
-    /* worst case: half the refill reaches this bucket */
-    uint64_t need = 2 * (uint64_t)(1 - c->tokens[k]);
+    /* worst case: only this bucket's share of the refill reaches it */
+    uint64_t sh = c->read_share_x256 ? (k == 0 ? c->read_share_x256 : 256u - c->read_share_x256) : 128u;
+    uint64_t need = ((uint64_t)(1 - c->tokens[k]) * 256u + sh - 1) / sh;
     uint64_t base = c->last_refill_ns > now_ns ? c->last_refill_ns : now_ns;
     uint64_t dt = (uint64_t)(((__uint128_t)need * JBOF_NS_PER_S + c->rate_bps - 1) / c->rate_bps);
     return base + (dt ? dt : 1);

@@ -96,6 +96,7 @@ typedef struct ctl_state {
     uint64_t win_start_ns;       /* completion-rate measurement window */
     uint64_t win_cost;
     uint32_t win_n;              /* completions in the window */
+    uint32_t read_share_x256;    /* the read bucket's share of the refill, /256 (0 = half; sched.c 11) */
     uint32_t underfilled;        /* set by sched.c (qos): this completion left the drive empty with IO waiting */
     uint64_t meas_rate_bps;      /* measured completion rate, last full window */
     uint64_t base_ns;            /* learned unloaded read latency: min of 2 windows */
