@@ -205,6 +205,20 @@
  *    reader 0.37, Jain 0.84; 200-mix sweep: weights violations 67 -> 61,
  *    jain 15 -> 14 (slo 13 -> 16: the split gives writers more, and a
  *    latency tenant's reads wait behind more writes).  Gimbal keeps 1/2.
+ *
+ * 12. Bounded debt (issue 11, qos).  Due reservations and latency-critical
+ *    overdraft go past an empty bucket but are charged to it.  Infeasible
+ *    reservations (sweep mix s11-27: 1 MiB writes reserved at 400 MiB/s,
+ *    cost 9.4 MB each at wf 9, plus three more reserved writers on a
+ *    fragmented drive) ran the write bucket to -966 MB in 1.5 s: no
+ *    best-effort write could go again for the rest of the run, and a
+ *    reserved 512 B reader's IO waited 536 ms (p99 5 ms).  Now (a) the debt
+ *    an IO leaves is floored at DEBT_BUCKETS (8) buckets plus that IO's
+ *    cost (2 MiB + 9.4 MB here, refilled in ~25 ms at 800 MB/s / 2): IO
+ *    dispatched with tokens > 0 never reaches the floor, so pacing is
+ *    unchanged, and (b) past that debt a reserved tenant with IO in flight
+ *    waits like everyone else (with nothing in flight its due IO still
+ *    goes: a reservation always progresses).  Same mix: no stall.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -231,6 +245,7 @@ static const uint64_t ALONE_GRACE_NS = 50000000ull; /* 50 ms without a peer befo
 static const uint64_t WIN_STEP_NS = 1000000ull;     /* window scale changes at most once per 1 ms */
 enum { WIN_SHIFT_MAX = 5 };                         /* windows grow up to 32x the configured one */
 enum { UNDERFILL_IOS = 2 };                         /* qos: fewer IOs left in the drive = underfilled (section 8) */
+enum { DEBT_BUCKETS = 8 };                          /* qos: most debt privileged IO leaves, in buckets (section 12) */
 static const uint64_t STARVE_NS = 10000000ull;      /* qos: 10 ms held by the bucket with nothing in flight (section 9) */
 
 typedef struct sq_ent {
@@ -973,8 +988,17 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
         t->st.throttled_ns += now_ns - t->throttle_since;
         t->throttled = 0;
     }
-    if (policy_uses_ctl(s->cfg.policy) && !s->alone)
-        s->ctl.tokens[ctl_bucket(out->opcode)] -= c; /* alone: not paced, runs up no debt */
+    if (policy_uses_ctl(s->cfg.policy) && !s->alone) {
+        int64_t *tk = &s->ctl.tokens[ctl_bucket(out->opcode)];
+        *tk -= c; /* alone: not paced, runs up no debt */
+        if (s->cfg.policy == JBOF_POLICY_QOS) {
+            /* section 12: IO let past the bucket (reservations, latency
+             * overdraft) leaves at most DEBT_BUCKETS buckets + this IO of debt */
+            int64_t floor = -(int64_t)DEBT_BUCKETS * (int64_t)s->cfg.ctl.bucket_bytes - (int64_t)c;
+            if (*tk < floor)
+                *tk = floor;
+        }
+    }
 
     if (t->count == 0) {
         s->n_backlogged--;
@@ -1380,6 +1404,11 @@ static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io *out, i
                 break;
             }
             if (!limit_ok(s, t, now_ns))
+                break;
+            /* section 12: past DEBT_BUCKETS buckets of debt a reserved
+             * tenant with IO in flight waits like everyone else */
+            if (t->inflight &&
+                s->ctl.tokens[head_bucket(t)] < -(int64_t)DEBT_BUCKETS * (int64_t)s->cfg.ctl.bucket_bytes)
                 break;
             t->deficit -= t->ring[t->head].io.cost; /* no double share */
             take(s, id, t, &out[n++], now_ns);
