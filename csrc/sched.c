@@ -165,11 +165,7 @@
  *    (ctl.c section 5: underfilled): its rate grows instead of shrinking.
  *    Same mix after: 449 + 303 MiB/s (util 1.46;
  *    gimbal, which keeps Gimbal's rule, 0.07).  Isolation is unchanged:
- *    with anything in flight the buckets pace as before.  Both are off
- *    while a latency-critical tenant with an SLO is active: SLO steering
- *    then owns the rate (24 sweep mixes whose latency tenant met gimbal's
- *    p99 before the issue-11 changes and missed it after: 13 still miss
- *    with this gate, 24 without).
+ *    with anything in flight the buckets pace as before.
  *
  * 9. No starvation by the bucket (issue 11, qos).  A latency-critical
  *    tenant with less than a slot in flight is not held by the buckets
@@ -1465,7 +1461,7 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
         s->ctl.rate_bps = s->ctl.meas_rate_bps > s->cfg.ctl.rate_max_bps ? s->cfg.ctl.rate_max_bps
                                                                          : s->ctl.meas_rate_bps;
     }
-    if (qos && s->inflight_ios == 0 && !s->n_lc_active) {
+    if (qos && s->inflight_ios == 0) {
         /* section 8: an empty drive never waits for pacing debt -- the
          * debt paid for IO that has completed; one IO of each kind may go */
         for (int k = 0; k < 2; k++)
@@ -1564,7 +1560,7 @@ static inline __attribute__((always_inline)) int complete_one(jbof_sched *s, con
         if (t->lc_slo && s->cfg.policy == JBOF_POLICY_QOS)
             ctl_on_lc(&s->ctl, e2e, now_ns);
         /* section 8: a drive left empty while IO waits is underfilled */
-        s->ctl.underfilled = s->cfg.policy == JBOF_POLICY_QOS && !s->n_lc_active && s->inflight_ios < UNDERFILL_IOS && s->n_backlogged > 0;
+        s->ctl.underfilled = s->cfg.policy == JBOF_POLICY_QOS && s->inflight_ios < UNDERFILL_IOS && s->n_backlogged > 0;
         int slow = ctl_on_complete(&s->ctl, op, io->length_bytes, c, dev, now_ns);
         cost_on_complete(&s->cost, op, slow, now_ns);
         /* section 10: past the band's threshold the windows shrink back */
