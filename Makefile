@@ -107,5 +107,12 @@ bench-qos-overhead: build
 bench-anticipation: build
 	$(PYTHON) scripts/bench_anticipation.py --jobs 2
 
+# The qos invariant sweep (not a test: tests/test_qos_sweep.py runs a fixed 50-mix sample).
+SWEEP_N ?= 1000
+SWEEP_SEED ?= 1
+.PHONY: sweep
+sweep: build
+	$(PYTHON) scripts/qos_sweep.py -n $(SWEEP_N) --seed $(SWEEP_SEED) --jobs 2 --out build/sweep-failures
+
 clean:
 	rm -rf build dataplane/_jbof*.so dataplane/.built *.egg-info

@@ -104,6 +104,30 @@
  *    one such write per 513 us, 255 MB/s of writes.  Meanwhile every 4 KiB
  *    read completing in 120 us (below lat_min: SLOWSTART) adds 8 * 7680 =
  *    61 KB/s to the rate, so 1000 such completions lift it by 61 MB/s.
+ *
+ * 5. Large, slow IO (ours, issue 11).  Two failures of the rules above when
+ *    IOs are big and the drive slow (sata-ssd, 1 MiB writes at wf 9 = 9.4 MB
+ *    of cost each, about one completion per 10 ms):
+ *
+ *    a. The OVERLOADED clamp takes the completion rate of the last 10 ms
+ *       window, which then holds 0 or 1 such IOs: the clamp picked the noisy
+ *       low reading and the rate fell to rate_min in a few windows.  In the
+ *       learned-band mode a window now closes after >= 10 ms *and* >= 16
+ *       completions (or 200 ms): 16 x 1 MiB at 450 MB/s is 37 ms, a reading
+ *       within ~25% instead of 0-or-2x.
+ *    b. The EWMAs move only on completions, so once the drive has drained
+ *       the last (stale) samples keep it in CONGESTION, and each rare
+ *       completion took its whole cost (9.4 MB/s) off the rate.  sched.c
+ *       (section 8) now flags a completion that leaves fewer than 2 IOs
+ *       in the drive while IO waits (underfilled); it is judged as
+ *       SLOWSTART, since nothing is queued inside the drive whatever the
+ *       departed IOs' latency said, and the rate grows by at least 1/16
+ *       per evaluation (not only 8 * cost: after an OVERLOADED clamp to
+ *       ~100 MB/s with 512 B reads completing, 8 * cost is +1 MB/s per
+ *       2 ms, and the drive idled at 1-2 IOs for the whole run -- sweep
+ *       mix s1-30, util 0.78 -> 0.84; 200-mix sweep work violations
+ *       81 -> 64).  Gimbal's faithful mode keeps the
+ *       published rules (it collapses on that mix: util 0.07 vs qos 1.46).
  */
 #include <errno.h>
 #include <string.h>
@@ -118,6 +142,8 @@ enum {
 #define CTL_MAX_REFILL_NS (1ull << 24)
 #define CTL_MAX_RATE_BPS (1ull << 38)
 
+static const uint64_t CTL_WINDOW_MAX_NS = 200000000ull; /* ours: a window closes after 200 ms whatever the count */
+enum { CTL_WINDOW_MIN_IOS = 16 };                       /* ours: ... and not before 16 completions (5a) */
 static const uint64_t CTL_SIGNAL_FRESH_NS = 100000000ull; /* the other kind's EWMA counts for 100 ms */
 
 int ctl_cfg_check(const jbof_ctl_cfg *c)
@@ -231,8 +257,10 @@ void ctl_refill(ctl_state *c, uint64_t now_ns)
     /* half the refill to each bucket; what a full bucket cannot hold spills
      * into the other, so one kind alone gets the whole rate */
     int64_t cap = c->cfg.bucket_bytes;
-    int64_t r = c->tokens[0] + (int64_t)(add / 2);
-    int64_t w = c->tokens[1] + (int64_t)(add - add / 2);
+    /* ours: the read share is set by sched.c (section 11 there), 0 = half */
+    uint64_t radd = c->read_share_x256 ? (add * c->read_share_x256) >> 8 : add / 2;
+    int64_t r = c->tokens[0] + (int64_t)radd;
+    int64_t w = c->tokens[1] + (int64_t)(add - radd);
     if (r > cap) {
         w += r - cap;
         r = cap;
@@ -252,8 +280,9 @@ uint64_t ctl_next_ns(const ctl_state *c, uint64_t now_ns, int k)
 {
     if (c->tokens[k] > 0)
         return now_ns;
-    /* worst case: half the refill reaches this bucket */
-    uint64_t need = 2 * (uint64_t)(1 - c->tokens[k]);
+    /* worst case: only this bucket's share of the refill reaches it */
+    uint64_t sh = c->read_share_x256 ? (k == 0 ? c->read_share_x256 : 256u - c->read_share_x256) : 128u;
+    uint64_t need = ((uint64_t)(1 - c->tokens[k]) * 256u + sh - 1) / sh;
     uint64_t base = c->last_refill_ns > now_ns ? c->last_refill_ns : now_ns;
     uint64_t dt = (uint64_t)(((__uint128_t)need * JBOF_NS_PER_S + c->rate_bps - 1) / c->rate_bps);
     return base + (dt ? dt : 1);
@@ -300,7 +329,14 @@ void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns)
             l = thr + 1;
     }
 
-    if (l > hi) {
+    if (c->cfg.band_hi_pct && c->underfilled) {
+        /* ours (section 5b): the drive just went empty while IO waits for
+         * pacing -- whatever the latency of the IOs that left, nothing is
+         * queued inside it now, so the rate is what idles it: grow */
+        ctl_enter(c, JBOF_CTL_SLOWSTART);
+        uint64_t up = cost * CTL_SLOWSTART_MULT;
+        rate += up > rate / 16 ? up : rate / 16; /* at least +1/16 per evaluation */
+    } else if (l > hi) {
         /* clearly past the knee: fall back to what the drive completes */
         ctl_enter(c, JBOF_CTL_OVERLOADED);
         if (c->meas_rate_bps < rate)
@@ -345,6 +381,14 @@ void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns)
 /* The 10 ms completion-rate window is over: its rate feeds the OVERLOADED clamp. */
 void ctl_window_roll(ctl_state *c, uint64_t now_ns)
 {
+    /* ours (section 5a): a window closes after >= 10 ms *and* >= 16
+     * completions (or 200 ms): 1 MiB writes on a SATA drive complete about
+     * every 10 ms, and a 10 ms window then reads 0 or 2 IOs' worth -- the
+     * OVERLOADED clamp took the noisy minimum and walked the rate down to
+     * rate_min */
+    if (c->cfg.band_hi_pct && c->win_n < CTL_WINDOW_MIN_IOS && now_ns - c->win_start_ns < CTL_WINDOW_MAX_NS)
+        return;
+    c->win_n = 0;
     c->meas_rate_bps = (uint64_t)(((__uint128_t)c->win_cost * JBOF_NS_PER_S) / (now_ns - c->win_start_ns));
     c->win_cost = 0;
     c->win_start_ns = now_ns;

@@ -95,6 +95,9 @@ typedef struct ctl_state {
     uint64_t state_enter[JBOF_CTL_STATE_COUNT];
     uint64_t win_start_ns;       /* completion-rate measurement window */
     uint64_t win_cost;
+    uint32_t win_n;              /* completions in the window */
+    uint32_t read_share_x256;    /* the read bucket's share of the refill, /256 (0 = half; sched.c 11) */
+    uint32_t underfilled;        /* set by sched.c (qos): this completion left the drive empty with IO waiting */
     uint64_t meas_rate_bps;      /* measured completion rate, last full window */
     uint64_t base_ns;            /* learned unloaded read latency: min of 2 windows */
     uint64_t base_cur_ns, base_prev_ns;
@@ -144,6 +147,7 @@ static inline int ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, uin
 {
     /* completion-rate window (for the OVERLOADED clamp) */
     c->win_cost += cost;
+    c->win_n++;
     if (now_ns - c->win_start_ns >= CTL_WINDOW_NS)
         ctl_window_roll(c, now_ns);
     uint32_t k = op == JBOF_OP_READ ? 0 : 1;

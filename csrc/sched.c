@@ -132,6 +132,100 @@
  *    submit 79.  Per IO the round still does 0.3 parks and 0.25 holds
  *    (each a list move out and back), and every IO is copied into the SQ
  *    and out of it (48 bytes each way).
+ *
+ * 7. Live reconfiguration and rate tags (issue 11).  A tag only means
+ *    something under a policy that enforces it: limit tags under qos and
+ *    token-bucket, reservation tags under qos.  Tags used to advance under
+ *    every policy, so a 100 MiB/s-limited 16 KiB reader dispatching at
+ *    600 MiB/s for 1 s under gimbal pushed its l_tag 5 s into the future;
+ *    back on qos it sat with 32 IOs queued and zero throughput for 5 s, and
+ *    every further qos -> gimbal -> qos toggle added the time spent under
+ *    gimbal times (rate / limit - 1).  Now (a) take() advances only the
+ *    tags the current policy enforces, and (b) jbof_sched_set_policy, and
+ *    jbof_sched_tenant_set when limit_bps, limit_iops or reserve_bps
+ *    changes, re-arm the tenant's tags at min(tag, now): the next IO is
+ *    judged by the new settings from now on.  Worst case after a change is
+ *    one IO early plus the 1 ms bank (at 200 MiB/s: 16 KiB + 200 KiB), never
+ *    a debt run up under other settings.  tests/c/test_sched.c
+ *    (test_toggle) and tests/test_qos_sweep.py (live toggles) pin it.
+ *
+ * 8. An empty drive is never paced (issue 11, qos).  Pacing debt pays for
+ *    IO that is in the drive; once the drive is empty that IO has completed
+ *    and the debt holds back nothing but the drive itself.  Case: sata-ssd,
+ *    a 1 MiB sequential writer (QD 64, cost 1 MiB * wf 9 = 9.4 MB) next to
+ *    a 256 KiB random reader (QD 32).  Each write left the write bucket
+ *    9 MB in debt; the controller, whose EWMA only moves on completions,
+ *    stayed in CONGESTION on stale samples and took 9.4 MB/s off the rate
+ *    per write completion, down to rate_min (50 MB/s): 10 and 33 MiB/s
+ *    with the drive idle most of the time (util 0.08 vs fifo's 1.73).  Now
+ *    (a) dispatch under qos lifts an empty drive's non-positive buckets to
+ *    1 byte, so one IO of each kind may go, and (b) a completion that
+ *    leaves fewer than UNDERFILL_IOS (2) IOs in the drive while IO waits
+ *    tells the controller
+ *    (ctl.c section 5: underfilled): its rate grows instead of shrinking.
+ *    Same mix after: 449 + 303 MiB/s (util 1.46;
+ *    gimbal, which keeps Gimbal's rule, 0.07).  Isolation is unchanged:
+ *    with anything in flight the buckets pace as before.
+ *
+ * 9. No starvation by the bucket (issue 11, qos).  A latency-critical
+ *    tenant with less than a slot in flight is not held by the buckets
+ *    (lc_overdraft), but it is charged.  At start-up (rate 1.1 GB/s, still
+ *    in SLOWSTART) a 16 KiB reader at QD 4 with a 500 us SLO took 600 MB/s
+ *    of cost, all of the read half of the refill, and held the read bucket
+ *    at -260 KiB: a best-effort 16 KiB reader at QD 8 beside it (nothing in
+ *    flight, 8 IOs queued) never saw a positive balance for 96 ms, against
+ *    a 0.3 ms p99.  Now, while the longest-held tenant of bucket k has
+ *    nothing in the drive and its head IO has waited STARVE_NS (10 ms),
+ *    no latency-critical tenant overdraws bucket k (starve_mask): k
+ *    refills within bucket debt / (rate / 2) and the held tenant is the
+ *    first released.  No extra debt is created (letting the starving
+ *    tenant overdraw instead ran the write bucket into unbounded debt with
+ *    four 128 KiB writers at wf 9, and stalled them after a switch to
+ *    gimbal: test_held_tenants).  Same mix: max 96 -> 11 ms.
+ *
+ * 10. Windows that follow the drive (issue 11, qos).  The in-flight window
+ *    total_slots * slot_bytes (1 MiB of cost) is sized for one NVMe drive's
+ *    knee with small IO; with large IO, or a fast drive, every tenant sits
+ *    parked at its window while the controller reports the drive below its
+ *    band (SLOWSTART): the windows, not the drive, bind.  Then (at most once
+ *    per ms) all windows double, up to 32x; each completion in CONGESTION
+ *    or OVERLOADED halves them again (at most once per ms).  Weights keep
+ *    their ratio, the controller keeps the drive at its band, and a tenant
+ *    still cannot hold more than its weighted part of the (scaled) window.
+ *    Not while a latency-critical tenant with an SLO is active (then the
+ *    windows shrink back): SLO steering owns the drive's depth, and the
+ *    1000-mix sweep's slo violations went 18 -> 74 with the scaling on.
+ *
+ * 11. The bucket split follows who waits (issue 11, qos).  Gimbal splits
+ *    the refill half and half between the read and the write bucket.  With
+ *    one deep 1 MiB reader and three deep writers beside latency-bound
+ *    small readers (sweep mix s1-5), the reader alone used the read half:
+ *    share 0.56 against 0.20-0.24 for the writers, Jain 0.75 (gimbal
+ *    0.92).  Now, at each dispatch call, the read bucket's share is the
+ *    fraction of waiting tenants (on the round, held, or parked: n_head,
+ *    held[k].len, n_park_head) whose head IO is a read, clamped to
+ *    [1/8, 7/8]; a full bucket still spills into the other.  Same mix:
+ *    reader 0.37, Jain 0.84; 200-mix sweep: weights violations 67 -> 61,
+ *    jain 15 -> 14 (slo 13 -> 16: the split gives writers more, and a
+ *    latency tenant's reads wait behind more writes).  Gimbal keeps 1/2,
+ *    and so does qos while a latency-critical tenant with an SLO is active.
+ *
+ * 12. Reservations past a deep debt (issue 11, qos).  Due reservations go
+ *    past an empty bucket but are charged to it.  Infeasible reservations
+ *    (sweep mix s11-27: 1 MiB writes reserved at 400 MiB/s, cost 9.4 MB
+ *    each at wf 9, plus three more reserved writers on a fragmented drive)
+ *    ran the write bucket to -966 MB in 1.5 s and kept QD 64 of 1 MiB
+ *    writes in the drive: a reserved 512 B reader's IO waited 536 ms (p99
+ *    5 ms) and no best-effort write went again.  Now, once the bucket is
+ *    more than DEBT_BUCKETS (8) buckets in debt, a due reservation keeps to
+ *    its tenant's in-flight window (slot_blocked): it still progresses, but
+ *    no longer floods the drive.  Same mix: no stall.  Tried and dropped:
+ *    blocking reservations outright past that debt cost a feasible one
+ *    (512 B writes reserved at 50 MiB/s, 26% of what the tenant moves
+ *    alone but 3.7 GB/s of cost at wf 9: 46.7 MiB/s, mix s11-34); flooring
+ *    the debt at 8 buckets + one IO made latency-critical overdraft cheaper
+ *    and broke the autotuner's guardrail test (aggressive configs no longer
+ *    violate the 1 ms SLO, so nothing is pruned).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -155,6 +249,11 @@ enum {
 
 static const uint64_t TAG_BANK_NS = 1000000ull;     /* 1 ms of banked rate credit */
 static const uint64_t ALONE_GRACE_NS = 50000000ull; /* 50 ms without a peer before 'alone' */
+static const uint64_t WIN_STEP_NS = 1000000ull;     /* window scale changes at most once per 1 ms */
+enum { WIN_SHIFT_MAX = 5 };                         /* windows grow up to 32x the configured one */
+enum { UNDERFILL_IOS = 2 };                         /* qos: fewer IOs left in the drive = underfilled (section 8) */
+enum { DEBT_BUCKETS = 8 };                          /* qos: debt past which reservations keep to their window (12) */
+static const uint64_t STARVE_NS = 10000000ull;      /* qos: 10 ms held by the bucket with nothing in flight (section 9) */
 
 typedef struct sq_ent {
     jbof_io io;
@@ -204,10 +303,12 @@ struct jbof_sched {
     dlist drr, scav;
     dlist held[2];            /* qos: tenants passed over for an empty bucket, FIFO per bucket */
     uint32_t held_mask;       /* bit k: held[k] is not empty */
+    uint32_t starve_mask;     /* bit k: held[k]'s head starves (section 9) */
     uint32_t *resv;           /* ids of tenants with a reservation */
     uint32_t nresv;
     uint32_t n_backlogged;    /* tenants with queued IO */
     uint32_t n_parked;        /* backlogged tenants parked for lack of in-flight room */
+    uint32_t n_park_head[2];  /* ... by the bucket their head IO needs (section 11) */
     uint32_t alone;           /* qos: at most one tenant active, nobody to isolate */
     uint32_t starved;         /* buckets (bit 0 read, 1 write) that held IO back */
     uint32_t n_active_scav;   /* scavenger tenants active */
@@ -217,6 +318,8 @@ struct jbof_sched {
     uint32_t n_active;        /* tenants with queued or in-flight IO */
     uint64_t active_weight;   /* sum of weights of active non-scavenger tenants */
     uint64_t win_per_weight_x256; /* total_slots * slot_bytes / active_weight, x256 */
+    uint32_t win_shift;       /* qos: in-flight windows scaled by 2^win_shift (section 10) */
+    uint64_t win_changed_ns;  /* last change of win_shift */
     uint32_t inflight_ios;
     uint64_t inflight_cost;
     uint64_t scav_inflight_cost;
@@ -239,6 +342,20 @@ static void slo_cap_refresh(jbof_sched *s);
 
 static inline int policy_uses_ctl(uint32_t p) { return p == JBOF_POLICY_GIMBAL || p == JBOF_POLICY_QOS; }
 static inline int policy_uses_classes(uint32_t p) { return p == JBOF_POLICY_QOS; }
+/* policies that hold tenants to their rate tags (limits; qos also reservations) */
+static inline int policy_uses_tags(uint32_t p) { return p == JBOF_POLICY_QOS || p == JBOF_POLICY_TOKEN_BUCKET; }
+
+/* Re-arm a tenant's rate tags at a reconfiguration (section 7): a tag may
+ * not stay in the future further than the new settings would have put it. */
+static inline void tags_rearm(tenant *t, uint64_t now_ns)
+{
+    if (t->l_tag > now_ns)
+        t->l_tag = now_ns;
+    if (t->li_tag > now_ns)
+        t->li_tag = now_ns;
+    if (t->r_tag > now_ns)
+        t->r_tag = now_ns;
+}
 
 static inline tenant *get_tenant(const jbof_sched *s, uint32_t id)
 {
@@ -582,9 +699,12 @@ int jbof_sched_set_policy(jbof_sched *s, uint32_t policy, uint64_t now_ns)
         return rc;
     for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
         tenant *t = s->t[i];
+        if (t)
+            tags_rearm(t, now_ns); /* section 7 */
         if (t && t->on_list == LIST_PARKED) { /* the new policy decides afresh */
             t->on_list = LIST_NONE;
             s->n_parked--;
+            s->n_park_head[head_bucket(t)]--;
             list_push(s, &s->drr, i, 0, LIST_DRR);
         }
         if (t)
@@ -724,7 +844,6 @@ int jbof_sched_tenant_add(jbof_sched *s, const jbof_tenant_cfg *cfg, uint64_t no
 
 int jbof_sched_tenant_set(jbof_sched *s, uint32_t id, const jbof_tenant_cfg *cfg, uint64_t now_ns)
 {
-    (void)now_ns;
     if (!s)
         return -EINVAL;
     tenant *t = get_tenant(s, id);
@@ -737,6 +856,7 @@ int jbof_sched_tenant_set(jbof_sched *s, uint32_t id, const jbof_tenant_cfg *cfg
     if (act)
         active_weight_adjust(s, t, -1);
     uint32_t old_class = t->cfg.klass;
+    uint64_t old_rates[3] = {t->cfg.limit_bps, t->cfg.limit_iops, t->cfg.reserve_bps};
     if (t->count && old_class == JBOF_CLASS_LATENCY)
         s->n_lc_backlogged--;
     rc = tenant_apply_cfg(t, cfg);
@@ -746,6 +866,10 @@ int jbof_sched_tenant_set(jbof_sched *s, uint32_t id, const jbof_tenant_cfg *cfg
         active_weight_adjust(s, t, +1);
     if (rc)
         return rc;
+    /* a changed rate restarts its tag from now (section 7): a tag pushed
+     * ahead by the old, lower rate must not hold the new one back */
+    if (old_rates[0] != cfg->limit_bps || old_rates[1] != cfg->limit_iops || old_rates[2] != cfg->reserve_bps)
+        tags_rearm(t, now_ns);
     /* move between the DRR and scavenger lists if the class changed */
     (void)old_class;
     relink(s, id);
@@ -816,7 +940,7 @@ int jbof_sched_submit(jbof_sched *s, const jbof_io *io, uint64_t now_ns)
 
 /* ---------------------------------------------------------- dispatch --- */
 
-static void take_tags(tenant *t, uint32_t len, uint64_t now_ns);
+static void take_tags(tenant *t, uint32_t len, uint64_t now_ns, int resv);
 
 /* Pop the head IO of t into *out and do all accounting. */
 static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io *out,
@@ -831,6 +955,10 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
         s->n_head[ctl_bucket(out->opcode)]--;
         if (t->count)
             s->n_head[head_bucket(t)]++;
+    } else if (t->on_list == LIST_PARKED) { /* a parked tenant's reservation IO */
+        s->n_park_head[ctl_bucket(out->opcode)]--;
+        if (t->count)
+            s->n_park_head[head_bucket(t)]++;
     }
     out->dispatch_ns = now_ns;
     uint32_t c = out->cost;
@@ -861,8 +989,8 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
     s->dispatched++;
     t->st.dispatched++;
 
-    if (t->rated)
-        take_tags(t, len, now_ns);
+    if (t->rated && policy_uses_tags(s->cfg.policy))
+        take_tags(t, len, now_ns, s->cfg.policy == JBOF_POLICY_QOS);
     if (t->throttled) {
         t->st.throttled_ns += now_ns - t->throttle_since;
         t->throttled = 0;
@@ -887,8 +1015,9 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
 }
 
 /* Advance a rated tenant's tags past an IO of len bytes: mClock-style, with
- * at most TAG_BANK_NS of banked credit. */
-static void take_tags(tenant *t, uint32_t len, uint64_t now_ns)
+ * at most TAG_BANK_NS of banked credit.  Only under a policy that enforces
+ * them (section 7): the reservation tag only under qos. */
+static void take_tags(tenant *t, uint32_t len, uint64_t now_ns, int resv)
 {
     uint64_t floor_ns = now_ns > TAG_BANK_NS ? now_ns - TAG_BANK_NS : 0;
     if (t->cfg.limit_bps) {
@@ -901,7 +1030,7 @@ static void take_tags(tenant *t, uint32_t len, uint64_t now_ns)
             t->li_tag = floor_ns;
         t->li_tag += JBOF_NS_PER_S / t->cfg.limit_iops;
     }
-    if (t->cfg.reserve_bps) {
+    if (resv && t->cfg.reserve_bps) {
         if (t->r_tag < floor_ns)
             t->r_tag = floor_ns;
         t->r_tag += (uint64_t)(((__uint128_t)len * JBOF_NS_PER_S) / t->cfg.reserve_bps);
@@ -949,10 +1078,17 @@ static inline int budget_ok(const jbof_sched *s)
  * arriving just after it would otherwise wait 1.2 ms for that debt to
  * refill.  The slot bounds the privilege: a latency tenant that runs deep
  * is paced like everyone else beyond its first slot. */
+/* section 9: nothing in the drive and its head IO waited STARVE_NS */
+static inline int starving(const tenant *t, uint64_t now_ns)
+{
+    return t->inflight == 0 && now_ns - t->ring[t->head].io.submit_ns > STARVE_NS;
+}
+
 static inline int lc_overdraft(const jbof_sched *s, const tenant *t)
 {
     return s->cfg.policy == JBOF_POLICY_QOS && t->cfg.klass == JBOF_CLASS_LATENCY &&
-           t->inflight_cost < s->cfg.slot_bytes && s->inflight_ios < s->cfg.max_inflight_ios;
+           t->inflight_cost < s->cfg.slot_bytes && s->inflight_ios < s->cfg.max_inflight_ios &&
+           !(s->starve_mask >> head_bucket(t) & 1); /* section 9 */
 }
 
 /* May the head IO of t go now, as far as the drive budget goes?  Records
@@ -989,6 +1125,7 @@ static inline int slot_blocked(const jbof_sched *s, const tenant *t)
         uint64_t cap = (s->win_per_weight_x256 * t->cfg.weight) >> 8;
         if (cap < s->cfg.slot_bytes)
             cap = s->cfg.slot_bytes; /* at least one slot, as Gimbal's max(1, ...) */
+        cap <<= s->win_shift;        /* section 10 */
         return t->inflight_cost + t->ring[t->head].io.cost > cap;
     }
     if (t->cur_slot_cost < s->cfg.slot_bytes && t->slot_out[t->cur_slot % SLOT_RING])
@@ -1084,6 +1221,7 @@ static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *
             list_del(s, l, id);
             t->on_list = LIST_PARKED;
             s->n_parked++;
+            s->n_park_head[head_bucket(t)]++;
             continue;
         }
         if (!io_budget_ok(s, t)) {
@@ -1158,6 +1296,12 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
         }
         return n;
     }
+    /* section 9: while the longest-held tenant of bucket k starves, no
+     * latency-critical tenant overdraws k, so k refills and it goes next */
+    s->starve_mask = 0;
+    for (int k = 0; k < 2; k++)
+        if ((s->held_mask >> k & 1) && starving(s->t[s->held[k].head], now_ns))
+            s->starve_mask |= 1u << k;
     if (!round_budget_ok(s, waiting))
         return 0;
     /* buckets with held tenants and tokens: tokens only fall during a call */
@@ -1187,12 +1331,14 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             uint64_t cap = (s->win_per_weight_x256 * t->cfg.weight) >> 8;
             if (cap < s->cfg.slot_bytes)
                 cap = s->cfg.slot_bytes;
+            cap <<= s->win_shift; /* section 10 */
             if (t->inflight_cost + h->cost > cap) {
                 *waiting = 1; /* parked until one of its own IOs completes */
                 t->in_turn = 0;
                 list_del(s, l, id);
                 t->on_list = LIST_PARKED;
                 s->n_parked++;
+                s->n_park_head[head_bucket(t)]++;
                 continue;
             }
         }
@@ -1257,6 +1403,11 @@ static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io *out, i
             }
             if (!limit_ok(s, t, now_ns))
                 break;
+            /* section 12: past DEBT_BUCKETS buckets of debt a reserved
+             * tenant keeps to its in-flight window */
+            if (s->ctl.tokens[head_bucket(t)] < -(int64_t)DEBT_BUCKETS * (int64_t)s->cfg.ctl.bucket_bytes &&
+                slot_blocked(s, t))
+                break;
             t->deficit -= t->ring[t->head].io.cost; /* no double share */
             take(s, id, t, &out[n++], now_ns);
         }
@@ -1286,8 +1437,18 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
         break;
     }
     /* gimbal / qos */
-    ctl_refill(&s->ctl, now_ns);
     int qos = s->cfg.policy == JBOF_POLICY_QOS;
+    if (qos && !s->n_lc_active) {
+        /* section 11: the refill is split by how many tenants wait on each
+         * bucket (on the round, held, or parked), not half and half */
+        uint32_t nr = s->n_head[0] + s->held[0].len + s->n_park_head[0];
+        uint32_t nw = s->n_head[1] + s->held[1].len + s->n_park_head[1];
+        uint32_t sh = nr + nw ? (nr * 256u) / (nr + nw) : 128u;
+        s->ctl.read_share_x256 = sh < 32 ? 32 : sh > 224 ? 224 : sh;
+    } else {
+        s->ctl.read_share_x256 = 0;
+    }
+    ctl_refill(&s->ctl, now_ns);
     /* alone: one tenant active, no scavenger (a scavenger is never alone),
      * and nobody else active for ALONE_GRACE_NS -- a low-depth tenant whose
      * client is briefly descheduled has not left */
@@ -1300,6 +1461,13 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
         s->ctl.rate_bps = s->ctl.meas_rate_bps > s->cfg.ctl.rate_max_bps ? s->cfg.ctl.rate_max_bps
                                                                          : s->ctl.meas_rate_bps;
     }
+    if (qos && s->inflight_ios == 0) {
+        /* section 8: an empty drive never waits for pacing debt -- the
+         * debt paid for IO that has completed; one IO of each kind may go */
+        for (int k = 0; k < 2; k++)
+            if (s->ctl.tokens[k] <= 0)
+                s->ctl.tokens[k] = 1;
+    }
     int n = 0;
     if (qos && s->nresv)
         n += dispatch_reservations(s, now_ns, out, max);
@@ -1307,8 +1475,16 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
         n += dispatch_qos_round(s, now_ns, out + n, max - n, &waiting);
     else
         n += dispatch_drr_list(s, &s->drr, now_ns, out + n, max - n, 1, 0, &waiting);
-    if (s->n_parked)
+    if (s->n_parked) {
         waiting = 1;
+        /* section 10: a tenant waits for in-flight room while the drive is
+         * below its latency band: the windows bind, not the drive */
+        if (qos && !s->alone && !s->n_lc_active && s->win_shift < WIN_SHIFT_MAX && s->ctl.state == JBOF_CTL_SLOWSTART &&
+            now_ns - s->win_changed_ns >= WIN_STEP_NS) {
+            s->win_shift++;
+            s->win_changed_ns = now_ns;
+        }
+    }
     if (s->held_mask) {
         waiting = 1; /* held tenants wait for their bucket: next_event_ns */
         s->starved |= s->held_mask;
@@ -1383,8 +1559,16 @@ static inline __attribute__((always_inline)) int complete_one(jbof_sched *s, con
          * the SLO cap itself is kept current by slo_cap_refresh */
         if (t->lc_slo && s->cfg.policy == JBOF_POLICY_QOS)
             ctl_on_lc(&s->ctl, e2e, now_ns);
+        /* section 8: a drive left empty while IO waits is underfilled */
+        s->ctl.underfilled = s->cfg.policy == JBOF_POLICY_QOS && s->inflight_ios < UNDERFILL_IOS && s->n_backlogged > 0;
         int slow = ctl_on_complete(&s->ctl, op, io->length_bytes, c, dev, now_ns);
         cost_on_complete(&s->cost, op, slow, now_ns);
+        /* section 10: past the band's threshold the windows shrink back */
+        if (s->win_shift && (s->ctl.state >= JBOF_CTL_CONGESTION || s->n_lc_active) &&
+            now_ns - s->win_changed_ns >= WIN_STEP_NS) {
+            s->win_shift--;
+            s->win_changed_ns = now_ns;
+        }
     }
     if (!is_active(t)) {
         s->n_active--;
@@ -1392,6 +1576,7 @@ static inline __attribute__((always_inline)) int complete_one(jbof_sched *s, con
     }
     if (t->on_list == LIST_PARKED && !slot_blocked(s, t)) {
         s->n_parked--;
+        s->n_park_head[head_bucket(t)]--;
         t->on_list = LIST_NONE;
         int scav = t->cfg.klass == JBOF_CLASS_SCAVENGER && policy_uses_classes(s->cfg.policy);
         list_push(s, scav ? &s->scav : &s->drr, io->tenant, 0, scav ? LIST_SCAV : LIST_DRR);

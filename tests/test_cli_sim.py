@@ -8,6 +8,8 @@ import sys
 
 import numpy as np
 import pytest
+
+from dataplane import ABI_VERSION
 from click.testing import CliRunner
 
 from control.cli import main
@@ -126,7 +128,7 @@ def test_keys_lists_the_schema():
 
 def test_version():
     res = run("version")
-    assert res.exit_code == 0 and "C ABI 1" in res.output and "dct983" in res.output
+    assert res.exit_code == 0 and f"C ABI {ABI_VERSION}" in res.output and "dct983" in res.output
 
 
 def test_module_entry_point_and_real_stderr(write_yaml):

@@ -127,8 +127,8 @@ def daemon_config(sc: ClusterScenario, trace: Trace, policy: str, sockdir: Path,
     size = len(sc.owners) * OWNER_NS + n_b * BORROWER_NS
     doc: dict[str, Any] = {
         "drives": [{"name": "d0", "backend": "emulated", "model": sc.device.model,
-                    "size": size, "policy": "qos", "seed": sc.seed}],
-        "tenants": [{"name": o.name, "size": OWNER_NS, "reserve": _rate(o.reserve_bps),
+                    "size": f"{size}B", "policy": "qos", "seed": sc.seed}],
+        "tenants": [{"name": o.name, "size": f"{OWNER_NS}B", "reserve": _rate(o.reserve_bps),
                      "class": o.klass, "latency_slo": _ns(o.latency_slo_s)} for o in sc.owners],
     }
     if policy == "robust":
@@ -326,7 +326,7 @@ def run_live_policy(sc: ClusterScenario, trace: Trace, policy: str, forecaster: 
                 else:
                     b = what
                     klass = "best-effort" if policy == "share" else "scavenger"
-                    d.admin("tenant.add", name=b.name, size=BORROWER_NS, drive="d0",
+                    d.admin("tenant.add", name=b.name, size=f"{BORROWER_NS}B", drive="d0",
                             **{"class": klass})
                     jf = rundir / f"{b.name}.fio"
                     jf.write_text(_borrower_jobfile(sc, b.job, eng.uri(b.name), seed))
@@ -365,7 +365,7 @@ def run_live_policy(sc: ClusterScenario, trace: Trace, policy: str, forecaster: 
                 new = splitter.split(static_pool, static_pool, caution=1.0)
                 for name in active:
                     if limits.get(name) != new[name]:
-                        d.admin("tenant.set", name=name, limit=new[name])
+                        d.admin("tenant.set", name=name, limit=f"{new[name]}B/s")
                         limits[name] = new[name]
             for p in procs:
                 rc = p.poll()

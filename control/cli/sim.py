@@ -20,7 +20,7 @@ def _print_keys(ctx: click.Context, _param: click.Parameter, value: bool) -> Non
 
 
 @click.command()
-@click.argument("scenario", metavar="SCENARIO.yaml")
+@click.argument("scenario", metavar="SCENARIO.yaml", required=False)
 @click.option("--policy", "-p", "policies", multiple=True, metavar="P[,P...]",
               help=f"Policy to run; repeat or comma-separate to compare ({', '.join(POLICIES)}). "
                    "Default: the scenario's policy, else qos.")
@@ -33,12 +33,20 @@ def _print_keys(ctx: click.Context, _param: click.Parameter, value: bool) -> Non
 @click.option("--forecaster", metavar="F", help="Training-cluster scenarios (a top-level "
               "'cluster:'): oracle, noisy, biased or adversarial forecasts; their policies are "
               "static, share, anticipate, robust, oracle.")
-def sim(scenario: str, policies: tuple[str, ...], seed: int | None, duration: str | None,
-        as_json: bool, forecaster: str | None) -> None:
+@click.option("--sweep", "sweep_n", type=click.IntRange(1), metavar="N",
+              help="Instead of a scenario: N random mixes, every policy on each, qos invariants "
+                   "checked (control/bench/sweep.py); violating mixes go to sweep-failures/.")
+def sim(scenario: str | None, policies: tuple[str, ...], seed: int | None, duration: str | None,
+        as_json: bool, forecaster: str | None, sweep_n: int | None) -> None:
     """Run SCENARIO.yaml in virtual time on the emulated drive and report per-tenant
     throughput, latency percentiles, share of solo throughput, Jain's index and
     utilization.  Each tenant is also run alone (policy fifo) to get its solo
     throughput."""
+    if sweep_n is not None:
+        from control.bench.sweep import main as sweep_main
+        raise SystemExit(sweep_main(sweep_n, 1 if seed is None else seed, echo=click.echo))
+    if scenario is None:
+        raise click.UsageError("Missing argument 'SCENARIO.yaml' (or give --sweep N).")
     from control.lending.anticipation import is_cluster_scenario
     if forecaster is not None or is_cluster_scenario(scenario):
         return cluster_sim(scenario, policies, seed, duration, as_json, forecaster)

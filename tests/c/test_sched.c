@@ -459,6 +459,67 @@ static void test_live_changes(void)
     jbof_sched_destroy(s);
 }
 
+/* issue 11: toggling the policy (qos -> gimbal -> qos) or a limit (100 MiB/s
+ * -> 0 -> 200 MiB/s, 1 MiB/s -> 200 MiB/s) live must not leave the limited
+ * tenant with queued IO and no throughput (sched.c section 7). */
+static void toggle_window(jbof_sched *s, load *L, fake *f, uint64_t end, double want_lo, double want_hi,
+                          const char *what)
+{
+    uint64_t b0 = L->bytes[0], t0 = L->now;
+    run(s, L, f, end);
+    double bps = (double)(L->bytes[0] - b0) * 1e9 / (double)(end - t0);
+    if (!(bps >= want_lo && bps <= want_hi))
+        fprintf(stderr, "toggle %s: limited tenant at %.1f MiB/s, want %.1f..%.1f\n", what, bps / (1 << 20),
+                want_lo / (1 << 20), want_hi / (1 << 20));
+    CHECK(bps >= want_lo && bps <= want_hi);
+}
+
+static void test_toggle(void)
+{
+    const double M = 1 << 20;
+    for (int mode = 0; mode < 3; mode++) {
+        jbof_sched *s = mk(JBOF_POLICY_QOS);
+        static load L;
+        static fake f;
+        memset(&L, 0, sizeof(L));
+        memset(&f, 0, sizeof(f));
+        L.n = 2;
+        uint64_t lim0 = mode == 2 ? (1ull << 20) : (100ull << 20);
+        L.ids[0] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, lim0);
+        L.ids[1] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+        for (int i = 0; i < 2; i++) {
+            L.depth[i] = 32;
+            L.bs[i] = mode == 2 && i == 0 ? (1u << 20) : 65536;
+            L.op[i] = JBOF_OP_READ;
+            L.stop_ns[i] = UINT64_MAX;
+        }
+        const uint64_t W = 200000000ull; /* 200 ms windows */
+        jbof_tenant_cfg tc;
+        jbof_sched_tenant_get_cfg(s, L.ids[0], &tc);
+        if (mode == 0) {
+            toggle_window(s, &L, &f, W, 0.9 * 100 * M, 1.03 * 100 * M, "qos");
+            CHECK_EQ(jbof_sched_set_policy(s, JBOF_POLICY_GIMBAL, L.now), 0);
+            toggle_window(s, &L, &f, 2 * W, 150 * M, 1e12, "gimbal (limit not enforced)");
+            CHECK_EQ(jbof_sched_set_policy(s, JBOF_POLICY_QOS, L.now), 0);
+            toggle_window(s, &L, &f, 3 * W, 0.9 * 100 * M, 1.03 * 100 * M, "qos again");
+        } else if (mode == 1) {
+            toggle_window(s, &L, &f, W, 0.9 * 100 * M, 1.03 * 100 * M, "100 MiB/s");
+            tc.limit_bps = 0;
+            CHECK_EQ(jbof_sched_tenant_set(s, L.ids[0], &tc, L.now), 0);
+            toggle_window(s, &L, &f, 2 * W, 150 * M, 1e12, "no limit");
+            tc.limit_bps = 200ull << 20;
+            CHECK_EQ(jbof_sched_tenant_set(s, L.ids[0], &tc, L.now), 0);
+            toggle_window(s, &L, &f, 3 * W, 0.9 * 200 * M, 1.03 * 200 * M, "200 MiB/s");
+        } else {
+            toggle_window(s, &L, &f, W, 0, 1.03 * 1 * M + 1 * M / 0.2, "1 MiB/s");
+            tc.limit_bps = 200ull << 20;
+            CHECK_EQ(jbof_sched_tenant_set(s, L.ids[0], &tc, L.now), 0);
+            toggle_window(s, &L, &f, W + W / 2, 0.9 * 200 * M, 1.03 * 200 * M + 1 * M / 0.1, "1 -> 200 MiB/s");
+        }
+        jbof_sched_destroy(s);
+    }
+}
+
 static void test_hist(void)
 {
     jbof_hist h;
@@ -534,6 +595,7 @@ int main(void)
     test_reservation();
     test_scavenger();
     test_live_changes();
+    test_toggle();
     test_hist();
     test_held_tenants();
     TEST_SUMMARY();

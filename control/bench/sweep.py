@@ -1,0 +1,534 @@
+"""Random scenario sweep for the qos policy: generate mixes, run every policy, check invariants.
+
+    from control.bench.sweep import generate_mix, check_mix
+    data = generate_mix(seed=7, index=3)          # a scenario mapping (YAML-ready)
+    report = check_mix(data)                      # runs solo + all policies
+    report.violations                             # [Violation(invariant, tenant, detail)]
+
+A mix is a pure function of (seed, index): ``random.Random(f"{seed}:{index}")``
+drives every choice, so ``jbof sim --sweep N --seed S`` is reproducible, and
+every violating mix is also written out as a scenario YAML that ``jbof sim``
+loads and that :func:`check_scenario_file` re-checks (tests/fixtures/sweep/).
+
+Mixes (fio vocabulary): 2..32 tenants; rw read/write/randread/randwrite/rw/
+randrw with rwmixread; bs 512 B..1 MiB or a bssplit of 2..3 sizes; iodepth
+1..128; closed loop or open loop (rate); phases (a burst/idle pattern,
+sometimes looped); startdelay; weights 1..8; reserves, limits, limit_iops;
+latency SLOs; scavengers; dct983 / sata-ssd, clean or fragmented; 0.5..1.5 s.
+Flavours make the interesting cases frequent: ``equal`` (plain best-effort,
+weight 1: the Jain invariant applies), ``weighted``, ``rated`` (limits and
+reservations), ``latency`` (one latency-critical tenant with an SLO against
+hogs) and ``full`` (anything goes).
+
+Invariants, checked on ``qos`` (each result is the JSON document of
+control.results; shares are bytes/s over the tenant's solo bytes/s):
+
+``work``    work conservation: util(qos) >= 0.95 * max over the other
+            policies P at least as fair as qos (narrowing 0) of capped_util(P).  capped_util counts a tenant's
+            share at most at what its limit allows (min(share, limit /
+            solo_bw), likewise limit_iops), since only qos and token-bucket
+            honour limits -- beating qos by ignoring a limit is not work
+            conservation.  Scavengers count the same way as anyone.
+``stall``   every tenant that completed >= 20 IOs: max <= max(25 * p99, 50 ms).
+``weights`` cost shares follow weights among *contending* tenants: the
+            tenants of one class (best-effort, the class every flavour has)
+            that are closed loop over the whole run (no phases, startdelay or
+            runtime), have no limit, limit_iops or reserve, can queue past
+            their in-flight window (narrowing 1), and whose demand exceeds
+            their fair share.  Demand = solo bytes/s * (qos cost per
+            byte) (what they could consume alone, in cost units); fair share
+            = the group's total qos cost rate * w / W; tenants whose demand is
+            < 1.5 x their fair share leave the group, water-filling, until
+            it is stable.  With >= 2 left, each one's cost share must be
+            within 10% of w / W (|share / (w/W) - 1| <= 0.10).
+``limit``   bytes/s <= 1.02 * limit and IOs/s <= 1.02 * limit_iops, plus one
+            IO and the 1 ms bank over the run (narrowing 2).
+``reserve`` bytes/s >= 0.95 * reserve for a *feasible* reservation: the
+            tenant is closed loop (or open loop at >= the reserve) over the
+            whole run, its solo bytes/s >= 1.5 x reserve, and the sum over
+            reserved tenants of reserve / solo_bw <= 0.5 (at most half the
+            drive is promised).
+``slo``     a latency-class tenant's p99 <= its SLO when the SLO is feasible:
+            SLO >= 3 x its solo p99, it is the only tenant with an SLO, no
+            other tenant has a reserve (reserves cannot be throttled), it is
+            active over the whole run, and its own solo throughput is < 50%
+            of the drive (a latency tenant that is itself a hog is not
+            protected from itself).  And, feasible or not, p99(qos) <= 1.10 x
+            p99(gimbal) (10%: histogram buckets are up to 3.1% wide and runs
+            are short).
+``jain``    equal-weight mixes (every tenant best-effort, weight 1, no limit,
+            reserve or SLO): jain(qos) >= jain(gimbal) - 0.02.
+
+Narrowings (NARROWINGS below; `checks` in the sweep's table counts how often
+each invariant applied, so nothing is dropped silently):
+
+0. ``work`` compares qos only with the policies at least as fair as qos on
+   the mix (weighted Jain over share / weight of the backlogged, unlimited
+   tenants >= qos's - 0.02), and counts limited tenants' shares only up to
+   their limit.  As first stated ("the best other policy") it is infeasible
+   by construction: utilization is a sum of shares, and an unfair policy
+   raises it by starving the tenants whose share is cheapest to give up.
+   Mix s1-0 (seed 1): rr reaches util 1.852 by giving the 512 B random
+   writer a share of 0.00 (Jain 0.528); qos, fair to it, had 1.387 (Jain
+   0.622).  On the 1000-mix seed-1 sweep of the original code 716 mixes
+   violated the strict form.
+1. ``weights`` counts only tenants that can queue past their weighted
+   in-flight window: iodepth x (cost per IO) >= 2 x window x w / W, window =
+   8 x 128 KiB.  A closed-loop tenant below that never waits in the
+   scheduler; its rate is iodepth / latency whatever the weights.  Mix s1-0:
+   an 8 KiB reader at QD 4 (47 KB in flight, window share 210 KB) got a cost
+   share of 0.070 against a weight share of 0.2 (original code); it is
+   latency-bound, not scheduled.
+2. ``limit`` allows, over the run, one IO of the tenant's largest size and
+   the 1 ms of banked credit (sched.c TAG_BANK_NS) on top of 2%: an IO is
+   admitted when its tag is due and charged after.  Mix s1-148: a 20 MiB/s
+   limit with 1 MiB writes over 0.5 s is 10 MiB; one IO more is +10%.
+"""
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import yaml
+
+from control.scenario import Scenario, parse_scenario
+
+NARROWINGS = (
+    "work: only against policies at least as fair as qos (weighted Jain >= qos's - 0.02); limited shares capped",
+    "weights: only tenants with iodepth x cost/IO >= 2 x their weighted share of the 1 MiB in-flight window",
+    "limit: + one IO of the largest size + 1 ms of banked credit over the run",
+)
+
+POLICIES = ("fifo", "rr", "token-bucket", "drr", "gimbal", "qos")
+INVARIANTS = ("work", "stall", "weights", "limit", "reserve", "slo", "jain")
+
+WORK_FRAC = 0.95
+STALL_P99_MULT = 25.0
+STALL_FLOOR_US = 50_000.0
+STALL_MIN_IOS = 20
+WEIGHT_TOL = 0.10
+WEIGHT_DEMAND_MULT = 1.5
+WEIGHT_DEPTH_MULT = 2.0
+WINDOW_COST = 8 * 128 * 1024     # jbof_sched_default_cfg: total_slots * slot_bytes
+LIMIT_TOL = 0.02
+LIMIT_BANK_S = 0.001     # sched.c TAG_BANK_NS
+RESERVE_TOL = 0.05
+RESERVE_DEMAND_MULT = 1.5
+RESERVE_DRIVE_FRAC = 0.5
+SLO_SOLO_MULT = 3.0
+SLO_GIMBAL_TOL = 1.10
+SLO_HOG_FRAC = 0.5
+JAIN_TOL = 0.02
+
+FLAVOURS = ("equal", "weighted", "rated", "latency", "full")
+DEVICES = (("dct983", "clean"), ("dct983", "fragmented"), ("dct983", None),
+           ("sata-ssd", "clean"), ("sata-ssd", "fragmented"))
+RW = ("read", "write", "randread", "randwrite", "rw", "randrw")
+BS = (512, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576)
+IODEPTH = (1, 2, 4, 8, 16, 32, 64, 128)
+MIB = 1 << 20
+
+
+# ----------------------------------------------------------------- generate ---
+
+def _size(b: int) -> str:
+    if b % MIB == 0:
+        return f"{b // MIB}m"
+    if b % 1024 == 0:
+        return f"{b // 1024}k"
+    return str(b)
+
+
+def _rate(bps: int) -> str:
+    return f"{max(1, round(bps / MIB))}MiB/s"
+
+
+def _ms(ms: float) -> str:
+    return f"{int(round(ms))}ms"
+
+
+def _workload(r: random.Random, small: bool = False) -> dict[str, Any]:
+    wl: dict[str, Any] = {}
+    if small:   # a latency-sensitive tenant: small random reads, low depth
+        wl["rw"] = r.choice(("randread", "randread", "randrw"))
+        wl["bs"] = r.choice(("4k", "4k", "8k", "16k"))
+        wl["iodepth"] = r.choice((1, 1, 2, 4))
+        if wl["rw"] == "randrw":
+            wl["rwmixread"] = r.choice((70, 90))
+        return wl
+    wl["rw"] = r.choice(RW)
+    if wl["rw"] in ("rw", "randrw"):
+        wl["rwmixread"] = r.choice((10, 30, 50, 70, 90))
+    if r.random() < 0.2:
+        sizes = sorted(r.sample(BS, r.choice((2, 3))))
+        pct = [r.randint(1, 6) for _ in sizes]
+        tot = sum(pct)
+        parts = [round(100 * p / tot) for p in pct]
+        parts[-1] = 100 - sum(parts[:-1])
+        if min(parts) <= 0:
+            parts = [100 // len(sizes)] * len(sizes)
+            parts[-1] = 100 - sum(parts[:-1])
+        wl["bssplit"] = ":".join(f"{_size(s)}/{p}" for s, p in zip(sizes, parts))
+    else:
+        wl["bs"] = _size(r.choice(BS))
+    wl["iodepth"] = r.choice(IODEPTH)
+    if r.random() < 0.15:   # open loop
+        wl["rate"] = _rate(r.choice((10, 20, 50, 100, 200, 400)) * MIB)
+    return wl
+
+
+def generate_mix(seed: int, index: int) -> dict[str, Any]:
+    """A random but realistic scenario mapping (parse_scenario accepts it)."""
+    r = random.Random(f"{seed}:{index}")
+    flavour = FLAVOURS[index % len(FLAVOURS)] if r.random() < 0.8 else r.choice(FLAVOURS)
+    n = r.choice((2, 2, 3, 3, 4, 5, 6, 8)) if r.random() < 0.85 else r.randint(9, 32)
+    model, state = r.choice(DEVICES)
+    dur_ms = r.choice((500, 800, 1000, 1500))
+    tenants: list[dict[str, Any]] = []
+    lat_idx = r.randrange(n) if flavour in ("latency", "full") and r.random() < 0.9 else -1
+    for i in range(n):
+        t: dict[str, Any] = {"name": f"t{i}"}
+        if i == lat_idx:
+            t["workload"] = _workload(r, small=True)
+            t["latency_slo"] = f"{r.choice((200, 300, 500, 1000, 2000, 5000))}us"
+        else:
+            t["workload"] = _workload(r)
+        if flavour in ("weighted", "full") and r.random() < 0.7:
+            t["weight"] = r.choice((1, 2, 3, 4, 8))
+        if flavour in ("rated", "full") and i != lat_idx:
+            x = r.random()
+            if x < 0.3:
+                t["limit"] = _rate(r.choice((20, 50, 100, 200, 400, 800)) * MIB)
+            elif x < 0.5:
+                t["reserve"] = _rate(r.choice((20, 50, 100, 200, 400)) * MIB)
+            elif x < 0.6:
+                lim = r.choice((100, 200, 400))
+                t["limit"] = _rate(lim * MIB)
+                t["reserve"] = _rate(lim // 2 * MIB)
+            elif x < 0.65:
+                t["limit_iops"] = str(r.choice((1000, 5000, 20000)))
+        if flavour == "full" and i != lat_idx and "reserve" not in t and r.random() < 0.1:
+            t["class"] = "scavenger"
+        if flavour in ("full", "rated", "weighted") and i != lat_idx and r.random() < 0.2:
+            x = r.random()
+            if x < 0.5:
+                t["workload"]["startdelay"] = _ms(dur_ms * r.choice((0.1, 0.25, 0.5)))
+            else:
+                on = r.choice((50, 100, 200))
+                t["phases"] = [{"duration": _ms(on)}, {"duration": _ms(on * r.choice((1, 2))), "idle": True}]
+                t["loop_phases"] = True
+        tenants.append(t)
+    dev: dict[str, Any] = {"model": model}
+    if state:
+        dev["state"] = state
+    return {"name": f"sweep-s{seed}-{index}", "description": f"qos sweep mix {index} of seed {seed} ({flavour})",
+            "device": dev, "duration": _ms(dur_ms), "seed": r.randint(1, 10_000), "tenants": tenants}
+
+
+# -------------------------------------------------------------------- check ---
+
+@dataclass(frozen=True)
+class Violation:
+    invariant: str
+    tenant: str | None
+    detail: str
+
+
+@dataclass
+class MixReport:
+    name: str
+    data: dict[str, Any]
+    docs: dict[str, dict[str, Any]]
+    violations: list[Violation] = field(default_factory=list)
+    checked: dict[str, int] = field(default_factory=dict)   # invariant -> how many checks applied
+
+
+def _whole_run(t: Any) -> bool:
+    w = t.workload
+    return w is not None and len(w.phases) == 1 and not w.phases[0].idle and w.startdelay_ns == 0 and w.runtime_ns == 0
+
+
+def _closed(t: Any) -> bool:
+    return _whole_run(t) and not t.workload.phases[0].open_loop
+
+
+def _max_bs(t: Any) -> int:
+    return max(b for ph in t.workload.phases for b, _ in ph.bssplit) if t.workload else 0
+
+
+def _capped_util(sc: Scenario, doc: Mapping[str, Any]) -> float:
+    tot = 0.0
+    for e in doc["tenants"]:
+        s = e["share"]
+        if s is None:
+            continue
+        t = sc.tenant(e["name"])
+        solo = e["solo_bw_bytes"]
+        cap = math.inf
+        if t.limit_bps and solo > 0:
+            cap = t.limit_bps / solo
+        if t.limit_iops and e["iops"] > 0 and solo > 0:
+            cap = min(cap, t.limit_iops * (e["bw_bytes"] / e["iops"]) / solo)
+        tot += min(s, cap)
+    return tot
+
+
+def check_docs(sc: Scenario, docs: Mapping[str, Mapping[str, Any]]) -> tuple[list[Violation], dict[str, int]]:
+    """The invariants of the module docstring on one mix's result documents."""
+    v: list[Violation] = []
+    checked = dict.fromkeys(INVARIANTS, 0)
+    q = docs["qos"]
+    g = docs.get("gimbal")
+    qt = {e["name"]: e for e in q["tenants"]}
+    gt = {e["name"]: e for e in g["tenants"]} if g else {}
+
+    # work conservation, against the policies at least as fair as qos (NARROWINGS[0])
+    jq = weighted_jain(sc, q)
+    others = {p: _capped_util(sc, d) for p, d in docs.items()
+              if p != "qos" and weighted_jain(sc, d) >= jq - JAIN_TOL}
+    if others:
+        checked["work"] += 1
+        best_p = max(others, key=lambda p: others[p])
+        if q["utilization"] < WORK_FRAC * others[best_p]:
+            v.append(Violation("work", None, f"qos util {q['utilization']:.3f} < {WORK_FRAC} x "
+                                             f"{best_p} {others[best_p]:.3f}"))
+
+    for t in sc.tenants:
+        e = qt[t.name]
+        lat = e["lat_us"]
+        ios = e["iops"] * q["duration_s"]
+        # stall
+        if ios >= STALL_MIN_IOS:
+            checked["stall"] += 1
+            bound = max(STALL_P99_MULT * lat["p99"], STALL_FLOOR_US)
+            if lat["max"] > bound:
+                v.append(Violation("stall", t.name, f"max {lat['max'] / 1e3:.1f} ms > {bound / 1e3:.1f} ms "
+                                                    f"(p99 {lat['p99'] / 1e3:.2f} ms)"))
+        # limits (NARROWINGS[2]: plus one IO and the 1 ms bank over the run)
+        dur = q["duration_s"]
+        if t.limit_bps:
+            checked["limit"] += 1
+            slack = (_max_bs(t) + t.limit_bps * LIMIT_BANK_S) / dur
+            if e["bw_bytes"] > (1 + LIMIT_TOL) * t.limit_bps + slack:
+                v.append(Violation("limit", t.name, f"{e['bw_bytes'] / MIB:.2f} MiB/s > limit "
+                                                    f"{t.limit_bps / MIB:.1f} MiB/s + 2% + one IO"))
+        if t.limit_iops:
+            checked["limit"] += 1
+            if e["iops"] > (1 + LIMIT_TOL) * t.limit_iops + (1 + t.limit_iops * LIMIT_BANK_S) / dur:
+                v.append(Violation("limit", t.name, f"{e['iops']:.0f} IOPS > limit_iops {t.limit_iops}"))
+
+    # reservations
+    resv = [t for t in sc.tenants if t.reserve_bps]
+    promised = sum(t.reserve_bps / qt[t.name]["solo_bw_bytes"] for t in resv if qt[t.name]["solo_bw_bytes"] > 0)
+    if promised <= RESERVE_DRIVE_FRAC:
+        for t in resv:
+            e = qt[t.name]
+            ph = t.workload.phases[0]
+            if not _whole_run(t) or (ph.open_loop and (ph.rate_iops or ph.rate_bps < t.reserve_bps)):
+                continue
+            if e["solo_bw_bytes"] < RESERVE_DEMAND_MULT * t.reserve_bps:
+                continue
+            checked["reserve"] += 1
+            if e["bw_bytes"] < (1 - RESERVE_TOL) * t.reserve_bps:
+                v.append(Violation("reserve", t.name, f"{e['bw_bytes'] / MIB:.1f} MiB/s < reserve "
+                                                      f"{t.reserve_bps / MIB:.1f} MiB/s"))
+
+    # latency SLOs
+    slo_tenants = [t for t in sc.tenants if t.klass == "latency" and t.latency_slo_ns]
+    for t in slo_tenants:
+        e = qt[t.name]
+        if not e["iops"]:
+            continue
+        p99 = e["lat_us"]["p99"]
+        solo = e["solo_lat_us"] or {}
+        slo_us = t.latency_slo_ns / 1e3
+        feasible = (len(slo_tenants) == 1 and _whole_run(t) and solo.get("p99", math.inf) * SLO_SOLO_MULT <= slo_us
+                    and not any(u.reserve_bps for u in sc.tenants if u.name != t.name)
+                    and _solo_drive_frac(sc, qt, t) < SLO_HOG_FRAC)
+        if feasible:
+            checked["slo"] += 1
+            if p99 > slo_us:
+                v.append(Violation("slo", t.name, f"p99 {p99:.0f} us > SLO {slo_us:.0f} us "
+                                                  f"(solo p99 {solo['p99']:.0f} us)"))
+        if t.name in gt and gt[t.name]["iops"]:
+            checked["slo"] += 1
+            gp = gt[t.name]["lat_us"]["p99"]
+            if p99 > SLO_GIMBAL_TOL * gp:
+                v.append(Violation("slo", t.name, f"p99 {p99:.0f} us > {SLO_GIMBAL_TOL} x gimbal's {gp:.0f} us"))
+
+    # weights
+    v += _check_weights(sc, q, checked)
+
+    # jain
+    if g and all(t.klass == "best-effort" and t.weight == 1 and not (t.limit_bps or t.limit_iops or t.reserve_bps)
+                 for t in sc.tenants):
+        checked["jain"] += 1
+        if q["jain"] < g["jain"] - JAIN_TOL:
+            v.append(Violation("jain", None, f"jain {q['jain']:.3f} < gimbal's {g['jain']:.3f} - {JAIN_TOL}"))
+    return v, checked
+
+
+def weighted_jain(sc: Scenario, doc: Mapping[str, Any]) -> float:
+    """Jain's index over share / weight of the backlogged tenants without a limit (1.0 if < 2)."""
+    from control.bench.results import jain
+    xs = []
+    for e in doc["tenants"]:
+        t = sc.tenant(e["name"])
+        if e["backlogged"] and e["share"] is not None and not (t.limit_bps or t.limit_iops):
+            xs.append(e["share"] / t.weight)
+    return jain(xs)
+
+
+def _solo_drive_frac(sc: Scenario, qt: Mapping[str, Any], t: Any) -> float:
+    """How much of the drive the tenant uses alone: its solo bytes/s over the best solo bytes/s of
+    the same kind (read / write) among the mix's tenants -- a rough 'is it a hog' measure."""
+    e = qt[t.name]
+    best = max((x["solo_bw_bytes"] for x in qt.values()), default=0.0)
+    return e["solo_bw_bytes"] / best if best > 0 and len(qt) > 1 else 0.0
+
+
+def _check_weights(sc: Scenario, q: Mapping[str, Any], checked: dict[str, int]) -> list[Violation]:
+    qt = {e["name"]: e for e in q["tenants"]}
+    dur = q["duration_s"]
+    group = []
+    for t in sc.tenants:
+        e = qt[t.name]
+        if (t.klass != "best-effort" or not _closed(t) or t.limit_bps or t.limit_iops or t.reserve_bps
+                or not e["bw_bytes"] or not e["cost_bytes"]):
+            continue
+        rate = e["cost_bytes"] / dur
+        demand = e["solo_bw_bytes"] * (e["cost_bytes"] / (e["bw_bytes"] * dur))
+        ios = e["iops"] * dur
+        depth_cost = t.workload.phases[0].iodepth * (e["cost_bytes"] / ios if ios else 0.0)
+        group.append((t, rate, demand, depth_cost))
+    # in-flight demand (NARROWINGS[1]): it must be able to queue past its weighted share of the
+    # in-flight window, else it never waits in the scheduler and its rate is latency-bound
+    wall = sum(t.weight for t, *_ in group)
+    group = [(t, r, d) for t, r, d, dc in group if wall and dc >= WEIGHT_DEPTH_MULT * WINDOW_COST * t.weight / wall]
+    while len(group) >= 2:
+        total = sum(r for _, r, _ in group)
+        wsum = sum(t.weight for t, _, _ in group)
+        keep = [(t, r, d) for t, r, d in group if d >= WEIGHT_DEMAND_MULT * total * t.weight / wsum]
+        if len(keep) == len(group):
+            break
+        group = keep
+    if len(group) < 2:
+        return []
+    checked["weights"] += 1
+    total = sum(r for _, r, _ in group)
+    wsum = sum(t.weight for t, _, _ in group)
+    out = []
+    for t, r, _ in group:
+        want = t.weight / wsum
+        got = r / total
+        if abs(got / want - 1) > WEIGHT_TOL:
+            out.append(Violation("weights", t.name, f"cost share {got:.3f} vs weight share {want:.3f} "
+                                                    f"(w={t.weight}, group of {len(group)})"))
+    return out
+
+
+def run_mix(sc: Scenario, policies: Sequence[str] = POLICIES) -> dict[str, dict[str, Any]]:
+    from control.bench.results import compare
+    docs = compare(sc, list(policies))
+    return {d["policy"]: d for d in docs}
+
+
+def check_scenario(sc: Scenario, data: dict[str, Any] | None = None) -> MixReport:
+    docs = run_mix(sc)
+    v, checked = check_docs(sc, docs)
+    return MixReport(sc.name, data or {}, docs, v, checked)
+
+
+def check_mix(data: dict[str, Any]) -> MixReport:
+    sc = parse_scenario(data, f"<{data.get('name', 'mix')}>", str(data.get("name", "mix")))
+    return check_scenario(sc, data)
+
+
+def check_scenario_file(path: str | Path) -> MixReport:
+    from control.scenario import load_scenario, load_yaml
+    return check_scenario(load_scenario(path), load_yaml(path))
+
+
+def mix_yaml(rep: MixReport) -> str:
+    head = "".join(f"# {x.invariant}: {x.tenant or '-'}: {x.detail}\n" for x in rep.violations)
+    return ("# qos sweep mix that violated an invariant (replay: jbof sim THIS.yaml -p gimbal,qos)\n" + head
+            + yaml.safe_dump(rep.data, sort_keys=False, default_flow_style=None, width=110))
+
+
+# ---------------------------------------------------------------------- run ---
+
+def _one(args: tuple[int, int]) -> MixReport:
+    seed, index = args
+    data = generate_mix(seed, index)
+    try:
+        return check_mix(data)
+    except Exception as exc:  # a crash is a violation too, never a silent skip
+        return MixReport(data["name"], data, {}, [Violation("crash", None, repr(exc))], {})
+
+
+def sweep(n: int, seed: int, jobs: int = 2, progress: Any = None) -> list[MixReport]:
+    tasks = [(seed, i) for i in range(n)]
+    if jobs <= 1 or n <= 1:
+        out = []
+        for t in tasks:
+            out.append(_one(t))
+            if progress:
+                progress(out[-1])
+        return out
+    import multiprocessing as mp
+    with mp.get_context("fork").Pool(min(jobs, 2)) as pool:
+        out = []
+        for rep in pool.imap(_one, tasks, chunksize=1):
+            out.append(rep)
+            if progress:
+                progress(rep)
+        return out
+
+
+def summary_table(reports: Sequence[MixReport]) -> str:
+    from control.bench.results import text_table
+    rows = [["invariant", "checks", "violating mixes", "violations", "example"]]
+    names = list(INVARIANTS) + (["crash"] if any(x.invariant == "crash" for r in reports for x in r.violations) else [])
+    for inv in names:
+        checks = sum(r.checked.get(inv, 0) for r in reports)
+        mixes = [r for r in reports if any(x.invariant == inv for x in r.violations)]
+        count = sum(1 for r in reports for x in r.violations if x.invariant == inv)
+        ex = ""
+        if mixes:
+            x = next(x for x in mixes[0].violations if x.invariant == inv)
+            ex = f"{mixes[0].name}: {x.tenant or '-'}: {x.detail}"
+        rows.append([inv, str(checks), str(len(mixes)), str(count), ex[:100]])
+    bad = sum(1 for r in reports if r.violations)
+    notes = "".join(f"\nnarrowing {i}: {n}" for i, n in enumerate(NARROWINGS))
+    return text_table(rows) + f"\n{len(reports)} mixes, {bad} with violations" + notes
+
+
+def write_failures(reports: Sequence[MixReport], out_dir: str | Path) -> list[Path]:
+    out = Path(out_dir)
+    paths = []
+    for r in reports:
+        if not r.violations:
+            continue
+        out.mkdir(parents=True, exist_ok=True)
+        p = out / f"{r.name}.yaml"
+        p.write_text(mix_yaml(r))
+        paths.append(p)
+    return paths
+
+
+def main(n: int, seed: int, jobs: int = 2, out_dir: str | Path = "sweep-failures", echo: Any = print,
+         verbose: bool = False) -> int:
+    """Run the sweep, print the table and the violations, write the failing mixes; the exit status."""
+    def progress(rep: MixReport) -> None:
+        if verbose or rep.violations:
+            for x in rep.violations:
+                echo(f"{rep.name}: {x.invariant}: {x.tenant or '-'}: {x.detail}")
+    reports = sweep(n, seed, jobs, progress)
+    echo(summary_table(reports))
+    paths = write_failures(reports, out_dir)
+    if paths:
+        echo(f"wrote {len(paths)} violating mix(es) to {out_dir}/ (replay: jbof sim FILE -p gimbal,qos)")
+    return 1 if paths else 0

@@ -1,0 +1,153 @@
+"""The qos invariant sweep (issue 11): generator, regression mixes, a fixed CI sample, live toggles.
+
+The full sweep (`make sweep`, 1000 mixes) is not a test.  Here:
+
+* every mix under tests/fixtures/sweep/ (the issue's mixes and sweep mixes that
+  violated an invariant at some point) is re-run and checked; a mix may only
+  violate the invariants recorded for it in OPEN (still open, listed in the
+  final report of issue 11) -- anything else fails;
+* a fixed 50-mix sample (seed CI_SEED) may not have more violating mixes per
+  invariant than CI_BASELINE (a ratchet: lower it when a fix lands);
+* live toggles of a limit and of the policy must not stall a tenant.
+
+JBOF_SWEEP_ALL=1 also re-checks every mix of tests/fixtures/sweep/violated-seed1.txt.
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from control.bench import sweep
+from control.scenario import load_scenario, parse_scenario
+
+FIX = Path(__file__).resolve().parent / "fixtures" / "sweep"
+FIXTURES = sorted(FIX.glob("*.yaml"))
+
+# fixture -> invariants it still violates (open; see issue 11's report).  Empty = must pass all.
+OPEN: dict[str, set[str]] = {
+    "issue11-sixteen": {"jain", "weights"},
+    "issue11-weights-124-seed1": {"weights"}, "issue11-weights-124-seed2": {"weights"},
+    "issue11-weights-124-seed3": {"weights"}, "issue11-weights-124-seed4": {"weights"},
+    "sata-large-io": {"work"}, "sweep-s1-1": {"work"}, "sweep-s1-121": {"jain"}, "sweep-s1-158": {"jain"},
+    "sweep-s1-19": {"work", "slo"}, "sweep-s1-215": {"work"}, "sweep-s1-273": {"work"},
+    "sweep-s1-30": {"weights", "work"}, "sweep-s1-41": {"weights"}, "sweep-s1-5": {"jain", "weights"},
+    "sweep-s1-644": {"slo"}, "sweep-s1-834": {"slo"}, "sweep-s1-904": {"slo"},
+    "sweep-s11-27": {"weights", "work"},
+}
+
+CI_SEED = 11
+CI_N = 50
+# violating mixes per invariant allowed in the CI sample (measured after the issue-11 fixes)
+CI_BASELINE: dict[str, int] = {"work": 15, "stall": 0, "weights": 13, "limit": 0, "reserve": 0, "slo": 4, "jain": 7}
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])
+def test_regression_mix(path: Path) -> None:
+    rep = sweep.check_scenario_file(path)
+    allowed = OPEN.get(path.stem, set())
+    new = [v for v in rep.violations if v.invariant not in allowed]
+    assert not new, "\n".join(f"{v.invariant}: {v.tenant}: {v.detail}" for v in new)
+
+
+def test_ci_sample() -> None:
+    reports = sweep.sweep(CI_N, CI_SEED, jobs=2)
+    counts = {inv: sum(1 for r in reports if any(v.invariant == inv for v in r.violations))
+              for inv in sweep.INVARIANTS + ("crash",)}
+    table = sweep.summary_table(reports)
+    assert counts["crash"] == 0, table
+    over = {k: (n, CI_BASELINE.get(k, 0)) for k, n in counts.items() if n > CI_BASELINE.get(k, 0)}
+    assert not over, f"more violating mixes than the baseline {over}\n{table}"
+    # every check kind was exercised by the sample
+    for inv in ("work", "stall", "weights", "limit", "slo", "jain"):
+        assert sum(r.checked.get(inv, 0) for r in reports) > 0, inv
+
+
+def test_generator_is_deterministic_and_loadable(tmp_path: Path) -> None:
+    for i in range(40):
+        a, b = sweep.generate_mix(5, i), sweep.generate_mix(5, i)
+        assert a == b
+        sc = parse_scenario(a, "<mix>", a["name"])
+        assert 2 <= len(sc.tenants) <= 32
+        assert 0.5 <= sc.duration_s <= 1.5
+    rep = sweep.MixReport("m", sweep.generate_mix(5, 3), {}, [sweep.Violation("work", None, "x")])
+    p = tmp_path / "m.yaml"
+    p.write_text(sweep.mix_yaml(rep))
+    assert load_scenario(p).tenants          # a written violator replays with jbof sim
+    assert sweep.generate_mix(5, 3) != sweep.generate_mix(6, 3)
+
+
+def test_generator_covers_the_vocabulary() -> None:
+    seen: set[str] = set()
+    for i in range(300):
+        m = sweep.generate_mix(1, i)
+        n = len(m["tenants"])
+        seen.add("many" if n > 8 else "few")
+        seen.add(m["device"].get("state") or "preset")
+        for t in m["tenants"]:
+            wl = t["workload"]
+            seen.add(wl["rw"])
+            seen |= {k for k in ("bssplit", "rate", "startdelay") if k in wl}
+            seen |= {k for k in ("weight", "reserve", "limit", "limit_iops", "latency_slo", "phases", "class")
+                     if k in t}
+            if wl.get("iodepth") in (1, 128):
+                seen.add(f"qd{wl['iodepth']}")
+            if wl.get("bs") in ("512", "1m"):
+                seen.add(f"bs{wl['bs']}")
+    want = {"many", "few", "clean", "fragmented", "read", "write", "randread", "randwrite", "rw", "randrw",
+            "bssplit", "rate", "startdelay", "weight", "reserve", "limit", "limit_iops", "latency_slo",
+            "phases", "class", "qd1", "qd128", "bs512", "bs1m"}
+    assert want <= seen, want - seen
+
+
+def _toggle_run(kind: str) -> list[float]:
+    """MiB/s of the limited tenant per 250 ms window across live toggles."""
+    from control.bench.results import make_simulator
+    sc = parse_scenario({"name": "toggle", "device": {"model": "dct983"}, "duration": "3s", "tenants": [
+        {"name": "capped", "limit": "100MiB/s", "workload": {"rw": "randread", "bs": "16k", "iodepth": 32}},
+        {"name": "reader", "workload": {"rw": "randread", "bs": "4k", "iodepth": 32}},
+        {"name": "writer", "workload": {"rw": "write", "bs": "128k", "iodepth": 16}}]})
+    sim = make_simulator(sc, "qos", 1, duration_s=3.0)
+    steps = {2: ("gimbal", 0), 4: ("qos", 200 << 20), 6: ("gimbal", 100 << 20), 8: ("qos", 0)}
+    out, prev = [], 0
+    for i in range(12):
+        if i in steps:
+            pol, lim = steps[i]
+            if kind == "policy":
+                sim.set_policy(pol)
+            else:
+                sim.set_tenant("capped", limit_bps=lim)
+        sim.run(0.25)
+        b = sim.tenant_result("capped").bytes
+        out.append((b - prev) / 0.25 / (1 << 20))
+        prev = b
+    return out
+
+
+def test_live_policy_toggle_does_not_stall_a_limited_tenant() -> None:
+    mib = _toggle_run("policy")
+    # qos windows: 100 MiB/s (first window of a switch may carry one IO and the 1 ms bank)
+    for i in (0, 1, 4, 5, 8, 9, 10, 11):
+        assert 90 <= mib[i] <= 110, (i, mib)
+    for i in (2, 3, 6, 7):          # gimbal does not enforce limits
+        assert mib[i] > 150, (i, mib)
+
+
+def test_live_limit_toggle_does_not_stall() -> None:
+    mib = _toggle_run("limit")   # 100 -> 0 -> 200 -> 100 -> 0 (MiB/s; 0 = none)
+    for i in (0, 1, 6, 7):
+        assert 90 <= mib[i] <= 110, (i, mib)
+    for i in (4, 5):
+        assert 180 <= mib[i] <= 220, (i, mib)
+    for i in (2, 3, 8, 9, 10, 11):
+        assert mib[i] > 150, (i, mib)
+
+
+@pytest.mark.skipif(not os.environ.get("JBOF_SWEEP_ALL"), reason="set JBOF_SWEEP_ALL=1 (slow: ~800 mixes)")
+def test_every_mix_that_ever_violated() -> None:
+    idx = [int(m.group(1)) for m in re.finditer(r"^(\d+):", (FIX / "violated-seed1.txt").read_text(), re.M)]
+    reports = [sweep._one((1, i)) for i in idx]
+    print(sweep.summary_table(reports))
+    assert not any(v.invariant == "crash" for r in reports for v in r.violations)
