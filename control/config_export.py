@@ -42,8 +42,8 @@ def drive_sched_overrides(d: Drive) -> dict[str, Any]:
         ctl.update(d.band.ctl_overrides())
     if d.controller:
         e = effective_controller(d.knobs())
-        ctl.update(rate_min_bps=e["rate_min"], rate_max_bps=e["rate_max"],
-                   rate_init_bps=e["rate_init"], bucket_bytes=e["bucket"])
+        ctl.update(rate_min_cost_bps=e["rate_min"], rate_max_cost_bps=e["rate_max"],
+                   rate_init_cost_bps=e["rate_init"], bucket_bytes=e["bucket"])
         if "ewma_shift" in e:
             ctl["ewma_shift"] = e["ewma_shift"]
     return {"ctl": ctl} if ctl else {}

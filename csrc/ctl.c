@@ -86,7 +86,7 @@
  *
  * 4. Pacing.  Dispatch spends tokens from two buckets, one for reads and
  *    one for writes (and the other commands), as Gimbal does.  The refill at
- *    rate_bps is split evenly; a full bucket (capped at bucket_bytes,
+ *    rate_cost_bps is split evenly; a full bucket (capped at bucket_bytes,
  *    Gimbal: 256 KiB) spills into the other, so reads alone or writes alone
  *    get the whole rate, and when both wait each gets at least half.
  *    Writes are priced in the same cost units (cost.c: write factor), so the
@@ -156,12 +156,12 @@ int ctl_cfg_check(const jbof_ctl_cfg *c)
         return -EINVAL;
     if (c->lat_min_ns == 0 || c->lat_min_ns >= c->lat_max_ns || c->lat_max_ns > 60 * JBOF_NS_PER_S)
         return -EINVAL;
-    if (c->rate_min_bps == 0 || c->rate_min_bps > c->rate_max_bps || c->rate_max_bps > CTL_MAX_RATE_BPS)
+    if (c->rate_min_cost_bps == 0 || c->rate_min_cost_bps > c->rate_max_cost_bps || c->rate_max_cost_bps > CTL_MAX_RATE_BPS)
         return -EINVAL;
     /* the bucket must be able to fill within the refill cap at rate_min */
-    if ((uint64_t)c->bucket_bytes * JBOF_NS_PER_S / c->rate_min_bps > CTL_MAX_REFILL_NS)
+    if ((uint64_t)c->bucket_bytes * JBOF_NS_PER_S / c->rate_min_cost_bps > CTL_MAX_REFILL_NS)
         return -EINVAL;
-    if (c->rate_init_bps < c->rate_min_bps || c->rate_init_bps > c->rate_max_bps)
+    if (c->rate_init_cost_bps < c->rate_min_cost_bps || c->rate_init_cost_bps > c->rate_max_cost_bps)
         return -EINVAL;
     if (c->bucket_bytes < 4096 || c->bucket_bytes > (1u << 30))
         return -EINVAL;
@@ -180,12 +180,12 @@ void ctl_init(ctl_state *c, const jbof_ctl_cfg *cfg, uint64_t now_ns)
     c->cfg = *cfg;
     c->state = JBOF_CTL_SLOWSTART;
     c->state_enter[JBOF_CTL_SLOWSTART] = 1;
-    c->rate_bps = cfg->rate_init_bps;
+    c->rate_cost_bps = cfg->rate_init_cost_bps;
     c->tokens[0] = c->tokens[1] = cfg->bucket_bytes;
     c->last_refill_ns = now_ns;
     c->threshold_ns = cfg->lat_max_ns;
     c->win_start_ns = now_ns;
-    c->meas_rate_bps = cfg->rate_init_bps;
+    c->meas_rate_cost_bps = cfg->rate_init_cost_bps;
 }
 
 static void band_compute(const ctl_state *c, uint64_t *lo_out, uint64_t *hi_out)
@@ -251,7 +251,7 @@ void ctl_refill(ctl_state *c, uint64_t now_ns)
      * 64-bit multiply and divide, no 128-bit helper call on the IO path */
     if (dt > CTL_MAX_REFILL_NS)
         dt = CTL_MAX_REFILL_NS;
-    uint64_t add = (c->rate_bps * dt) / JBOF_NS_PER_S;
+    uint64_t add = (c->rate_cost_bps * dt) / JBOF_NS_PER_S;
     if (add == 0)
         return; /* keep last_refill_ns so sub-byte credit is not lost */
     /* half the refill to each bucket; what a full bucket cannot hold spills
@@ -284,7 +284,7 @@ uint64_t ctl_next_ns(const ctl_state *c, uint64_t now_ns, int k)
     uint64_t sh = c->read_share_x256 ? (k == 0 ? c->read_share_x256 : 256u - c->read_share_x256) : 128u;
     uint64_t need = ((uint64_t)(1 - c->tokens[k]) * 256u + sh - 1) / sh;
     uint64_t base = c->last_refill_ns > now_ns ? c->last_refill_ns : now_ns;
-    uint64_t dt = (uint64_t)(((__uint128_t)need * JBOF_NS_PER_S + c->rate_bps - 1) / c->rate_bps);
+    uint64_t dt = (uint64_t)(((__uint128_t)need * JBOF_NS_PER_S + c->rate_cost_bps - 1) / c->rate_cost_bps);
     return base + (dt ? dt : 1);
 }
 
@@ -315,7 +315,7 @@ void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns)
     uint64_t thr = c->threshold_ns > hi ? hi : c->threshold_ns;
     if (thr < lo)
         thr = lo;
-    uint64_t rate = c->rate_bps;
+    uint64_t rate = c->rate_cost_bps;
     uint64_t cost = c->pend_cost;
     c->pend_cost = 0;
     c->pend_n = 0;
@@ -339,8 +339,8 @@ void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns)
     } else if (l > hi) {
         /* clearly past the knee: fall back to what the drive completes */
         ctl_enter(c, JBOF_CTL_OVERLOADED);
-        if (c->meas_rate_bps < rate)
-            rate = c->meas_rate_bps;
+        if (c->meas_rate_cost_bps < rate)
+            rate = c->meas_rate_cost_bps;
         for (int k = 0; k < 2; k++)
             if (c->tokens[k] > 0)
                 c->tokens[k] = 0;
@@ -363,15 +363,15 @@ void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns)
     if (c->cfg.band_hi_pct && c->state >= JBOF_CTL_CONGESTION) {
         /* ours: a rate far above what the drive completes does not bind; when
          * backing off, start from what is actually completing */
-        uint64_t cap = c->meas_rate_bps + c->meas_rate_bps / 8;
+        uint64_t cap = c->meas_rate_cost_bps + c->meas_rate_cost_bps / 8;
         if (rate > cap)
             rate = cap;
     }
-    if (rate < c->cfg.rate_min_bps)
-        rate = c->cfg.rate_min_bps;
-    if (rate > c->cfg.rate_max_bps)
-        rate = c->cfg.rate_max_bps;
-    c->rate_bps = rate;
+    if (rate < c->cfg.rate_min_cost_bps)
+        rate = c->cfg.rate_min_cost_bps;
+    if (rate > c->cfg.rate_max_cost_bps)
+        rate = c->cfg.rate_max_cost_bps;
+    c->rate_cost_bps = rate;
     c->threshold_ns = thr;
 }
 
@@ -389,7 +389,7 @@ void ctl_window_roll(ctl_state *c, uint64_t now_ns)
     if (c->cfg.band_hi_pct && c->win_n < CTL_WINDOW_MIN_IOS && now_ns - c->win_start_ns < CTL_WINDOW_MAX_NS)
         return;
     c->win_n = 0;
-    c->meas_rate_bps = (uint64_t)(((__uint128_t)c->win_cost * JBOF_NS_PER_S) / (now_ns - c->win_start_ns));
+    c->meas_rate_cost_bps = (uint64_t)(((__uint128_t)c->win_cost * JBOF_NS_PER_S) / (now_ns - c->win_start_ns));
     c->win_cost = 0;
     c->win_start_ns = now_ns;
 }

@@ -85,7 +85,7 @@ static inline void cost_on_complete(cost_state *c, uint32_t op, int slow, uint64
 typedef struct ctl_state {
     jbof_ctl_cfg cfg;
     uint32_t state;              /* enum jbof_ctl_state */
-    uint64_t rate_bps;           /* cost-bytes per second */
+    uint64_t rate_cost_bps;           /* cost-bytes per second */
     int64_t tokens[2];           /* read / write buckets, cost-bytes, may run negative by one IO */
     uint64_t last_refill_ns;
     uint64_t threshold_ns;       /* dynamic threshold in [lat_min, lat_max] */
@@ -98,7 +98,7 @@ typedef struct ctl_state {
     uint32_t win_n;              /* completions in the window */
     uint32_t read_share_x256;    /* the read bucket's share of the refill, /256 (0 = half; sched.c 11) */
     uint32_t underfilled;        /* set by sched.c (qos): this completion left the drive empty with IO waiting */
-    uint64_t meas_rate_bps;      /* measured completion rate, last full window */
+    uint64_t meas_rate_cost_bps;      /* measured completion rate, last full window */
     uint64_t base_ns;            /* learned unloaded read latency: min of 2 windows */
     uint64_t base_cur_ns, base_prev_ns;
     uint64_t base_win_start_ns;

@@ -556,9 +556,9 @@ int jbof_sched_default_cfg(uint32_t policy, jbof_sched_cfg *c)
         .ewma_shift = policy == JBOF_POLICY_QOS ? 3 : 1, /* Gimbal 1/2; ours 1/8 (a later Gimbal copy: 1/16) */
         .lat_min_ns = 250000,
         .lat_max_ns = 1500000,
-        .rate_min_bps = 50ull << 20,
-        .rate_max_bps = 4ull << 30,
-        .rate_init_bps = 1000ull << 20,
+        .rate_min_cost_bps = 50ull << 20,
+        .rate_max_cost_bps = 4ull << 30,
+        .rate_init_cost_bps = 1000ull << 20,
         .bucket_bytes = 256 * 1024,
         .size_normalize = policy == JBOF_POLICY_QOS,
         .band_lo_pct = policy == JBOF_POLICY_QOS ? 150 : 0,
@@ -670,11 +670,11 @@ int jbof_sched_configure(jbof_sched *s, const jbof_sched_cfg *cfg, uint64_t now_
         }
     }
     if (cfg->ctl.enabled && (ctl_changed || !policy_uses_ctl(old_policy))) {
-        uint64_t rate = s->ctl.rate_bps;
+        uint64_t rate = s->ctl.rate_cost_bps;
         int had = policy_uses_ctl(old_policy) && s->ctl.cfg.enabled;
         ctl_init(&s->ctl, &cfg->ctl, now_ns);
-        if (had && rate >= cfg->ctl.rate_min_bps && rate <= cfg->ctl.rate_max_bps)
-            s->ctl.rate_bps = rate; /* a retune does not restart from scratch */
+        if (had && rate >= cfg->ctl.rate_min_cost_bps && rate <= cfg->ctl.rate_max_cost_bps)
+            s->ctl.rate_cost_bps = rate; /* a retune does not restart from scratch */
     }
     slo_cap_refresh(s); /* qos only; ctl_init clears it */
     return 0;
@@ -1455,11 +1455,11 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
     if (s->n_active > 1 || s->n_active_scav)
         s->last_shared_ns = now_ns;
     s->alone = qos && s->n_active <= 1 && s->n_active_scav == 0 && now_ns - s->last_shared_ns >= ALONE_GRACE_NS;
-    if (s->alone && s->ctl.rate_bps < s->ctl.meas_rate_bps) {
+    if (s->alone && s->ctl.rate_cost_bps < s->ctl.meas_rate_cost_bps) {
         /* keep the pacing rate at what the lone tenant completes, so a
          * second tenant's arrival starts from the drive's real rate */
-        s->ctl.rate_bps = s->ctl.meas_rate_bps > s->cfg.ctl.rate_max_bps ? s->cfg.ctl.rate_max_bps
-                                                                         : s->ctl.meas_rate_bps;
+        s->ctl.rate_cost_bps = s->ctl.meas_rate_cost_bps > s->cfg.ctl.rate_max_cost_bps ? s->cfg.ctl.rate_max_cost_bps
+                                                                         : s->ctl.meas_rate_cost_bps;
     }
     if (qos && s->inflight_ios == 0) {
         /* section 8: an empty drive never waits for pacing debt -- the
@@ -1495,7 +1495,7 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
          * the completion rate measured over the last 10 ms): an arriving
          * owner's first IO waits at most that long behind lent IO, and the
          * other half lets its queue catch up */
-        uint64_t rate = s->ctl.rate_bps < s->ctl.meas_rate_bps ? s->ctl.rate_bps : s->ctl.meas_rate_bps;
+        uint64_t rate = s->ctl.rate_cost_bps < s->ctl.meas_rate_cost_bps ? s->ctl.rate_cost_bps : s->ctl.meas_rate_cost_bps;
         uint64_t cap = (uint64_t)(((__uint128_t)rate * s->cfg.scavenger_reclaim_ns) / (2 * JBOF_NS_PER_S));
         while (n < max && s->scav.head >= 0 && budget_ok(s)) {
             uint32_t id = (uint32_t)s->scav.head;
@@ -1669,7 +1669,7 @@ int jbof_sched_drive_stats(const jbof_sched *s, jbof_drive_stats *out)
     out->policy = s->cfg.policy;
     if (policy_uses_ctl(s->cfg.policy)) {
         out->ctl_state = s->ctl.state;
-        out->rate_bps = s->ctl.rate_bps;
+        out->rate_cost_bps = s->ctl.rate_cost_bps;
         out->tokens = s->ctl.tokens[0];
         out->tokens_write = s->ctl.tokens[1];
         out->threshold_ns = s->ctl.threshold_ns;

@@ -99,7 +99,7 @@ int main(int argc, char **argv)
     jbof_drive_stats ds;
     jbof_sched_drive_stats(s, &ds);
     printf("bench_sched: %llu IOs completed, controller state %u, rate %llu MiB/s\n", (unsigned long long)done,
-           ds.ctl_state, (unsigned long long)(ds.rate_bps >> 20));
+           ds.ctl_state, (unsigned long long)(ds.rate_cost_bps >> 20));
     jbof_sched_destroy(s);
     return 0;
 }

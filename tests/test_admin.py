@@ -111,7 +111,7 @@ def test_drive_set_policy_band_and_knobs() -> None:
         assert res["drive"]["band"] == "300us..2ms"
         ctl = d.engine.drive_cfg("d0")["ctl"]
         assert (ctl["lat_min_ns"], ctl["lat_max_ns"], ctl["band_lo_pct"]) == (300_000, 2_000_000, 0)
-        assert (ctl["rate_max_bps"], ctl["rate_init_bps"]) == (500 * MIB, 500 * MIB)
+        assert (ctl["rate_max_cost_bps"], ctl["rate_init_cost_bps"]) == (500 * MIB, 500 * MIB)
         c.call("drive.set", name="d0", band="200%..400%")
         ctl = d.engine.drive_cfg("d0")["ctl"]
         assert (ctl["band_lo_pct"], ctl["band_hi_pct"]) == (200, 400)

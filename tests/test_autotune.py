@@ -295,7 +295,7 @@ def test_space_fields_steps_and_dominance() -> None:
     with pytest.raises(ConfigError, match="not a knob"):
         tspace.Space.of(["band"])
     rate = tspace.Space.of(["rate_max_bps", "band_hi_pct"])
-    assert rate.fields((2 << 30, 700)) == {"ctl.rate_max_bps": 2 << 30, "ctl.band_hi_pct": 700,
+    assert rate.fields((2 << 30, 700)) == {"ctl.rate_max_cost_bps": 2 << 30, "ctl.band_hi_pct": 700,
                                            "ctl.band_lo_pct": 350}
 
 

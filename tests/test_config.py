@@ -261,7 +261,7 @@ def test_controller_defaults_match_the_c_core() -> None:
     assert lib.jbof_sched_default_cfg(lib.JBOF_POLICY_QOS, c) == 0
     e = effective_controller({})
     assert (e["rate_min"], e["rate_max"], e["rate_init"], e["bucket"]) == \
-        (c.ctl.rate_min_bps, c.ctl.rate_max_bps, c.ctl.rate_init_bps, c.ctl.bucket_bytes)
+        (c.ctl.rate_min_cost_bps, c.ctl.rate_max_cost_bps, c.ctl.rate_init_cost_bps, c.ctl.bucket_bytes)
     assert "ewma_shift" not in e                  # the policy's own default applies
     for k in CONTROLLER_KEYS.values():            # the documented defaults parse to the same
         if k.default is not None:

@@ -205,7 +205,7 @@ def device_info(scenario: Scenario, result: Any) -> dict[str, Any]:
         "fragmentation_pct": scenario.device.fragmentation_pct,
         "write_factor": _num(d["write_factor_x256"] / 256),
         "ctl_state": d.get("ctl_state_name"),
-        "ctl_rate_bps": d["rate_bps"],
+        "ctl_rate_cost_bps": d["rate_cost_bps"],
         "ctl_state_enter": dict(zip(("slowstart", "ok", "congestion", "overloaded"),
                                     d["state_enter"], strict=True)),
         "ssd": dict(result.ssd),

@@ -99,7 +99,7 @@ class EngineTarget:
                "model": self.model or f"{self.backend} backend",
                "state": self.scenario.device.state,
                "write_factor": rounded(s["write_factor_x256"] / 256), "ctl_state": s["ctl_state"],
-               "ctl_rate_bps": s["rate_bps"], "backend_errors": d["backend_errors"]}
+               "ctl_rate_cost_bps": s["rate_cost_bps"], "backend_errors": d["backend_errors"]}
         if self.backend.kind == "emulated":
             out["ssd"] = d["ssd"]
         return out
@@ -172,7 +172,7 @@ class DaemonTarget:
         d = self._last
         return {"target": "jbof", "backend": d.get("backend"), "admin_socket": self.path,
                 "write_factor": d.get("write_factor"), "ctl_state": d.get("ctl_state"),
-                "ctl_rate_bps": d.get("rate_bps")}
+                "ctl_rate_cost_bps": d.get("rate_cost_bps")}
 
     def close(self) -> None:
         pass

@@ -437,7 +437,7 @@ def drive_ls(as_json: bool, socket_path: str) -> None:
             d["name"], d["backend"], live["policy"],
             units.human_size(live["size_bytes"]), units.human_size(live["allocated_bytes"]),
             f"{_dur(live['band_lo_ns'])}..{_dur(live['band_hi_ns'])}",
-            live["ctl_state"], units.human_rate(live["rate_bps"]),
+            live["ctl_state"], units.human_rate(live["rate_cost_bps"]),
             f"{live['write_factor']:.2f}", str(live["inflight_ios"]),
             f"{units.human_rate(d['reserved_bps'])} of {units.human_rate(cap) if cap else '-'}"])
     click.echo(table(rows, ["DRIVE", "BACKEND", "POLICY", "SIZE", "ALLOC", "BAND", "STATE",
@@ -553,7 +553,7 @@ def drive_rows(prev: dict[str, Any], cur: dict[str, Any],
         cap = conf.get("capacity_bps")
         out.append({"name": d["name"], "policy": d["policy"],
                     "state": "idle" if idle else d["ctl_state"],
-                    "rate_bps": None if idle else d["rate_bps"], "band": band,
+                    "rate_cost_bps": None if idle else d["rate_cost_bps"], "band": band,
                     "bw_bytes": max(0, bw - pbw) / dt,
                     "utilization_pct": (100.0 * max(0, bw - pbw) / dt / cap) if cap else None,
                     "inflight": d["inflight_ios"], "interval_s": dt})
@@ -582,7 +582,7 @@ def format_interval(rows: list[dict[str, Any]],
                        "P99/SLO", "SLO_MISS", "QD", "INFLIGHT", "THROTTLED"])
     if drives:
         drow = [[d["name"], d["policy"], d["state"],
-                 "-" if d["rate_bps"] is None else units.human_rate(d["rate_bps"]), d["band"],
+                 "-" if d["rate_cost_bps"] is None else units.human_rate(d["rate_cost_bps"]), d["band"],
                  f"{d['bw_bytes'] / 1e6:.1f}",
                  "-" if d["utilization_pct"] is None else f"{d['utilization_pct']:.0f}%",
                  str(d["inflight"])] for d in drives]

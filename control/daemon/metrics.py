@@ -210,7 +210,7 @@ def read_drive(engine: Any, name: str) -> dict[str, Any]:
     return {
         "name": name, "backend": d["backend"],
         "policy": POLICIES[s["policy"]] if s["policy"] < len(POLICIES) else "?",
-        "ctl_state": s["ctl_state"], "rate_bps": s["rate_bps"], "tokens": s["tokens"],
+        "ctl_state": s["ctl_state"], "rate_cost_bps": s["rate_cost_bps"], "tokens": s["tokens"],
         "write_factor": s["write_factor_x256"] / 256.0,
         "inflight_ios": s["inflight_ios"], "inflight_cost": s["inflight_cost"],
         "band_lo_ns": s["band_lo_ns"], "band_hi_ns": s["band_hi_ns"],
@@ -381,7 +381,7 @@ class JbofCollector:
             g["controller_state"].add_metric(lv, CTL_STATES.index(d["ctl_state"])
                                              if d["ctl_state"] in CTL_STATES else -1)
             for key, field, scale in (
-                    ("dispatch_rate_bytes_per_second", "rate_bps", 1.0),
+                    ("dispatch_rate_bytes_per_second", "rate_cost_bps", 1.0),
                     ("write_cost_factor", "write_factor", 1.0),
                     ("inflight_ios", "inflight_ios", 1.0),
                     ("inflight_cost_bytes", "inflight_cost", 1.0),

@@ -52,7 +52,7 @@ KNOBS: dict[str, Knob] = {k.name: k for k in (
          _wf_fields, "cost.write_factor_max_x256", writes_only=True),
     Knob("rate_max_bps", (1 << 30, 2 << 30, 4 << 30), True,
          "drive window: the controller's highest dispatch rate (cost bytes/s)",
-         lambda v: {"ctl.rate_max_bps": v}, "ctl.rate_max_bps"),
+         lambda v: {"ctl.rate_max_cost_bps": v}, "ctl.rate_max_cost_bps"),
 )}
 
 

@@ -10,7 +10,9 @@
  *   - no function reads a clock: time is always passed in as `now_ns`
  *     (nanoseconds on any monotonic time base the caller chooses);
  *   - there is no global mutable state: each object owns its memory;
- *   - units are in the names: _ns, _bytes, _bps (bytes per second), _x256
+ *   - units are in the names: _ns, _bytes, _bps (bytes of data per second),
+ *     _cost_bps (cost-bytes per second: cost.c's read-byte equivalents), _x256
+ *     (docs/design.md#units)
  *     (fixed point with 8 fractional bits), _pct, _ppm.
  *
  * The mechanisms live one per file, each explained at its top:
@@ -124,9 +126,9 @@ typedef struct jbof_ctl_cfg {
     uint32_t ewma_shift;     /* EWMA weight 1/2^shift (Gimbal: 1) */
     uint64_t lat_min_ns;     /* band floor (Gimbal: 250 us) */
     uint64_t lat_max_ns;     /* band ceiling (Gimbal: 1500 us) */
-    uint64_t rate_min_bps;   /* cost-bytes per second (Gimbal: 50 MiB/s) */
-    uint64_t rate_max_bps;   /* (Gimbal: 4 GiB/s) */
-    uint64_t rate_init_bps;  /* (Gimbal: 1000 MiB/s) */
+    uint64_t rate_min_cost_bps;   /* cost-bytes per second (Gimbal: 50 MiB/s) */
+    uint64_t rate_max_cost_bps;   /* (Gimbal: 4 GiB/s) */
+    uint64_t rate_init_cost_bps;  /* (Gimbal: 1000 MiB/s) */
     uint32_t bucket_bytes;   /* token bucket depth (Gimbal: 256 KiB) */
     uint32_t size_normalize; /* 1: scale samples of IOs > 128 KiB down to 128 KiB (ours) */
     uint32_t band_lo_pct;    /* ours: band floor = this % of the drive's unloaded read */
@@ -197,7 +199,7 @@ typedef struct jbof_tenant_stats {
 typedef struct jbof_drive_stats {
     uint32_t policy;
     uint32_t ctl_state;           /* enum jbof_ctl_state */
-    uint64_t rate_bps;            /* controller's dispatch rate, cost-bytes/s */
+    uint64_t rate_cost_bps;       /* controller's dispatch rate, cost-bytes/s */
     int64_t tokens;               /* read token bucket level, may run negative */
     int64_t tokens_write;         /* write token bucket level */
     uint64_t threshold_ns;        /* controller's dynamic latency threshold */
