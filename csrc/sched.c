@@ -165,7 +165,10 @@
  *    (ctl.c section 5: underfilled): its rate grows instead of shrinking.
  *    Same mix after: 449 + 303 MiB/s (util 1.46;
  *    gimbal, which keeps Gimbal's rule, 0.07).  Isolation is unchanged:
- *    with anything in flight the buckets pace as before.
+ *    with anything in flight the buckets pace as before.  Debt that the refill repays within
+ *    EMPTY_DEBT_NS (1 ms) is kept: a memory drive completes inline and is
+ *    empty at every dispatch, and forgiving its 7680-byte debts (7 us at
+ *    1 GB/s) left it unpaced, so a weight-8 tenant got 1/2, not 8/9, of it.
  *
  * 9. No starvation by the bucket (issue 11, qos).  A latency-critical
  *    tenant with less than a slot in flight is not held by the buckets
@@ -250,6 +253,7 @@ enum {
 static const uint64_t TAG_BANK_NS = 1000000ull;     /* 1 ms of banked rate credit */
 static const uint64_t ALONE_GRACE_NS = 50000000ull; /* 50 ms without a peer before 'alone' */
 static const uint64_t WIN_STEP_NS = 1000000ull;     /* window scale changes at most once per 1 ms */
+static const uint64_t EMPTY_DEBT_NS = 1000000ull;   /* section 8: debt repaid sooner is kept */
 enum { WIN_SHIFT_MAX = 5 };                         /* windows grow up to 32x the configured one */
 enum { UNDERFILL_IOS = 2 };                         /* qos: fewer IOs left in the drive = underfilled (section 8) */
 enum { DEBT_BUCKETS = 8 };                          /* qos: debt past which reservations keep to their window (12) */
@@ -1462,10 +1466,13 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
                                                                          : s->ctl.meas_rate_cost_bps;
     }
     if (qos && s->inflight_ios == 0) {
-        /* section 8: an empty drive never waits for pacing debt -- the
-         * debt paid for IO that has completed; one IO of each kind may go */
+        /* section 8: an empty drive never waits long for pacing debt -- the
+         * debt paid for IO that has completed; one IO of each kind may go.
+         * Debt the refill repays within EMPTY_DEBT_NS is kept: a drive that
+         * completes inline (memory) is empty at every dispatch, and without
+         * its small debts nothing would pace it, nor weigh its tenants. */
         for (int k = 0; k < 2; k++)
-            if (s->ctl.tokens[k] <= 0)
+            if (s->ctl.tokens[k] <= 0 && ctl_next_ns(&s->ctl, now_ns, k) > now_ns + EMPTY_DEBT_NS)
                 s->ctl.tokens[k] = 1;
     }
     int n = 0;
