@@ -24,7 +24,7 @@ LIBS_NATIVE := -lpthread $(if $(URING_NATIVE),-luring,) -lm
 LIBS_ARM := -lpthread $(if $(URING_ARM),-luring,) -lm
 STAMP := build/.deps-installed
 
-.PHONY: all deps build run serve test test-c test-asan test-arm test-py bench bench-sched bench-nbd bench-qos-overhead bench-anticipation clean
+.PHONY: all deps build run serve test test-c test-asan test-arm test-py bench bench-sched bench-nbd bench-qos-overhead bench-anticipation bench-reactors clean
 
 all: build
 
@@ -102,6 +102,10 @@ bench-nbd: build
 # qos vs fifo on the live server: CPU per IO and IOPS ratios (issue: <= 1.05, >= 0.95)
 bench-qos-overhead: build
 	$(PYTHON) scripts/bench_qos_overhead.py
+
+# one reactor thread vs two: aggregate 4 KiB randread IOPS over two memory drives
+bench-reactors: build
+	$(PYTHON) scripts/bench_reactors.py
 
 # lending policies over 20 noisy seeds of the training-cluster scenario
 bench-anticipation: build

@@ -135,6 +135,7 @@ class Drive:
     io_mode: str = "auto"
     direct: bool = True
     seed: int = 1
+    reactor: int | None = None          # None = round robin (limits.reactors)
 
     def knobs(self) -> dict[str, int]:
         return dict(self.controller)
@@ -455,7 +456,7 @@ def parse_config(data: Any, src: str = "<config>") -> Config:
     return cfg
 
 
-def limits_settings(cfg: Config) -> dict[str, int]:
+def limits_settings(cfg: Config) -> dict[str, Any]:
     """The limits: section as the Engine config's "engine" mapping (csrc/budget.c)."""
     if not cfg.limits:
         return {}

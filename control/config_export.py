@@ -58,6 +58,8 @@ def engine_drive(d: Drive) -> dict[str, Any]:
         out["size"] = d.size
     if d.path is not None:
         out["path"] = d.path
+    if d.reactor is not None:
+        out["reactor"] = d.reactor
     return out
 
 
@@ -139,6 +141,8 @@ def drive_doc(d: Drive) -> dict[str, Any]:
         out["direct"] = False
     if d.seed != 1:
         out["seed"] = d.seed
+    if d.reactor is not None:
+        out["reactor"] = d.reactor
     return out
 
 

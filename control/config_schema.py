@@ -258,6 +258,8 @@ DRIVE_KEYS = section(
     Key("controller", "mapping", lambda v: v, "controller knobs: see drives[].controller keys"),
     Key("capacity", "rate", p_rate, "bandwidth the reservations on this drive may add up to "
         "(default: emulated = the preset's read bandwidth; memory/file = unchecked)"),
+    Key("reactor", "integer", p_int(0, 63), "the reactor thread (limits.reactors) that owns "
+        "this drive: all its tenants' IO runs there", "round robin"),
     Key("block_size", "size", p_size_in(1, MIB, bare_bytes=True), "minimum IO size and "
         "alignment advertised to clients (a power of two; raised to what O_DIRECT needs)",
         "the backend's minimum: 1 for memory and emulated, the O_DIRECT alignment for direct "
@@ -457,7 +459,19 @@ LIMITS_ENGINE = {"connections": "max_connections", "handshake_connections": "max
                  "tenant_buffer": "tenant_buffer_bytes", "tenant_requests": "tenant_requests",
                  "tenant_connections": "max_conns_per_tenant",
                  "peer_accept_rate": "peer_accept_rate", "peer_accept_burst": "peer_accept_burst",
-                 "scrub_rate": "scrub_rate"}
+                 "scrub_rate": "scrub_rate", "reactors": "reactors"}
+
+
+def p_reactors(v: Any) -> int | list[int]:
+    """limits.reactors: a thread count, or a list of CPUs (one pinned thread each)."""
+    if isinstance(v, list):
+        if not 1 <= len(v) <= 64:
+            raise ValueError("expected 1..64 CPUs")
+        cpus = [p_int(0, 1023)(c) for c in v]
+        if len(set(cpus)) != len(cpus):
+            raise ValueError("a CPU is listed twice")
+        return cpus
+    return p_int(1, 64)(v)
 
 LIMITS_KEYS = section(
     Key("connections", "integer", p_int(1, 65536), "NBD connections open at once", 1024),
@@ -481,6 +495,9 @@ LIMITS_KEYS = section(
     Key("peer_accept_rate", "integer", p_int(1, 1 << 20), "new connections per second one peer "
         "(unix: uid, tcp: IP address) may open", 256),
     Key("peer_accept_burst", "integer", p_int(1, 1 << 20), "... and in one burst", 1024),
+    Key("reactors", "integer|list", p_reactors, "reactor threads serving NBD (csrc/reactor.h "
+        "section 7): N, or a list of CPUs to pin one thread each to; drives are spread over "
+        "them (drives[].reactor); connections, requests and buffer apply per reactor", 1),
     Key("scrub_rate", "rate", p_rate, "how fast a removed tenant's space is zeroed in the "
         "background, per drive (IO to unscrubbed space zeroes its overlap first)", "16GiB/s"),
 )

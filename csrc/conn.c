@@ -122,6 +122,85 @@ void free_zombies(jbof_engine *e)
     }
 }
 
+/* ------------------------------------------- handoff (reactor.h s. 7) ---- */
+
+/* The handshake of c picked x, an export of another reactor: forget c here
+ * (epoll, lists, handshake count) and send it at the end of the iteration,
+ * when no list of this reactor refers to it any more.  It owns no request
+ * and no budget yet; its rx leftover, unsent handshake reply, negotiated
+ * state (c->hs) and TLS session travel with it. */
+static void conn_move(jbof_engine *e, conn *c, export *x)
+{
+    wait_stop(e, c);
+    epoll_ctl(e->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        e->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+    e->nconns--;
+    e->nhs--;
+    e->st.handshakes++;
+    e->st.handoffs_out++;
+    c->state = C_MOVE;
+    c->home = x->home;
+    memcpy(c->xname, x->name, x->name_len + 1);
+    c->move_next = e->movers;
+    e->movers = c;
+}
+
+void send_movers(jbof_engine *e)
+{
+    while (e->movers) {
+        conn *c = e->movers;
+        e->movers = c->move_next;
+        c->move_next = NULL;
+        c->in_ready = c->in_dirty = 0; /* both lists were drained (state C_MOVE) */
+        jbof_engine *t = e->root->rs[c->home];
+        pthread_mutex_lock(&t->mu);
+        if (t->adopt_tail)
+            t->adopt_tail->move_next = c;
+        else
+            t->adopt_head = c;
+        t->adopt_tail = c;
+        pthread_mutex_unlock(&t->mu);
+        uint64_t one = 1;
+        ssize_t w = write(t->cmd_fd, &one, sizeof(one));
+        (void)w;
+    }
+}
+
+void conn_adopt(jbof_engine *e, conn *c)
+{
+    c->state = C_TX;
+    c->x = NULL;
+    c->move_next = NULL;
+    c->next = e->conns;
+    if (e->conns)
+        e->conns->prev = c;
+    e->conns = c;
+    e->nconns++;
+    e->st.handoffs_in++;
+    export *x = find_export(e, c->xname);
+    struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, .data.ptr = &c->src};
+    if (!x || x->removing || e->stopping || epoll_ctl(e->epfd, EPOLL_CTL_ADD, c->fd, &ev) < 0) {
+        conn_close(e, c, 0);
+        return;
+    }
+    if (guard_tx_admit(e, x) < 0) { /* budget.c: the export's connection cap */
+        conn_close(e, c, 0);
+        return;
+    }
+    c->x = x;
+    x->nconns++;
+    x->st.connections_total++;
+    c->readable = 1;
+    ready_push(e, c); /* leftover request bytes in rx */
+    dirty_push(e, c); /* the handshake's last reply */
+}
+
 static int hs_out_reserve(conn *c, size_t need)
 {
     if (c->hs_out_sent == c->hs_out_len)
@@ -398,6 +477,10 @@ static int conn_consume(jbof_engine *e, conn *c)
                 conn_close(e, c, 1);
                 return -1;
             }
+            if (x->home != e->rid) { /* section 7: its drive runs elsewhere */
+                conn_move(e, c, x);
+                return -1;
+            }
             if (guard_tx_admit(e, x) < 0) { /* budget.c: the export's connection cap */
                 conn_close(e, c, 0);
                 return -1;
@@ -526,6 +609,8 @@ static void conn_work(jbof_engine *e, conn *c)
 /* Send handshake output and queued replies: one sendmsg per batch. */
 void conn_flush(jbof_engine *e, conn *c)
 {
+    if (c->state == C_MOVE)
+        return; /* its new reactor flushes the handshake's last reply */
     if (c->state != C_DEAD && conn_tx_pending(c) && conn_sendv(c, NULL, 0) < 0) {
         if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
             conn_close(e, c, 0);

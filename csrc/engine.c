@@ -60,7 +60,11 @@ static int cmd_apply(jbof_engine *e, cmd *k)
         return export_add(e, k->in);
     case CMD_EXPORT_REMOVE:
         x = find_export(e, k->name);
+        if (!x && e->nstubs) /* root: drop the directory entry; its reactor removes it next */
+            stub_remove(e, k->name);
         return x ? export_remove_step(e, x) : -ENOENT;
+    case CMD_STUB_ADD:
+        return stub_add(e, k->in, k->policy);
     case CMD_EXPORT_SET:
         x = find_export(e, k->name);
         if (!x || x->removing)
@@ -76,21 +80,21 @@ static int cmd_apply(jbof_engine *e, cmd *k)
         x = find_export(e, k->name);
         return x ? jbof_sched_tenant_hist(x->d->s, x->tid, k->out) : -ENOENT;
     case CMD_DRIVE_POLICY:
-        if (k->drive >= e->ndrives)
+        if (!drive_by_id(e, k->drive))
             return -ENOENT;
-        return jbof_sched_set_policy(e->drives[k->drive]->s, k->policy, e->now_ns);
+        return jbof_sched_set_policy(drive_by_id(e, k->drive)->s, k->policy, e->now_ns);
     case CMD_DRIVE_CONFIGURE:
-        if (k->drive >= e->ndrives)
+        if (!drive_by_id(e, k->drive))
             return -ENOENT;
-        return jbof_sched_configure(e->drives[k->drive]->s, k->in, e->now_ns);
+        return jbof_sched_configure(drive_by_id(e, k->drive)->s, k->in, e->now_ns);
     case CMD_DRIVE_GET_CFG:
-        if (k->drive >= e->ndrives)
+        if (!drive_by_id(e, k->drive))
             return -ENOENT;
-        return jbof_sched_get_cfg(e->drives[k->drive]->s, k->out);
+        return jbof_sched_get_cfg(drive_by_id(e, k->drive)->s, k->out);
     case CMD_DRIVE_STATS:
-        if (k->drive >= e->ndrives)
+        if (!drive_by_id(e, k->drive))
             return -ENOENT;
-        drive_info_fill(e->drives[k->drive], k->out);
+        drive_info_fill(drive_by_id(e, k->drive), k->out);
         return 0;
     case CMD_ENGINE_STATS: {
         jbof_engine_stats *s = k->out;
@@ -104,6 +108,7 @@ static int cmd_apply(jbof_engine *e, cmd *k)
         s->running = (uint32_t)e->running;
         s->stopping = (uint32_t)e->stopping;
         s->hs_connections = e->nhs;
+        s->reactors = 1;
         return 0;
     }
     case CMD_STOP:
@@ -128,7 +133,14 @@ static void run_commands(jbof_engine *e)
     pthread_mutex_lock(&e->mu);
     cmd *list = e->q_head;
     e->q_head = e->q_tail = NULL;
+    conn *adopt = e->adopt_head;
+    e->adopt_head = e->adopt_tail = NULL;
     pthread_mutex_unlock(&e->mu);
+    while (adopt) { /* section 7: connections handed over by the listener reactor */
+        conn *c = adopt;
+        adopt = c->move_next;
+        conn_adopt(e, c);
+    }
     /* retry deferred ones first (export removal waiting for IO to drain) */
     cmd **pp = &e->deferred;
     while (*pp) {
@@ -376,6 +388,7 @@ static void iteration(jbof_engine *e)
         c->in_dirty = 0;
         conn_flush(e, c);
     }
+    send_movers(e); /* handshakes done for other reactors' exports */
     /* replies sent may have freed slots: resume waiters next iteration */
     wake_credit_waiters(e);
     free_zombies(e);
@@ -400,6 +413,12 @@ static void *reactor_main(void *arg)
         nx = c->next;
         conn_close(e, c, 0);
     }
+    /* stop may end with connections still queued (an idle one pushed by
+     * begin_stop): clear their marks, or free_zombies keeps them forever */
+    for (conn *c = e->ready; c; c = c->ready_next)
+        c->in_ready = 0;
+    for (conn *c = e->dirty; c; c = c->dirty_next)
+        c->in_dirty = 0;
     e->ready = e->ready_tail = NULL;
     e->dirty = NULL;
     /* requests still in an SQ (drain deadline passed) are dropped here */
@@ -407,6 +426,16 @@ static void *reactor_main(void *arg)
         req *r = &e->slots[i];
         if (r->state == R_QUEUED)
             req_put(e, r);
+    }
+    /* connections handed over while we stopped: adopt closes them */
+    pthread_mutex_lock(&e->mu);
+    conn *adopt = e->adopt_head;
+    e->adopt_head = e->adopt_tail = NULL;
+    pthread_mutex_unlock(&e->mu);
+    while (adopt) {
+        conn *c = adopt;
+        adopt = c->move_next;
+        conn_adopt(e, c);
     }
     free_zombies(e);
     /* hand the state back to callers: pending commands now run inline */
@@ -438,6 +467,8 @@ static void *reactor_main(void *arg)
 }
 
 /* ---------------------------------------------------------------- API ---- */
+
+static int reactor_new(const jbof_engine_cfg *cfg, uint32_t rid, jbof_engine *root, jbof_engine **out);
 
 int jbof_engine_create(const jbof_engine_cfg *cfg, jbof_engine **out)
 {
@@ -477,6 +508,46 @@ int jbof_engine_create(const jbof_engine_cfg *cfg, jbof_engine **out)
         c.tenant_requests > c.max_requests || c.max_conns_per_tenant > c.max_connections ||
         c.peer_accept_rate > 1000000 || c.peer_accept_burst > 1000000)
         return -EINVAL;
+    if (!c.reactors)
+        c.reactors = 1;
+    if (c.reactors > MAX_REACTORS || (c.ncpus && c.ncpus != c.reactors))
+        return -EINVAL;
+    for (uint32_t i = 0; i < c.ncpus; i++)
+        if (c.cpus[i] >= CPU_SETSIZE)
+            return -EINVAL;
+    jbof_engine *e;
+    int rc = reactor_new(&c, 0, NULL, &e);
+    if (rc < 0)
+        return rc;
+    e->rs = calloc(c.reactors, sizeof(*e->rs));
+    e->stubs = calloc(c.max_exports, sizeof(*e->stubs));
+    if (!e->rs || !e->stubs) {
+        jbof_engine_destroy(e);
+        return -ENOMEM;
+    }
+    e->rs[0] = e;
+    e->nrs = 1;
+    rc = sec_engine_init(e); /* tls.c: keys and access rules, shared by all reactors */
+    if (rc < 0) {
+        jbof_engine_destroy(e);
+        return rc;
+    }
+    for (uint32_t i = 1; i < c.reactors; i++) {
+        rc = reactor_new(&c, i, e, &e->rs[i]);
+        if (rc < 0) {
+            jbof_engine_destroy(e);
+            return rc;
+        }
+        e->nrs++;
+    }
+    *out = e;
+    return 0;
+}
+
+/* One reactor: its epoll set, command queue, slots and buffer pool. */
+static int reactor_new(const jbof_engine_cfg *cfg, uint32_t rid, jbof_engine *root, jbof_engine **out)
+{
+    jbof_engine_cfg c = *cfg;
     jbof_engine *e = calloc(1, sizeof(*e));
     if (!e)
         return -ENOMEM;
@@ -518,24 +589,17 @@ int jbof_engine_create(const jbof_engine_cfg *cfg, jbof_engine **out)
     epoll_ctl(e->epfd, EPOLL_CTL_ADD, e->cmd_fd, &ev);
     for (uint32_t i = 0; i < MAX_LISTENERS; i++)
         e->lst[i].fd = -1;
-    int rc = sec_engine_init(e); /* tls.c: keys and access rules */
-    if (rc < 0) {
-        jbof_engine_destroy(e);
-        return rc;
-    }
+    e->rid = rid;
+    e->root = root ? root : e;
+    if (root)
+        e->sec = root->sec;
     *out = e;
     return 0;
 }
 
-int jbof_engine_start(jbof_engine *e)
+static int reactor_start(jbof_engine *e)
 {
-    if (!e)
-        return -EINVAL;
     pthread_mutex_lock(&e->mu);
-    if (e->started) {
-        pthread_mutex_unlock(&e->mu);
-        return -EBUSY;
-    }
     e->running = 1;
     int rc = pthread_create(&e->thread, NULL, reactor_main, e);
     if (rc != 0) {
@@ -545,34 +609,74 @@ int jbof_engine_start(jbof_engine *e)
     }
     e->started = 1;
     pthread_mutex_unlock(&e->mu);
+    const jbof_engine_cfg *c = &e->root->cfg;
+    if (c->ncpus) { /* pin: a failure (CPU offline) leaves it floating */
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(c->cpus[e->rid], &set);
+        pthread_setaffinity_np(e->thread, sizeof(set), &set);
+    }
     return 0;
 }
 
-int jbof_engine_stop(jbof_engine *e)
+static void reactor_stop(jbof_engine *e)
 {
-    if (!e)
-        return -EINVAL;
     pthread_mutex_lock(&e->mu);
     int joinable = e->started == 1;
     if (joinable)
         e->started = 2; /* one caller joins */
     pthread_mutex_unlock(&e->mu);
     if (!joinable)
-        return 0;
+        return;
     cmd k = {.type = CMD_STOP};
     cmd_run(e, &k);
     pthread_join(e->thread, NULL);
+}
+
+/* Section 7: the other reactors first, so the listener reactor never hands
+ * a connection to a reactor that is not running yet. */
+int jbof_engine_start(jbof_engine *e)
+{
+    if (!e || e->root != e)
+        return -EINVAL;
+    pthread_mutex_lock(&e->mu);
+    int started = e->started;
+    pthread_mutex_unlock(&e->mu);
+    if (started)
+        return -EBUSY;
+    for (uint32_t i = e->nrs; i-- > 0;) {
+        int rc = reactor_start(e->rs[i]);
+        if (rc < 0) {
+            for (uint32_t j = i + 1; j < e->nrs; j++)
+                reactor_stop(e->rs[j]);
+            return rc;
+        }
+    }
     return 0;
 }
 
-void jbof_engine_destroy(jbof_engine *e)
+/* The listener reactor first (no new handoffs), then the others: a
+ * connection handed over just before is adopted and closed by its reactor. */
+int jbof_engine_stop(jbof_engine *e)
 {
-    if (!e)
-        return;
-    jbof_engine_stop(e);
+    if (!e || e->root != e)
+        return -EINVAL;
+    for (uint32_t i = 0; i < e->nrs; i++)
+        reactor_stop(e->rs[i]);
+    return 0;
+}
+
+static void reactor_free(jbof_engine *e)
+{
     for (conn *c = e->conns, *nx; c; c = nx) {
         nx = c->next;
         conn_close(e, c, 0);
+    }
+    e->stopping = 1;
+    while (e->adopt_head) { /* never adopted (the thread did not run): closed */
+        conn *c = e->adopt_head;
+        e->adopt_head = c->move_next;
+        conn_adopt(e, c);
     }
     free_zombies(e);
     for (uint32_t i = 0; i < e->nlst; i++) {
@@ -583,6 +687,8 @@ void jbof_engine_destroy(jbof_engine *e)
     }
     for (uint32_t i = 0; i < e->nx; i++)
         free(e->xs[i]);
+    for (uint32_t i = 0; i < e->nstubs; i++)
+        free(e->stubs[i]);
     for (uint32_t i = 0; i < e->ndrives; i++) {
         drive *d = e->drives[i];
         d->be->ops->destroy(d->be);
@@ -594,7 +700,8 @@ void jbof_engine_destroy(jbof_engine *e)
         if (e->slots[i].br.buf)
             buf_put(&e->pool, e->slots[i].br.buf, e->slots[i].buf_class);
     buf_pool_free(&e->pool);
-    sec_engine_free(e);
+    if (e->root == e)
+        sec_engine_free(e);
     close(e->epfd);
     close(e->cmd_fd);
     pthread_mutex_destroy(&e->mu);
@@ -603,85 +710,188 @@ void jbof_engine_destroy(jbof_engine *e)
     free(e->xs);
     free(e->tab);
     free(e->tab_x);
+    free(e->stubs);
+    free(e->rs);
     free(e);
+}
+
+void jbof_engine_destroy(jbof_engine *e)
+{
+    if (!e || e->root != e)
+        return;
+    if (e->rs)
+        jbof_engine_stop(e);
+    for (uint32_t i = 1; i < e->nrs; i++)
+        reactor_free(e->rs[i]); /* stopped: a connection still queued for it is closed */
+    reactor_free(e);
+}
+
+/* ----------------------------------------------- routing (section 7) ---- */
+
+static jbof_engine *drive_reactor(jbof_engine *e, uint32_t drive_id)
+{
+    return drive_id < e->ndrive_ids ? e->rs[e->drive_home[drive_id]] : NULL;
+}
+
+int jbof_engine_drive_reactor(jbof_engine *e, uint32_t drive_id)
+{
+    if (!e || e->root != e)
+        return -EINVAL;
+    return drive_id < e->ndrive_ids ? (int)e->drive_home[drive_id] : -ENOENT;
+}
+
+/* A command about an export: on the reactor that has it.  The root
+ * answers first (it also drops the directory entry of a removed remote
+ * export); the others answer -ENOENT for names they do not own. */
+static int export_cmd(jbof_engine *e, cmd *k)
+{
+    cmd k0 = *k;
+    int rc = cmd_run(e, k);
+    for (uint32_t i = 1; rc == -ENOENT && i < e->nrs; i++) {
+        *k = k0;
+        rc = cmd_run(e->rs[i], k);
+    }
+    return rc;
 }
 
 int jbof_engine_export_add(jbof_engine *e, const jbof_export_cfg *cfg)
 {
-    if (!e || !cfg)
+    if (!e || !cfg || e->root != e)
+        return -EINVAL;
+    jbof_engine *t = drive_reactor(e, cfg->drive);
+    if (!t)
         return -EINVAL;
     cmd k = {.type = CMD_EXPORT_ADD, .in = cfg};
-    return cmd_run(e, &k);
+    int rc = cmd_run(t, &k);
+    if (rc < 0 || t == e)
+        return rc;
+    /* then the root's directory, which keeps names unique engine-wide */
+    cmd ks = {.type = CMD_STUB_ADD, .in = cfg, .policy = t->rid};
+    rc = cmd_run(e, &ks);
+    if (rc < 0) {
+        char name[sizeof(cfg->name) + 1];
+        memcpy(name, cfg->name, sizeof(cfg->name));
+        name[sizeof(cfg->name)] = 0;
+        cmd kr = {.type = CMD_EXPORT_REMOVE, .name = name};
+        cmd_run(t, &kr);
+    }
+    return rc;
 }
 
 int jbof_engine_export_remove(jbof_engine *e, const char *name)
 {
-    if (!e || !name)
+    if (!e || !name || e->root != e)
         return -EINVAL;
     cmd k = {.type = CMD_EXPORT_REMOVE, .name = name};
-    return cmd_run(e, &k);
+    return export_cmd(e, &k);
 }
 
 int jbof_engine_export_set(jbof_engine *e, const char *name, const jbof_tenant_cfg *cfg)
 {
-    if (!e || !name || !cfg)
+    if (!e || !name || !cfg || e->root != e)
         return -EINVAL;
     cmd k = {.type = CMD_EXPORT_SET, .name = name, .in = cfg};
-    return cmd_run(e, &k);
+    return export_cmd(e, &k);
 }
 
 int jbof_engine_export_stats(jbof_engine *e, const char *name, jbof_export_stats *out)
 {
-    if (!e || !name || !out)
+    if (!e || !name || !out || e->root != e)
         return -EINVAL;
     cmd k = {.type = CMD_EXPORT_STATS, .name = name, .out = out};
-    return cmd_run(e, &k);
+    return export_cmd(e, &k);
 }
 
 int jbof_engine_export_hist(jbof_engine *e, const char *name, jbof_hist *out)
 {
-    if (!e || !name || !out)
+    if (!e || !name || !out || e->root != e)
         return -EINVAL;
     cmd k = {.type = CMD_EXPORT_HIST, .name = name, .out = out};
-    return cmd_run(e, &k);
+    return export_cmd(e, &k);
+}
+
+static int drive_cmd(jbof_engine *e, cmd *k)
+{
+    jbof_engine *t = drive_reactor(e, k->drive);
+    return t ? cmd_run(t, k) : -ENOENT;
 }
 
 int jbof_engine_drive_set_policy(jbof_engine *e, uint32_t drive_id, uint32_t policy)
 {
-    if (!e || policy >= JBOF_POLICY_COUNT)
+    if (!e || policy >= JBOF_POLICY_COUNT || e->root != e)
         return -EINVAL;
     cmd k = {.type = CMD_DRIVE_POLICY, .drive = drive_id, .policy = policy};
-    return cmd_run(e, &k);
+    return drive_cmd(e, &k);
 }
 
 int jbof_engine_drive_configure(jbof_engine *e, uint32_t drive_id, const jbof_sched_cfg *cfg)
 {
-    if (!e || !cfg)
+    if (!e || !cfg || e->root != e)
         return -EINVAL;
     cmd k = {.type = CMD_DRIVE_CONFIGURE, .drive = drive_id, .in = cfg};
-    return cmd_run(e, &k);
+    return drive_cmd(e, &k);
 }
 
 int jbof_engine_drive_get_cfg(jbof_engine *e, uint32_t drive_id, jbof_sched_cfg *out)
 {
-    if (!e || !out)
+    if (!e || !out || e->root != e)
         return -EINVAL;
     cmd k = {.type = CMD_DRIVE_GET_CFG, .drive = drive_id, .out = out};
-    return cmd_run(e, &k);
+    return drive_cmd(e, &k);
 }
 
 int jbof_engine_drive_stats(jbof_engine *e, uint32_t drive_id, jbof_drive_info *out)
 {
-    if (!e || !out)
+    if (!e || !out || e->root != e)
         return -EINVAL;
     cmd k = {.type = CMD_DRIVE_STATS, .drive = drive_id, .out = out};
-    return cmd_run(e, &k);
+    return drive_cmd(e, &k);
 }
 
+int jbof_engine_reactor_stats(jbof_engine *e, uint32_t reactor, jbof_engine_stats *out)
+{
+    if (!e || !out || e->root != e)
+        return -EINVAL;
+    if (reactor >= e->nrs)
+        return -ENOENT;
+    cmd k = {.type = CMD_ENGINE_STATS, .out = out};
+    return cmd_run(e->rs[reactor], &k);
+}
+
+/* Engine-wide: every reactor's counters summed; running / stopping are the
+ * listener reactor's. */
 int jbof_engine_get_stats(jbof_engine *e, jbof_engine_stats *out)
 {
-    if (!e || !out)
+    if (!e || !out || e->root != e)
         return -EINVAL;
-    cmd k = {.type = CMD_ENGINE_STATS, .out = out};
-    return cmd_run(e, &k);
+    int rc = jbof_engine_reactor_stats(e, 0, out);
+    for (uint32_t i = 1; rc == 0 && i < e->nrs; i++) {
+        jbof_engine_stats r;
+        rc = jbof_engine_reactor_stats(e, i, &r);
+        if (rc < 0)
+            break;
+        out->loops += r.loops;
+        out->accepted += r.accepted;
+        out->closed += r.closed;
+        out->protocol_errors += r.protocol_errors;
+        out->handshakes += r.handshakes;
+        out->requests += r.requests;
+        out->pool_stalls += r.pool_stalls;
+        out->buffer_bytes += r.buffer_bytes;
+        out->buffer_budget_bytes += r.buffer_budget_bytes;
+        out->connections += r.connections;
+        out->exports += r.exports;
+        out->drives += r.drives;
+        out->requests_active += r.requests_active;
+        out->hs_connections += r.hs_connections;
+        out->hs_timeouts += r.hs_timeouts;
+        out->hs_idle_closed += r.hs_idle_closed;
+        out->hs_rejected += r.hs_rejected;
+        out->rate_limited += r.rate_limited;
+        out->tenant_conn_rejects += r.tenant_conn_rejects;
+        out->handoffs_out += r.handoffs_out;
+        out->handoffs_in += r.handoffs_in;
+    }
+    out->reactors = e->nrs;
+    return rc;
 }

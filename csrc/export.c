@@ -41,7 +41,103 @@ static void rebuild_tab(jbof_engine *e)
         e->tab_x[k] = x;
         k++;
     }
+    for (uint32_t i = 0; i < e->nstubs; i++) { /* root: other reactors' exports */
+        e->tab[k] = e->stubs[i]->nbd;
+        e->tab_x[k++] = e->stubs[i];
+    }
     e->ntab = k;
+}
+
+static export *find_stub(jbof_engine *e, const char *name)
+{
+    for (uint32_t i = 0; i < e->nstubs; i++)
+        if (strcmp(e->stubs[i]->name, name) == 0)
+            return e->stubs[i];
+    return NULL;
+}
+
+drive *drive_by_id(jbof_engine *e, uint32_t id)
+{
+    for (uint32_t i = 0; i < e->ndrives; i++)
+        if (e->drives[i]->id == id)
+            return e->drives[i];
+    return NULL;
+}
+
+/* Name, namespace size and the codec's view of an export on drive d. */
+static int export_fill(export *x, const jbof_export_cfg *cfg, const drive *d)
+{
+    size_t nlen = strnlen(cfg->name, sizeof(cfg->name));
+    size_t dlen = strnlen(cfg->description, sizeof(cfg->description));
+    if (nlen == 0 || nlen > JBOF_NBD_NAME_MAX_BYTES || dlen > JBOF_NBD_DESC_MAX_BYTES)
+        return -EINVAL;
+    memcpy(x->name, cfg->name, nlen);
+    x->name[nlen] = 0;
+    x->name_len = (uint32_t)nlen;
+    x->read_only = cfg->read_only ? 1 : 0;
+    x->size = cfg->size_bytes;
+    x->nbd.name = x->name;
+    x->nbd.name_len = x->name_len;
+    x->nbd.size_bytes = x->size;
+    x->nbd.min_block_bytes = d->block_bytes;
+    x->nbd.pref_block_bytes = d->block_bytes > PREF_BLOCK_BYTES ? d->block_bytes : PREF_BLOCK_BYTES;
+    x->nbd.max_payload_bytes = JBOF_NBD_MAX_PAYLOAD_BYTES;
+    x->nbd.tflags = jbof_nbd_tflags(x->read_only);
+    memcpy(x->desc, cfg->description, dlen);
+    x->desc[dlen] = 0;
+    x->nbd.description = x->desc;
+    x->nbd.description_len = (uint32_t)dlen;
+    x->is_default = x->nbd.is_default = cfg->is_default ? 1 : 0;
+    return 0;
+}
+
+/* Root: another reactor has just added cfg; make it visible to handshakes.
+ * Names and the default export are unique engine-wide, which only the
+ * root can check (-EEXIST: the caller removes it from its reactor). */
+int stub_add(jbof_engine *e, const jbof_export_cfg *cfg, uint32_t home)
+{
+    if (home == 0 || home >= e->nrs || cfg->drive >= e->ndrive_ids)
+        return -EINVAL;
+    if (find_export(e, cfg->name) || find_stub(e, cfg->name))
+        return -EEXIST;
+    for (uint32_t i = 0; cfg->is_default && i < e->nx; i++)
+        if (e->xs[i]->is_default)
+            return -EEXIST;
+    for (uint32_t i = 0; cfg->is_default && i < e->nstubs; i++)
+        if (e->stubs[i]->is_default)
+            return -EEXIST;
+    if (e->nx + e->nstubs >= e->cfg.max_exports)
+        return -ENOSPC;
+    /* drives are immutable once the engine runs: reading another
+     * reactor's block size is safe */
+    const drive *d = drive_by_id(e->rs[home], cfg->drive);
+    if (!d)
+        return -EINVAL;
+    export *x = calloc(1, sizeof(*x));
+    if (!x)
+        return -ENOMEM;
+    int rc = export_fill(x, cfg, d);
+    if (rc < 0) {
+        free(x);
+        return rc;
+    }
+    x->home = home; /* x->d stays NULL: a stub carries no IO */
+    e->stubs[e->nstubs++] = x;
+    rebuild_tab(e);
+    return 0;
+}
+
+int stub_remove(jbof_engine *e, const char *name)
+{
+    for (uint32_t i = 0; i < e->nstubs; i++) {
+        if (strcmp(e->stubs[i]->name, name) == 0) {
+            free(e->stubs[i]);
+            e->stubs[i] = e->stubs[--e->nstubs];
+            rebuild_tab(e);
+            return 0;
+        }
+    }
+    return -ENOENT;
 }
 
 export *find_export(jbof_engine *e, const char *name)
@@ -86,9 +182,10 @@ static int ns_alloc(jbof_engine *e, drive *d, uint64_t size, uint64_t *base_out)
 int export_add(jbof_engine *e, const jbof_export_cfg *cfg)
 {
     size_t nlen = strnlen(cfg->name, sizeof(cfg->name));
-    if (nlen == 0 || nlen > JBOF_NBD_NAME_MAX_BYTES || cfg->drive >= e->ndrives)
+    drive *d = drive_by_id(e, cfg->drive);
+    if (nlen == 0 || nlen > JBOF_NBD_NAME_MAX_BYTES || !d)
         return -EINVAL;
-    if (find_export(e, cfg->name))
+    if (find_export(e, cfg->name) || find_stub(e, cfg->name))
         return -EEXIST;
     size_t dlen = strnlen(cfg->description, sizeof(cfg->description));
     if (dlen > JBOF_NBD_DESC_MAX_BYTES)
@@ -96,9 +193,11 @@ int export_add(jbof_engine *e, const jbof_export_cfg *cfg)
     for (uint32_t i = 0; cfg->is_default && i < e->nx; i++)
         if (e->xs[i]->is_default)
             return -EEXIST; /* one default export per engine */
-    if (e->nx >= e->cfg.max_exports)
+    for (uint32_t i = 0; cfg->is_default && i < e->nstubs; i++)
+        if (e->stubs[i]->is_default)
+            return -EEXIST;
+    if (e->nx + e->nstubs >= e->cfg.max_exports)
         return -ENOSPC;
-    drive *d = e->drives[cfg->drive];
     if (cfg->size_bytes == 0 || cfg->size_bytes % d->block_bytes)
         return -EINVAL;
     if (cfg->max_requests > e->cfg.max_requests || cfg->max_connections > e->cfg.max_connections)
@@ -115,25 +214,10 @@ int export_add(jbof_engine *e, const jbof_export_cfg *cfg)
         free(x);
         return rc;
     }
-    memcpy(x->name, cfg->name, nlen);
-    x->name[nlen] = 0;
-    x->name_len = (uint32_t)nlen;
+    export_fill(x, cfg, d); /* checked above */
     x->d = d;
-    x->read_only = cfg->read_only ? 1 : 0;
+    x->home = e->rid;
     x->base = base;
-    x->size = cfg->size_bytes;
-    x->nbd.name = x->name;
-    x->nbd.name_len = x->name_len;
-    x->nbd.size_bytes = x->size;
-    x->nbd.min_block_bytes = d->block_bytes;
-    x->nbd.pref_block_bytes = d->block_bytes > PREF_BLOCK_BYTES ? d->block_bytes : PREF_BLOCK_BYTES;
-    x->nbd.max_payload_bytes = JBOF_NBD_MAX_PAYLOAD_BYTES;
-    x->nbd.tflags = jbof_nbd_tflags(x->read_only);
-    memcpy(x->desc, cfg->description, dlen);
-    x->desc[dlen] = 0;
-    x->nbd.description = x->desc;
-    x->nbd.description_len = (uint32_t)dlen;
-    x->is_default = x->nbd.is_default = cfg->is_default ? 1 : 0;
     x->cfg_buf = cfg->buffer_bytes;
     x->cfg_slots = cfg->max_requests;
     x->cfg_conns = cfg->max_connections;
@@ -230,10 +314,15 @@ int jbof_engine_add_drive(jbof_engine *e, const jbof_drive_cfg *cfg, uint32_t *i
         return -EINVAL;
     if (e->started)
         return -EBUSY;
-    if (e->ndrives >= MAX_DRIVES)
+    if (e->ndrive_ids >= MAX_DRIVES)
         return -ENOSPC;
     if (cfg->block_bytes && (cfg->block_bytes & (cfg->block_bytes - 1)))
         return -EINVAL;
+    if (cfg->reactor < -1 || (cfg->reactor >= 0 && (uint32_t)cfg->reactor >= e->nrs))
+        return -EINVAL;
+    uint32_t home = cfg->reactor < 0 ? e->ndrive_ids % e->nrs : (uint32_t)cfg->reactor;
+    jbof_engine *root = e;
+    e = root->rs[home]; /* section 7: the drive lives on this reactor only */
     drive *d = calloc(1, sizeof(*d));
     if (!d)
         return -ENOMEM;
@@ -264,7 +353,7 @@ int jbof_engine_add_drive(jbof_engine *e, const jbof_drive_cfg *cfg, uint32_t *i
         return rc;
     }
     d->src.kind = SRC_BACKEND;
-    d->id = e->ndrives;
+    d->id = root->ndrive_ids;
     d->kind = cfg->backend;
     memcpy(d->name, cfg->name, sizeof(d->name));
     d->name[sizeof(d->name) - 1] = 0;
@@ -282,6 +371,8 @@ int jbof_engine_add_drive(jbof_engine *e, const jbof_drive_cfg *cfg, uint32_t *i
         }
     }
     e->drives[e->ndrives++] = d;
+    root->drive_home[d->id] = (uint8_t)home;
+    root->ndrive_ids++;
     if (id_out)
         *id_out = d->id;
     return 0;

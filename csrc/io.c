@@ -123,7 +123,7 @@ static void wl_del(wlist *l, conn *c)
 
 void ready_push(jbof_engine *e, conn *c)
 {
-    if (c->in_ready || c->state == C_DEAD)
+    if (c->in_ready || c->state >= C_DEAD)
         return;
     c->in_ready = 1;
     c->ready_next = NULL;
@@ -136,7 +136,7 @@ void ready_push(jbof_engine *e, conn *c)
 
 void dirty_push(jbof_engine *e, conn *c)
 {
-    if (c->in_dirty || c->state == C_DEAD)
+    if (c->in_dirty || c->state >= C_DEAD)
         return;
     c->in_dirty = 1;
     c->dirty_next = e->dirty;

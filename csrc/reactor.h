@@ -1,9 +1,10 @@
 /*
  * reactor.h -- the live NBD target ("the reactor"), private declarations
  * shared by its four files, and the overview a newcomer should read first.
- * One event-loop thread accepts NBD connections, feeds every request
- * through its tenant's scheduler, drives the backends and replies.  These
- * are the only files of the core that touch sockets, threads and the clock.
+ * An event-loop thread accepts NBD connections, feeds every request
+ * through its tenant's scheduler, drives the backends and replies; an
+ * engine runs one such thread or several (section 7).  These are the only
+ * files of the core that touch sockets, threads and the clock.
  *
  *   engine.c  public jbof_engine_* lifecycle and control API, the command
  *             queue (Python threads -> reactor), the thread, the loop, stop
@@ -19,8 +20,9 @@
  *             access rules (identity, unix peer uid/gid), the transport
  *             (conn_recv / conn_sendv: plain socket or TLS record layer)
  *
- * Nothing here is global: every function takes the engine.  Only engine.c
- * reads the clock (e->now_ns, once per loop iteration and pump round).
+ * Nothing here is global: every function takes the engine -- one reactor's
+ * state, see section 7.  Only engine.c reads the clock (e->now_ns, once per
+ * loop iteration and pump round).
  *
  * 1. Objects.
  *      engine    one reactor thread, an epoll set, listeners (unix, tcp),
@@ -103,6 +105,50 @@
  *    in-flight IO finish (bounded by drain_timeout_ns; IO already inside a
  *    backend is always waited for), send the replies, sync every backend,
  *    close everything.
+ *
+ * 7. Several reactors (jbof_engine_cfg.reactors = N, default 1).  One core
+ *    serves ~300-400K IOPS; a JBOF has many drives of that much each, so an
+ *    engine may run N reactor threads.  Each is a struct jbof_engine of its
+ *    own -- epoll set, command queue (mu + eventfd), drives, exports,
+ *    connections, slots, buffer pool, budgets, stats -- touched by its
+ *    thread only.  Reactor 0 is the handle the API gets (e->root == e): it
+ *    also owns the listeners, the handshakes, the TLS keys (sec, shared,
+ *    own mutex) and the export directory; e->rs[] lists the reactors.
+ *      a. A drive belongs to one reactor for its life (drive cfg reactor,
+ *         -1 = round robin by id; root->drive_home[id]), so its scheduler,
+ *         backend and tenants are only ever touched by that thread: the
+ *         scheduler stays lock-free.  Slots, buffer_bytes and the limits
+ *         of jbof_engine_cfg apply per reactor.
+ *      b. The directory: the root's codec table (tab) lists its own exports
+ *         and a stub (d == NULL, home = owner) of every other reactor's.
+ *         Export add runs on the drive's reactor, then CMD_STUB_ADD on the
+ *         root, which keeps names (and the default export) unique
+ *         engine-wide; on -EEXIST the add is undone.  Remove drops the stub
+ *         first (no new handshake finds it), then the export on its reactor.
+ *         Stats, set, hist go to the reactor that has the name; drive
+ *         commands to drive_home; engine stats are summed.
+ *      c. Handoff: when a handshake on the root picks a stub, conn_move
+ *         forgets the connection (epoll, list, nhs) and marks it C_MOVE;
+ *         after this iteration's flush no list refers to it and
+ *         send_movers appends it to the target's adopt queue (under the
+ *         target's mu) and writes its eventfd.  The target's run_commands
+ *         calls conn_adopt: find the export by name (gone or stopping:
+ *         close), apply its connection cap, add the fd to its epoll, read.
+ *         The connection carries its rx leftover, the unsent last
+ *         handshake reply, the codec state and the TLS session; it holds
+ *         no slot, buffer or tenant budget yet, so nothing is handed over
+ *         but the object.  From then on every IO of that tenant is parsed,
+ *         scheduled, executed and replied on its drive's reactor.
+ *      d. Start: reactors N-1 .. 0; stop: reactor 0 (no more handoffs)
+ *         then the others (a connection adopted while stopping is closed).
+ *    Worked example: reactors 2, drive 0 on reactor 0, drive 1 on reactor
+ *    1 with tenant "b".  A client connects: reactor 0 accepts, sends the
+ *    greeting, reads NBD_OPT_GO "b", answers with b's stub (size, flags),
+ *    sees home 1: conn_move; its first READ header, already in rx, moves
+ *    with it.  Reactor 1 adopts it, flushes the GO reply, parses the READ
+ *    from rx, submits it to drive 1's scheduler, replies.  reactor_stats:
+ *    reactor 0 accepted 1, handoffs_out 1, requests 0; reactor 1
+ *    handoffs_in 1 and every request of "b".
  */
 #ifndef JBOF_REACTOR_H
 #define JBOF_REACTOR_H
@@ -122,6 +168,7 @@ enum {
     RX_BYTES = 65536,          /* per-connection receive buffer */
     MAX_DRIVES = 64,
     MAX_LISTENERS = 8,
+    MAX_REACTORS = 64,
     EVENTS_MAX = 256,
     BATCH = 64,                /* dispatch / reap batch */
     IOV_BATCH = 64,            /* iovecs per sendmsg */
@@ -143,7 +190,7 @@ typedef struct evsrc {
 } evsrc;
 
 enum req_state { R_FREE = 0, R_PAYLOAD, R_PARKED, R_QUEUED, R_INFLIGHT, R_REPLY };
-enum conn_state { C_HS = 0, C_TX = 1, C_DEAD = 2 };
+enum conn_state { C_HS = 0, C_TX = 1, C_DEAD = 2, C_MOVE = 3 /* leaving for another reactor */ };
 enum wait_kind { W_NONE = 0, W_CREDIT, W_POOL, W_SELF, W_TENANT };
 
 struct conn;
@@ -211,6 +258,9 @@ typedef struct conn {
     struct conn *wprev, *wnext;/* wait list */
     struct conn *zombie_next;
     struct sec_conn *sec;      /* tls.c: TLS session, peer identity (never NULL once accepted) */
+    struct conn *move_next;    /* movers (listener reactor) / adopt queue (target) */
+    uint32_t home;             /* C_MOVE: the reactor it goes to */
+    char xname[JBOF_NBD_NAME_MAX_BYTES + 1]; /* C_MOVE: the export it opened */
 } conn;
 
 typedef struct wlist {
@@ -230,6 +280,7 @@ typedef struct export {
     uint64_t base, size;
     char desc[JBOF_NBD_DESC_MAX_BYTES + 1];
     uint32_t is_default;
+    uint32_t home;             /* the reactor that owns it (section 7) */
     jbof_nbd_export nbd;       /* the codec's view */
     jbof_export_stats st;      /* reactor-side counters */
     wlist waiters;             /* connections stalled for credits */
@@ -278,7 +329,7 @@ typedef struct listener {
 enum cmd_type {
     CMD_EXPORT_ADD = 1, CMD_EXPORT_REMOVE, CMD_EXPORT_SET, CMD_EXPORT_STATS, CMD_EXPORT_HIST,
     CMD_DRIVE_POLICY, CMD_DRIVE_CONFIGURE, CMD_DRIVE_GET_CFG, CMD_DRIVE_STATS, CMD_ENGINE_STATS,
-    CMD_STOP
+    CMD_STOP, CMD_STUB_ADD
 };
 
 typedef struct cmd {
@@ -351,7 +402,19 @@ struct jbof_engine {
     uint32_t nhs;              /* connections in C_HS */
     uint64_t hs_sweep_ns;      /* next handshake deadline / idle check */
     peer_bucket peers[PEER_BUCKETS];
-    struct sec_engine *sec;    /* tls.c: keys and access rules (own mutex) */
+    struct sec_engine *sec;    /* tls.c: keys and access rules (own mutex; shared by all reactors) */
+
+    /* Several reactors (section 7). */
+    uint32_t rid;              /* this reactor's index; 0 = the engine handle */
+    struct jbof_engine *root;  /* reactor 0: listeners, handshakes, export directory */
+    struct jbof_engine **rs;   /* root only: every reactor, rs[0] == root */
+    uint32_t nrs;
+    uint32_t ndrive_ids;       /* root only: drives added (global ids) */
+    uint8_t drive_home[MAX_DRIVES]; /* root only: drive id -> reactor */
+    export **stubs;            /* root only: other reactors' exports (handshake view) */
+    uint32_t nstubs;
+    conn *movers;              /* handshakes done for another reactor: sent at iteration end */
+    conn *adopt_head, *adopt_tail; /* under mu: connections handed to this reactor */
 };
 
 /* ---- io.c: buffers, request slots, wait lists, submit, pump, reply ---- */
@@ -404,6 +467,12 @@ void guard_sweep(jbof_engine *e);
 /* When guard_sweep next has work (UINT64_MAX: none). */
 uint64_t guard_next_ns(const jbof_engine *e);
 
+/* ---- conn.c: handoff between reactors (section 7) ---- */
+/* Hand every mover of e to its reactor's adopt queue. */
+void send_movers(jbof_engine *e);
+/* Take a connection handed over by the listener reactor (on e's thread). */
+void conn_adopt(jbof_engine *e, conn *c);
+
 /* ---- scrub.c: lazy zeroing of removed namespaces ---- */
 /* Record [off, off + len) of d as needing zeroes (an export was removed). */
 int scrub_mark(drive *d, uint64_t off, uint64_t len);
@@ -416,6 +485,10 @@ uint64_t scrub_next_ns(const drive *d);
 
 /* ---- export.c: drives, exports, namespaces ---- */
 export *find_export(jbof_engine *e, const char *name);
+drive *drive_by_id(jbof_engine *e, uint32_t id);
+/* Root: enter / drop the directory entry of another reactor's export. */
+int stub_add(jbof_engine *e, const jbof_export_cfg *cfg, uint32_t home);
+int stub_remove(jbof_engine *e, const char *name);
 int export_add(jbof_engine *e, const jbof_export_cfg *cfg);
 /* 0 when removed, -EINPROGRESS while its IO drains. */
 int export_remove_step(jbof_engine *e, export *x);

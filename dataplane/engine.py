@@ -1,5 +1,6 @@
 """The live NBD target: drives, tenants (one NBD export each), listeners and
-one C reactor thread (csrc/engine.c; overview in csrc/reactor.h) that serves them without the GIL.
+one or more C reactor threads (csrc/engine.c; overview in csrc/reactor.h) that serve them
+without the GIL.
 
     eng = Engine({"drives": [{"name": "d0", "backend": "memory", "size": 1 << 30}],
                   "tenants": [{"name": "t0", "drive": "d0"}],
@@ -19,7 +20,8 @@ units and produces this dict).  Keys:
                emulated and buffered files, O_DIRECT's alignment otherwise),
                io_mode (auto | uring | threads), direct,
                seed, queue_depth, threads, sched (overrides of jbof_sched_cfg),
-               error_every (fault injection: every Nth IO fails with EIO)
+               error_every (fault injection: every Nth IO fails with EIO),
+               reactor (the reactor thread that owns it; default round robin)
     tenants[]: name, drive (default: the only drive), size (default: an equal
                share of what the drive has left), read_only, weight, class,
                reserve, limit, limit_iops, latency_slo, sq_depth,
@@ -42,7 +44,10 @@ units and produces this dict).  Keys:
                tenant_requests, max_conns_per_tenant, max_hs_connections,
                peer_accept_rate (connections/s), peer_accept_burst,
                hs_timeout (ns), hs_idle (ns), scrub_rate (bytes/s, background
-               zeroing of removed namespaces, csrc/scrub.c)
+               zeroing of removed namespaces, csrc/scrub.c), reactors (N
+               threads, or a list of CPUs: one thread pinned to each; default
+               1; slots, buffers and the limits above are per reactor;
+               csrc/reactor.h section 7)
 
 Every control call (set_tenant, set_policy, stats, ...) is applied by the
 reactor between two batches; it is safe from any Python thread.  Bad input
@@ -80,7 +85,7 @@ MIB = 1 << 20
 U64 = 2**64 - 1
 
 DRIVE_KEYS = ("name", "backend", "size", "path", "model", "policy", "block_size", "io_mode",
-              "direct", "seed", "queue_depth", "threads", "sched", "error_every")
+              "direct", "seed", "queue_depth", "threads", "sched", "error_every", "reactor")
 TENANT_KEYS = ("name", "drive", "size", "read_only", "weight", "class", "reserve", "limit",
                 "limit_iops", "latency_slo", "sq_depth", "description", "default",
                 "buffer_bytes", "max_requests", "max_connections", "tls_identity", "allow_uids",
@@ -91,7 +96,8 @@ TLS_MODES = {"off": lib.JBOF_TLS_OFF, "allow": lib.JBOF_TLS_ALLOW, "require": li
 ENGINE_KEYS = ("max_connections", "max_requests", "max_conn_requests", "buffer_bytes",
                "drain_timeout", "tenant_buffer_bytes", "tenant_requests", "max_conns_per_tenant",
                "max_hs_connections", "peer_accept_rate", "peer_accept_burst", "hs_timeout",
-               "hs_idle", "scrub_rate")
+               "hs_idle", "scrub_rate", "reactors")
+MAX_REACTORS = 64
 # engine key -> jbof_engine_cfg field
 ENGINE_FIELDS = {"max_connections": "max_connections", "max_requests": "max_requests",
                  "max_conn_requests": "max_conn_requests", "buffer_bytes": "buffer_bytes",
@@ -103,6 +109,18 @@ ENGINE_FIELDS = {"max_connections": "max_connections", "max_requests": "max_requ
                  "hs_timeout": "hs_timeout_ns", "hs_idle": "hs_idle_ns",
                  "scrub_rate": "scrub_rate_bps"}
 TOP_KEYS = ("drives", "tenants", "listen", "engine")
+
+
+def _check_reactors(v: Any) -> tuple[int, list[int]]:
+    """engine.reactors: a count (unpinned threads) or a list of CPUs (one pinned thread each)."""
+    if isinstance(v, (list, tuple)):
+        if not v or len(v) > MAX_REACTORS:
+            raise EngineConfigError("engine.reactors", f"expected 1..{MAX_REACTORS} CPUs")
+        cpus = [_int(c, f"engine.reactors[{i}]", 0, 1023) for i, c in enumerate(v)]
+        if len(set(cpus)) != len(cpus):
+            raise EngineConfigError("engine.reactors", "a CPU is listed twice")
+        return len(cpus), cpus
+    return _int(v, "engine.reactors", 1, MAX_REACTORS), []
 
 
 class EngineConfigError(ValueError):
@@ -274,7 +292,13 @@ class Engine:
                                     "tls_psk_file), or insecure: true to serve plaintext NBD "
                                     "to the network")
         ecfg = _keys(cfg.get("engine", {}), ENGINE_KEYS, "engine")
+        # reactors: N threads, or a list of CPUs (one pinned thread each); csrc/reactor.h s. 7
+        self._reactors, self._cpus = _check_reactors(ecfg.pop("reactors", 1))
         self._ecfg = {k: _int(v, f"engine.{k}", 0, 2**63 - 1) for k, v in ecfg.items()}
+        for i, d in enumerate(self._drives):
+            if d["reactor"] >= self._reactors:
+                raise EngineConfigError(f"drives[{i}].reactor", f"{d['reactor']} is not below "
+                                        f"engine.reactors ({self._reactors})")
         self._tcp_port: int | None = None
         self._eng: Any = None
         self._lock = threading.Lock()
@@ -307,6 +331,8 @@ class Engine:
         out["queue_depth"] = _int(d.get("queue_depth", 0), f"{where}.queue_depth", 0, 4096)
         out["threads"] = _int(d.get("threads", 0), f"{where}.threads", 0, 64)
         out["error_every"] = _int(d.get("error_every", 0), f"{where}.error_every", 0, 2**32 - 1)
+        # the reactor thread that owns the drive; -1 = round robin by drive index
+        out["reactor"] = _int(d.get("reactor", -1), f"{where}.reactor", -1, MAX_REACTORS - 1)
         sched = d.get("sched", {})
         if not isinstance(sched, Mapping):
             raise EngineConfigError(f"{where}.sched", "expected a mapping of jbof_sched_cfg fields")
@@ -390,6 +416,10 @@ class Engine:
                     setattr(ec, field, self._ecfg.get(key, 0))
                 except OverflowError:
                     raise EngineConfigError(f"engine.{key}", "is out of range") from None
+            ec.reactors = self._reactors
+            ec.ncpus = len(self._cpus)
+            for i, cpu in enumerate(self._cpus):
+                ec.cpus[i] = cpu
             pp = ffi.new("jbof_engine **")
             check(lib.jbof_engine_create(ec, pp), "jbof_engine_create")
             self._eng = ffi.gc(pp[0], lib.jbof_engine_destroy)
@@ -415,6 +445,7 @@ class Engine:
             dc.direct = 1 if d["direct"] else 0
             dc.seed = d["seed"]
             dc.error_every = d["error_every"]
+            dc.reactor = d["reactor"]
             check(lib.jbof_sched_default_cfg(d["policy"], ffi.addressof(dc.sched)),
                   "jbof_sched_default_cfg")
             _set_struct(dc.sched, d["sched"], f"drives[{i}].sched")
@@ -678,6 +709,24 @@ class Engine:
         out = ffi.new("jbof_engine_stats *")
         check(lib.jbof_engine_get_stats(self._need(), out), "jbof_engine_get_stats")
         return struct_dict(out)
+
+    @property
+    def reactors(self) -> int:
+        """Reactor threads (engine.reactors)."""
+        return self._reactors
+
+    def reactor_stats(self, reactor: int) -> dict[str, Any]:
+        """One reactor thread's counters (``stats()`` sums them)."""
+        out = ffi.new("jbof_engine_stats *")
+        check(lib.jbof_engine_reactor_stats(self._need(), reactor, out),
+              "jbof_engine_reactor_stats", f"reactor {reactor}")
+        return struct_dict(out)
+
+    def drive_reactor(self, drive: str) -> int:
+        """The reactor thread that owns a drive."""
+        rc = lib.jbof_engine_drive_reactor(self._need(), self._drive(drive))
+        check(rc, "jbof_engine_drive_reactor", drive)
+        return int(rc)
 
     def sec_stats(self) -> dict[str, Any]:
         """Authentication counters: TLS handshakes / failures, TLS-required refusals, denials."""

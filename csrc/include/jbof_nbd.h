@@ -300,7 +300,8 @@ typedef struct jbof_drive_cfg {
     uint32_t threads;      /* fallback pread/pwrite workers (0 = 4) */
     uint32_t direct;       /* file: 1 = O_DIRECT when the file system allows it */
     uint32_t error_every;  /* fault injection (nbdkit's error filter): every Nth IO fails with EIO; 0 = off */
-    uint32_t pad;
+    int32_t reactor;       /* the reactor thread that owns this drive (0 .. reactors - 1);
+                            * -1 = round robin by drive id */
     uint64_t seed;         /* emulated: model seed */
     jbof_sched_cfg sched;  /* this drive's scheduler */
 } jbof_drive_cfg;
@@ -341,6 +342,11 @@ typedef struct jbof_engine_cfg {
     uint64_t hs_idle_ns;        /* a connection that sends nothing is closed after (0 = 3 s) */
     uint64_t scrub_rate_bps;    /* background zeroing of removed namespaces, bytes/s per
                                  * drive (0 = 16 GiB/s; csrc/scrub.c) */
+    /* Reactor threads (csrc/reactor.h section 7).  Slots, buffers and the
+     * limits above are per reactor; drives never span two reactors. */
+    uint32_t reactors;          /* 0 = 1; at most 64 */
+    uint32_t ncpus;             /* 0 = not pinned, else == reactors */
+    uint32_t cpus[64];          /* reactor i runs on CPU cpus[i] (pthread_setaffinity_np) */
 } jbof_engine_cfg;
 
 typedef struct jbof_export_stats {
@@ -408,6 +414,10 @@ typedef struct jbof_engine_stats {
     uint64_t hs_rejected;       /* refused at accept: max_hs_connections or max_connections */
     uint64_t rate_limited;      /* refused at accept: the peer's accept rate */
     uint64_t tenant_conn_rejects; /* handshakes refused: an export's max_connections */
+    uint64_t handoffs_out;      /* handshakes done here for an export of another reactor */
+    uint64_t handoffs_in;       /* connections adopted from the listener reactor */
+    uint32_t reactors;          /* reactor threads (summed stats) / 1 (one reactor's) */
+    uint32_t pad_reactors;
 } jbof_engine_stats;
 
 typedef struct jbof_engine jbof_engine;
@@ -418,6 +428,11 @@ int jbof_engine_create(const jbof_engine_cfg *cfg, jbof_engine **out);
 /* Stops the reactor first if it runs. */
 void jbof_engine_destroy(jbof_engine *e);
 int jbof_engine_add_drive(jbof_engine *e, const jbof_drive_cfg *cfg, uint32_t *id_out);
+/* One reactor's counters (jbof_engine_get_stats sums them); -ENOENT past
+ * the last reactor. */
+int jbof_engine_reactor_stats(jbof_engine *e, uint32_t reactor, jbof_engine_stats *out);
+/* The reactor that owns drive_id (>= 0), or -ENOENT. */
+int jbof_engine_drive_reactor(jbof_engine *e, uint32_t drive_id);
 /* A stale socket file is replaced; a live one gives -EADDRINUSE. */
 int jbof_engine_listen_unix(jbof_engine *e, const char *path);
 /* host: an IPv4/IPv6 literal; port 0 picks one, returned in *port_out. */

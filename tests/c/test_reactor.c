@@ -399,6 +399,116 @@ static void add_export(jbof_engine *e, const char *name, uint32_t drive)
     CHECK_EQ(jbof_engine_export_add(e, &x), 0);
 }
 
+/* Two reactors, one memory drive each (csrc/reactor.h section 7): reactor
+ * 0 accepts every connection and does the handshake; a tenant of drive 1
+ * is handed to reactor 1, which parses, schedules, executes and answers
+ * all its IO -- reactor 0 counts none of its requests. */
+static void two_reactors(const char *dir)
+{
+    char sock[160];
+    snprintf(sock, sizeof sock, "%s/nbd2.sock", dir);
+    jbof_engine_cfg ec;
+    memset(&ec, 0, sizeof ec);
+    ec.reactors = 65;
+    jbof_engine *e = NULL;
+    CHECK_EQ(jbof_engine_create(&ec, &e), -EINVAL);
+    ec.reactors = 2;
+    ec.ncpus = 1;
+    CHECK_EQ(jbof_engine_create(&ec, &e), -EINVAL); /* a CPU per reactor */
+    ec.ncpus = 0;
+    CHECK_EQ(jbof_engine_create(&ec, &e), 0);
+    if (!e)
+        return;
+    jbof_drive_cfg d;
+    uint32_t id[2] = {0, 0};
+    for (int i = 0; i < 2; i++) {
+        memset(&d, 0, sizeof d);
+        snprintf(d.name, sizeof d.name, "mem%d", i);
+        d.backend = JBOF_BACKEND_MEMORY;
+        d.size_bytes = 4 * NS_BYTES;
+        d.reactor = -1; /* round robin: drive i on reactor i */
+        CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &d.sched), 0);
+        CHECK_EQ(jbof_engine_add_drive(e, &d, &id[i]), 0);
+    }
+    d.reactor = 2;
+    CHECK_EQ(jbof_engine_add_drive(e, &d, NULL), -EINVAL);
+    CHECK_EQ(jbof_engine_drive_reactor(e, id[0]), 0);
+    CHECK_EQ(jbof_engine_drive_reactor(e, id[1]), 1);
+    CHECK_EQ(jbof_engine_drive_reactor(e, 7), -ENOENT);
+    CHECK_EQ(jbof_engine_listen_unix(e, sock), 0);
+    CHECK_EQ(jbof_engine_start(e), 0);
+    add_export(e, "r0-a", id[0]);
+    add_export(e, "r0-b", id[0]);
+    add_export(e, "r1-a", id[1]);
+    add_export(e, "r1-b", id[1]);
+    add_export(e, "r1-c", id[1]);
+    /* names are unique engine-wide, whichever reactor owns the drive */
+    jbof_export_cfg x;
+    memset(&x, 0, sizeof x);
+    snprintf(x.name, sizeof x.name, "r0-a");
+    x.drive = id[1];
+    x.size_bytes = NS_BYTES;
+    CHECK_EQ(jbof_tenant_default_cfg(&x.tenant), 0);
+    CHECK_EQ(jbof_engine_export_add(e, &x), -EEXIST);
+    snprintf(x.name, sizeof x.name, "r1-a");
+    x.drive = id[0];
+    CHECK_EQ(jbof_engine_export_add(e, &x), -EEXIST);
+    jbof_engine_stats r0, r1, es;
+    CHECK_EQ(jbof_engine_reactor_stats(e, 2, &r0), -ENOENT);
+    CHECK_EQ(jbof_engine_reactor_stats(e, 1, &r1), 0);
+    CHECK_EQ(r1.exports, 3);
+
+    /* drive 1's tenants: accepted by reactor 0, served by reactor 1 only */
+    exercise(sock, "r1-a", "r1-b");
+    CHECK_EQ(jbof_engine_reactor_stats(e, 0, &r0), 0);
+    CHECK_EQ(jbof_engine_reactor_stats(e, 1, &r1), 0);
+    CHECK_EQ(r0.requests, 0);
+    CHECK(r1.requests > 0);
+    CHECK(r0.accepted >= 2);
+    CHECK_EQ(r1.accepted, 0);
+    CHECK(r0.handoffs_out >= 2);
+    CHECK_EQ(r0.handoffs_out, r1.handoffs_in);
+    CHECK_EQ(r1.handoffs_out, 0);
+    uint64_t r1_requests = r1.requests;
+    structured(sock, "r1-c", 1);
+
+    /* drive 0's tenants stay on reactor 0 */
+    exercise(sock, "r0-a", "r0-b");
+    CHECK_EQ(jbof_engine_reactor_stats(e, 0, &r0), 0);
+    CHECK_EQ(jbof_engine_reactor_stats(e, 1, &r1), 0);
+    CHECK(r0.requests > 0);
+    CHECK(r1.requests > r1_requests); /* structured(r1-c) */
+    CHECK_EQ(jbof_engine_get_stats(e, &es), 0);
+    CHECK_EQ(es.requests, r0.requests + r1.requests);
+    CHECK_EQ(es.reactors, 2);
+    CHECK_EQ(es.exports, 5);
+    jbof_export_stats xs;
+    CHECK_EQ(jbof_engine_export_stats(e, "r1-a", &xs), 0);
+    CHECK_EQ(xs.drive, id[1]);
+    CHECK(xs.requests > 0);
+    jbof_drive_info di;
+    CHECK_EQ(jbof_engine_drive_stats(e, id[1], &di), 0);
+    CHECK_EQ(di.exports, 3);
+    CHECK(di.backend_completed > 0);
+    CHECK_EQ(jbof_engine_drive_set_policy(e, id[1], JBOF_POLICY_FIFO), 0);
+
+    /* a removed export of reactor 1 leaves the directory too */
+    CHECK_EQ(jbof_engine_export_remove(e, "r1-c"), 0);
+    CHECK_EQ(jbof_engine_export_remove(e, "r1-c"), -ENOENT);
+    uint64_t size;
+    uint16_t tf;
+    CHECK(nbd_open(sock, "r1-c", &size, &tf) < 0);
+    add_export(e, "r1-c", id[1]); /* and may come back */
+    int fd = nbd_open(sock, "r1-c", &size, &tf);
+    CHECK(fd >= 0);
+    /* left open: stop closes it on reactor 1 */
+    CHECK_EQ(jbof_engine_stop(e), 0);
+    if (fd >= 0)
+        close(fd);
+    jbof_engine_destroy(e);
+    unlink(sock);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/jbof-reactor-XXXXXX";
@@ -475,6 +585,7 @@ int main(void)
 
     CHECK_EQ(jbof_engine_stop(e), 0);
     jbof_engine_destroy(e);
+    two_reactors(dir);
     unlink(file);
     unlink(sock);
     rmdir(dir);
