@@ -165,10 +165,13 @@
  *    (ctl.c section 5: underfilled): its rate grows instead of shrinking.
  *    Same mix after: 449 + 303 MiB/s (util 1.46;
  *    gimbal, which keeps Gimbal's rule, 0.07).  Isolation is unchanged:
- *    with anything in flight the buckets pace as before.  Debt that the refill repays within
- *    EMPTY_DEBT_NS (1 ms) is kept: a memory drive completes inline and is
- *    empty at every dispatch, and forgiving its 7680-byte debts (7 us at
- *    1 GB/s) left it unpaced, so a weight-8 tenant got 1/2, not 8/9, of it.
+ *    with anything in flight the buckets pace as before.  Not on a drive whose device latency
+ *    (the controller's EWMAs, once an IO completed) is below INSTANT_NS
+ *    (2 us; 0 for a RAM store that completes at submit, 20 us and up for
+ *    flash):
+ *    a memory drive completes inline and is empty at every dispatch, and
+ *    forgiving its debts left it unpaced, so a weight-8 tenant got 1/2,
+ *    not 8/9, of it live.
  *
  * 9. No starvation by the bucket (issue 11, qos).  A latency-critical
  *    tenant with less than a slot in flight is not held by the buckets
@@ -253,7 +256,7 @@ enum {
 static const uint64_t TAG_BANK_NS = 1000000ull;     /* 1 ms of banked rate credit */
 static const uint64_t ALONE_GRACE_NS = 50000000ull; /* 50 ms without a peer before 'alone' */
 static const uint64_t WIN_STEP_NS = 1000000ull;     /* window scale changes at most once per 1 ms */
-static const uint64_t EMPTY_DEBT_NS = 1000000ull;   /* section 8: debt repaid sooner is kept */
+static const uint64_t INSTANT_NS = 2000ull;        /* section 8: device latency below this is RAM */
 enum { WIN_SHIFT_MAX = 5 };                         /* windows grow up to 32x the configured one */
 enum { UNDERFILL_IOS = 2 };                         /* qos: fewer IOs left in the drive = underfilled (section 8) */
 enum { DEBT_BUCKETS = 8 };                          /* qos: debt past which reservations keep to their window (12) */
@@ -1468,12 +1471,15 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
     if (qos && s->inflight_ios == 0) {
         /* section 8: an empty drive never waits long for pacing debt -- the
          * debt paid for IO that has completed; one IO of each kind may go.
-         * Debt the refill repays within EMPTY_DEBT_NS is kept: a drive that
-         * completes inline (memory) is empty at every dispatch, and without
-         * its small debts nothing would pace it, nor weigh its tenants. */
-        for (int k = 0; k < 2; k++)
-            if (s->ctl.tokens[k] <= 0 && ctl_next_ns(&s->ctl, now_ns, k) > now_ns + EMPTY_DEBT_NS)
-                s->ctl.tokens[k] = 1;
+         * Not on a drive that answers faster than INSTANT_NS (RAM): it
+         * completes inline, is empty at every dispatch, and without its
+         * debts nothing would pace it, nor weigh its tenants. */
+        int instant = (s->ctl.last_ns[0] || s->ctl.last_ns[1]) && s->ctl.ewma_ns[0] < INSTANT_NS &&
+                      s->ctl.ewma_ns[1] < INSTANT_NS;
+        if (!instant)
+            for (int k = 0; k < 2; k++)
+                if (s->ctl.tokens[k] <= 0)
+                    s->ctl.tokens[k] = 1;
     }
     int n = 0;
     if (qos && s->nresv)
