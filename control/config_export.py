@@ -1,22 +1,13 @@
 """What a ``Config`` (control/config.py) becomes: the Engine's config dicts
-(``engine_config``, ``engine_tenant``, ...), the canonical YAML document, the
-one-line summary, and the file.
-
-Persistence (``save_config``): the new config is written to a temporary file
-in the same directory, fsynced, the current file is kept as ``FILE.prev``, and
-the new one renamed over ``FILE`` (then the directory is fsynced): a crash
-leaves either the old or the new config, never a mix.  Comments of a
-hand-written file are not kept (the file is rewritten in canonical form).
+(``engine_config``, ``engine_tenant``, ...), the canonical YAML document and the
+one-line summary.  Persistence is control/state.py's (live changes, atomically,
+with generations) and control/config_save.py's (``jbof config save``); the
+operator's config file is never rewritten by the daemon.
 """
 from __future__ import annotations
 
 import copy
-import errno
-import os
-import stat
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -238,51 +229,6 @@ def dump_yaml(cfg: Config, header: str = "") -> str:
     body = yaml.safe_dump(document(cfg), sort_keys=False, default_flow_style=None, width=100,
                           allow_unicode=True)
     return (header + body) if header else body
-
-
-def save_config(cfg: Config, path: str | Path, header: str = "") -> None:
-    """Write cfg to path atomically, keeping the current file as ``path.prev``.
-
-    tmp file + fsync, link the current file to ``.prev`` (atomically, via a
-    rename), rename tmp over path, fsync the directory.  OSError on failure
-    (the current file is then untouched)."""
-    p = Path(path)
-    text = dump_yaml(cfg, header)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        try:
-            os.chmod(tmp, stat.S_IMODE(os.stat(p).st_mode))
-        except FileNotFoundError:
-            pass
-        if p.exists():
-            prev_tmp = f"{tmp}.prev"
-            try:
-                os.link(p, prev_tmp)
-            except OSError as e:
-                if e.errno not in (errno.EPERM, errno.EXDEV, errno.EMLINK, errno.ENOTSUP):
-                    raise
-                with open(p, "rb") as src, open(prev_tmp, "wb") as dst:
-                    dst.write(src.read())
-                    dst.flush()
-                    os.fsync(dst.fileno())
-            os.replace(prev_tmp, f"{p}.prev")
-        os.replace(tmp, p)
-    except BaseException:
-        for leftover in (tmp, f"{tmp}.prev"):
-            try:
-                os.unlink(leftover)
-            except FileNotFoundError:
-                pass
-        raise
-    dfd = os.open(p.parent, os.O_RDONLY)
-    try:
-        os.fsync(dfd)
-    finally:
-        os.close(dfd)
 
 
 def summary(cfg: Config) -> str:

@@ -244,7 +244,8 @@ def test_forecast_section_is_part_of_the_one_schema(tmp_path: Path) -> None:
 
     from control.cli import main
     from control.config import forecast_settings, load_config, parse_config
-    from control.config_export import save_config
+    from control.config_export import dump_yaml
+    from control.state import write_atomic
     from control.config_schema import SECTIONS, schema_text
     titles = [t for t, _ in SECTIONS]
     assert "forecast" in titles and "forecast.planner" in titles
@@ -258,7 +259,7 @@ def test_forecast_section_is_part_of_the_one_schema(tmp_path: Path) -> None:
     assert fs is not None and fs["drive"] == "d0" and fs["socket"] == f"{tmp_path}/f.sock"
     assert fs["planner"].horizon_s == 0.3 and fs["calibration"] == {"sched": [0.0, -0.1]}
     f = tmp_path / "d.yaml"
-    save_config(cfg, f)                      # an admin change keeps the section
+    write_atomic(f, dump_yaml(cfg))          # the canonical document keeps the section
     assert load_config(f) == dataclasses_replace_source(cfg, str(f))
     assert forecast_settings(parse_config(yaml.safe_load(ONE), "d.yaml")) is None
     r = CliRunner().invoke(main, ["config", "check", str(f)])
