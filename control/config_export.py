@@ -54,21 +54,14 @@ def engine_drive(d: Drive) -> dict[str, Any]:
     return out
 
 
-def engine_tenant(t: Tenant) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": t.name, "drive": t.drive, "read_only": t.read_only,
-                           "weight": t.weight, "class": t.effective_class,
-                           "reserve": t.reserve, "limit": t.limit, "limit_iops": t.limit_iops,
-                           "latency_slo": t.latency_slo}
-    if t.size is not None:
-        out["size"] = t.size
+def _plain_fields(t: Tenant) -> dict[str, Any]:
+    """The tenant keys that read the same in the Engine's dict and in the file
+    (no units, no defaults written out)."""
+    out: dict[str, Any] = {}
     if t.description:
         out["description"] = t.description
     if t.default:
         out["default"] = True
-    for k, ek in (("buffer", "buffer_bytes"), ("max_requests", "max_requests"),
-                  ("max_connections", "max_connections")):
-        if getattr(t, k) is not None:
-            out[ek] = getattr(t, k)
     if t.sq_depth is not None:
         out["sq_depth"] = t.sq_depth
     if t.tls_identity is not None:
@@ -77,6 +70,21 @@ def engine_tenant(t: Tenant) -> dict[str, Any]:
         out["allow_uids"] = list(t.allow_uids)
     if t.allow_gids:
         out["allow_gids"] = list(t.allow_gids)
+    return out
+
+
+def engine_tenant(t: Tenant) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": t.name, "drive": t.drive, "read_only": t.read_only,
+                           "weight": t.weight, "class": t.effective_class,
+                           "reserve": t.reserve, "limit": t.limit, "limit_iops": t.limit_iops,
+                           "latency_slo": t.latency_slo}
+    if t.size is not None:
+        out["size"] = t.size
+    for k, ek in (("buffer", "buffer_bytes"), ("max_requests", "max_requests"),
+                  ("max_connections", "max_connections")):
+        if getattr(t, k) is not None:
+            out[ek] = getattr(t, k)
+    out.update(_plain_fields(t))
     return out
 
 
@@ -144,10 +152,6 @@ def tenant_doc(t: Tenant) -> dict[str, Any]:
         out["size"] = units.format_size(t.size)
     if t.read_only:
         out["read_only"] = True
-    if t.description:
-        out["description"] = t.description
-    if t.default:
-        out["default"] = True
     if t.buffer is not None:
         out["buffer"] = units.format_size(t.buffer)
     for k in ("max_requests", "max_connections"):
@@ -165,14 +169,7 @@ def tenant_doc(t: Tenant) -> dict[str, Any]:
         out["limit_iops"] = units.format_iops(t.limit_iops)
     if t.latency_slo:
         out["latency_slo"] = units.format_duration(t.latency_slo)
-    if t.sq_depth is not None:
-        out["sq_depth"] = t.sq_depth
-    if t.tls_identity is not None:
-        out["tls_identity"] = t.tls_identity
-    if t.allow_uids:
-        out["allow_uids"] = list(t.allow_uids)
-    if t.allow_gids:
-        out["allow_gids"] = list(t.allow_gids)
+    out.update(_plain_fields(t))
     return out
 
 

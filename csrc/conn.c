@@ -48,6 +48,20 @@
 
 /* ------------------------------------------------------- connections ---- */
 
+/* Take c off the engine's list of connections (closing it, or handing it to
+ * another reactor). */
+static void conn_unlink(jbof_engine *e, conn *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        e->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+    e->nconns--;
+}
+
 void conn_close(jbof_engine *e, conn *c, int protocol_error)
 {
     if (c->state == C_DEAD)
@@ -86,14 +100,7 @@ void conn_close(jbof_engine *e, conn *c, int protocol_error)
         req_put(e, r);
     }
     c->out_tail = NULL;
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        e->conns = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
-    c->prev = c->next = NULL;
-    e->nconns--;
+    conn_unlink(e, c);
     conn_maybe_free(e, c);
 }
 
@@ -133,14 +140,7 @@ static void conn_move(jbof_engine *e, conn *c, export *x)
 {
     wait_stop(e, c);
     epoll_ctl(e->epfd, EPOLL_CTL_DEL, c->fd, NULL);
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        e->conns = c->next;
-    if (c->next)
-        c->next->prev = c->prev;
-    c->prev = c->next = NULL;
-    e->nconns--;
+    conn_unlink(e, c);
     e->nhs--;
     e->st.handshakes++;
     e->st.handoffs_out++;
