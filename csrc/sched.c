@@ -232,6 +232,18 @@
  *    the debt at 8 buckets + one IO made latency-critical overdraft cheaper
  *    and broke the autotuner's guardrail test (aggressive configs no longer
  *    violate the 1 ms SLO, so nothing is pruned).
+ *
+ * 13. Removal fails queued IO (issue 11).  A removed tenant's queued IO
+ *    used to be drained: its limit was lifted and the reactor waited for
+ *    the SQ to empty, which for a throttled tenant (or a deep SQ on a busy
+ *    drive) took seconds to minutes, for replies nobody would read.
+ *    jbof_sched_tenant_flush hands the queued IOs back, oldest first,
+ *    without dispatching them; the reactor answers them ESHUTDOWN.  It is
+ *    off the hot path: the tenant leaves whichever list holds it (the
+ *    round's head-IO census, held, parked), stops counting as backlogged
+ *    or active, and its stats count the IOs as flushed (submitted =
+ *    completed + flushed + queued + inflight).  In-flight IO is not
+ *    touched: it completes normally.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -898,6 +910,60 @@ int jbof_sched_tenant_remove(jbof_sched *s, uint32_t id)
     tenant_free(t);
     resv_rebuild(s);
     return 0;
+}
+
+/* Section 13: take up to max queued IOs of tenant id out of its SQ, oldest
+ * first, without dispatching them (tenant removal: the caller fails them).
+ * The tenant leaves whichever list holds it (round, scavengers, held,
+ * parked) and, if IO is left, rejoins the tail of its list as at submit. */
+int jbof_sched_tenant_flush(jbof_sched *s, uint32_t id, jbof_io *out, int max, uint64_t now_ns)
+{
+    if (!s || max < 0 || (max > 0 && !out))
+        return -EINVAL;
+    tenant *t = get_tenant(s, id);
+    if (!t)
+        return -ENOENT;
+    if (!t->count || !max)
+        return 0;
+    uint32_t on = t->on_list;
+    if (on == LIST_DRR || on == LIST_SCAV) {
+        list_del(s, on == LIST_SCAV ? &s->scav : &s->drr, id);
+    } else if (on == LIST_PARKED) {
+        s->n_parked--;
+        s->n_park_head[head_bucket(t)]--;
+    } else if (on >= LIST_HELD) {
+        int k = (int)(on - LIST_HELD);
+        list_del_raw(s, &s->held[k], id);
+        if (s->held[k].head < 0)
+            s->held_mask &= ~(1u << k);
+    }
+    t->on_list = LIST_NONE;
+    int n = 0;
+    while (n < max && t->count) {
+        out[n++] = t->ring[t->head].io;
+        t->head = (t->head + 1) & t->mask;
+        t->count--;
+    }
+    t->st.flushed += (uint64_t)n;
+    t->in_turn = 0;
+    if (t->throttled) {
+        t->st.throttled_ns += now_ns > t->throttle_since ? now_ns - t->throttle_since : 0;
+        t->throttled = 0;
+    }
+    if (t->count) {
+        int scav = t->cfg.klass == JBOF_CLASS_SCAVENGER && policy_uses_classes(s->cfg.policy);
+        list_push(s, scav ? &s->scav : &s->drr, id, 0, scav ? LIST_SCAV : LIST_DRR);
+        return n;
+    }
+    t->deficit = 0;
+    s->n_backlogged--;
+    if (t->cfg.klass == JBOF_CLASS_LATENCY)
+        s->n_lc_backlogged--;
+    if (!t->inflight) {
+        s->n_active--;
+        active_weight_adjust(s, t, -1);
+    }
+    return n;
 }
 
 /* ------------------------------------------------------------ submit --- */

@@ -194,6 +194,7 @@ typedef struct jbof_tenant_stats {
     uint32_t klass, weight;
     uint32_t throttled;       /* 1 if currently held back by its limit */
     uint32_t active;          /* 1 if the tenant exists */
+    uint64_t flushed;         /* taken out of the SQ undispatched (jbof_sched_tenant_flush) */
 } jbof_tenant_stats;
 
 typedef struct jbof_drive_stats {
@@ -236,6 +237,11 @@ int jbof_sched_tenant_add(jbof_sched *s, const jbof_tenant_cfg *cfg, uint64_t no
 int jbof_sched_tenant_set(jbof_sched *s, uint32_t id, const jbof_tenant_cfg *cfg, uint64_t now_ns);
 /* -EBUSY while the tenant has queued or in-flight IO. */
 int jbof_sched_tenant_remove(jbof_sched *s, uint32_t id);
+/* Take up to max queued (undispatched) IOs of the tenant out of its SQ,
+ * oldest first, into out[]; returns the count (0 when none is queued).  The
+ * caller fails them (the reactor answers ESHUTDOWN at tenant removal).
+ * In-flight IO is untouched.  -ENOENT for an unknown tenant. */
+int jbof_sched_tenant_flush(jbof_sched *s, uint32_t id, jbof_io *out, int max, uint64_t now_ns);
 
 /* Queue one IO.  -EAGAIN when the tenant's SQ is full (caller stops reading
  * that tenant: credits), -ENOENT for an unknown tenant, -EINVAL for a bad

@@ -586,6 +586,118 @@ static void test_held_tenants(void)
     jbof_sched_destroy(s);
 }
 
+/* Section 13: jbof_sched_tenant_flush hands back queued IO oldest first,
+ * leaves the rest (and everyone else) schedulable under every policy --
+ * whether the tenant was on the round, held by a bucket, parked or a
+ * scavenger -- and counts what it took. */
+static uint32_t flush_check(jbof_sched *s, load *L, int i, int max)
+{
+    jbof_io out[128];
+    jbof_tenant_stats a, b;
+    CHECK_EQ(jbof_sched_tenant_stats(s, L->ids[i], &a), 0);
+    int n = jbof_sched_tenant_flush(s, L->ids[i], out, max, L->now);
+    CHECK(n >= 0 && n <= max && (uint32_t)n <= a.queued);
+    if (n < 0)
+        return 0;
+    CHECK_EQ(n, (uint32_t)max < a.queued ? (uint32_t)max : a.queued);
+    for (int j = 0; j < n; j++) { /* oldest first, right after the last dispatched */
+        uint64_t seq = out[j].tag & 0xffffffffffffull;
+        CHECK_EQ((int)(out[j].tag >> 48), i);
+        CHECK_EQ(seq, L->last_dispatched_tag[i] + 1);
+        L->last_dispatched_tag[i] = seq;
+    }
+    L->outstanding[i] -= (uint32_t)n;
+    CHECK_EQ(jbof_sched_tenant_stats(s, L->ids[i], &b), 0);
+    CHECK_EQ(b.queued, a.queued - (uint32_t)n);
+    CHECK_EQ(b.flushed, a.flushed + (uint64_t)n);
+    CHECK_EQ(b.submitted, b.completed + b.flushed + b.queued + b.inflight);
+    return (uint32_t)n;
+}
+
+static void test_flush(void)
+{
+    {   /* validation */
+        jbof_sched *s = mk(JBOF_POLICY_QOS);
+        uint32_t id = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+        jbof_io out[4];
+        CHECK_EQ(jbof_sched_tenant_flush(NULL, id, out, 4, 0), -EINVAL);
+        CHECK_EQ(jbof_sched_tenant_flush(s, id, out, -1, 0), -EINVAL);
+        CHECK_EQ(jbof_sched_tenant_flush(s, id, NULL, 4, 0), -EINVAL);
+        CHECK_EQ(jbof_sched_tenant_flush(s, id, NULL, 0, 0), 0);
+        CHECK_EQ(jbof_sched_tenant_flush(s, id + 1, out, 4, 0), -ENOENT);
+        CHECK_EQ(jbof_sched_tenant_flush(s, 100000, out, 4, 0), -ENOENT);
+        CHECK_EQ(jbof_sched_tenant_flush(s, id, out, 4, 0), 0); /* nothing queued */
+        jbof_sched_destroy(s);
+    }
+    for (uint32_t p = 0; p < JBOF_POLICY_COUNT; p++) {
+        jbof_sched *s = mk(p);
+        static load L;
+        static fake f;
+        memset(&L, 0, sizeof(L));
+        memset(&f, 0, sizeof(f));
+        L.n = 4;
+        L.ids[0] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 1ull << 20); /* throttled: queue full */
+        L.ids[1] = add(s, 2, JBOF_CLASS_BEST_EFFORT, 0, 0);          /* writer: held / parked */
+        L.ids[2] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+        L.ids[3] = add(s, 1, JBOF_CLASS_SCAVENGER, 0, 0);
+        static const uint32_t bs[4] = {65536, 131072, 4096, 65536};
+        static const uint8_t op[4] = {JBOF_OP_READ, JBOF_OP_WRITE, JBOF_OP_READ, JBOF_OP_READ};
+        for (int i = 0; i < 4; i++) {
+            L.depth[i] = i == 0 ? 64 : 32;
+            L.bs[i] = bs[i];
+            L.op[i] = op[i];
+            L.stop_ns[i] = UINT64_MAX;
+        }
+        run(s, &L, &f, 50000000);
+        /* one IO at a time at many instants: the writer and the scavenger
+         * are caught on the round, held, parked or idle */
+        for (int k = 0; k < 40; k++) {
+            run(s, &L, &f, L.now + 1300000);
+            flush_check(s, &L, 1, 1);
+            flush_check(s, &L, 3, 1);
+        }
+        /* partly, then all of the throttled tenant; partly the writer and
+         * the scavenger (they rejoin their lists) */
+        flush_check(s, &L, 0, 5);
+        flush_check(s, &L, 1, 3);
+        flush_check(s, &L, 3, 2);
+        flush_check(s, &L, 0, 128);
+        L.depth[0] = 0; /* its client is gone */
+        jbof_tenant_stats ts;
+        CHECK_EQ(jbof_sched_tenant_stats(s, L.ids[0], &ts), 0);
+        CHECK_EQ(ts.queued, 0);
+        CHECK_EQ(jbof_sched_tenant_flush(s, L.ids[0], NULL, 0, L.now), 0);
+        uint64_t before[4];
+        memcpy(before, L.bytes, sizeof(before));
+        run(s, &L, &f, L.now + 100000000);
+        for (int i = 1; i < 3; i++) {
+            if (L.bytes[i] <= before[i])
+                fprintf(stderr, "flush, policy %s: tenant %d made no progress\n", jbof_policy_name(p), i);
+            CHECK(L.bytes[i] > before[i]);
+        }
+        CHECK_EQ(L.fifo_violations, 0);
+        CHECK_EQ(L.outstanding[0], 0); /* its in-flight IO completed */
+        CHECK_EQ(jbof_sched_tenant_remove(s, L.ids[0]), 0);
+        L.ids[0] = 9999;
+        /* everyone drains and the books balance */
+        for (int i = 1; i < 4; i++)
+            L.stop_ns[i] = 0;
+        flush_check(s, &L, 3, 128); /* a scavenger may wait for idle capacity forever */
+        run(s, &L, &f, L.now + 2000000000ull);
+        for (int i = 1; i < 4; i++) {
+            CHECK_EQ(jbof_sched_tenant_stats(s, L.ids[i], &ts), 0);
+            CHECK_EQ(ts.queued + ts.inflight, 0);
+            CHECK_EQ(ts.submitted, ts.completed + ts.flushed);
+            CHECK_EQ(L.outstanding[i], 0);
+        }
+        jbof_drive_stats ds;
+        CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
+        CHECK_EQ(ds.backlogged, 0);
+        CHECK_EQ(ds.inflight_ios, 0);
+        jbof_sched_destroy(s);
+    }
+}
+
 int main(void)
 {
     test_validation();
@@ -598,5 +710,6 @@ int main(void)
     test_toggle();
     test_hist();
     test_held_tenants();
+    test_flush();
     TEST_SUMMARY();
 }
