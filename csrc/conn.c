@@ -74,8 +74,11 @@ void conn_close(jbof_engine *e, conn *c, int protocol_error)
     sec_conn_free(c); /* TLS close_notify goes out before the socket closes */
     close(c->fd);
     c->fd = -1;
-    if (c->state == C_TX && c->x)
+    if (c->state == C_TX && c->x) {
         c->x->nconns--;
+        if (c->x->removing)
+            e->retry_deferred = 1; /* export.c 4: its removal may finish now */
+    }
     if (c->state == C_HS)
         e->nhs--;
     c->state = C_DEAD;

@@ -74,7 +74,7 @@ static int cmd_apply(jbof_engine *e, cmd *k)
         x = find_export(e, k->name);
         if (!x)
             return -ENOENT;
-        export_stats_fill(x, k->out);
+        export_stats_fill(x, k->out, e->now_ns);
         return 0;
     case CMD_EXPORT_HIST:
         x = find_export(e, k->name);
@@ -142,6 +142,7 @@ static void run_commands(jbof_engine *e)
         conn_adopt(e, c);
     }
     /* retry deferred ones first (export removal waiting for IO to drain) */
+    e->retry_deferred = 0;
     cmd **pp = &e->deferred;
     while (*pp) {
         cmd *k = *pp;
@@ -311,6 +312,9 @@ static uint64_t next_deadline(jbof_engine *e)
     }
     if (e->stopping && !e->exiting && e->stop_deadline_ns < t)
         t = e->stop_deadline_ns;
+    for (uint32_t i = 0; e->deferred && i < e->nx; i++) /* export.c 4: a removal's linger */
+        if (e->xs[i]->removing && e->xs[i]->linger_until_ns > e->now_ns && e->xs[i]->linger_until_ns < t)
+            t = e->xs[i]->linger_until_ns;
     uint64_t g = guard_next_ns(e);
     if (g < t)
         t = g;
@@ -355,7 +359,9 @@ static void iteration(jbof_engine *e)
         e->leave = 1;
         return;
     }
-    uint64_t dl = e->ready ? 0 : next_deadline(e);
+    /* commands just applied may have queued replies (dirty) or let a
+     * deferred removal finish: no sleeping before those are done */
+    uint64_t dl = (e->ready || e->dirty || (e->retry_deferred && e->deferred)) ? 0 : next_deadline(e);
     struct timespec ts, *tsp = NULL;
     if (dl != UINT64_MAX) {
         uint64_t wait = dl > e->now_ns ? dl - e->now_ns : 0;

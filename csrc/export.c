@@ -16,10 +16,24 @@
  *    and 1 GiB + 4 MiB (the next 1 MiB boundary).  Removing the first
  *    frees [0, 1 GiB) for the next export that fits.
  *
- * 4. Removal is two-phase: the export leaves the codec's table (no new
- *    connections), its connections are closed, its limits lifted so its
- *    queued IO drains at once; the command is retried each iteration until
- *    the scheduler lets the tenant go (-EBUSY while IO is in flight).
+ * 4. Removal is a transition, bounded in time (issue 11): the export
+ *    leaves the codec's table (no new connections); its connections are
+ *    read no more; what it has queued in the scheduler (and a request
+ *    parked for SQ credit) is answered ESHUTDOWN at once
+ *    (jbof_sched_tenant_flush, sched.c section 13), never drained -- a
+ *    tenant throttled to 1 MiB/s with 64 queued 128 KiB writes used to
+ *    hold the removal for its 8 s of limit, and lifting the limit instead
+ *    still made the drive do work whose replies nobody reads.  A WRITE
+ *    whose payload was still arriving is dropped.  IO already in the
+ *    backend completes and is answered normally.  Each connection closes
+ *    once its replies are out, or after REMOVE_LINGER_NS if its client
+ *    does not read them.  The command is retried each iteration until
+ *    then and until the scheduler lets the tenant go (-EBUSY while IO is
+ *    in flight); other commands are applied meanwhile (engine.c).
+ *    Worked example: 64 writes queued behind a 1 MiB/s limit, one in
+ *    the drive: 64 ESHUTDOWN replies and the connection closed in the
+ *    first iteration, the tenant gone when the last write completes
+ *    (memory drive: the same iteration).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -229,26 +243,63 @@ int export_add(jbof_engine *e, const jbof_export_cfg *cfg)
     return 0;
 }
 
-/* 0 when removed, -EINPROGRESS while its IO drains. */
+/* Fail what x has queued in its scheduler with ESHUTDOWN (section 4). */
+static void export_flush(jbof_engine *e, export *x)
+{
+    jbof_io ios[BATCH];
+    int n;
+    while ((n = jbof_sched_tenant_flush(x->d->s, x->tid, ios, BATCH, e->now_ns)) > 0) {
+        for (int i = 0; i < n; i++) {
+            req *r = &e->slots[ios[i].tag];
+            x->st.flushed_requests++;
+            x->sched_ios--;
+            reply_queue(e, r, -ESHUTDOWN); /* dropped if its connection died */
+        }
+        x->credit_freed = 1;
+    }
+}
+
+/* 0 when removed, -EINPROGRESS while its in-flight IO completes or its
+ * connections send their last replies (bounded by REMOVE_LINGER_NS). */
 int export_remove_step(jbof_engine *e, export *x)
 {
     if (!x->removing) {
         x->removing = 1;
+        x->linger_until_ns = e->now_ns + REMOVE_LINGER_NS;
         rebuild_tab(e);
-        for (conn *c = e->conns, *nx; c; c = nx) {
-            nx = c->next;
-            if (c->x == x)
-                conn_close(e, c, 0);
-        }
-        /* lift its limit so queued IO drains at once */
-        jbof_tenant_stats ts;
-        if (jbof_sched_tenant_stats(x->d->s, x->tid, &ts) == 0 && ts.queued) {
-            jbof_tenant_cfg tc;
-            jbof_tenant_default_cfg(&tc);
-            tc.sq_depth = ts.queued > tc.sq_depth ? ts.queued : tc.sq_depth;
-            jbof_sched_tenant_set(x->d->s, x->tid, &tc, e->now_ns);
+        for (conn *c = e->conns; c; c = c->next) {
+            if (c->x != x)
+                continue;
+            /* read nothing more; close once the replies below are out */
+            c->want_close = 1;
+            wait_stop(e, c);
+            if (c->parked) { /* no SQ credit yet: fail it too */
+                req *r = c->parked;
+                c->parked = NULL;
+                x->st.flushed_requests++;
+                reply_queue(e, r, -ESHUTDOWN);
+            }
+            if (c->cur) { /* a WRITE whose payload is still arriving: never read */
+                req *r = c->cur;
+                c->cur = NULL;
+                req_put(e, r);
+            }
+            dirty_push(e, c);
         }
     }
+    export_flush(e, x); /* nothing new enters (req_submit), but be sure */
+    int lingering = 0;
+    for (conn *c = e->conns, *nx; c; c = nx) {
+        nx = c->next;
+        if (c->x != x)
+            continue;
+        if (e->now_ns >= x->linger_until_ns)
+            conn_close(e, c, 0); /* a client that does not read its replies */
+        else
+            lingering = 1;
+    }
+    if (lingering)
+        return -EINPROGRESS;
     int rc = jbof_sched_tenant_remove(x->d->s, x->tid);
     if (rc == -EBUSY)
         return -EINPROGRESS;
@@ -270,9 +321,16 @@ int export_remove_step(jbof_engine *e, export *x)
     return 0;
 }
 
-void export_stats_fill(export *x, jbof_export_stats *out)
+void export_stats_fill(export *x, jbof_export_stats *out, uint64_t now_ns)
 {
     *out = x->st;
+    out->stall_max_ns = x->stall_max_ns;
+    if (x->sched_ios) {
+        uint64_t from = x->last_done_ns > x->busy_since_ns ? x->last_done_ns : x->busy_since_ns;
+        out->stall_now_ns = now_ns > from ? now_ns - from : 0;
+        if (out->stall_now_ns > out->stall_max_ns)
+            out->stall_max_ns = out->stall_now_ns;
+    }
     jbof_sched_tenant_stats(x->d->s, x->tid, &out->tenant);
     out->ns_base_bytes = x->base;
     out->size_bytes = x->size;

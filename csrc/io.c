@@ -297,6 +297,11 @@ int req_submit(jbof_engine *e, req *r)
 {
     export *x = r->x;
     drive *d = x->d;
+    if (x->removing) { /* export.c 4: nothing new enters a removed tenant's SQ */
+        x->st.flushed_requests++;
+        reply_queue(e, r, -ESHUTDOWN);
+        return 1;
+    }
     int rc = jbof_sched_submit(d->s, &r->br.io, e->now_ns); /* copied into the SQ */
     if (rc == -EAGAIN) {
         r->state = R_PARKED;
@@ -309,6 +314,8 @@ int req_submit(jbof_engine *e, req *r)
         return 1;
     }
     r->state = R_QUEUED;
+    if (x->sched_ios++ == 0)
+        x->busy_since_ns = e->now_ns;
     return 1;
 }
 
@@ -344,6 +351,15 @@ static void complete_breq(jbof_engine *e, drive *d, jbof_breq *br)
      * this thread woke up to notice. */
     uint64_t t = (br->due_ns && br->due_ns < e->now_ns) ? br->due_ns : e->now_ns;
     jbof_sched_complete(d->s, &br->io, t, st < 0 ? st : 0);
+    /* the stall tracker (reactor.h, struct export): the server's view of
+     * a tenant's zero-throughput time while it has IO outstanding */
+    export *x = r->x;
+    uint64_t from = x->last_done_ns > x->busy_since_ns ? x->last_done_ns : x->busy_since_ns;
+    if (e->now_ns > from && e->now_ns - from > x->stall_max_ns)
+        x->stall_max_ns = e->now_ns - from;
+    x->last_done_ns = e->now_ns;
+    if (--x->sched_ios == 0 && x->removing)
+        e->retry_deferred = 1; /* export.c 4: its removal may finish now */
     reply_queue(e, r, backend_status(br));
 }
 

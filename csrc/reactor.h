@@ -181,6 +181,10 @@ enum {
     PREF_BLOCK_BYTES = 4096,
 };
 
+/* export.c 4: how long a removed export's connections may take to send
+ * their last (ESHUTDOWN) replies before they are closed regardless. */
+#define REMOVE_LINGER_NS 250000000ull
+
 
 enum src_kind { SRC_LISTENER = 1, SRC_CONN = 2, SRC_CMD = 3, SRC_BACKEND = 4 };
 
@@ -274,6 +278,13 @@ typedef struct export {
     uint32_t tid;
     uint32_t read_only;
     uint32_t removing;
+    uint64_t linger_until_ns;  /* removing: its connections close by then (export.c 4) */
+    /* io.c: zero-throughput time while IO is outstanding (issue 11's
+     * "stall"), the server's view: IO in its SQ or backend, no completion */
+    uint32_t sched_ios;        /* submitted to the scheduler, not completed or flushed */
+    uint64_t busy_since_ns;    /* when sched_ios last went 0 -> 1 */
+    uint64_t last_done_ns;     /* last completion */
+    uint64_t stall_max_ns;
     uint32_t credit_freed;     /* IO left the SQ this round: resume waiters */
     uint32_t nconns;
     uint32_t nstalled;
@@ -375,6 +386,7 @@ struct jbof_engine {
     uint64_t stop_deadline_ns;
     cmd *stop_cmd;
     cmd *deferred;             /* remove commands waiting for drain */
+    uint32_t retry_deferred;   /* a removing export's IO or connection ended: retry now */
 
     listener lst[MAX_LISTENERS];
     uint32_t nlst;
@@ -492,7 +504,7 @@ int stub_remove(jbof_engine *e, const char *name);
 int export_add(jbof_engine *e, const jbof_export_cfg *cfg);
 /* 0 when removed, -EINPROGRESS while its IO drains. */
 int export_remove_step(jbof_engine *e, export *x);
-void export_stats_fill(export *x, jbof_export_stats *out);
+void export_stats_fill(export *x, jbof_export_stats *out, uint64_t now_ns);
 void drive_info_fill(drive *d, jbof_drive_info *out);
 
 /* ---- tls.c: authentication, authorization, the transport ---- */

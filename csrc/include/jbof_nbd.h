@@ -371,6 +371,9 @@ typedef struct jbof_export_stats {
     uint64_t buffer_budget_bytes;
     uint32_t requests_used;     /* request slots held now */
     uint32_t request_budget;
+    uint64_t flushed_requests;  /* answered ESHUTDOWN at removal: queued or parked */
+    uint64_t stall_max_ns;      /* longest time with IO in its SQ or drive and no completion */
+    uint64_t stall_now_ns;      /* the current such time (0: nothing outstanding) */
 } jbof_export_stats;
 
 typedef struct jbof_drive_info {

@@ -29,7 +29,9 @@
  * qemu-aarch64 (make test-c, test-asan, test-arm).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -509,6 +511,106 @@ static void two_reactors(const char *dir)
     unlink(sock);
 }
 
+static uint64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+typedef struct remover {
+    jbof_engine *e;
+    const char *name;
+    int rc;
+    uint64_t took_ms;
+} remover;
+
+static void *remove_thread(void *arg)
+{
+    remover *r = arg;
+    uint64_t t0 = now_ms();
+    r->rc = jbof_engine_export_remove(r->e, r->name);
+    r->took_ms = now_ms() - t0;
+    return NULL;
+}
+
+/* Issue 11 (export.c 4): removing a tenant throttled to 1 MiB/s with 24
+ * writes of 64 KiB queued takes milliseconds, not the 1.5 s its limit
+ * would: queued IO is answered ESHUTDOWN, the connection closes after its
+ * replies, and other commands are served while the removal runs. */
+static void remove_throttled(jbof_engine *e, const char *sock, uint32_t drive)
+{
+    enum { N = 24 };
+    jbof_export_cfg x;
+    memset(&x, 0, sizeof x);
+    snprintf(x.name, sizeof x.name, "m-slow");
+    x.drive = drive;
+    x.size_bytes = NS_BYTES;
+    CHECK_EQ(jbof_tenant_default_cfg(&x.tenant), 0);
+    x.tenant.limit_bps = 1u << 20;
+    x.tenant.sq_depth = 16; /* 16 queued, the rest parked or unread */
+    CHECK_EQ(jbof_engine_export_add(e, &x), 0);
+    uint64_t size;
+    uint16_t tf;
+    int fd = nbd_open(sock, "m-slow", &size, &tf);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    static uint8_t buf[BIG];
+    fill(buf, sizeof buf, 11);
+    for (uint64_t i = 0; i < N; i++)
+        CHECK_EQ(nbd_send(fd, JBOF_NBD_CMD_WRITE, 0, 100 + i, i * BIG, BIG, buf), 0);
+    jbof_export_stats xs;
+    for (int k = 0; k < 200; k++) { /* until its SQ is full */
+        CHECK_EQ(jbof_engine_export_stats(e, "m-slow", &xs), 0);
+        if (xs.tenant.queued >= 15)
+            break;
+        usleep(5000);
+    }
+    CHECK(xs.tenant.queued >= 15);
+    CHECK_EQ(xs.flushed_requests, 0);
+    remover r = {.e = e, .name = "m-slow"};
+    pthread_t th;
+    CHECK_EQ(pthread_create(&th, NULL, remove_thread, &r), 0);
+    uint64_t t0 = now_ms();
+    CHECK_EQ(jbof_engine_export_stats(e, "m-a", &xs), 0); /* not held up by the removal */
+    uint64_t other_ms = now_ms() - t0;
+    pthread_join(th, NULL);
+    CHECK_EQ(r.rc, 0);
+    if (getenv("JBOF_TEST_VERBOSE") || r.took_ms > 500 || other_ms > 500)
+        fprintf(stderr, "remove_throttled: removal %llu ms, other command %llu ms\n",
+                (unsigned long long)r.took_ms, (unsigned long long)other_ms);
+    CHECK(r.took_ms < 500);
+    CHECK(other_ms < 500);
+    CHECK_EQ(jbof_engine_export_stats(e, "m-slow", &xs), -ENOENT);
+    /* every reply is success (written before) or ESHUTDOWN, in order of
+     * handles for the flushed ones, then the connection is closed */
+    int ok = 0, shut = 0, other = 0;
+    for (;;) {
+        uint64_t h = 0;
+        int err = nbd_reply(fd, &h);
+        if (err < 0)
+            break;
+        if (err == 0)
+            ok++;
+        else if (err == JBOF_NBD_ESHUTDOWN)
+            shut++;
+        else
+            other++;
+        CHECK(h >= 100 && h < 100 + N);
+    }
+    CHECK_EQ(other, 0);
+    CHECK(shut >= 15);
+    CHECK(ok + shut <= N);
+    CHECK(ok <= 3); /* the limit lets 1 MiB/s through: a write or two */
+    uint8_t b;
+    CHECK(recv(fd, &b, 1, 0) <= 0); /* closed */
+    close(fd);
+    /* the name is free again at once */
+    CHECK_EQ(jbof_engine_export_add(e, &x), 0);
+    CHECK_EQ(jbof_engine_export_remove(e, "m-slow"), 0);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/jbof-reactor-XXXXXX";
@@ -582,6 +684,7 @@ int main(void)
     CHECK_EQ(jbof_engine_get_stats(e, &es), 0);
     CHECK(es.protocol_errors >= 2);
     CHECK_EQ(es.handshakes, 6); /* two connections per drive, and one structured each */
+    remove_throttled(e, sock, mem);
 
     CHECK_EQ(jbof_engine_stop(e), 0);
     jbof_engine_destroy(e);
