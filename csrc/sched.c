@@ -146,7 +146,16 @@
  *    changes, re-arm the tenant's tags at min(tag, now): the next IO is
  *    judged by the new settings from now on.  Worst case after a change is
  *    one IO early plus the 1 ms bank (at 200 MiB/s: 16 KiB + 200 KiB), never
- *    a debt run up under other settings.  tests/c/test_sched.c
+ *    a debt run up under other settings.  Every tenant_set and policy
+ *    change also brings the DRR deficit back within [0, quantum * weight]
+ *    (deficit_rearm), found by tests/test_live_changes.py's knob property:
+ *    IO sent on a due reservation is charged to the deficit (3b) without
+ *    bound, so a 4 KiB writer reserved at 50 MiB/s under qos went deeply
+ *    negative and, after a switch to drr, waited 300 ms with 16 IOs queued;
+ *    and a weight-8 128 KiB reader limited to 200 IOPS banks a 1 MiB
+ *    quantum per IO (each turn starts, sends one IO, hits its limit), 893
+ *    MB after 0.5 s -- switched to gimbal, which ignores limits, its turn
+ *    never ended and a 16 KiB reader beside it got nothing for 220 ms.  tests/c/test_sched.c
  *    (test_toggle) and tests/test_qos_sweep.py (live toggles) pin it.
  *
  * 8. An empty drive is never paced (issue 11, qos).  Pacing debt pays for
@@ -374,6 +383,20 @@ static inline void tags_rearm(tenant *t, uint64_t now_ns)
         t->li_tag = now_ns;
     if (t->r_tag > now_ns)
         t->r_tag = now_ns;
+}
+
+/* At a reconfiguration the DRR deficit restarts within [0, one quantum]
+ * (section 7): reservations charge it without bound (3b, "no double
+ * share"), and a tenant held back by its limit banks a quantum at every
+ * turn it starts and cannot use -- debts and hoards that mean nothing
+ * under the new settings. */
+static inline void deficit_rearm(const jbof_sched *s, tenant *t)
+{
+    int64_t q = (int64_t)s->cfg.quantum_bytes * t->cfg.weight;
+    if (t->deficit < 0)
+        t->deficit = 0;
+    else if (t->deficit > q)
+        t->deficit = q;
 }
 
 static inline tenant *get_tenant(const jbof_sched *s, uint32_t id)
@@ -718,8 +741,10 @@ int jbof_sched_set_policy(jbof_sched *s, uint32_t policy, uint64_t now_ns)
         return rc;
     for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
         tenant *t = s->t[i];
-        if (t)
+        if (t) {
             tags_rearm(t, now_ns); /* section 7 */
+            deficit_rearm(s, t);
+        }
         if (t && t->on_list == LIST_PARKED) { /* the new policy decides afresh */
             t->on_list = LIST_NONE;
             s->n_parked--;
@@ -889,6 +914,7 @@ int jbof_sched_tenant_set(jbof_sched *s, uint32_t id, const jbof_tenant_cfg *cfg
      * ahead by the old, lower rate must not hold the new one back */
     if (old_rates[0] != cfg->limit_bps || old_rates[1] != cfg->limit_iops || old_rates[2] != cfg->reserve_bps)
         tags_rearm(t, now_ns);
+    deficit_rearm(s, t);
     /* move between the DRR and scavenger lists if the class changed */
     (void)old_class;
     relink(s, id);

@@ -458,6 +458,15 @@ class Simulator:
                   "jbof_sim_tenant_timeline")
         return np.frombuffer(ffi.buffer(buf, 8 * min(n, nbins)), dtype=np.uint64).copy()
 
+    def tenant_stats(self, name: str) -> dict[str, Any]:
+        """The scheduler's counters of one tenant now (jbof_tenant_stats: queued,
+        inflight, completed, flushed, ...): one cheap C call, for fine-grained probes."""
+        t = self._tenant(name)
+        st = ffi.new("jbof_tenant_stats *")
+        check(lib.jbof_sched_tenant_stats(self._sched, t.id, st), "jbof_sched_tenant_stats",
+              f"tenant {name!r}")
+        return struct_dict(st)
+
     def tenant_result(self, name: str) -> TenantResult:
         t = self._tenant(name)
         r = ffi.new("jbof_tenant_result *")

@@ -25,6 +25,7 @@ op = st.one_of(
     st.tuples(st.just("policy"), st.sampled_from(POLICIES)),
     st.tuples(st.just("set"), st.integers(0, 3), st.integers(1, 8), st.sampled_from([0, 1, 2, 3]),
               st.sampled_from([0, 50 << 20, 1 << 30])),
+    st.tuples(st.just("flush"), st.integers(0, 3), st.integers(0, 20)),   # tenant removal's
 )
 
 
@@ -55,6 +56,7 @@ def test_no_io_lost_duplicated_or_reordered(policy: int, ops: list) -> None:
     queued: dict[int, deque[int]] = {i: deque() for i in range(4)}   # per tenant, in submit order
     inflight: dict[int, object] = {}                                   # tag -> dispatched descriptor
     completed: set[int] = set()
+    flushed: set[int] = set()
     out = ffi.new("jbof_io[64]")
 
     def dispatch(n: int) -> None:
@@ -100,6 +102,13 @@ def test_no_io_lost_duplicated_or_reordered(policy: int, ops: list) -> None:
             assert lib.jbof_sched_tenant_get_cfg(s, ids[t], tc) == 0
             tc.weight, tc.klass, tc.limit_bps = w, klass, limit
             assert lib.jbof_sched_tenant_set(s, ids[t], tc, now) == 0
+        elif o[0] == "flush":   # queued IO handed back undispatched, oldest first
+            _, t, n = o
+            k = lib.jbof_sched_tenant_flush(s, ids[t], out, n, now)
+            assert k == min(n, len(queued[t])), (k, n, len(queued[t]))
+            for j in range(k):
+                assert queued[t].popleft() == out[j].tag, "flush out of FIFO order"
+                flushed.add(int(out[j].tag))
 
     # drain: everything queued must come out, in order, within bounded time
     for _ in range(100_000):
@@ -113,10 +122,13 @@ def test_no_io_lost_duplicated_or_reordered(policy: int, ops: list) -> None:
         now = max(now + 1000, nxt if nxt != 2**64 - 1 else now + 1000)
     assert not any(queued.values()), "IO stuck in a queue"
     st_ = ffi.new("jbof_tenant_stats *")
-    total_sub = total_done = 0
+    total_sub = total_done = total_flushed = 0
     for t in range(4):
         assert lib.jbof_sched_tenant_stats(s, ids[t], st_) == 0
         assert st_.queued == 0 and st_.inflight == 0
         total_sub += st_.submitted
         total_done += st_.completed
-    assert total_sub == total_done == tag == len(completed)
+        total_flushed += st_.flushed
+    assert not completed & flushed, "an IO both flushed and completed"
+    assert total_sub == total_done + total_flushed == tag == len(completed) + len(flushed)
+    assert total_flushed == len(flushed)

@@ -193,6 +193,8 @@ def read_tenant(engine: Any, name: str, drive: str, hist: bool = False) -> dict[
         "throttled": bool(t["throttled"]), "throttled_ns": t["throttled_ns"],
         "slo_violations": t["slo_violations"], "connections": st["connections"],
         "stalled": st["stalled"], "size_bytes": st["size_bytes"],
+        "stall_max_ns": st["stall_max_ns"], "stall_now_ns": st["stall_now_ns"],
+        "flushed": st["flushed_requests"],
         "lat_ns": {"count": h["count"], "sum": h["sum_ns"], "max": h["max_ns"],
                    "p50": quantile(pairs, 0.5, h["max_ns"]),
                    "p99": quantile(pairs, 0.99, h["max_ns"]),

@@ -101,6 +101,9 @@ class Operations:
         self.on_drive_change: Callable[[str], None] | None = None   # must not block
         # told after tenant.add/remove/set (the forecast service's poke: re-plan now)
         self.on_tenant_change: Callable[[], None] | None = None     # must not block
+        # tenants being removed (tenant.remove runs the Engine's part without the lock);
+        # replaced, never mutated
+        self._removing: frozenset[str] = frozenset()
 
     @property
     def config(self) -> Config:
@@ -126,6 +129,8 @@ class Operations:
                 t = self._cfg.tenant(name)
             except KeyError:
                 self._planned = {k: v for k, v in self._planned.items() if k != name}
+                return
+            if name in self._removing:
                 return
             planned = {**self._planned, name: int(bps)}
             before, after = _in_force(t, self._planned), _in_force(t, planned)
@@ -237,6 +242,8 @@ class Operations:
             if op == "tune.set":       # takes the lock itself: the tuner's restore needs it
                 self._persist = persist
                 result = fn(args)
+            elif op == "tenant.remove":  # takes the lock itself, not while the Engine removes
+                result = self._tenant_remove(args, persist)
             else:
                 with self._lock:
                     self._persist = persist
@@ -266,6 +273,8 @@ class Operations:
         name = args.get("name")
         if not isinstance(name, str):
             raise AdminError("invalid", "args.name: is required (a tenant name)")
+        if name in self._removing:
+            raise AdminError("not_found", f"tenant {name!r} is being removed")
         try:
             return self._cfg.tenant(name)
         except KeyError:
@@ -331,33 +340,51 @@ class Operations:
         return out
 
     def op_tenant_remove(self, args: dict[str, Any]) -> dict[str, Any]:
-        t = self._tenant(args)
-        extra = set(args) - {"name", "force"}
-        if extra:
-            raise AdminError("invalid", f"args.{sorted(extra)[0]}: unknown key (allowed: "
-                             "name, force)")
-        force = args.get("force", False)
-        if not isinstance(force, bool):
-            raise AdminError("invalid", "args.force: expected true or false")
-        if not force:
-            try:
-                conns = int(self.engine.tenant_stats(t.name)["connections"])
-            except (ValueError, OSError, KeyError, TypeError):
-                conns = 0
-            if conns:
-                raise AdminError("busy", f"tenant {t.name!r} has {conns} open connection"
-                                 f"{'' if conns == 1 else 's'}; disconnect the clients or "
-                                 "force it (args.force)")
+        return self._tenant_remove(args, self._persist)
+
+    def _tenant_remove(self, args: dict[str, Any], persist: bool) -> dict[str, Any]:
+        """tenant.remove in three steps, the middle one without the lock: (1) under the
+        lock, check and mark the tenant as being removed (ops on it now answer
+        not_found); (2) the Engine removes it -- its queued IO is answered ESHUTDOWN,
+        its connections close after their last replies, in-flight IO completes
+        (csrc/export.c section 4: bounded, milliseconds on RAM) -- while other admin
+        ops run; (3) under the lock, drop it from the config and persist."""
+        with self._lock:
+            t = self._tenant(args)
+            extra = set(args) - {"name", "force"}
+            if extra:
+                raise AdminError("invalid", f"args.{sorted(extra)[0]}: unknown key (allowed: "
+                                 "name, force)")
+            force = args.get("force", False)
+            if not isinstance(force, bool):
+                raise AdminError("invalid", "args.force: expected true or false")
+            if not force:
+                try:
+                    conns = int(self.engine.tenant_stats(t.name)["connections"])
+                except (ValueError, OSError, KeyError, TypeError):
+                    conns = 0
+                if conns:
+                    raise AdminError("busy", f"tenant {t.name!r} has {conns} open connection"
+                                     f"{'' if conns == 1 else 's'}; disconnect the clients or "
+                                     "force it (args.force)")
+            self._removing = self._removing | {t.name}
         try:
-            self.engine.remove_tenant(t.name)
-        except OSError as e:
-            raise AdminError(_errno_code(e), f"tenant {t.name!r}: {e}") from None
-        cfg = self._cfg
-        new = dataclasses.replace(cfg, tenants=tuple(x for x in cfg.tenants if x.name != t.name))
-        self._planned = {k: v for k, v in self._planned.items() if k != t.name}
-        out: dict[str, Any] = {"tenant": t.name}
-        out.update(self._commit(new, f"tenant.remove {t.name}"))
-        return out
+            try:
+                self.engine.remove_tenant(t.name)
+            except OSError as e:
+                raise AdminError(_errno_code(e), f"tenant {t.name!r}: {e}") from None
+            with self._lock:
+                cfg = self._cfg
+                new = dataclasses.replace(cfg, tenants=tuple(x for x in cfg.tenants
+                                                             if x.name != t.name))
+                self._planned = {k: v for k, v in self._planned.items() if k != t.name}
+                out: dict[str, Any] = {"tenant": t.name}
+                self._persist = persist
+                out.update(self._commit(new, f"tenant.remove {t.name}"))
+                return out
+        finally:
+            with self._lock:
+                self._removing = self._removing - {t.name}
 
     def op_tenant_set(self, args: dict[str, Any]) -> dict[str, Any]:
         old = self._tenant(args)

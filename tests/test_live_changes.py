@@ -1,0 +1,444 @@
+"""Live changes are transitions, not restarts (issue 11, part 3).
+
+* In the simulator (hypothesis): knobs -- limit, limit_iops, weight, class,
+  reserve, latency SLO, the drive policy -- change at random instants while
+  IO flows; no tenant with queued IO goes more than STALL_S of simulated
+  time without a completion (sampled every SAMPLE_S from the scheduler's own
+  counters, so the measured gap is exact to SAMPLE_S).
+* Live, knob churn: fio (nbd engine) drives three tenants of a `jbof serve`
+  daemon on a memory drive while the test sets random knobs over the admin
+  socket every 100 ms for CHURN_S.  The bound is checked on the server's
+  view, the per-tenant stall tracker of the reactor (jbof_export_stats
+  stall_max_ns: the longest time a tenant had IO in its SQ or drive and no
+  completion), because fio's own 100 ms IOPS log also counts the time fio
+  itself or the reactor thread was not scheduled on this shared 2-core host
+  (it is reported, not asserted).
+* Live, removal: `tenant.remove` of a tenant throttled to 1 MiB/s with 64
+  queued 128 KiB writes finishes within 1 s (queued IO answered ESHUTDOWN,
+  csrc/export.c section 4), its fio client gets errors and exits instead of
+  hanging, another tenant's fio is unharmed, and an admin change from another
+  client during a (deliberately slowed) removal is answered at once -- the
+  Engine's part runs without the admin lock.
+
+Each test stays under 30 s.  Limits in the random knobs keep at least 20 IOs
+per second for the tenant's largest block (so a limit alone never explains a
+100 ms gap); scavengers are exempt from the bound while they are scavengers
+under qos (they get idle capacity only, by design: sched.c section 3d).
+"""
+from __future__ import annotations
+
+import errno
+import os
+import random
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from control_helpers import daemon, need
+from dataplane import DataplaneError
+
+STALL_S = 0.100          # the issue's bound: no tenant with queued IO at zero throughput longer
+SAMPLE_S = 0.002         # simulator probe interval
+SIM_S = 1.0
+POLICIES = ("fifo", "rr", "token-bucket", "drr", "gimbal", "qos")
+BS = {"4k": 4096, "16k": 16384, "64k": 65536, "128k": 131072}
+
+
+# ------------------------------------------------------------------ simulator ---
+
+workload = st.fixed_dictionaries({
+    "rw": st.sampled_from(["randread", "randwrite", "randrw", "read", "write"]),
+    "bs": st.sampled_from(list(BS)),
+    "iodepth": st.sampled_from([1, 4, 16, 32]),
+})
+
+
+def knob(n: int) -> st.SearchStrategy[tuple[Any, ...]]:
+    t = st.integers(0, n - 1)
+    return st.one_of(
+        st.tuples(st.just("limit"), t, st.sampled_from([0, 0, 1, 5, 20, 100, 1000])),   # x 20 IO/s
+        st.tuples(st.just("limit_iops"), t, st.sampled_from([0, 0, 20, 200, 5000])),
+        st.tuples(st.just("weight"), t, st.integers(1, 8)),
+        st.tuples(st.just("class"), t, st.sampled_from(["best-effort", "reserved", "latency",
+                                                        "scavenger"])),
+        st.tuples(st.just("reserve"), t, st.sampled_from([0, 10 << 20, 50 << 20])),
+        st.tuples(st.just("slo"), t, st.sampled_from([0.0, 0.0002, 0.001, 0.005])),
+        st.tuples(st.just("policy"), t, st.sampled_from(POLICIES)),
+    )
+
+
+@st.composite
+def mixes(draw: Any) -> tuple[str, list[dict[str, Any]], list[tuple[int, tuple[Any, ...]]]]:
+    n = draw(st.integers(2, 4))
+    wls = draw(st.lists(workload, min_size=n, max_size=n))
+    events = draw(st.lists(st.tuples(st.integers(20, 950), knob(n)), min_size=3, max_size=30))
+    return draw(st.sampled_from(POLICIES)), wls, sorted(events, key=lambda e: e[0])
+
+
+def _apply(sim: Any, name: str, wl: dict[str, Any], k: tuple[Any, ...]) -> None:
+    kind, _, v = k
+    if kind == "limit":
+        sim.set_tenant(name, limit_bps=v * 20 * BS[wl["bs"]])
+    elif kind == "limit_iops":
+        sim.set_tenant(name, limit_iops=v)
+    elif kind == "weight":
+        sim.set_tenant(name, weight=v)
+    elif kind == "class":
+        sim.set_tenant(name, klass=v)
+    elif kind == "reserve":
+        sim.set_tenant(name, reserve_bps=v)
+    elif kind == "slo":
+        sim.set_tenant(name, latency_slo_s=v)
+    else:
+        sim.set_policy(v)
+
+
+def sim_longest_gap(policy: str, wls: list[dict[str, Any]],
+                    events: list[tuple[int, tuple[Any, ...]]], seed: int = 1
+                    ) -> tuple[float, str, list[tuple[int, tuple[Any, ...]]]]:
+    """Run the mix for SIM_S with the knob events: the longest time (s) any tenant had
+    queued IO and no completion, where, and the settings in force when that gap began
+    (as events at 1 ms: the steady-state control of the same settings)."""
+    from control.simulator import Simulator
+    sim = Simulator("dct983", policy, seed=seed)
+    names = [f"t{i}" for i in range(len(wls))]
+    klass = {n: "best-effort" for n in names}
+    for n, wl in zip(names, wls):
+        sim.add_tenant(n, wl)
+    state: dict[tuple[str, int], Any] = {("policy", 0): policy}   # knobs in force
+    history = [(0.0, dict(state))]
+    last = {n: 0.0 for n in names}
+    done = {n: 0 for n in names}
+    worst, where, at = 0.0, "", dict(state)
+    ev = list(events)
+    steps = round(SIM_S / SAMPLE_S)
+    for i in range(1, steps + 1):
+        t_end = i * SAMPLE_S
+        while ev and ev[0][0] / 1000 <= t_end:
+            ms, k = ev.pop(0)
+            sim.run_until_ns(ms * 1_000_000)
+            tgt = names[k[1]]
+            try:
+                _apply(sim, tgt, wls[k[1]], k)
+            except DataplaneError as e:    # e.g. a reserve above the limit: refused, as live
+                assert e.errno == errno.EINVAL, e
+                continue
+            state[(k[0], 0 if k[0] == "policy" else k[1])] = k[2]
+            history.append((sim.now_s, dict(state)))
+            if k[0] == "class":
+                klass[tgt] = k[2]
+                last[tgt] = sim.now_s      # a scavenger's clock starts when it stops being one
+            if k[0] == "policy":
+                last = {n: max(last[n], sim.now_s) if klass[n] == "scavenger" else last[n]
+                        for n in names}
+        sim.run_until_ns(round(t_end * 1e9))
+        for n in names:
+            s = sim.tenant_stats(n)
+            exempt = klass[n] == "scavenger" and sim.policy == "qos"
+            if s["completed"] > done[n] or s["queued"] == 0 or exempt:
+                last[n] = t_end
+                done[n] = s["completed"]
+                continue
+            gap = t_end - last[n]
+            if gap > worst:
+                worst, where = gap, (f"{n} ({wls[names.index(n)]}, class {klass[n]}, policy "
+                                     f"{sim.policy}) at {t_end:.3f}s: queued {s['queued']}, "
+                                     f"inflight {s['inflight']}")
+                at = [h for h in history if h[0] <= last[n]][-1][1]
+    control = sorted(((1, (k[0], k[1], v)) for k, v in at.items()), key=lambda e: e[1][0] != "policy")
+    return worst, where, control
+
+
+def steady_gap(policy: str, wls: list[dict[str, Any]], control: list[tuple[int, tuple[Any, ...]]],
+               seed: int) -> float:
+    """The longest gap of the same mix with the given settings from the start, no change."""
+    return sim_longest_gap(policy, wls, control, seed)[0]
+
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(mix=mixes())
+def test_sim_knob_changes_never_strand_queued_io(mix: Any) -> None:
+    """A gap above STALL_S counts against the transitions unless the settings in force
+    when it began stall as long in steady state (same mix and seed, those settings from
+    the start, no change): qos itself still has steady-state stalls above 100 ms next to
+    a latency-critical tenant's overdraft or a reserved writer's debt (see
+    test_steady_state_stalls_are_not_transitions) -- issue 11 parts 1-2, not part 3."""
+    policy, wls, events = mix
+    gap, where, control = sim_longest_gap(policy, wls, events)
+    if gap <= STALL_S:
+        return
+    base = steady_gap(policy, wls, control, 1)
+    assert gap <= max(STALL_S, 1.5 * base + 0.02), (
+        f"{gap * 1e3:.0f} ms without a completion ({base * 1e3:.0f} ms in steady state with "
+        f"the settings {control}): {where}; events {events}")
+
+
+@pytest.mark.parametrize("wls,control", [
+    # a latency-critical QD1 64 KiB writer overdraws the write bucket (sched.c 3a/9):
+    # a best-effort 128 KiB randrw tenant waits 170-250 ms for the debt to refill
+    ([{"rw": "randwrite", "bs": "64k", "iodepth": 1}, {"rw": "randread", "bs": "4k", "iodepth": 16},
+      {"rw": "randrw", "bs": "128k", "iodepth": 4}], [(1, ("class", 0, "latency"))]),
+    # a 128 KiB randwriter reserved at 50 MiB/s (450 MB/s of cost at wf 9) keeps the
+    # write bucket in debt (sched.c 12): a best-effort 128 KiB writer waits ~500 ms
+    ([{"rw": "read", "bs": "4k", "iodepth": 16}, {"rw": "randwrite", "bs": "128k", "iodepth": 4},
+      {"rw": "write", "bs": "128k", "iodepth": 4}, {"rw": "randread", "bs": "128k", "iodepth": 32}],
+     [(1, ("reserve", 1, 50 << 20))]),
+])
+def test_steady_state_stalls_are_not_transitions(wls: list[dict[str, Any]],
+                                                 control: list[tuple[int, tuple[Any, ...]]]) -> None:
+    """The two steady-state stalls the property test found (kept in the open: they are
+    qos's sweep invariants, issue 11 parts 1-2).  Without the setting the same mix has
+    no gap above 100 ms; with it from the start, over 100 ms.  When qos fixes them this
+    test fails on the second assertion: then drop the steady-state allowance above."""
+    assert sim_longest_gap("qos", wls, [], 1)[0] <= STALL_S
+    assert steady_gap("qos", wls, control, 1) > STALL_S
+
+
+# ----------------------------------------------------------------------- live ---
+
+def _fio(uri: str, tmp: Path, name: str, rw: str, bs: str, qd: int, runtime: float,
+         log: bool = False) -> subprocess.Popen[str]:
+    job = tmp / f"{name}.fio"
+    lines = ["[global]", "ioengine=nbd", f"uri={uri}", f"rw={rw}", f"bs={bs}",
+             f"iodepth={qd}", "time_based=1", f"runtime={runtime}", "size=48m"]
+    if log:
+        lines += [f"write_iops_log={tmp / name}", "log_avg_msec=100"]
+    job.write_text("\n".join(lines + [f"[{name}]", ""]))
+    return subprocess.Popen(["fio", str(job), "--output-format=json", f"--output={tmp / name}.json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+
+
+def _stop(*procs: subprocess.Popen[str]) -> None:
+    for p in procs:
+        if p.poll() is None:
+            try:
+                os.killpg(p.pid, 9)
+            except ProcessLookupError:
+                pass
+            p.wait(timeout=10)
+
+
+def _fio_zero_windows(path: Path, skip_s: float = 1.0) -> tuple[int, int]:
+    """(windows of 100 ms with 0 IOs, windows) in a fio IOPS log, start and end skipped."""
+    rows = []
+    for f in path.parent.glob(path.name + "_iops*.log"):
+        for line in f.read_text().splitlines():
+            parts = [x.strip() for x in line.split(",")]
+            if len(parts) >= 2:
+                rows.append((int(parts[0]), int(parts[1])))
+    if not rows:
+        return 0, 0
+    end = max(t for t, _ in rows)
+    mid = [v for t, v in rows if skip_s * 1000 <= t <= end - skip_s * 1000]
+    return sum(1 for v in mid if v == 0), len(mid)
+
+
+CHURN_S = 20.0
+CHURN_CFG = """
+drives:
+  - {name: m0, backend: memory, size: 512MiB, policy: qos}
+tenants:
+  - {name: a, drive: m0, size: 64MiB}
+  - {name: b, drive: m0, size: 64MiB, weight: 2}
+  - {name: c, drive: m0, size: 64MiB, limit: 200MiB/s}
+"""
+CHURN_FIO = {"a": ("randread", "16k", 16), "b": ("randrw", "64k", 8), "c": ("randwrite", "4k", 32)}
+
+
+def _random_change(rng: random.Random) -> tuple[str, dict[str, Any]]:
+    if rng.random() < 0.15:
+        return "drive.set", {"name": "m0", "policy": rng.choice(POLICIES)}
+    name = rng.choice(list(CHURN_FIO))
+    kind = rng.choice(["limit", "limit_iops", "weight", "class", "reserve", "latency_slo"])
+    v: Any
+    if kind == "limit":          # >= 20 IOs/s of the largest block (64k): never a legit 100 ms gap
+        v = rng.choice(["0", "0", "2MiB/s", "20MiB/s", "200MiB/s", "1GiB/s"])
+    elif kind == "limit_iops":
+        v = rng.choice([0, 0, 50, 500, 20000])
+    elif kind == "weight":
+        v = rng.randint(1, 8)
+    elif kind == "class":        # not scavenger: idle capacity only, a gap by design
+        v = rng.choice(["best-effort", "reserved", "latency"])
+    elif kind == "reserve":
+        v = rng.choice(["0", "10MiB/s", "50MiB/s"])
+    else:
+        v = rng.choice(["0", "500us", "2ms"])
+    return "tenant.set", {"name": name, kind: v}
+
+
+def test_live_knob_churn_no_tenant_stalls(tmp_path: Path) -> None:
+    """fio on three tenants; a random tenant.set / drive.set every 100 ms for CHURN_S.
+    The reactor's per-tenant stall tracker must stay <= 100 ms for every tenant."""
+    need("fio")
+    rng = random.Random(11)
+    with daemon(CHURN_CFG) as d:
+        procs = [_fio(f"nbd+unix:///{n}?socket={d.nbd}", tmp_path, n, *CHURN_FIO[n],
+                      runtime=CHURN_S + 1, log=True) for n in CHURN_FIO]
+        try:
+            c = d.client()
+            t0 = time.monotonic()
+            while time.monotonic() - t0 < 1.0:          # every tenant has IO flowing
+                if all(d.engine.tenant_stats(n)["tenant"]["completed"] > 100 for n in CHURN_FIO):
+                    break
+                time.sleep(0.05)
+            start = {n: d.engine.tenant_stats(n)["stall_max_ns"] for n in CHURN_FIO}
+            applied = refused = 0
+            worst_live = {n: 0 for n in CHURN_FIO}    # stall_now seen by the sampler
+            t0 = time.monotonic()
+            nxt = t0
+            while time.monotonic() - t0 < CHURN_S:
+                op, args = _random_change(rng)
+                try:
+                    c.call(op, persist=False, **args)
+                    applied += 1
+                except Exception as e:                 # a combination the config refuses
+                    assert getattr(e, "code", "") == "invalid", e
+                    refused += 1
+                for n in CHURN_FIO:
+                    s = d.engine.tenant_stats(n)
+                    worst_live[n] = max(worst_live[n], s["stall_now_ns"])
+                nxt += 0.1
+                time.sleep(max(0.0, nxt - time.monotonic()))
+            stats = {n: d.engine.tenant_stats(n) for n in CHURN_FIO}
+            for p in procs:
+                p.wait(timeout=30)
+        finally:
+            _stop(*procs)
+    for p in procs:
+        assert p.returncode == 0, p.stderr.read()[-2000:] if p.stderr else ""
+    gaps_ms = {n: stats[n]["stall_max_ns"] / 1e6 for n in CHURN_FIO}
+    fio_zero = {n: _fio_zero_windows(tmp_path / n) for n in CHURN_FIO}
+    report = (f"churn: {applied} changes applied, {refused} refused; server-side longest "
+              f"zero-completion gap with IO outstanding (ms): "
+              f"{ {n: round(v, 1) for n, v in gaps_ms.items()} } (before the churn: "
+              f"{ {n: round(v / 1e6, 1) for n, v in start.items()} }); fio 100 ms windows "
+              f"with 0 IOs: {fio_zero}")
+    print(report)
+    assert applied > CHURN_S * 5, report        # the churn really happened
+    for n, g in gaps_ms.items():
+        assert g <= STALL_S * 1e3, report
+        assert stats[n]["tenant"]["completed"] > 1000, report
+
+
+RM_CFG = """
+drives:
+  - {name: m0, backend: memory, size: 512MiB, policy: qos}
+tenants:
+  - {name: slow, drive: m0, size: 64MiB, limit: 1MiB/s}
+  - {name: good, drive: m0, size: 64MiB}
+  - {name: other, drive: m0, size: 64MiB}
+"""
+
+
+def _queued(d: Any, name: str, want: int, timeout: float = 10.0) -> int:
+    t0 = time.monotonic()
+    q = 0
+    while time.monotonic() - t0 < timeout:
+        q = d.engine.tenant_stats(name)["tenant"]["queued"]
+        if q >= want:
+            break
+        time.sleep(0.02)
+    return int(q)
+
+
+def test_live_rm_of_throttled_tenant_is_prompt(tmp_path: Path) -> None:
+    """A 1 MiB/s tenant with 64 queued 128 KiB writes (64 s of its limit) is removed
+    in well under 1 s; its fio gets errors and exits; good's fio is unharmed; an
+    admin request from another client during the removal is answered."""
+    need("fio")
+    with daemon(RM_CFG) as d:
+        slow = _fio(f"nbd+unix:///slow?socket={d.nbd}", tmp_path, "slow", "randwrite", "128k",
+                    64, runtime=60)
+        good = _fio(f"nbd+unix:///good?socket={d.nbd}", tmp_path, "good", "randread", "4k",
+                    8, runtime=4)
+        try:
+            q = _queued(d, "slow", 48)
+            assert q >= 48, f"fio did not queue IO on slow ({q})"
+            before = d.engine.tenant_stats("good")["tenant"]["completed"]
+            res: dict[str, Any] = {}
+
+            def other() -> None:
+                started.wait()
+                t = time.monotonic()
+                d.client().call("tenant.set", name="other", weight=3, persist=False)
+                res["other_s"] = time.monotonic() - t
+
+            started = threading.Event()
+            th = threading.Thread(target=other)
+            th.start()
+            c = d.client()
+            t = time.monotonic()
+            started.set()
+            c.call("tenant.remove", name="slow", force=True)
+            rm_s = time.monotonic() - t
+            th.join(timeout=10)
+            slow.wait(timeout=10)                        # it must not hang on its queued IO
+            assert slow.returncode not in (None, 0)
+            err = slow.stderr.read() if slow.stderr else ""
+            good.wait(timeout=20)
+            after = d.engine.tenant_stats("good")["tenant"]["completed"]
+            names = [t["name"] for t in c.call("tenant.list")["tenants"]]
+        finally:
+            _stop(slow, good)
+    print(f"rm: {q} queued, removal {rm_s * 1e3:.1f} ms, concurrent tenant.set "
+          f"{res.get('other_s', -1) * 1e3:.1f} ms")
+    assert rm_s < 1.0, rm_s
+    assert res.get("other_s", 99) < 1.0, res
+    assert "slow" not in names
+    # fio saw ESHUTDOWN ("Cannot send after transport endpoint shutdown") or the close
+    assert "shutdown" in err.lower() or "not connected" in err.lower(), err[-1500:]
+    assert good.returncode == 0, (good.stderr.read() if good.stderr else "")[-1500:]
+    assert after > before
+
+
+def test_rm_does_not_hold_the_admin_lock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the Engine's removal slowed to 1.5 s, a tenant.set of another tenant from
+    another client is answered at once; ops on the tenant being removed answer
+    not_found; the removal then completes and is persisted."""
+    with daemon(RM_CFG) as d:
+        ops = d.plane.control
+        real = ops.engine.remove_tenant
+        entered = threading.Event()
+
+        def slow_remove(name: str) -> None:
+            entered.set()
+            time.sleep(1.5)
+            real(name)
+
+        monkeypatch.setattr(ops.engine, "remove_tenant", slow_remove)
+        res: dict[str, Any] = {}
+
+        def rm() -> None:
+            t = time.monotonic()
+            res["rm"] = d.client().call("tenant.remove", name="slow", force=True)
+            res["rm_s"] = time.monotonic() - t
+
+        th = threading.Thread(target=rm)
+        th.start()
+        assert entered.wait(5)
+        c = d.client()
+        t = time.monotonic()
+        c.call("tenant.set", name="other", weight=5)
+        set_s = time.monotonic() - t
+        with pytest.raises(Exception) as ei:
+            c.call("tenant.set", name="slow", weight=2)
+        assert getattr(ei.value, "code", "") == "not_found", ei.value
+        assert "being removed" in str(ei.value)
+        with pytest.raises(Exception) as ei:
+            c.call("tenant.remove", name="slow", force=True)
+        assert getattr(ei.value, "code", "") == "not_found", ei.value
+        th.join(10)
+        names = [t["name"] for t in c.call("tenant.list")["tenants"]]
+        saved = [t.name for t in d.saved().tenants]
+        weight = [t.weight for t in d.saved().tenants if t.name == "other"]
+    assert set_s < 0.5, set_s
+    assert res["rm_s"] >= 1.5 and res["rm"]["tenant"] == "slow"
+    assert "slow" not in names and "slow" not in saved and weight == [5]
