@@ -616,7 +616,9 @@ class Engine:
         self._tenants[t["name"]] = t
 
     def remove_tenant(self, name: str) -> None:
-        """Remove a tenant live: its connections close, its queued IO drains."""
+        """Remove a tenant live: its queued IO is answered ESHUTDOWN, in-flight IO
+        completes, its connections close after their last replies (csrc/export.c
+        section 4; bounded).  Releases the GIL while the engine works."""
         self._tenant(name)
         check(lib.jbof_engine_export_remove(self._need(), name.encode()),
               "jbof_engine_export_remove", name)

@@ -334,7 +334,9 @@ def tenant_add(name: str, drive: str | None, size: str, read_only: bool, as_json
 @socket_option
 def tenant_rm(name: str, force: bool, as_json: bool, socket_path: str) -> None:
     """Remove tenant NAME; refused while it has open connections unless --force
-    (then its connections close and its queued IO drains first).
+    (then its queued IO is answered ESHUTDOWN, IO already in the drive completes,
+    its connections close after their last replies: milliseconds, however
+    throttled it was; other admin requests are served meanwhile).
 
     \b
     Example:

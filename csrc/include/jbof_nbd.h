@@ -448,7 +448,9 @@ int jbof_engine_stop(jbof_engine *e);
  * between two batches (or inline while it does not run).  Each blocks until
  * applied.  Exports are named by their NBD export name. */
 int jbof_engine_export_add(jbof_engine *e, const jbof_export_cfg *cfg);
-/* Closes the export's connections, waits for its IO to drain. */
+/* Fails the export's queued IO with ESHUTDOWN, closes its connections once
+ * their replies are out (250 ms at most), waits for its in-flight IO
+ * (export.c section 4).  Other commands are applied meanwhile. */
 int jbof_engine_export_remove(jbof_engine *e, const char *name);
 int jbof_engine_export_set(jbof_engine *e, const char *name, const jbof_tenant_cfg *cfg);
 int jbof_engine_export_stats(jbof_engine *e, const char *name, jbof_export_stats *out);
