@@ -608,7 +608,39 @@ static void remove_throttled(jbof_engine *e, const char *sock, uint32_t drive)
     close(fd);
     /* the name is free again at once */
     CHECK_EQ(jbof_engine_export_add(e, &x), 0);
+    /* a client that never reads its replies: 1 MiB reads (the limit's 1 ms
+     * bank lets one or two go) fill its socket; the removal closes it after
+     * REMOVE_LINGER_NS (250 ms) instead of waiting for it */
+    fd = nbd_open(sock, "m-slow", &size, &tf);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    int rcv = 4096;
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof rcv);
+    for (uint64_t i = 0; i < 8; i++)
+        CHECK_EQ(nbd_send(fd, JBOF_NBD_CMD_READ, 0, 200 + i, i << 20, 1u << 20, NULL), 0);
+    for (int k = 0; k < 200; k++) {
+        CHECK_EQ(jbof_engine_export_stats(e, "m-slow", &xs), 0);
+        if (xs.tenant.completed >= 1 && xs.tenant.queued >= 4)
+            break;
+        usleep(5000);
+    }
+    uint64_t t1 = now_ms();
     CHECK_EQ(jbof_engine_export_remove(e, "m-slow"), 0);
+    uint64_t linger_ms = now_ms() - t1;
+    if (getenv("JBOF_TEST_VERBOSE") || linger_ms < 200 || linger_ms > 1000)
+        fprintf(stderr, "remove_throttled: unread replies, removal %llu ms\n", (unsigned long long)linger_ms);
+    CHECK(linger_ms >= 200 && linger_ms < 1000);
+    size_t got = 0;
+    static uint8_t sink[65536];
+    for (;;) { /* whatever was sent, then EOF: never a hang */
+        ssize_t n = recv(fd, sink, sizeof sink, 0);
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    CHECK(got < (8u << 20));
+    close(fd);
 }
 
 int main(void)
