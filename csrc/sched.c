@@ -1041,32 +1041,39 @@ int jbof_sched_submit(jbof_sched *s, const jbof_io *io, uint64_t now_ns)
 
 static void take_tags(tenant *t, uint32_t len, uint64_t now_ns, int resv);
 
-/* Pop the head IO of t into *out and do all accounting. */
+/* Pop the head IO of t into *out and do all accounting.  pol is the policy
+ * and onl the list t is on, or TAKE_ANY: a caller that knows them passes
+ * constants and the inlined copy drops the checks (the qos round: policy
+ * qos, t on the round). */
+enum { TAKE_ANY = 0xffffffffu };
 static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io *out,
-                                                       uint64_t now_ns)
+                                                       uint64_t now_ns, uint32_t pol, uint32_t onl)
 {
+    if (pol == TAKE_ANY)
+        pol = s->cfg.policy;
+    if (onl == TAKE_ANY)
+        onl = t->on_list;
     sq_ent *e = &t->ring[t->head];
-    int on_drr = t->on_list == LIST_DRR;
     *out = e->io;
+    uint32_t c = out->cost;
+    int k = ctl_bucket(out->opcode);
     t->head = (t->head + 1) & t->mask;
-    t->count--;
-    if (on_drr) { /* the round's head-IO census follows the new head */
-        s->n_head[ctl_bucket(out->opcode)]--;
-        if (t->count)
+    uint32_t left = --t->count;
+    if (onl == LIST_DRR) { /* the round's head-IO census follows the new head */
+        s->n_head[k]--;
+        if (left)
             s->n_head[head_bucket(t)]++;
-    } else if (t->on_list == LIST_PARKED) { /* a parked tenant's reservation IO */
-        s->n_park_head[ctl_bucket(out->opcode)]--;
-        if (t->count)
+    } else if (onl == LIST_PARKED) { /* a parked tenant's reservation IO */
+        s->n_park_head[k]--;
+        if (left)
             s->n_park_head[head_bucket(t)]++;
     }
     out->dispatch_ns = now_ns;
-    uint32_t c = out->cost;
-    uint32_t len = out->length_bytes;
 
     /* virtual slots (tracked under every policy; enforced by gimbal/qos) */
     if (t->cur_slot_cost >= s->cfg.slot_bytes) {
         uint32_t n = t->cur_slot;
-        for (int k = 0; k < SLOT_RING; k++) {
+        for (int j = 0; j < SLOT_RING; j++) {
             n++;
             if (t->slot_out[n % SLOT_RING] == 0)
                 break;
@@ -1083,30 +1090,30 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
     t->inflight_cost += c;
     s->inflight_ios++;
     s->inflight_cost += c;
-    if (t->on_list == LIST_SCAV)
+    if (onl == LIST_SCAV)
         s->scav_inflight_cost += c;
     s->dispatched++;
     t->st.dispatched++;
 
-    if (t->rated && policy_uses_tags(s->cfg.policy))
-        take_tags(t, len, now_ns, s->cfg.policy == JBOF_POLICY_QOS);
+    if (t->rated && policy_uses_tags(pol))
+        take_tags(t, out->length_bytes, now_ns, pol == JBOF_POLICY_QOS);
     if (t->throttled) {
         t->st.throttled_ns += now_ns - t->throttle_since;
         t->throttled = 0;
     }
-    if (policy_uses_ctl(s->cfg.policy) && !s->alone)
-        s->ctl.tokens[ctl_bucket(out->opcode)] -= c; /* alone: not paced, runs up no debt */
+    if (policy_uses_ctl(pol) && !s->alone)
+        s->ctl.tokens[k] -= c; /* alone: not paced, runs up no debt */
 
-    if (t->count == 0) {
+    if (left == 0) {
         s->n_backlogged--;
         if (t->cfg.klass == JBOF_CLASS_LATENCY)
             s->n_lc_backlogged--;
-        if (t->on_list == LIST_PARKED) {
+        if (onl == LIST_PARKED) {
             t->on_list = LIST_NONE;
             s->n_parked--;
         } else {
             /* raw: the census was already updated above */
-            list_del_raw(s, t->on_list == LIST_SCAV ? &s->scav : &s->drr, id);
+            list_del_raw(s, onl == LIST_SCAV ? &s->scav : &s->drr, id);
         }
         t->deficit = 0;
         t->in_turn = 0;
@@ -1249,7 +1256,7 @@ static int dispatch_fifo(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
             }
             id = t->next;
         }
-        take(s, (uint32_t)best, s->t[best], &out[n++], now_ns);
+        take(s, (uint32_t)best, s->t[best], &out[n++], now_ns, TAKE_ANY, LIST_DRR);
     }
     return n;
 }
@@ -1268,7 +1275,7 @@ static int dispatch_rr(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max, in
             continue;
         }
         idle_visits = 0;
-        take(s, id, t, &out[n++], now_ns);
+        take(s, id, t, &out[n++], now_ns, TAKE_ANY, LIST_DRR);
     }
     return n;
 }
@@ -1356,7 +1363,7 @@ static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *
         }
         idle_visits = 0;
         t->deficit -= c;
-        take(s, id, t, &out[n++], now_ns); /* may unlink t */
+        take(s, id, t, &out[n++], now_ns, TAKE_ANY, TAKE_ANY); /* may unlink t */
     }
     return n;
 }
@@ -1391,7 +1398,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
                 continue;
             }
             t->deficit -= c;
-            take(s, id, t, &out[n++], now_ns);
+            take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, LIST_DRR);
         }
         return n;
     }
@@ -1475,7 +1482,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
         }
         idle_visits = 0;
         t->deficit -= h->cost;
-        take(s, id, t, &out[n++], now_ns); /* may unlink t */
+        take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, LIST_DRR); /* may unlink t */
         if (s->ctl.tokens[k] <= 0) {
             rel &= ~(1u << k);
             if (!round_budget_ok(s, waiting))
@@ -1508,7 +1515,7 @@ static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io *out, i
                 slot_blocked(s, t))
                 break;
             t->deficit -= t->ring[t->head].io.cost; /* no double share */
-            take(s, id, t, &out[n++], now_ns);
+            take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, TAKE_ANY);
         }
     }
     return n;
