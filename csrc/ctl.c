@@ -139,7 +139,6 @@ enum {
     CTL_THRESH_CREEP_SHIFT = 8,     /* threshold regains 1/256 of its gap per OK sample */
 };
 
-#define CTL_MAX_REFILL_NS (1ull << 24)
 #define CTL_MAX_RATE_BPS (1ull << 38)
 
 static const uint64_t CTL_WINDOW_MAX_NS = 200000000ull; /* ours: a window closes after 200 ms whatever the count */
@@ -241,40 +240,8 @@ void ctl_on_lc(ctl_state *c, uint64_t e2e_ns, uint64_t now_ns)
     c->last_lc_ns = now_ns;
 }
 
-void ctl_refill(ctl_state *c, uint64_t now_ns)
-{
-    if (now_ns <= c->last_refill_ns)
-        return;
-    uint64_t dt = now_ns - c->last_refill_ns;
-    /* rate <= 2^38 (checked) and dt capped at 2^24 ns (16.7 ms, longer than
-     * any bucket takes to fill at rate_min) keep the product below 2^62: one
-     * 64-bit multiply and divide, no 128-bit helper call on the IO path */
-    if (dt > CTL_MAX_REFILL_NS)
-        dt = CTL_MAX_REFILL_NS;
-    uint64_t add = (c->rate_cost_bps * dt) / JBOF_NS_PER_S;
-    if (add == 0)
-        return; /* keep last_refill_ns so sub-byte credit is not lost */
-    /* half the refill to each bucket; what a full bucket cannot hold spills
-     * into the other, so one kind alone gets the whole rate */
-    int64_t cap = c->cfg.bucket_bytes;
-    /* ours: the read share is set by sched.c (section 11 there), 0 = half */
-    uint64_t radd = c->read_share_x256 ? (add * c->read_share_x256) >> 8 : add / 2;
-    int64_t r = c->tokens[0] + (int64_t)radd;
-    int64_t w = c->tokens[1] + (int64_t)(add - radd);
-    if (r > cap) {
-        w += r - cap;
-        r = cap;
-    }
-    if (w > cap) {
-        r += w - cap;
-        w = cap;
-        if (r > cap)
-            r = cap;
-    }
-    c->tokens[0] = r;
-    c->tokens[1] = w;
-    c->last_refill_ns = now_ns;
-}
+/* ctl_refill (section 4) is inline in jbof_internal.h: it runs at every
+ * dispatch call. */
 
 uint64_t ctl_next_ns(const ctl_state *c, uint64_t now_ns, int k)
 {

@@ -305,6 +305,8 @@ typedef struct tenant {
     uint64_t cur_slot_cost;
     uint32_t busy_slots;
     uint32_t slot_allowed;
+    uint64_t win_cap;         /* qos: in-flight window, valid while win_gen == the scheduler's */
+    uint64_t win_gen;
     uint16_t slot_out[SLOT_RING];
     /* accounting */
     uint32_t inflight;
@@ -348,6 +350,7 @@ struct jbof_sched {
     uint64_t win_per_weight_x256; /* total_slots * slot_bytes / active_weight, x256 */
     uint32_t win_shift;       /* qos: in-flight windows scaled by 2^win_shift (section 10) */
     uint64_t win_changed_ns;  /* last change of win_shift */
+    uint64_t win_gen;         /* bumped whenever a window's inputs change (tenants' win_cap caches) */
     uint32_t inflight_ios;
     uint64_t inflight_cost;
     uint64_t scav_inflight_cost;
@@ -649,6 +652,7 @@ int jbof_sched_create(const jbof_sched_cfg *cfg, jbof_sched **out)
     if (cfg->ctl.enabled)
         ctl_init(&s->ctl, &cfg->ctl, 0);
     s->next_limit_ns = UINT64_MAX;
+    s->win_gen = 1; /* a new tenant's win_gen (0) is stale */
     *out = s;
     return 0;
 }
@@ -696,6 +700,7 @@ int jbof_sched_configure(jbof_sched *s, const jbof_sched_cfg *cfg, uint64_t now_
         release_all(s); /* only qos holds; the new policy starts from one round */
     s->win_per_weight_x256 = ((uint64_t)cfg->total_slots * cfg->slot_bytes << 8) /
                              (s->active_weight ? s->active_weight : 1);
+    s->win_gen++;
     int ctl_changed = memcmp(&cfg->ctl, &s->cfg.ctl, sizeof(cfg->ctl)) != 0;
     int cost_changed = memcmp(&cfg->cost, &s->cfg.cost, sizeof(cfg->cost)) != 0;
     s->cfg = *cfg;
@@ -813,6 +818,7 @@ static int tenant_apply_cfg(tenant *t, const jbof_tenant_cfg *c)
         return -EBUSY;
     }
     t->cfg = *c;
+    t->win_gen = 0; /* the weight may have changed: recompute the window */
     t->rated = c->limit_bps || c->limit_iops || c->reserve_bps;
     t->lc_slo = c->klass == JBOF_CLASS_LATENCY && c->latency_slo_ns;
     return 0;
@@ -849,6 +855,7 @@ static void active_weight_adjust(jbof_sched *s, const tenant *t, int sign)
     s->win_per_weight_x256 = s->active_weight
                                  ? ((uint64_t)s->cfg.total_slots * s->cfg.slot_bytes << 8) / s->active_weight
                                  : (uint64_t)s->cfg.total_slots * s->cfg.slot_bytes << 8;
+    s->win_gen++;
     if (t->lc_slo) {
         s->n_lc_active += sign > 0 ? 1u : (uint32_t)-1;
         slo_cap_refresh(s);
@@ -1219,20 +1226,32 @@ static inline uint32_t slots_allowed(const jbof_sched *s)
     return a ? a : 1;
 }
 
+/* qos: t's in-flight window, window * w / W of total_slots * slot_bytes
+ * (window / W kept up to date, x256, when W changes), at least one slot as
+ * Gimbal's max(1, ...), scaled by 2^win_shift (section 10).  Cached in the
+ * tenant until an input changes (s->win_gen: W, the config, win_shift; the
+ * tenant's weight resets its win_gen). */
+static inline uint64_t win_cap(const jbof_sched *s, tenant *t)
+{
+    if (t->win_gen != s->win_gen) {
+        uint64_t cap = (s->win_per_weight_x256 * t->cfg.weight) >> 8;
+        if (cap < s->cfg.slot_bytes)
+            cap = s->cfg.slot_bytes;
+        t->win_cap = cap << s->win_shift;
+        t->win_gen = s->win_gen;
+    }
+    return t->win_cap;
+}
+
 /* May t not send its next IO now for lack of in-flight room?
  * gimbal: slot count (weight-blind, as published); qos: the same window of
  * total_slots * slot_bytes split by weight among active tenants, in cost. */
-static inline int slot_blocked(const jbof_sched *s, const tenant *t)
+static inline int slot_blocked(const jbof_sched *s, tenant *t)
 {
     if (s->cfg.policy == JBOF_POLICY_QOS) {
         if (t->inflight == 0)
             return 0;
-        /* window * w / W, with window / W kept up to date (x256) when W changes */
-        uint64_t cap = (s->win_per_weight_x256 * t->cfg.weight) >> 8;
-        if (cap < s->cfg.slot_bytes)
-            cap = s->cfg.slot_bytes; /* at least one slot, as Gimbal's max(1, ...) */
-        cap <<= s->win_shift;        /* section 10 */
-        return t->inflight_cost + t->ring[t->head].io.cost > cap;
+        return t->inflight_cost + t->ring[t->head].io.cost > win_cap(s, t);
     }
     if (t->cur_slot_cost < s->cfg.slot_bytes && t->slot_out[t->cur_slot % SLOT_RING])
         return 0; /* the open slot still has room */
@@ -1412,7 +1431,10 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
         return 0;
     /* buckets with held tenants and tokens: tokens only fall during a call */
     uint32_t rel = s->held_mask & ((s->ctl.tokens[0] > 0 ? 1u : 0u) | (s->ctl.tokens[1] > 0 ? 2u : 0u));
-    while (n < max && s->inflight_ios < s->cfg.max_inflight_ios) {
+    /* n < max and the drive's IO cap: only take() moves either, by one each */
+    int room = s->inflight_ios < s->cfg.max_inflight_ios ? (int)(s->cfg.max_inflight_ios - s->inflight_ios) : 0;
+    int nmax = room < max ? room : max;
+    while (n < nmax) {
         if (rel) {
             /* the longest-held tenant whose bucket has refilled goes first
              * (it was passed over; a turn in progress resumes after it) */
@@ -1434,11 +1456,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
         const jbof_io *h = &t->ring[t->head].io;
         if (!alone && t->inflight) {
             /* in-flight window w / W of total_slots * slot_bytes (3, Virtual slots) */
-            uint64_t cap = (s->win_per_weight_x256 * t->cfg.weight) >> 8;
-            if (cap < s->cfg.slot_bytes)
-                cap = s->cfg.slot_bytes;
-            cap <<= s->win_shift; /* section 10 */
-            if (t->inflight_cost + h->cost > cap) {
+            if (t->inflight_cost + h->cost > win_cap(s, t)) {
                 *waiting = 1; /* parked until one of its own IOs completes */
                 t->in_turn = 0;
                 list_del(s, l, id);
@@ -1484,9 +1502,20 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
         t->deficit -= h->cost;
         take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, LIST_DRR); /* may unlink t */
         if (s->ctl.tokens[k] <= 0) {
+            /* its bucket ran dry: go on only if someone can use the other
+             * one (round_budget_ok, knowing bucket k is empty) */
             rel &= ~(1u << k);
-            if (!round_budget_ok(s, waiting))
-                break; /* its bucket ran dry and nobody can use the other */
+            if (!alone && !s->n_lc_backlogged) {
+                int o = 1 - k;
+                uint32_t wo = (s->n_head[o] ? 1u : 0u) | (s->held_mask >> o & 1);
+                if (!wo || s->ctl.tokens[o] <= 0) {
+                    uint32_t want = (s->n_head[k] ? 1u << k : 0u) | (wo << o) | (s->held_mask & (1u << k));
+                    s->starved |= want;
+                    if (want)
+                        *waiting = 1;
+                    break;
+                }
+            }
         }
     }
     return n;
@@ -1594,6 +1623,7 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
         if (qos && !s->alone && !s->n_lc_active && s->win_shift < WIN_SHIFT_MAX && s->ctl.state == JBOF_CTL_SLOWSTART &&
             now_ns - s->win_changed_ns >= WIN_STEP_NS) {
             s->win_shift++;
+            s->win_gen++;
             s->win_changed_ns = now_ns;
         }
     }
@@ -1679,6 +1709,7 @@ static inline __attribute__((always_inline)) int complete_one(jbof_sched *s, con
         if (s->win_shift && (s->ctl.state >= JBOF_CTL_CONGESTION || s->n_lc_active) &&
             now_ns - s->win_changed_ns >= WIN_STEP_NS) {
             s->win_shift--;
+            s->win_gen++;
             s->win_changed_ns = now_ns;
         }
     }
