@@ -69,14 +69,14 @@ static inline uint32_t cost_of(const cost_state *c, uint32_t op, uint32_t bytes,
     }
 }
 void cost_period_end(cost_state *c, uint64_t now_ns);
-/* Feed one completion; slow = its latency was above the controller's
- * threshold.  Inline: a counter and a compare per IO; the period's end is
- * the out-of-line part. */
-static inline void cost_on_complete(cost_state *c, uint32_t op, int slow, uint64_t now_ns)
+/* Feed one completion; slow_write = it is a write and its latency was above
+ * the controller's threshold (ctl_slow).  Inline: a counter and a compare
+ * per IO; the period's end is the out-of-line part. */
+static inline void cost_on_complete(cost_state *c, int slow_write, uint64_t now_ns)
 {
     if (c->cfg.learn == 0)
         return;
-    c->w_slow += op == JBOF_OP_WRITE && slow;
+    c->w_slow += slow_write != 0;
     if (now_ns - c->period_start_ns >= c->cfg.period_ns)
         cost_period_end(c, now_ns);
 }
@@ -173,14 +173,14 @@ void ctl_base_sample(ctl_state *c, uint64_t lat_ns, uint64_t now_ns);
 uint64_t ctl_normalize(uint64_t lat_ns, uint32_t bytes);
 void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns);
 
-/* Completion of an IO of `cost` that took lat_ns in the drive.  Returns 1 if
- * its kind's EWMA is above the threshold as of the last evaluation (the IO
- * was "slow", for the write-cost estimator).  Inline: per IO it is an EWMA
+/* Completion of an IO of `cost` that took lat_ns in the drive.  (ctl_slow
+ * then says whether the IO was "slow", for the write-cost estimator.)
+ * Inline: per IO it is an EWMA
  * step and a few compares; the window roll, the base-latency update and the
  * state machine (every CTL_EVAL_EVERY completions, ctl.c section 3b) are
  * out of line. */
-static inline int ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, uint32_t cost, uint64_t lat_ns,
-                                  uint64_t now_ns)
+static inline void ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, uint32_t cost, uint64_t lat_ns,
+                                   uint64_t now_ns)
 {
     /* completion-rate window (for the OVERLOADED clamp) */
     c->win_cost += cost;
@@ -203,8 +203,9 @@ static inline int ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, uin
         c->last_eval_ns = now_ns;
         ctl_evaluate(c, k, now_ns);
     }
-    return c->ewma_ns[k] > c->threshold_ns;
 }
+/* Is kind k's EWMA above the threshold as of the last evaluation? */
+static inline int ctl_slow(const ctl_state *c, uint32_t k) { return c->ewma_ns[k] > c->threshold_ns; }
 /* When will bucket k (0 read, 1 write) hold a positive balance again? */
 uint64_t ctl_next_ns(const ctl_state *c, uint64_t now_ns, int k);
 static inline int ctl_bucket(uint32_t op) { return op == JBOF_OP_READ ? 0 : 1; }

@@ -1299,24 +1299,6 @@ static int dispatch_rr(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max, in
     return n;
 }
 
-/* qos: may anyone on the round or held use a token bucket now?  Checked
- * once per call and when a take empties a bucket, so a call that can send
- * nothing visits no tenant (n_head / held_mask say who waits on which
- * bucket).  Records the buckets they wait on, for next_event_ns. */
-static inline int round_budget_ok(jbof_sched *s, int *waiting)
-{
-    if (s->alone || s->n_lc_backlogged)
-        return 1;
-    uint32_t want = (s->n_head[0] ? 1u : 0u) | (s->n_head[1] ? 2u : 0u) | s->held_mask;
-    uint32_t have = (s->ctl.tokens[0] > 0 ? 1u : 0u) | (s->ctl.tokens[1] > 0 ? 2u : 0u);
-    if (want & have)
-        return 1;
-    s->starved |= want & ~have;
-    if (want)
-        *waiting = 1;
-    return 0;
-}
-
 /* Deficit round robin over cost (drr: bytes) on list l.  *waiting is set
  * when a backlogged tenant that is not held by its limit was left waiting. */
 static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *out, int max, int enforce_slots,
@@ -1423,14 +1405,28 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
     }
     /* section 9: while the longest-held tenant of bucket k starves, no
      * latency-critical tenant overdraws k, so k refills and it goes next */
-    s->starve_mask = 0;
-    for (int k = 0; k < 2; k++)
-        if ((s->held_mask >> k & 1) && starving(s->t[s->held[k].head], now_ns))
-            s->starve_mask |= 1u << k;
-    if (!round_budget_ok(s, waiting))
-        return 0;
+    uint32_t held = s->held_mask, sm = 0;
+    if (held)
+        for (int k = 0; k < 2; k++)
+            if ((held >> k & 1) && starving(s->t[s->held[k].head], now_ns))
+                sm |= 1u << k;
+    s->starve_mask = sm;
+    /* may anyone on the round or held use a token bucket now?  n_head and
+     * held_mask say who waits on which bucket, so a call that can send
+     * nothing visits nobody; it records the buckets they wait on, for
+     * next_event_ns (latency-critical tenants may overdraw: always look) */
+    uint32_t have = (s->ctl.tokens[0] > 0 ? 1u : 0u) | (s->ctl.tokens[1] > 0 ? 2u : 0u);
+    if (!alone && !s->n_lc_backlogged) {
+        uint32_t want = (s->n_head[0] ? 1u : 0u) | (s->n_head[1] ? 2u : 0u) | held;
+        if (!(want & have)) {
+            s->starved |= want & ~have;
+            if (want)
+                *waiting = 1;
+            return 0;
+        }
+    }
     /* buckets with held tenants and tokens: tokens only fall during a call */
-    uint32_t rel = s->held_mask & ((s->ctl.tokens[0] > 0 ? 1u : 0u) | (s->ctl.tokens[1] > 0 ? 2u : 0u));
+    uint32_t rel = held & have;
     /* n < max and the drive's IO cap: only take() moves either, by one each */
     int room = s->inflight_ios < s->cfg.max_inflight_ios ? (int)(s->cfg.max_inflight_ios - s->inflight_ios) : 0;
     int nmax = room < max ? room : max;
@@ -1503,7 +1499,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
         take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, LIST_DRR); /* may unlink t */
         if (s->ctl.tokens[k] <= 0) {
             /* its bucket ran dry: go on only if someone can use the other
-             * one (round_budget_ok, knowing bucket k is empty) */
+             * one (the check at the start of the round, knowing k is empty) */
             rel &= ~(1u << k);
             if (!alone && !s->n_lc_backlogged) {
                 int o = 1 - k;
@@ -1587,9 +1583,12 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
     /* alone: one tenant active, no scavenger (a scavenger is never alone),
      * and nobody else active for ALONE_GRACE_NS -- a low-depth tenant whose
      * client is briefly descheduled has not left */
-    if (s->n_active > 1 || s->n_active_scav)
+    if (s->n_active > 1 || s->n_active_scav) {
         s->last_shared_ns = now_ns;
-    s->alone = qos && s->n_active <= 1 && s->n_active_scav == 0 && now_ns - s->last_shared_ns >= ALONE_GRACE_NS;
+        s->alone = 0;
+    } else {
+        s->alone = qos && now_ns - s->last_shared_ns >= ALONE_GRACE_NS;
+    }
     if (s->alone && s->ctl.rate_cost_bps < s->ctl.meas_rate_cost_bps) {
         /* keep the pacing rate at what the lone tenant completes, so a
          * second tenant's arrival starts from the drive's real rate */
@@ -1668,7 +1667,8 @@ static inline __attribute__((always_inline)) int complete_one(jbof_sched *s, con
         return -ENOENT;
     uint16_t *so = &t->slot_out[io->slot % SLOT_RING];
     uint32_t op = io->opcode;
-    if (t->inflight == 0 || *so == 0 || op >= JBOF_OP_COUNT)
+    /* a busy slot implies IO in flight: slot_out sums to t->inflight */
+    if (*so == 0 || op >= JBOF_OP_COUNT)
         return -EINVAL;
     if (--*so == 0)
         t->busy_slots--;
@@ -1695,16 +1695,19 @@ static inline __attribute__((always_inline)) int complete_one(jbof_sched *s, con
     if (e2e > t->cfg.latency_slo_ns && t->cfg.latency_slo_ns)
         t->st.slo_violations++;
 
-    if (policy_uses_ctl(s->cfg.policy) && op <= JBOF_OP_WRITE) {
+    uint32_t pol = s->cfg.policy;
+    if (policy_uses_ctl(pol) && op <= JBOF_OP_WRITE) {
         /* qos: a latency-critical tenant also reports what it experiences
          * end to end, so the drive is held where its SLO is met (ctl.c 3);
          * the SLO cap itself is kept current by slo_cap_refresh */
-        if (t->lc_slo && s->cfg.policy == JBOF_POLICY_QOS)
+        if (t->lc_slo && pol == JBOF_POLICY_QOS)
             ctl_on_lc(&s->ctl, e2e, now_ns);
         /* section 8: a drive left empty while IO waits is underfilled */
-        s->ctl.underfilled = s->cfg.policy == JBOF_POLICY_QOS && s->inflight_ios < UNDERFILL_IOS && s->n_backlogged > 0;
-        int slow = ctl_on_complete(&s->ctl, op, io->length_bytes, c, dev, now_ns);
-        cost_on_complete(&s->cost, op, slow, now_ns);
+        s->ctl.underfilled = pol == JBOF_POLICY_QOS && s->inflight_ios < UNDERFILL_IOS && s->n_backlogged > 0;
+        ctl_on_complete(&s->ctl, op, io->length_bytes, c, dev, now_ns);
+        /* a write is slow when the write EWMA is above the threshold as of
+         * the last evaluation (cost.c) */
+        cost_on_complete(&s->cost, op == JBOF_OP_WRITE && ctl_slow(&s->ctl, 1), now_ns);
         /* section 10: past the band's threshold the windows shrink back */
         if (s->win_shift && (s->ctl.state >= JBOF_CTL_CONGESTION || s->n_lc_active) &&
             now_ns - s->win_changed_ns >= WIN_STEP_NS) {
