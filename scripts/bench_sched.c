@@ -13,10 +13,14 @@
  * The harness models a reactor: every TICK_NS one pass reaps what completed
  * (each completing tenant submits its next IO) and makes one dispatch call
  * for the batch.  It keeps its own cost low the way a reactor would: the
- * scheduler dispatches straight into the in-flight ring (request slots), and
- * a completion hands the scheduler that same descriptor back -- no jbof_io
- * is copied by the harness (before: ~112 instructions per IO of harness,
- * half of it a 64-byte copy per IO and the ring's modulo arithmetic). */
+ * scheduler dispatches straight into the in-flight ring (request slots),
+ * each slot keeps its completion time in the IO's tag (the caller's
+ * cookie), and a completion hands the scheduler that same descriptor back --
+ * no jbof_io is copied by the harness and no side array is kept.  Before
+ * (a copy of every jbof_io out of a dispatch buffer, a completion-time
+ * array, counters): ~109 instructions per IO of harness; now ~88.  The
+ * schedule is unchanged: the final line's now/last times fingerprint it.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,13 +53,13 @@ int main(int argc, char **argv)
         if (jbof_sched_tenant_add(s, &t, 0, &ids[i]))
             return 1;
     }
-    /* in flight: a FIFO of dispatched IOs and their completion times; a
+    /* in flight: a FIFO of dispatched IOs (the reactor's request slots), each
+     * carrying its completion time in its tag (the caller's cookie); a
      * dispatch writes at most BATCH IOs past the ring's end into the spill
-     * area, which is moved to the ring's start (the reactor's request slots) */
+     * area, which is moved to the ring's start.  head counts completions. */
     static jbof_io fl[RING + BATCH];
-    static uint64_t fl_done[RING];
-    unsigned head = 0, tail = 0;
-    uint64_t now = 0, done = 0, submitted = 0, last_done = 0;
+    uint64_t head = 0, tail = 0;
+    uint64_t now = 0, last_done = 0;
     uint64_t rng = 88172645463325252ull;
     jbof_io io;
     memset(&io, 0, sizeof(io));
@@ -66,7 +70,6 @@ int main(int argc, char **argv)
             io.opcode = (rng & 3) == 0 ? JBOF_OP_WRITE : JBOF_OP_READ; /* 25% writes */
             io.length_bytes = (rng & 4) ? 4096 : 16384;
             io.offset_bytes = (rng >> 20) & ~4095ull;
-            io.tag = submitted++;
             jbof_sched_submit(s, &io, now);
         }
     /* The loop is a reactor's: every TICK_NS it reaps the IOs that have
@@ -74,36 +77,33 @@ int main(int argc, char **argv)
      * what may be dispatched -- one dispatch call per batch, as the live
      * reactor does.  When nothing is in flight and nothing may go, time
      * jumps to the scheduler's next event (token refill). */
-    while (done < (uint64_t)n) {
-        while (head != tail && fl_done[head & (RING - 1)] <= now) {
+    while (head < (uint64_t)n) {
+        while (head != tail && fl[head & (RING - 1)].tag <= now) {
             const jbof_io *c = &fl[head++ & (RING - 1)];
             jbof_sched_complete(s, c, now, 0);
-            done++;
             rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
             io.tenant = c->tenant;
             io.opcode = (rng & 3) == 0 ? JBOF_OP_WRITE : JBOF_OP_READ;
             io.length_bytes = (rng & 4) ? 4096 : 16384;
             io.offset_bytes = (rng >> 20) & ~4095ull;
-            io.tag = submitted++;
             jbof_sched_submit(s, &io, now);
         }
-        unsigned at = tail & (RING - 1);
+        unsigned at = (unsigned)tail & (RING - 1);
         int k = jbof_sched_dispatch(s, now, &fl[at], BATCH);
-        for (int j = 0; j < k; j++) {
-            const jbof_io *d = &fl[at + (unsigned)j];
+        for (jbof_io *d = &fl[at], *e = d + k; d < e; d++) {
             /* 1 us per command + 3.2 GB/s of reads, writes 3x dearer */
             uint64_t svc = 1000 + (uint64_t)d->length_bytes * (d->opcode == JBOF_OP_WRITE ? 3 : 1) * 5 / 16;
             uint64_t t = now + FIXED_NS;
             last_done = (last_done + svc > t) ? last_done + svc : t;
-            fl_done[(at + (unsigned)j) & (RING - 1)] = last_done;
+            d->tag = last_done;
         }
         if (at + (unsigned)k > RING) /* wrapped: the spill goes to the ring's start */
             memcpy(&fl[0], &fl[RING], (at + (unsigned)k - RING) * sizeof(jbof_io));
-        tail += (unsigned)k;
+        tail += (uint64_t)k;
         if (head == tail && k == 0) {
             uint64_t w = jbof_sched_next_event_ns(s, now);
             if (w == UINT64_MAX) {
-                fprintf(stderr, "bench_sched: stalled after %llu IOs\n", (unsigned long long)done);
+                fprintf(stderr, "bench_sched: stalled after %llu IOs\n", (unsigned long long)head);
                 return 1;
             }
             now = w;
@@ -113,8 +113,11 @@ int main(int argc, char **argv)
     }
     jbof_drive_stats ds;
     jbof_sched_drive_stats(s, &ds);
-    printf("bench_sched: %llu IOs completed, controller state %u, rate %llu MiB/s\n", (unsigned long long)done,
-           ds.ctl_state, (unsigned long long)(ds.rate_cost_bps >> 20));
+    /* the virtual time and the drive's last completion time fingerprint the
+     * whole schedule: a pure optimization of the scheduler leaves them as they were */
+    printf("bench_sched: %llu IOs completed, controller state %u, rate %llu MiB/s, now %llu ns, last %llu ns\n",
+           (unsigned long long)head, ds.ctl_state, (unsigned long long)(ds.rate_cost_bps >> 20),
+           (unsigned long long)now, (unsigned long long)last_done);
     jbof_sched_destroy(s);
     return 0;
 }
