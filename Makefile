@@ -4,7 +4,7 @@
 #   make test       everything CI runs: C unit tests and the reactor's end-to-end test
 #                   (native, ASan+UBSan, aarch64 under qemu) + pytest
 #   make bench      simulator speed (simulated IOs per wall second)
-#   make bench-sched  scheduler instructions per IO under callgrind
+#   make bench-sched  instructions per IO under callgrind (whole program and scheduler alone)
 #   make bench-qos-overhead  live qos vs fifo: server CPU per IO and IOPS
 PYTHON ?= python3
 CC ?= gcc
