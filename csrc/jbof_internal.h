@@ -17,7 +17,7 @@ static inline uint32_t hist_index_inline(uint64_t v)
 {
     if (v < 64)
         return (uint32_t)v;
-    unsigned e = 63u - (unsigned)__builtin_clzll(v);
+    unsigned e = 63u ^ (unsigned)__builtin_clzll(v); /* = 63 - clz (clz <= 63): one bsr */
     if (e > 40)
         return JBOF_HIST_BUCKETS - 1;
     unsigned shift = e - 5;
@@ -173,12 +173,11 @@ void ctl_base_sample(ctl_state *c, uint64_t lat_ns, uint64_t now_ns);
 uint64_t ctl_normalize(uint64_t lat_ns, uint32_t bytes);
 void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns);
 
-/* Completion of an IO of `cost` that took lat_ns in the drive.  (ctl_slow
- * then says whether the IO was "slow", for the write-cost estimator.)
- * Inline: per IO it is an EWMA
- * step and a few compares; the window roll, the base-latency update and the
- * state machine (every CTL_EVAL_EVERY completions, ctl.c section 3b) are
- * out of line. */
+/* Completion of a read or a write (op) of `cost` that took lat_ns in the
+ * drive; ctl_slow then says whether the IO was "slow", for the write-cost
+ * estimator.  Inline: per IO it is an EWMA step and a few compares; the
+ * window roll, the base-latency update and the state machine (every
+ * CTL_EVAL_EVERY completions, ctl.c section 3b) are out of line. */
 static inline void ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, uint32_t cost, uint64_t lat_ns,
                                    uint64_t now_ns)
 {
@@ -187,7 +186,7 @@ static inline void ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, ui
     c->win_n++;
     if (now_ns - c->win_start_ns >= CTL_WINDOW_NS)
         ctl_window_roll(c, now_ns);
-    uint32_t k = op == JBOF_OP_READ ? 0 : 1;
+    uint32_t k = op; /* READ 0, WRITE 1: the only ops the controller sees */
     /* learn the unloaded read latency: min over the last two windows */
     if (k == 0 && c->cfg.band_hi_pct && bytes <= CTL_BASE_MAX_BYTES &&
         (c->base_cur_ns == 0 || lat_ns < c->base_cur_ns || now_ns - c->base_win_start_ns >= CTL_BASE_WINDOW_NS))

@@ -1731,7 +1731,9 @@ static inline __attribute__((always_inline)) int complete_one(jbof_sched *s, con
     if (status) {
         t->st.errors++;
     } else {
-        uint32_t kind = op <= JBOF_OP_WRITE ? op : 2; /* read, write, other */
+        _Static_assert(JBOF_OP_COUNT == 5, "kind_of names every op");
+        static const uint8_t kind_of[JBOF_OP_COUNT] = {0, 1, 2, 2, 2}; /* read, write, other */
+        uint32_t kind = kind_of[op];
         t->done_ios[kind]++;
         t->done_bytes[kind] += io->length_bytes;
         t->st.cost_completed += c;
