@@ -360,7 +360,7 @@ typedef struct tenant {
     uint32_t throttled;
     uint32_t rated;           /* has a limit or a reservation: keeps rate tags */
     uint32_t lc_slo;          /* latency-critical with an SLO: steers the controller (qos) */
-    jbof_tenant_stats st;     /* completed and the per-op counters are filled in when read: */
+    jbof_tenant_stats st;     /* completed, dispatched, submitted and the per-op counters are filled in when read: */
     uint64_t done_ios[3];     /* successful completions: read, write, other */
     uint64_t done_bytes[3];
     jbof_hist hist;           /* one sample per completion: hist.count is st.completed */
@@ -400,7 +400,7 @@ struct jbof_sched {
     uint64_t inflight_cost;
     uint64_t scav_inflight_cost;
     uint64_t seq;
-    uint64_t dispatched, completed;
+    uint64_t completed;       /* dispatched = completed + inflight_ios */
     uint64_t next_limit_ns;   /* earliest limit/reservation tag seen held back */
     uint32_t rr_cursor;
     uint32_t n_lc_active;     /* latency-critical tenants active (qos SLO steering) */
@@ -1065,7 +1065,6 @@ int jbof_sched_submit(jbof_sched *s, const jbof_io *io, uint64_t now_ns)
     e->io.gen = t->gen;
     e->io.cost = cost_of(&s->cost, io->opcode, io->length_bytes, s->cfg.policy == JBOF_POLICY_DRR);
     e->seq = s->seq++;
-    t->st.submitted++;
     if (t->count++ == 0) {
         s->n_backlogged++;
         if (t->cfg.klass == JBOF_CLASS_LATENCY)
@@ -1144,8 +1143,6 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
     s->inflight_cost += c;
     if (onl == LIST_SCAV)
         s->scav_inflight_cost += c;
-    s->dispatched++;
-    t->st.dispatched++;
 
     if (t->rated && policy_uses_tags(pol))
         take_tags(t, out->length_bytes, now_ns, pol == JBOF_POLICY_QOS);
@@ -1817,6 +1814,10 @@ int jbof_sched_tenant_stats(const jbof_sched *s, uint32_t id, jbof_tenant_stats 
         return -ENOENT;
     *out = t->st;
     out->completed = t->hist.count;
+    /* not counted per IO: every dispatched IO has completed or is in flight,
+     * every submitted one has been dispatched or is queued */
+    out->dispatched = t->hist.count + t->inflight;
+    out->submitted = out->dispatched + t->count;
     out->read_ios = t->done_ios[0];
     out->write_ios = t->done_ios[1];
     out->other_ios = t->done_ios[2];
@@ -1875,7 +1876,7 @@ int jbof_sched_drive_stats(const jbof_sched *s, jbof_drive_stats *out)
     out->write_factor_x256 = s->cost.wf_x256;
     out->inflight_ios = s->inflight_ios;
     out->inflight_cost = s->inflight_cost;
-    out->dispatched = s->dispatched;
+    out->dispatched = s->completed + s->inflight_ios; /* not counted per IO */
     out->completed = s->completed;
     out->tenants = s->ntenants;
     out->backlogged = s->n_backlogged;
