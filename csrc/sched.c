@@ -1597,20 +1597,21 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
     s->next_limit_ns = UINT64_MAX;
     s->starved = 0;
     int waiting = 0;
-    switch (s->cfg.policy) {
-    case JBOF_POLICY_FIFO:
-        return dispatch_fifo(s, now_ns, out, max);
-    case JBOF_POLICY_RR:
-        return dispatch_rr(s, now_ns, out, max, 0);
-    case JBOF_POLICY_TOKEN_BUCKET:
-        return dispatch_rr(s, now_ns, out, max, 1);
-    case JBOF_POLICY_DRR:
-        return dispatch_drr_list(s, &s->drr, now_ns, out, max, 0, 0, &waiting);
-    default:
-        break;
+    uint32_t pol = s->cfg.policy;
+    if (!policy_uses_ctl(pol)) {
+        switch (pol) {
+        case JBOF_POLICY_FIFO:
+            return dispatch_fifo(s, now_ns, out, max);
+        case JBOF_POLICY_RR:
+            return dispatch_rr(s, now_ns, out, max, 0);
+        case JBOF_POLICY_TOKEN_BUCKET:
+            return dispatch_rr(s, now_ns, out, max, 1);
+        default:
+            return dispatch_drr_list(s, &s->drr, now_ns, out, max, 0, 0, &waiting);
+        }
     }
     /* gimbal / qos */
-    int qos = s->cfg.policy == JBOF_POLICY_QOS;
+    int qos = pol == JBOF_POLICY_QOS;
     if (qos && !s->n_lc_active) {
         /* section 11: the refill is split by how many tenants wait on each
          * bucket (on the round, held, or parked), not half and half */
