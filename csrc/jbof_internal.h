@@ -55,18 +55,17 @@ static inline uint32_t cost_of(const cost_state *c, uint32_t op, uint32_t bytes,
         return bytes ? bytes : 1;
     const jbof_cost_cfg *k = &c->cfg;
     uint64_t v;
-    switch (op) {
-    case JBOF_OP_READ:
+    if (op == JBOF_OP_READ) /* the common case first: a compare, not a jump table */
         return cost_sat32(k->read_base_bytes + (((uint64_t)bytes * k->read_per_byte_x256) >> 8));
-    case JBOF_OP_WRITE:
+    if (op == JBOF_OP_WRITE) {
         v = k->write_base_bytes + (((uint64_t)bytes * k->write_per_byte_x256) >> 8);
         return cost_sat32((v * c->wf_x256) >> 8);
-    case JBOF_OP_TRIM:
-        return k->read_base_bytes ? k->read_base_bytes : 1;
-    default: /* FLUSH, WRITE_ZEROES */
-        v = ((uint64_t)k->write_base_bytes * c->wf_x256) >> 8;
-        return v ? cost_sat32(v) : 1;
     }
+    if (op == JBOF_OP_TRIM)
+        return k->read_base_bytes ? k->read_base_bytes : 1;
+    /* FLUSH, WRITE_ZEROES */
+    v = ((uint64_t)k->write_base_bytes * c->wf_x256) >> 8;
+    return v ? cost_sat32(v) : 1;
 }
 void cost_period_end(cost_state *c, uint64_t now_ns);
 /* Feed one completion; slow_write = it is a write and its latency was above
