@@ -148,35 +148,39 @@
  *        the drive's IO cap (only take moves either); after a take empties
  *        bucket k only the other bucket is checked; the starvation mask is
  *        computed only while someone is held;
- *      - a completion no longer checks inflight (a busy slot implies it)
- *        and computes the write-cost estimator's "slow" verdict for writes
- *        only.
+ *      - a completion no longer checks inflight (a busy slot implies it),
+ *        computes the write-cost estimator's "slow" verdict for writes
+ *        only, indexes its per-kind counters from a table and the EWMAs by
+ *        the op; the histogram index takes one bsr (63 ^ clz);
+ *      - dispatched and submitted are derived when stats are read
+ *        (completed + in flight, + queued), not counted per IO;
+ *      - dispatch and cost_of test for the common case first (a compare,
+ *        not a jump table).
  *    make bench-sched (now also printing the scheduler alone, callgrind
- *    --toggle-collect=jbof_sched_*): whole program 791 -> 748 instructions
- *    per IO, scheduler 682 -> 659 (dispatch 381 -> 363 with the refill,
- *    complete 224 -> 221 with the controller's evaluation 28, submit 77),
- *    harness 109 -> 88.
+ *    --toggle-collect=jbof_sched_*): whole program 791 -> 734 instructions
+ *    per IO, scheduler 682 -> 645 (dispatch 381 -> 357 with the refill,
+ *    complete 224 -> 214 with the controller's evaluation 28, submit
+ *    77 -> 74), harness 109 -> 88.
  *
- *    What the rest is.  Varying the harness's tick prices a dispatch call
- *    and an IO apart: at 10 us (0.78 calls per IO) the scheduler costs 659
- *    per IO, at 40 us (0.19 calls per IO) 525, so about 230 per call plus
- *    480 per IO.  Per call: entry checks, the read share (section 11),
- *    the refill, alone, the empty-drive lift, the starvation and bucket
- *    checks and the release of a held tenant -- each 10-30 instructions,
- *    all needed by
- *    some section above, and each call sends only ~1.3 IOs because the
- *    token buckets bind.  Per IO: submit 77 (checks, the 64-byte ring
- *    store, cost), take ~55 (the copy out, SQ head, census, slot, counters,
- *    bucket charge), ~1.5 round visits and 0.37 hold + 0.37 release, and a
- *    completion ~220 (slot and counters ~45, per-tenant histogram and SLO
- *    ~30, per-kind counters ~10, controller EWMA/window/base/evaluation
- *    ~75, write-cost estimator ~8).  300 per IO with the harness would need
- *    fewer mechanisms per IO (no per-tenant histogram, one EWMA, no learned
- *    base) or fewer calls per IO (a reactor batching longer than 10 us),
- *    not a tighter loop: rearranging the same work gains little, and
- *    several rearrangements of the round (a qos-only out-of-line copy, a
- *    deferred "dry bucket" exit, a merged census update in take) each cost
- *    2-12 instructions more under -O2 and were dropped.
+ *    What the rest is.  Varying the harness's tick prices a dispatch call and
+ *    an IO apart: at 10 us (0.78 calls per IO) the scheduler costs 645 per
+ *    IO, at 40 us (0.19 calls per IO) 511, so about 230 per call plus 465 per
+ *    IO.  Per call: entry checks, the read share (section 11), the refill,
+ *    alone, the empty-drive lift, the starvation and bucket checks and the
+ *    release of a held tenant -- each 10-30 instructions, all needed by some
+ *    section above, and each call sends only ~1.3 IOs because the token
+ *    buckets bind.  Per IO: submit 74 (checks, the 64-byte ring store, cost),
+ *    take ~50 (the copy out, SQ head, census, slot, counters, bucket charge),
+ *    ~1.5 round visits and 0.37 hold + 0.37 release, and a completion ~214
+ *    (entry, checks and counters ~60, per-tenant histogram and SLO ~25,
+ *    per-kind counters ~8, controller EWMA/window/base/evaluation ~75,
+ *    write-cost estimator ~8).  300 per IO with the harness would need fewer
+ *    mechanisms per IO (no per-tenant histogram, one EWMA, no learned base)
+ *    or fewer calls per IO (a reactor batching longer than 10 us), not a
+ *    tighter loop: rearranging the same work gains little, and several
+ *    rearrangements of the round (a qos-only out-of-line copy, a deferred
+ *    "dry bucket" exit, a merged census update in take) each cost 2-12
+ *    instructions more under -O2 and were dropped.
  *
  * 7. Live reconfiguration and rate tags (issue 11).  A tag only means
  *    something under a policy that enforces it: limit tags under qos and
