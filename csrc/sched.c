@@ -153,7 +153,7 @@
  *        only, indexes its per-kind counters from a table and the EWMAs by
  *        the op; the histogram index takes one bsr (63 ^ clz);
  *      - dispatched and submitted are derived when stats are read
- *        (completed + in flight, + queued), not counted per IO;
+ *        (completed + in flight; + flushed + queued), not counted per IO;
  *      - dispatch and cost_of test for the common case first (a compare,
  *        not a jump table).
  *    make bench-sched (now also printing the scheduler alone, callgrind
@@ -1820,9 +1820,9 @@ int jbof_sched_tenant_stats(const jbof_sched *s, uint32_t id, jbof_tenant_stats 
     *out = t->st;
     out->completed = t->hist.count;
     /* not counted per IO: every dispatched IO has completed or is in flight,
-     * every submitted one has been dispatched or is queued */
+     * every submitted one has been dispatched, flushed or is queued */
     out->dispatched = t->hist.count + t->inflight;
-    out->submitted = out->dispatched + t->count;
+    out->submitted = out->dispatched + t->st.flushed + t->count;
     out->read_ios = t->done_ios[0];
     out->write_ios = t->done_ios[1];
     out->other_ios = t->done_ios[2];
