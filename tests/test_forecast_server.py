@@ -126,15 +126,17 @@ def test_limit_drops_ahead_of_predicted_arrival(svc: Any) -> None:
     s, clock, applied = svc
     assert wait_for(lambda: bool(applied))
     lent = applied[-1][1]
-    assert applied[-1][0] == "batch" and lent == int(0.95 * CAP)      # all three owners lent
+    assert applied[-1][0] == "batch" and lent == CAP       # all three owners lent, no headroom
     with Client(s.path) as c:
         c.forecast("j1", "team-a", "sched", arrival_in=20)
-    clock.t = 107.8
+    clock.t = 105.0
     time.sleep(0.1)
     assert applied[-1][1] == lent
+    clock.t = 107.8                  # due within the write horizon: the headroom is kept
+    assert wait_for(lambda: applied[-1][1] == int(0.95 * CAP))
     clock.t = 108.0
-    assert wait_for(lambda: applied[-1][1] < lent)
-    assert applied[-1][1] == int(0.95 * CAP) - 700 * MiB
+    assert wait_for(lambda: applied[-1][1] < int(0.95 * CAP))
+    assert applied[-1][1] == int(0.95 * CAP) - 700 * MiB      # due: held, and the headroom
     clock.t = 120.0                                                     # it arrives on time
     with Client(s.path) as c:
         c.arrived("j1", "team-a")
@@ -258,7 +260,7 @@ def test_daemon_config_section_and_from_config(tmp_path: Path) -> None:
         assert s.planner.source("sched").lower() == -0.9          # warm-started
         with Client(s.path) as c:
             c.forecast("j1", "team-a", "sched", arrival_in=3600)   # lends team-a for ~24 min
-        assert wait_for(lambda: calls[-1] == ("batch", {"limit": int(0.95 * CAP)}))
+        assert wait_for(lambda: calls[-1] == ("batch", {"limit": CAP}))
     finally:
         s.stop()
 

@@ -20,7 +20,8 @@ from control.lending.planner import Planner, PlannerConfig
 
 MiB = 1 << 20
 CAP = 2800 * MiB
-LENT = int(0.95 * CAP)
+LENT = CAP                  # everything lent, nothing held: no headroom
+HELD = int(0.95 * CAP)      # C minus the headroom, once something is held
 
 
 class Clock:
@@ -43,7 +44,7 @@ def test_set_roles_adds_and_removes_owners_and_borrowers() -> None:
     assert p.static_pool_bps == CAP - 2100 * MiB
     plan = p.plan(1.0)
     assert plan.owners["b"].reason == "no-source"
-    assert plan.limits == {"r": (LENT - 1400 * MiB) // 2, "w": (LENT - 1400 * MiB) // 2}
+    assert plan.limits == {"r": (HELD - 1400 * MiB) // 2, "w": (HELD - 1400 * MiB) // 2}
     # owner a leaves: its job is forgotten; r leaves the split
     assert p.set_roles({"b": 1400 * MiB}, {"w": 0.0})
     assert "j" not in p.jobs and "a" not in p.owner_source

@@ -232,6 +232,43 @@ def test_active_owner_held_at_calibrated_demand() -> None:
     assert len(p.source("sched").demand_ring) == 203
 
 
+def test_guarded_running_owner_is_lent_to_readers_not_writers() -> None:
+    """A guarded owner's running job is the data plane's (csrc/sched.c 13): readers'
+    limits do not hold its demand; writers' still do, and a due job is held as ever."""
+    d = Demand(read_bps=400 * MiB)
+    need = math.ceil(400 * MiB * math.exp(0.2))
+    for guarded, pool in ((("a",), 2660 * MiB), ((), 2660 * MiB - need)):
+        p = Planner(cfg(), {"a": 700 * MiB, "b": 700 * MiB, "c": 700 * MiB},
+                    {"r": 0.0, "w": 0.3}, guarded=guarded)
+        warm(p)
+        p.source("sched").demand_ring.extend([0.0] * 200 + [0.2] * 2)
+        feed(p, fc("j1", "a", 0.0, 5.0, demand=d), 0.0)
+        feed(p, Arrived("j1", "a", 5.0), 5.0)
+        pl = p.plan(5.1)
+        assert pl.owners["a"].reason == "active"
+        assert pl.owners["a"].held_bps == (0 if guarded else need)
+        assert pl.owners["a"].held_write_bps == need
+        assert pl.pool_bps == pool                     # headroom: something is held
+        assert pl.write_pool_bps == 2660 * MiB - need
+        feed(p, fc("j2", "a", 5.1, 10.0, demand=d), 5.1)     # a's next job, due soon
+        pl = p.plan(5.1 + 10 * math.exp(-0.9) - 0.19)
+        assert pl.owners["a"].reason == "due"
+        assert pl.owners["a"].held_bps == (need if guarded else min(700 * MiB, 2 * need))
+        assert pl.owners["a"].held_write_bps == 700 * MiB
+
+
+def test_guarded_follows_roles() -> None:
+    p = Planner(cfg(), {"a": 700 * MiB}, {"r": 0.0}, guarded=["a", "ghost"])
+    assert p.guarded == {"a"}                          # only owners
+    assert not p.set_roles({"a": 700 * MiB}, {"r": 0.0})
+    assert p.set_roles({"a": 700 * MiB}, {"r": 0.0}, guarded=[])
+    assert p.guarded == frozenset()
+    assert not p.set_roles({"a": 700 * MiB}, {"r": 0.0})   # None: unchanged
+    assert p.set_roles({"a": 700 * MiB, "b": 700 * MiB}, {"r": 0.0}, guarded=["a", "b"])
+    assert p.set_roles({"b": 700 * MiB}, {"r": 0.0})       # a removed: no longer guarded
+    assert p.guarded == {"b"}
+
+
 def test_due_owner_held_at_its_calibrated_demand() -> None:
     """Within the reclaim horizon of its arrival quantile an owner may need only what
     its job will draw: the calibrated demand is held, not the whole reservation."""
@@ -273,8 +310,8 @@ def test_write_caution_only_while_an_owner_may_read() -> None:
     p = planner()
     warm(p)
     pl = p.plan(0.0)                                   # everyone idle, nothing forecast
-    assert pl.pool_bps == pl.write_pool_bps == 2660 * MiB
-    assert pl.limits["w"] == int(1330 * MiB / 1.9)     # 350 static + 980 lent, both at 1.9
+    assert pl.pool_bps == pl.write_pool_bps == 2800 * MiB   # nothing held: no headroom
+    assert pl.limits["w"] == int(1400 * MiB / 1.9)     # 350 static + 1050 lent, both at 1.9
     feed(p, fc("ja", "a", 0.0, 5.0), 0.0)
     feed(p, Arrived("ja", "a", 5.0), 5.0)              # a runs (no demand forecast: all of R)
     pl = p.plan(5.0)
@@ -308,7 +345,7 @@ def test_unforecast_arrival_is_a_miss() -> None:
 def test_fallback_holds_every_owner_of_the_source() -> None:
     p = planner()
     warm(p)
-    assert p.plan(0.0).pool_bps == 2660 * MiB
+    assert p.plan(0.0).pool_bps == 2800 * MiB
     t = 1.0
     for i in range(5):                                # five surprises
         feed(p, fc(f"j{i}", "a", t, 100.0), t)

@@ -481,7 +481,8 @@ def run_policy(sc: ClusterScenario, trace: Trace, policy: str, forecaster: str, 
     if policy in ("anticipate", "robust", "oracle"):
         cfg = replace(cfg, mode="robust" if policy == "robust" else "point")
         planner = Planner(cfg, {o.name: o.reserve_bps for o in sc.owners},
-                          {b.name: b.job.io.write_fraction for b in borrowers})
+                          {b.name: b.job.io.write_fraction for b in borrowers},
+                          guarded=[o.name for o in sc.owners if o.klass == "latency"])
     kind = "oracle" if policy == "oracle" else forecaster
     if messages is None or policy == "oracle":
         messages = forecast_messages(trace.history + trace.jobs, kind, seed)

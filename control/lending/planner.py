@@ -421,15 +421,18 @@ class _Borrower:
 class Planner:
     """Decides owners' held reservations and borrowers' limits from forecasts.
 
-    ``owners``: tenant -> reserve_bps; ``borrowers``: tenant -> write fraction.
+    ``owners``: tenant -> reserve_bps; ``borrowers``: tenant -> write fraction;
+    ``guarded``: the owners whose running jobs the data plane guards IO by IO
+    (latency-critical tenants with an SLO, csrc/sched.c section 13; section 2).
     Feed messages with ``handle(msg, now_s)`` (or ``replay`` for history), tell it
     measured owner demand with ``observe_demand``, and ask ``plan(now_s)``."""
 
     def __init__(self, cfg: PlannerConfig, owners: Mapping[str, int],
-                 borrowers: Mapping[str, float]) -> None:
+                 borrowers: Mapping[str, float], guarded: Iterable[str] = ()) -> None:
         _check_roles(owners, borrowers)
         self.cfg = cfg
         self.owners = dict(owners)
+        self.guarded = frozenset(guarded) & set(self.owners)
         self.borrowers = {n: _Borrower(w) for n, w in borrowers.items()}
         self.sources: dict[str, Calibrator] = {}
         self.jobs: dict[str, Job] = {}
@@ -437,15 +440,21 @@ class Planner:
         self.last: Plan | None = None
         self.static_pool_bps = max(0, cfg.capacity_bps - sum(self.owners.values()))
 
-    def set_roles(self, owners: Mapping[str, int], borrowers: Mapping[str, float]) -> bool:
+    def set_roles(self, owners: Mapping[str, int], borrowers: Mapping[str, float],
+                  guarded: Iterable[str] | None = None) -> bool:
         """Adopt new owner and borrower sets (tenants added, removed or changed live);
         True if anything changed.  A removed owner's jobs are forgotten (a later
         ``finished`` for one is ``unknown_job``); its source's calibration stays.  A
         kept borrower keeps its write fraction and activity; a new one starts active
-        with the given write fraction.  The static pool follows the reservations."""
+        with the given write fraction.  The static pool follows the reservations.
+        ``guarded`` (None: unchanged, limited to the owners) as in the constructor."""
         _check_roles(owners, borrowers)
-        if dict(owners) == self.owners and set(borrowers) == set(self.borrowers):
+        new_guarded = self.guarded if guarded is None else frozenset(guarded)
+        new_guarded = new_guarded & set(owners)
+        if (dict(owners) == self.owners and set(borrowers) == set(self.borrowers)
+                and new_guarded == self.guarded):
             return False
+        self.guarded = new_guarded
         gone = set(self.owners) - set(owners)
         if gone:
             self.jobs = {k: j for k, j in self.jobs.items() if j.tenant not in gone}
@@ -642,8 +651,18 @@ class Planner:
             if now_s >= t - self.cfg.write_horizon_s:
                 write_due = True
             nxt = t if nxt is None else min(nxt, t)
-        held = self._demand_hold(o, active + due) if active or due else 0
-        held_w = r if due or write_due else held
+        # writers: what the running and due jobs may draw (GC debt is not taken
+        # back).  Readers: a guarded owner's running jobs are the data plane's
+        # (csrc/sched.c 13: lent IO yields within a quarter of its SLO), so only
+        # its due jobs are held -- what it may need before the planner's next
+        # tick can react; an unguarded owner's running jobs stay held too
+        held_w = self._demand_hold(o, active + due) if active or due else 0
+        if o in self.guarded:
+            held = self._demand_hold(o, due) if due else 0
+        else:
+            held = held_w
+        if due or write_due:
+            held_w = r
         reason = "due" if due else "active" if active else "lent"
         return OwnerPlan(held, held_w, reason, nxt)
 
@@ -651,7 +670,12 @@ class Planner:
         """Owners' held reservations and borrowers' limits at ``now_s``."""
         self._expire(now_s)
         owners = {o: self._owner(o, now_s) for o in self.owners}
-        c = self.cfg.capacity_bps * (1.0 - self.cfg.headroom)
+        # the headroom is a margin kept while some owner holds anything (it runs,
+        # is due, is due within the write horizon, or is held for want of
+        # trust); with every owner idle and nothing due that soon it would only
+        # idle the drive
+        held_any = any(p.held_bps or p.held_write_bps for p in owners.values())
+        c = self.cfg.capacity_bps * ((1.0 - self.cfg.headroom) if held_any else 1.0)
         pool = max(self.static_pool_bps, int(c - sum(p.held_bps for p in owners.values())))
         wpool = max(self.static_pool_bps, int(c - sum(p.held_write_bps for p in owners.values())))
         # GC debt and read-behind-write interference hurt only owners that read
