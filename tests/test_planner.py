@@ -179,6 +179,28 @@ def test_worked_example() -> None:
     assert pl.limits["r"] == 350 * MiB and pl.limits["w"] == int(350 * MiB / 1.9)
 
 
+def test_worked_example_guarded_and_idle() -> None:
+    """Section 8's variants: b and c guarded (held from writers only), or idle."""
+    p = Planner(cfg(), {"a": 700 * MiB, "b": 700 * MiB, "c": 700 * MiB},
+                {"r": 0.0, "w": 0.3}, guarded=["b", "c"])
+    warm(p)
+    for o in "bc":
+        feed(p, fc(f"j{o}", o, 80.0, 10.0), 80.0)
+        feed(p, Arrived(f"j{o}", o, 90.0), 90.0)
+    feed(p, fc("ja", "a", 100.0, 20.0), 100.0)
+    pl = p.plan(100.0)
+    assert pl.pool_bps == 2660 * MiB and pl.write_pool_bps == 1260 * MiB
+    assert pl.limits["r"] == 1330 * MiB
+    assert pl.limits["w"] == int(350 * MiB / 1.9 + 280 * MiB / 5.5)       # 235 MiB/s
+    q = planner()
+    warm(q)
+    feed(q, fc("ja", "a", 100.0, 20.0), 100.0)
+    pl = q.plan(100.0)
+    assert pl.pool_bps == 2800 * MiB                                      # no headroom
+    assert pl.limits["r"] == 1400 * MiB and pl.limits["w"] == int(1400 * MiB / 1.9)
+    assert q.plan(106.0).pool_bps == 2660 * MiB       # a due within the write horizon
+
+
 def test_never_less_than_static() -> None:
     """Everything held (untrusted source): exactly static partitioning's limits."""
     p = planner()

@@ -24,20 +24,38 @@ time in the simulator), so tests drive it with an injected clock.
    that is not held; what is held is only what an owner may draw within the
    reclaim horizon:
 
-       idle, no job due          0
-       job running or due        min(R_o, sum over those jobs of D_j * exp(q_d))
-       untrusted / fallback /    R_o
+                                 held from readers         from writers
+       idle, no job due          0                         0
+       job due                   min(R_o, sum D_j e^q_d)   R_o (section 6)
+       job running, guarded      (its due jobs only)       min(R_o, sum D_j e^q_d)
+       job running, unguarded    min(R_o, sum D_j e^q_d)   the same
+       untrusted / fallback /    R_o                       R_o
        no source / no demand
 
    D_j is the job's forecast peak cost-rate (a checkpointing job writes
    between its read bursts, so max(reads, write_cost x writes); otherwise
    their sum) and q_d the source's calibrated upper demand quantile (section
-   3).  A job is *due* from its calibrated reclaim time on (section 3): from
-   then on its owner may arrive within the horizon, and what it will draw
-   then is its demand, not its reservation.  Finer lending than a tick --
-   the gaps between an owner's read bursts -- is the data plane's (section
-   7): a rate limit that left only the owners' *average* would let
-   borrowers saturate the drive during every burst.
+   3); the sums run over the jobs of that row.  A job is *due* from its
+   calibrated reclaim time on (section 3): from then on its owner may arrive
+   within the horizon, and what it will draw then is its demand, not its
+   reservation.
+
+   A *guarded* owner is latency-critical with an SLO: the data plane takes
+   lent capacity back from readers IO by IO for it (csrc/sched.c section
+   13: for 500 ms after its last IO, lent IO in flight is what the drive
+   completes in a quarter of its SLO), so its running jobs are not held
+   from readers -- the compute gaps between its read bursts, which no tick
+   can follow, are lent too.  Holding a running owner's peak demand left
+   borrowers 1.5x slower than naive sharing on the training-cluster
+   scenario even with exact forecasts; without the hold and without section
+   13, reading borrowers slowed owners (seed 1: 12 windows; 1 with it, next
+   to lent writes).  Writers still hold its demand: programs slow reads
+   whatever is in flight.  An unguarded owner (reserved, no SLO) has only
+   the reclaim bound and stays held while it runs.
+
+   The headroom is kept while some owner holds anything (from readers or
+   writers); with every owner idle and nothing due within the write
+   horizon nobody can be slowed, and the whole of C is lent.
 
 3. Calibration (per source).  For a forecast issued at t_f predicting arrival
    T (lead L = T - t_f) of a job that arrives at A, the residual is
@@ -96,7 +114,10 @@ time in the simulator), so tests drive it with an injected clock.
    only when nobody else waits and caps their in-flight cost at what the
    drive completes in ``scavenger_reclaim_ns`` (csrc/sched.c, 3d), so lent
    capacity comes back within that bound (10 ms by default) even if the
-   planner is wrong or late; tests/test_anticipation.py measures it.
+   planner is wrong or late; tests/test_anticipation.py measures it.  Next
+   to a latency-critical owner that ran in the last 500 ms the cap is a
+   quarter of its SLO instead (section 13 there), which is what lets the
+   planner lend a guarded owner's running jobs to readers (section 2).
 
 8. Worked example.  C = 2800 MiB/s, owners a, b, c reserve 700 each, so
    static partitioning leaves 700 to borrowers.  Source "sched" has 300
@@ -111,9 +132,11 @@ time in the simulator), so tests drive it with an injected clock.
    from 105.93 s (write horizon 2 s).  From 107.93 s a is due: held at 700,
    as its forecast named no demand; had it said 400 MiB/s of reads with q_d
    = 0.2, a would hold 400 * e^0.2 = 489 and r keep 350 + (2660 - 1889 -
-   700) / 2 = 385.  Had b and c been idle too, nothing would be held until
-   then: r gets 1330 and w 1330 / 1.9 = 700 MiB/s (no caution: no owner
-   reads).  If a arrives at 103 s instead, rho = ln(3 / 20) = -1.90 < -0.9:
+   700) / 2 = 385.  Had b and c been latency-critical with an SLO
+   (guarded), their running jobs would be held from writers only: pool =
+   2660, r gets 350 + (2660 - 700) / 2 = 1330, w the same 235.  Had b and c
+   been idle too, nothing would be held until 105.93 s: no headroom, r gets
+   1400 and w 1400 / 1.9 = 736 MiB/s (no caution: no owner reads).  If a arrives at 103 s instead, rho = ln(3 / 20) = -1.90 < -0.9:
    a miss; alpha becomes 0.01 + 0.002 * (0.01 - 1) = 0.008 and q the 2nd
    smallest residual.  Five such misses among 50 arrivals (P = 1.5e-4 under
    a 1% budget) put "sched" in fallback: r and w get 350 and 184 again.
