@@ -46,8 +46,8 @@
  *         per round (no starvation of others).
  *      d. scavengers: only when step c found nobody able to use the budget
  *         (idle capacity).  Their in-flight cost is capped at what the drive
- *         completes in scavenger_reclaim_ns (a quarter of an SLO next to a
- *         latency-critical tenant: section 13), and they are never
+ *         completes in scavenger_reclaim_ns (a quarter of an SLO beside a
+ *         latency-critical tenant: section 14), and they are never
  *         dispatched while another tenant waits, so lent capacity returns
  *         within that bound plus one IO, without the control plane.
  *
@@ -304,7 +304,7 @@
  *    completed + flushed + queued + inflight).  In-flight IO is not
  *    touched: it completes normally.
  *
- * 14. Lending next to a latency-critical owner (issue 15, qos, step 3d).
+ * 14. Lending beside a latency-critical owner (issue 15, qos, step 3d).
  *    Scavengers are dispatched only into idle capacity, but once dispatched
  *    an IO cannot be taken back: an owner's IO that arrives finds the lent
  *    IO in flight ahead of it.  The reclaim bound (3d) caps that at what the
@@ -314,28 +314,29 @@
  *    reads ahead at every burst and in every gap in its open-loop arrivals,
  *    and its 500 us p99 is gone: on the training-cluster scenario with
  *    unlimited scavengers, 88 of 1253 owner windows of seed 1 missed it
- *    (window p99 up to 2.9 ms), all of them on latency, none on throughput.
- *    So the lending planner held an active owner's whole peak demand out of
- *    the borrowers' limits, which a 100 ms tick cannot give back within an
- *    iteration: the owner's compute gaps stayed idle.  Now, for
- *    LC_RECENT_NS (500 ms, longer than a compute gap) after a completion of
- *    a latency-critical tenant with an SLO, lent IO in flight is capped at
- *    what the drive completes in a quarter of the tightest such SLO at the
- *    controller's pacing rate (SLO 500 us: 125 us, about 4 x 128 KiB reads
- *    at 4 GiB/s) instead of half the reclaim bound; an arriving owner IO
- *    waits behind at most that much.  The pacing rate rather than the
- *    measured completion rate: capped lending lowers what completes, and a
- *    cap that follows it shrinks to one IO (a quarter SLO is below one
- *    128 KiB read's latency) -- the controller, already steered to half the
- *    SLO (section 3), finds the rate at which the drive's latency sits in
- *    its band.  The state is one timestamp (the controller's last_lc_ns)
- *    and lc_hold_ns, set on the latency-critical completion path; nothing
- *    changes without a latency-critical tenant.  Same scenario and seed,
- *    exact forecasts: every scavenger unlimited, 88 -> 46 slow windows
- *    (borrower mean job latency 5.49 -> 5.70 s); read-only scavengers
- *    unlimited beside the planner's limits on writing ones, 12 -> 1.  What
- *    is left comes from lent *writes*: programs slow reads whatever is in
- *    flight, so the planner's write limits stay (planner.py section 6).
+ *    (window p99 up to 2.9 ms), all on latency, none on throughput.  So the
+ *    lending planner held an owner's whole peak demand from the borrowers'
+ *    limits while its job ran, and from a calibrated quantile of its
+ *    arrival on, which a 100 ms tick cannot give back within an iteration:
+ *    the compute gaps stayed idle.  Now, while a latency-critical tenant
+ *    with an SLO exists, lent IO in flight is capped at what the drive
+ *    completes in a quarter of the tightest such SLO at the controller's
+ *    pacing rate (SLO 500 us: 125 us, about 4 x 128 KiB reads at 4 GiB/s)
+ *    instead of half the reclaim bound; an arriving owner IO waits behind
+ *    at most that much, at its job's first IO as at every later one.  The
+ *    pacing rate rather than the measured completion rate: capped lending
+ *    lowers what completes, and a cap that follows it shrinks to one IO (a
+ *    quarter SLO is below one 128 KiB read's latency) -- the controller,
+ *    steered to half the SLO while the tenant is active (section 3), finds
+ *    the rate at which the drive's latency sits in its band.  lc_hold_ns is
+ *    recomputed with the latency-critical list (resv_rebuild: tenant add,
+ *    set, remove); the IO path reads it in the scavenger step only, and
+ *    nothing changes without a latency-critical tenant.  Same scenario and
+ *    seed, exact forecasts, every scavenger unlimited: 88 -> 47 slow
+ *    windows at the same borrower throughput (mean job latency 5.49 ->
+ *    5.74 s); what is left comes from lent *writes* -- programs slow reads
+ *    whatever is in flight -- so the planner's write limits stay
+ *    (control/lending/planner.py sections 2 and 6).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -365,7 +366,6 @@ enum { WIN_SHIFT_MAX = 5 };                         /* windows grow up to 32x th
 enum { UNDERFILL_IOS = 2 };                         /* qos: fewer IOs left in the drive = underfilled (section 8) */
 enum { DEBT_BUCKETS = 8 };                          /* qos: debt past which reservations keep to their window (12) */
 static const uint64_t STARVE_NS = 10000000ull;      /* qos: 10 ms held by the bucket with nothing in flight (section 9) */
-static const uint64_t LC_RECENT_NS = 500000000ull;  /* qos: scavengers stay capped this long after a latency-critical completion (14) */
 
 typedef struct sq_ent {
     jbof_io io;
@@ -438,7 +438,7 @@ struct jbof_sched {
     uint32_t inflight_ios;
     uint64_t inflight_cost;
     uint64_t scav_inflight_cost;
-    uint64_t lc_hold_ns;      /* qos: a quarter of the tightest active SLO at the last latency-critical completion (14) */
+    uint64_t lc_hold_ns;      /* qos: a quarter of the tightest latency-critical SLO, 0 = none (section 14) */
     uint64_t seq;
     uint64_t completed;       /* dispatched = completed + inflight_ios */
     uint64_t next_limit_ns;   /* earliest limit/reservation tag seen held back */
@@ -850,9 +850,14 @@ int jbof_sched_set_policy(jbof_sched *s, uint32_t policy, uint64_t now_ns)
 static void resv_rebuild(jbof_sched *s)
 {
     s->nlc = 0;
+    s->lc_hold_ns = 0;
     for (uint32_t i = 0; i < s->cfg.max_tenants; i++)
-        if (s->t[i] && s->t[i]->cfg.klass == JBOF_CLASS_LATENCY && s->t[i]->cfg.latency_slo_ns)
+        if (s->t[i] && s->t[i]->cfg.klass == JBOF_CLASS_LATENCY && s->t[i]->cfg.latency_slo_ns) {
             s->lc[s->nlc++] = i;
+            uint64_t h = s->t[i]->cfg.latency_slo_ns / 4; /* section 14 */
+            if (!s->lc_hold_ns || h < s->lc_hold_ns)
+                s->lc_hold_ns = h;
+        }
     /* latency-critical first, then reserved; stable by id */
     s->nresv = 0;
     for (uint32_t pass = 0; pass < 2; pass++)
@@ -1721,10 +1726,10 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
          * other half lets its queue catch up */
         uint64_t rate = s->ctl.rate_cost_bps < s->ctl.meas_rate_cost_bps ? s->ctl.rate_cost_bps : s->ctl.meas_rate_cost_bps;
         uint64_t hold_ns = s->cfg.scavenger_reclaim_ns / 2;
-        if (s->lc_hold_ns && s->lc_hold_ns < hold_ns && now_ns - s->ctl.last_lc_ns < LC_RECENT_NS) {
-            /* section 14: a latency-critical tenant ran recently -- lent IO
-             * in flight is what the drive completes in a quarter of its SLO
-             * at the pacing rate */
+        if (s->lc_hold_ns && s->lc_hold_ns < hold_ns) {
+            /* section 14: beside a latency-critical tenant, lent IO in
+             * flight is what the drive completes in a quarter of its SLO at
+             * the pacing rate */
             hold_ns = s->lc_hold_ns;
             rate = s->ctl.rate_cost_bps;
         }
@@ -1793,10 +1798,8 @@ static inline __attribute__((always_inline)) int complete_one(jbof_sched *s, con
         /* qos: a latency-critical tenant also reports what it experiences
          * end to end, so the drive is held where its SLO is met (ctl.c 3);
          * the SLO cap itself is kept current by slo_cap_refresh */
-        if (t->lc_slo && pol == JBOF_POLICY_QOS) {
+        if (t->lc_slo && pol == JBOF_POLICY_QOS)
             ctl_on_lc(&s->ctl, e2e, now_ns);
-            s->lc_hold_ns = s->ctl.target_cap_ns / 2; /* section 14: SLO / 4 */
-        }
         /* section 8: a drive left empty while IO waits is underfilled */
         s->ctl.underfilled = pol == JBOF_POLICY_QOS && s->inflight_ios < UNDERFILL_IOS && s->n_backlogged > 0;
         ctl_on_complete(&s->ctl, op, io->length_bytes, c, dev, now_ns);

@@ -255,8 +255,8 @@ def test_active_owner_held_at_calibrated_demand() -> None:
 
 
 def test_guarded_running_owner_is_lent_to_readers_not_writers() -> None:
-    """A guarded owner's running job is the data plane's (csrc/sched.c 13): readers'
-    limits do not hold its demand; writers' still do, and a due job is held as ever."""
+    """A guarded owner is the data plane's (csrc/sched.c 13): readers' limits hold
+    nothing for its running or due jobs; writers' hold them as for any owner."""
     d = Demand(read_bps=400 * MiB)
     need = math.ceil(400 * MiB * math.exp(0.2))
     for guarded, pool in ((("a",), 2660 * MiB), ((), 2660 * MiB - need)):
@@ -275,7 +275,7 @@ def test_guarded_running_owner_is_lent_to_readers_not_writers() -> None:
         feed(p, fc("j2", "a", 5.1, 10.0, demand=d), 5.1)     # a's next job, due soon
         pl = p.plan(5.1 + 10 * math.exp(-0.9) - 0.19)
         assert pl.owners["a"].reason == "due"
-        assert pl.owners["a"].held_bps == (need if guarded else min(700 * MiB, 2 * need))
+        assert pl.owners["a"].held_bps == (0 if guarded else min(700 * MiB, 2 * need))
         assert pl.owners["a"].held_write_bps == 700 * MiB
 
 

@@ -260,13 +260,6 @@ class ForecastService:
         borrowers = {t["name"]: 0.0 for t in tenants if t.get("class") == "scavenger"}
         return owners, borrowers
 
-    @staticmethod
-    def guarded(tenants: Sequence[Mapping[str, Any]]) -> set[str]:
-        """Owners whose running jobs the data plane guards IO by IO: latency-critical
-        tenants with an SLO (csrc/sched.c section 13; planner.py section 2)."""
-        return {t["name"] for t in tenants if t.get("class") == "latency"
-                and int(t.get("latency_slo", 0) or 0) > 0 and int(t.get("reserve", 0)) > 0}
-
     @classmethod
     def for_engine(cls, engine: Any, tenants: Sequence[Mapping[str, Any]], path: str,
                    capacity_bps: int, cfg: PlannerConfig | None = None,
@@ -276,8 +269,10 @@ class ForecastService:
         """A started service that sets scavengers' ``limit`` on a dataplane.engine.Engine
         (or through ``apply(tenant, bps)``: ``jbof serve`` passes its admin plane's)."""
         owners, borrowers = cls.roles(tenants)
-        planner = Planner(cfg or PlannerConfig(capacity_bps=capacity_bps), owners, borrowers,
-                          guarded=cls.guarded(tenants))
+        # no guarded owners live (planner.py section 2): every scavenger is
+        # planned as a reader (write fraction 0, none is measured), so lending a
+        # guarded owner to "readers" would lend it to writers too
+        planner = Planner(cfg or PlannerConfig(capacity_bps=capacity_bps), owners, borrowers)
         for source, residuals in (calibration or {}).items():
             planner.source(source).add_residuals(residuals)
         configured = cls.configured_limits(tenants, borrowers)
@@ -460,7 +455,7 @@ class ForecastService:
         owners, borrowers = self.roles(tenants)
         old = self.configured
         self.configured = self.configured_limits(tenants, borrowers)
-        if self.planner.set_roles(owners, borrowers, guarded=self.guarded(tenants)):
+        if self.planner.set_roles(owners, borrowers):
             self.role_changes += 1
             log.info("forecast: planning %d owner(s) (%s), %d scavenger(s) (%s)", len(owners),
                      ", ".join(sorted(owners)) or "none", len(borrowers),

@@ -26,9 +26,10 @@ time in the simulator), so tests drive it with an injected clock.
 
                                  held from readers         from writers
        idle, no job due          0                         0
-       job due                   min(R_o, sum D_j e^q_d)   R_o (section 6)
-       job running, guarded      (its due jobs only)       min(R_o, sum D_j e^q_d)
-       job running, unguarded    min(R_o, sum D_j e^q_d)   the same
+       guarded, job due/running  0                         due: R_o (section 6),
+                                                           running: min(R_o, sum D_j e^q_d)
+       unguarded, job due        min(R_o, sum D_j e^q_d)   R_o
+       unguarded, job running    min(R_o, sum D_j e^q_d)   the same
        untrusted / fallback /    R_o                       R_o
        no source / no demand
 
@@ -42,16 +43,20 @@ time in the simulator), so tests drive it with an injected clock.
 
    A *guarded* owner is latency-critical with an SLO: the data plane takes
    lent capacity back from readers IO by IO for it (csrc/sched.c section
-   13: for 500 ms after its last IO, lent IO in flight is what the drive
-   completes in a quarter of its SLO), so its running jobs are not held
-   from readers -- the compute gaps between its read bursts, which no tick
-   can follow, are lent too.  Holding a running owner's peak demand left
+   13: beside it, lent IO in flight is what the drive completes in a
+   quarter of its SLO, from its first IO on), so nothing is held from
+   readers for it -- the compute gaps between its read bursts, which no
+   tick can follow, are lent, and so is the time between its calibrated
+   reclaim and its arrival.  Holding a running owner's peak demand left
    borrowers 1.5x slower than naive sharing on the training-cluster
    scenario even with exact forecasts; without the hold and without section
-   13, reading borrowers slowed owners (seed 1: 12 windows; 1 with it, next
-   to lent writes).  Writers still hold its demand: programs slow reads
-   whatever is in flight.  An unguarded owner (reserved, no SLO) has only
-   the reclaim bound and stays held while it runs.
+   13, reading borrowers slowed owners (seed 1: 12 windows).  Writers still
+   hold it: programs slow reads whatever is in flight, and GC debt is not
+   taken back.  So the forecasts steer writers, unguarded owners and
+   untrusted sources; an unguarded owner (reserved, no SLO) has only the
+   reclaim bound and is held as before.  The daemon passes no guarded
+   owners yet (forecast_server.py): it does not know which scavengers
+   write.
 
    The headroom is kept while some owner holds anything (from readers or
    writers); with every owner idle and nothing due within the write
@@ -675,15 +680,12 @@ class Planner:
                 write_due = True
             nxt = t if nxt is None else min(nxt, t)
         # writers: what the running and due jobs may draw (GC debt is not taken
-        # back).  Readers: a guarded owner's running jobs are the data plane's
-        # (csrc/sched.c 13: lent IO yields within a quarter of its SLO), so only
-        # its due jobs are held -- what it may need before the planner's next
-        # tick can react; an unguarded owner's running jobs stay held too
+        # back).  Readers: a guarded owner is the data plane's (csrc/sched.c
+        # 13: lent IO in flight beside it is a quarter of its SLO, from its
+        # first IO on), so nothing is held for it; an unguarded owner's running
+        # and due jobs are held as from writers
         held_w = self._demand_hold(o, active + due) if active or due else 0
-        if o in self.guarded:
-            held = self._demand_hold(o, due) if due else 0
-        else:
-            held = held_w
+        held = 0 if o in self.guarded else held_w
         if due or write_due:
             held_w = r
         reason = "due" if due else "active" if active else "lent"
