@@ -119,10 +119,10 @@ time in the simulator), so tests drive it with an injected clock.
    only when nobody else waits and caps their in-flight cost at what the
    drive completes in ``scavenger_reclaim_ns`` (csrc/sched.c, 3d), so lent
    capacity comes back within that bound (10 ms by default) even if the
-   planner is wrong or late; tests/test_anticipation.py measures it.  Next
-   to a latency-critical owner that ran in the last 500 ms the cap is a
-   quarter of its SLO instead (section 13 there), which is what lets the
-   planner lend a guarded owner's running jobs to readers (section 2).
+   planner is wrong or late; tests/test_anticipation.py measures it.
+   Beside a latency-critical tenant with an SLO the cap is a quarter of
+   that SLO instead (section 13 there), which is what lets the planner
+   lend a guarded owner to readers (section 2).
 
 8. Worked example.  C = 2800 MiB/s, owners a, b, c reserve 700 each, so
    static partitioning leaves 700 to borrowers.  Source "sched" has 300
