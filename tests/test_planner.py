@@ -255,7 +255,7 @@ def test_active_owner_held_at_calibrated_demand() -> None:
 
 
 def test_guarded_running_owner_is_lent_to_readers_not_writers() -> None:
-    """A guarded owner is the data plane's (csrc/sched.c 13): readers' limits hold
+    """A guarded owner is the data plane's (csrc/sched.c 14): readers' limits hold
     nothing for its running or due jobs; writers' hold them as for any owner."""
     d = Demand(read_bps=400 * MiB)
     need = math.ceil(400 * MiB * math.exp(0.2))

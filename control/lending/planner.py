@@ -43,7 +43,7 @@ time in the simulator), so tests drive it with an injected clock.
 
    A *guarded* owner is latency-critical with an SLO: the data plane takes
    lent capacity back from readers IO by IO for it (csrc/sched.c section
-   13: beside it, lent IO in flight is what the drive completes in a
+   14: beside it, lent IO in flight is what the drive completes in a
    quarter of its SLO, from its first IO on), so nothing is held from
    readers for it -- the compute gaps between its read bursts, which no
    tick can follow, are lent, and so is the time between its calibrated
@@ -121,7 +121,7 @@ time in the simulator), so tests drive it with an injected clock.
    capacity comes back within that bound (10 ms by default) even if the
    planner is wrong or late; tests/test_anticipation.py measures it.
    Beside a latency-critical tenant with an SLO the cap is a quarter of
-   that SLO instead (section 13 there), which is what lets the planner
+   that SLO instead (section 14 there), which is what lets the planner
    lend a guarded owner to readers (section 2).
 
 8. Worked example.  C = 2800 MiB/s, owners a, b, c reserve 700 each, so
@@ -451,7 +451,7 @@ class Planner:
 
     ``owners``: tenant -> reserve_bps; ``borrowers``: tenant -> write fraction;
     ``guarded``: the owners whose running jobs the data plane guards IO by IO
-    (latency-critical tenants with an SLO, csrc/sched.c section 13; section 2).
+    (latency-critical tenants with an SLO, csrc/sched.c section 14; section 2).
     Feed messages with ``handle(msg, now_s)`` (or ``replay`` for history), tell it
     measured owner demand with ``observe_demand``, and ask ``plan(now_s)``."""
 
@@ -681,7 +681,7 @@ class Planner:
             nxt = t if nxt is None else min(nxt, t)
         # writers: what the running and due jobs may draw (GC debt is not taken
         # back).  Readers: a guarded owner is the data plane's (csrc/sched.c
-        # 13: lent IO in flight beside it is a quarter of its SLO, from its
+        # 14: lent IO in flight beside it is a quarter of its SLO, from its
         # first IO on), so nothing is held for it; an unguarded owner's running
         # and due jobs are held as from writers
         held_w = self._demand_hold(o, active + due) if active or due else 0
