@@ -235,6 +235,10 @@ class Violation:
     invariant: str
     tenant: str | None
     detail: str
+    # how far off, in the invariant's own measure (WORST_CASE says which way is worse):
+    # work qos/best util, stall max/bound, weights |share/want - 1|, limit bw/limit,
+    # reserve bw/reserve, slo p99/bound, jain gimbal - qos
+    amount: float = math.nan
 
 
 @dataclass
@@ -294,7 +298,8 @@ def check_docs(sc: Scenario, docs: Mapping[str, Mapping[str, Any]]) -> tuple[lis
         best_p = max(others, key=lambda p: others[p])
         if q["utilization"] < WORK_FRAC * others[best_p]:
             v.append(Violation("work", None, f"qos util {q['utilization']:.3f} < {WORK_FRAC} x "
-                                             f"{best_p} {others[best_p]:.3f}"))
+                                             f"{best_p} {others[best_p]:.3f}",
+                               q["utilization"] / others[best_p]))
 
     for t in sc.tenants:
         e = qt[t.name]
@@ -306,7 +311,7 @@ def check_docs(sc: Scenario, docs: Mapping[str, Mapping[str, Any]]) -> tuple[lis
             bound = max(STALL_P99_MULT * lat["p99"], STALL_FLOOR_US)
             if lat["max"] > bound:
                 v.append(Violation("stall", t.name, f"max {lat['max'] / 1e3:.1f} ms > {bound / 1e3:.1f} ms "
-                                                    f"(p99 {lat['p99'] / 1e3:.2f} ms)"))
+                                                    f"(p99 {lat['p99'] / 1e3:.2f} ms)", lat["max"] / bound))
         # limits (NARROWINGS[2]: plus one IO and the 1 ms bank over the run)
         dur = q["duration_s"]
         if t.limit_bps:
@@ -314,11 +319,13 @@ def check_docs(sc: Scenario, docs: Mapping[str, Mapping[str, Any]]) -> tuple[lis
             slack = (_max_bs(t) + t.limit_bps * LIMIT_BANK_S) / dur
             if e["bw_bytes"] > (1 + LIMIT_TOL) * t.limit_bps + slack:
                 v.append(Violation("limit", t.name, f"{e['bw_bytes'] / MIB:.2f} MiB/s > limit "
-                                                    f"{t.limit_bps / MIB:.1f} MiB/s + 2% + one IO"))
+                                                    f"{t.limit_bps / MIB:.1f} MiB/s + 2% + one IO",
+                                   e["bw_bytes"] / t.limit_bps))
         if t.limit_iops:
             checked["limit"] += 1
             if e["iops"] > (1 + LIMIT_TOL) * t.limit_iops + (1 + t.limit_iops * LIMIT_BANK_S) / dur:
-                v.append(Violation("limit", t.name, f"{e['iops']:.0f} IOPS > limit_iops {t.limit_iops}"))
+                v.append(Violation("limit", t.name, f"{e['iops']:.0f} IOPS > limit_iops {t.limit_iops}",
+                                   e["iops"] / t.limit_iops))
 
     # reservations
     resv = [t for t in sc.tenants if t.reserve_bps]
@@ -334,7 +341,7 @@ def check_docs(sc: Scenario, docs: Mapping[str, Mapping[str, Any]]) -> tuple[lis
             checked["reserve"] += 1
             if e["bw_bytes"] < (1 - RESERVE_TOL) * t.reserve_bps:
                 v.append(Violation("reserve", t.name, f"{e['bw_bytes'] / MIB:.1f} MiB/s < reserve "
-                                                      f"{t.reserve_bps / MIB:.1f} MiB/s"))
+                                                      f"{t.reserve_bps / MIB:.1f} MiB/s", e["bw_bytes"] / t.reserve_bps))
 
     # latency SLOs
     slo_tenants = [t for t in sc.tenants if t.klass == "latency" and t.latency_slo_ns]
@@ -352,12 +359,13 @@ def check_docs(sc: Scenario, docs: Mapping[str, Mapping[str, Any]]) -> tuple[lis
             checked["slo"] += 1
             if p99 > slo_us:
                 v.append(Violation("slo", t.name, f"p99 {p99:.0f} us > SLO {slo_us:.0f} us "
-                                                  f"(solo p99 {solo['p99']:.0f} us)"))
+                                                  f"(solo p99 {solo['p99']:.0f} us)", p99 / slo_us))
         if t.name in gt and gt[t.name]["iops"]:
             checked["slo"] += 1
             gp = gt[t.name]["lat_us"]["p99"]
             if p99 > SLO_GIMBAL_TOL * gp:
-                v.append(Violation("slo", t.name, f"p99 {p99:.0f} us > {SLO_GIMBAL_TOL} x gimbal's {gp:.0f} us"))
+                v.append(Violation("slo", t.name, f"p99 {p99:.0f} us > {SLO_GIMBAL_TOL} x gimbal's {gp:.0f} us",
+                                   p99 / gp))
 
     # weights
     v += _check_weights(sc, q, checked)
@@ -367,7 +375,8 @@ def check_docs(sc: Scenario, docs: Mapping[str, Mapping[str, Any]]) -> tuple[lis
                  for t in sc.tenants):
         checked["jain"] += 1
         if q["jain"] < g["jain"] - JAIN_TOL:
-            v.append(Violation("jain", None, f"jain {q['jain']:.3f} < gimbal's {g['jain']:.3f} - {JAIN_TOL}"))
+            v.append(Violation("jain", None, f"jain {q['jain']:.3f} < gimbal's {g['jain']:.3f} - {JAIN_TOL}",
+                               g["jain"] - q["jain"]))
     return v, checked
 
 
@@ -426,7 +435,7 @@ def _check_weights(sc: Scenario, q: Mapping[str, Any], checked: dict[str, int]) 
         got = r / total
         if abs(got / want - 1) > WEIGHT_TOL:
             out.append(Violation("weights", t.name, f"cost share {got:.3f} vs weight share {want:.3f} "
-                                                    f"(w={t.weight}, group of {len(group)})"))
+                                                    f"(w={t.weight}, group of {len(group)})", abs(got / want - 1)))
     return out
 
 
@@ -488,22 +497,56 @@ def sweep(n: int, seed: int, jobs: int = 2, progress: Any = None) -> list[MixRep
         return out
 
 
+# which way an invariant's Violation.amount is worse (min: lower is worse)
+WORST_CASE = {"work": min, "stall": max, "weights": max, "limit": max, "reserve": min, "slo": max, "jain": max}
+
+
+def worst_case(reports: Sequence[MixReport], inv: str) -> tuple[float, str] | None:
+    """The worst violation of one invariant over the reports: (amount, 'mix: tenant: detail')."""
+    xs = [(x.amount, f"{r.name}: {x.tenant or '-'}: {x.detail}") for r in reports for x in r.violations
+          if x.invariant == inv and not math.isnan(x.amount)]
+    if not xs:
+        return None
+    pick = WORST_CASE.get(inv, max)
+    return pick(xs, key=lambda a: a[0])
+
+
+def util_vs_gimbal(reports: Sequence[MixReport]) -> tuple[int, float, float]:
+    """(mixes compared, fraction with util(qos) >= util(gimbal), median util(qos) / util(gimbal))."""
+    ratios = [r.docs["qos"]["utilization"] / r.docs["gimbal"]["utilization"] for r in reports
+              if "qos" in r.docs and "gimbal" in r.docs and r.docs["gimbal"]["utilization"] > 0]
+    if not ratios:
+        return 0, math.nan, math.nan
+    ratios.sort()
+    m = len(ratios)
+    med = ratios[m // 2] if m % 2 else (ratios[m // 2 - 1] + ratios[m // 2]) / 2
+    return m, sum(1 for x in ratios if x >= 1.0) / m, med
+
+
 def summary_table(reports: Sequence[MixReport]) -> str:
     from control.bench.results import text_table
-    rows = [["invariant", "checks", "violating mixes", "violations", "example"]]
+    rows = [["invariant", "checks", "violating mixes", "violations", "worst", "worst case"]]
     names = list(INVARIANTS) + (["crash"] if any(x.invariant == "crash" for r in reports for x in r.violations) else [])
     for inv in names:
         checks = sum(r.checked.get(inv, 0) for r in reports)
         mixes = [r for r in reports if any(x.invariant == inv for x in r.violations)]
         count = sum(1 for r in reports for x in r.violations if x.invariant == inv)
+        wc = worst_case(reports, inv)
         ex = ""
-        if mixes:
+        if wc:
+            ex = wc[1]
+        elif mixes:
             x = next(x for x in mixes[0].violations if x.invariant == inv)
             ex = f"{mixes[0].name}: {x.tenant or '-'}: {x.detail}"
-        rows.append([inv, str(checks), str(len(mixes)), str(count), ex[:100]])
+        rows.append([inv, str(checks), str(len(mixes)), str(count), f"{wc[0]:.3f}" if wc else "", ex[:100]])
     bad = sum(1 for r in reports if r.violations)
+    m, frac, med = util_vs_gimbal(reports)
+    vs = (f"\nqos vs gimbal utilization over {m} mixes: qos >= gimbal on {frac:.1%}, median qos/gimbal {med:.3f}"
+          if m else "")
     notes = "".join(f"\nnarrowing {i}: {n}" for i, n in enumerate(NARROWINGS))
-    return text_table(rows) + f"\n{len(reports)} mixes, {bad} with violations" + notes
+    return (text_table(rows) + f"\n{len(reports)} mixes, {bad} with violations" + vs
+            + "\nworst: work qos/best util (lowest), stall max/bound, weights |share/want - 1|, limit bw/limit, "
+              "reserve bw/reserve (lowest), slo p99/bound, jain gimbal - qos" + notes)
 
 
 def write_failures(reports: Sequence[MixReport], out_dir: str | Path) -> list[Path]:
