@@ -16,8 +16,10 @@ anything is held; the warm-start calibration gives source ``sched`` q_0.01 = -0.
     t0 + 3 s   arrived       own active, held              scav 2100 MiB/s
     finished                 own idle, nothing held        scav 2800 MiB/s (C)
 
-(The daemon plans no owner as guarded -- planner.py section 2 -- so ``own``,
-latency-critical with an SLO, is held while it runs.)
+``own`` has an SLO but class ``reserved``: it is not guarded (planner.py
+section 2), so it is held while due and running; ``scav`` reads 2 MiB first,
+so the planner has measured it as a reader (section 9; unmeasured, it would be
+planned as a writer).  tests/test_lending_guarded.py has a guarded owner.
 """
 from __future__ import annotations
 
@@ -53,7 +55,7 @@ RECLAIM_S = LEAD_S * 0.6065306597126334 - 0.2     # 3 e^-0.5 - horizon = 1.62 s
 CONFIG = """\
 drives: [{{name: d0, backend: memory, size: 64MiB}}]
 tenants:
-  - {{name: own, size: 16MiB, reserve: 700MiB/s, latency_slo: 5ms}}
+  - {{name: own, size: 16MiB, reserve: 700MiB/s, latency_slo: 5ms, class: reserved}}
   - {{name: scav, size: 16MiB, class: scavenger}}
 forecast:
   socket: {sock}
@@ -123,6 +125,20 @@ def _state(config: Path) -> Path:
     return config.with_name(f"{config.stem}.state.yaml")
 
 
+def read_some(s: Served, tenant: str, n: int = 2) -> None:
+    """n MiB read by ``tenant`` over NBD, and the planner has measured it."""
+    from test_nbd_protocol import NBD
+    c = NBD(str(s.tmp / "nbd.sock"), tenant)
+    try:
+        for i in range(n):
+            err, _ = c.read(i * MIB, MIB)
+            assert err == 0
+    finally:
+        c.close()
+    wait_until(lambda: s.metric("jbof_planner_borrower_measured", tenant) == 1, 5)
+    assert s.metric("jbof_planner_borrower_write_ratio", tenant) == 0.0
+
+
 def wait_until(what: Callable[[], bool], timeout_s: float, every_s: float = 0.02) -> float:
     """Poll until what() holds; the monotonic time it first held (AssertionError after
     timeout_s)."""
@@ -140,6 +156,7 @@ def test_forecast_moves_the_scavenger_limit_ahead_of_the_arrival(served: Served)
     assert s.ping["forecast"] == s.forecast
     assert stat.S_IMODE(os.stat(s.forecast).st_mode) == 0o600      # its own mode
     file_before = s.config.read_bytes()
+    read_some(s, "scav")
     # Before any forecast the owner is held: scav gets what static partitioning leaves.
     wait_until(lambda: s.limit() == STATIC, 5)
 

@@ -168,6 +168,10 @@ def test_for_engine_wiring(tmp_path: Path) -> None:
         def set_tenant(self, name: str, **changes: int) -> None:
             calls.append((name, changes))
 
+        def tenant_stats(self, name: str) -> dict[str, Any]:
+            # every borrower has read 1 GiB: measured as a reader at the first tick
+            return {"tenant": {"read_bytes": 1 << 30, "write_bytes": 0}}
+
     tenants = [{"name": "reader", "class": "latency", "reserve": 100 * MiB},
                {"name": "trainer", "class": "best-effort", "reserve": 0},
                {"name": "batch", "class": "scavenger", "reserve": 0},
@@ -181,6 +185,9 @@ def test_for_engine_wiring(tmp_path: Path) -> None:
         # partition -- never above a borrower's own configured limit
         assert dict(calls[:2]) == {"batch": {"limit": (CAP - 100 * MiB) // 2},
                                    "capped": {"limit": 100 * MiB}}
+        # write fractions measured from the engine's counters; "reader" has no SLO
+        assert s.write_mix is not None and s.write_mix.measured("batch")
+        assert s.planner.guarded == frozenset()
     finally:
         s.stop()
     assert dict(calls[-2:]) == {"batch": {"limit": 0}, "capped": {"limit": 100 * MiB}}
@@ -251,6 +258,10 @@ def test_daemon_config_section_and_from_config(tmp_path: Path) -> None:
     class FakeEngine:
         def set_tenant(self, name: str, **changes: int) -> None:
             calls.append((name, changes))
+
+        def tenant_stats(self, name: str) -> dict[str, Any]:
+            # every borrower has read 1 GiB: measured as a reader at the first tick
+            return {"tenant": {"read_bytes": 1 << 30, "write_bytes": 0}}
 
     tenants = [{"name": "team-a", "class": "reserved", "reserve": 700 * MiB},
                {"name": "batch", "class": "scavenger", "reserve": 0}]

@@ -196,31 +196,40 @@ def until(cond: Any, timeout: float = 3.0) -> None:
         time.sleep(0.02)
 
 
+# The scavengers below move no bytes, so the planner never measures their write
+# fractions and plans them as writers (planner.py section 9): a written byte costs
+# write_cost (4) read bytes, so each limit is its read-equivalent share / 4.
+W = 4
+
+
 @pytest.mark.needs_core
 def test_serve_replans_tenants_added_removed_and_changed_live(served: Served) -> None:
     s = served
-    until(lambda: s.limit("scav") == CAP - 700 * MiB)
+    until(lambda: s.limit("scav") == (CAP - 700 * MiB) // W)
     m = s.samples()
-    assert m[("jbof_planner_borrower_limit_bytes_per_second", "scav")] == CAP - 700 * MiB
+    assert m[("jbof_planner_borrower_limit_bytes_per_second", "scav")] == (CAP - 700 * MiB) // W
+    assert m[("jbof_planner_borrower_write_ratio", "scav")] == 1.0        # unmeasured
+    assert m[("jbof_planner_borrower_measured", "scav")] == 0
+    assert m[("jbof_planner_owner_guarded", "own")] == 1                  # latency + SLO
     assert m[("jbof_planner_owners", "")] == 1 and m[("jbof_planner_ticks_total", "")] >= 1
     assert m[("jbof_planner_coverage_target_ratio", "sched")] == pytest.approx(0.99)
     assert m[("jbof_planner_fallback", "sched")] == 0
     # The tick is 1 s; a tenant op pokes the planner, so these take far less.
     t0 = time.monotonic()
     s.admin("tenant.add", name="s2", size="8MiB", **{"class": "scavenger"})
-    half = (CAP - 700 * MiB) // 2
+    half = (CAP - 700 * MiB) // 2 // W
     until(lambda: s.limit("s2") == half and s.limit("scav") == half, 0.8)
     assert time.monotonic() - t0 < 0.8
     # an owner's reservation raised live moves the static pool
     s.admin("tenant.set", name="own", reserve="1400MiB/s")
-    until(lambda: s.limit("s2") == (CAP - 1400 * MiB) // 2, 0.8)
+    until(lambda: s.limit("s2") == (CAP - 1400 * MiB) // 2 // W, 0.8)
     # a new owner
     s.admin("tenant.add", name="own2", size="8MiB", reserve="700MiB/s")
-    until(lambda: s.limit("s2") == (CAP - 2100 * MiB) // 2, 0.8)
+    until(lambda: s.limit("s2") == (CAP - 2100 * MiB) // 2 // W, 0.8)
     assert s.samples()[("jbof_planner_owners", "")] == 2
     # removed: gone from the planner; reclassified: its configured limit (none) back
     s.admin("tenant.remove", name="s2")
-    until(lambda: s.limit("scav") == CAP - 2100 * MiB, 0.8)
+    until(lambda: s.limit("scav") == (CAP - 2100 * MiB) // W, 0.8)
     s.admin("tenant.set", name="scav", **{"class": "best-effort"})
     until(lambda: s.limit("scav") == 0, 0.8)
     m = s.samples()

@@ -68,6 +68,10 @@ label drive, plus tenant for owners and borrowers, source for forecast sources):
     jbof_planner_lent_bytes_per_second{tenant}   an owner's reservation lent now
     jbof_planner_held_bytes_per_second{tenant}   ... held for it
     jbof_planner_borrower_limit_bytes_per_second{tenant}   the limit applied to a borrower
+    jbof_planner_held_write_bytes_per_second{tenant}   an owner's reservation held from writers
+    jbof_planner_owner_guarded{tenant}     1 if lent to readers while it runs (planner.py 2)
+    jbof_planner_borrower_write_ratio{tenant}   a borrower's measured write fraction (1 unmeasured)
+    jbof_planner_borrower_measured{tenant} 1 once that fraction is measured
     jbof_planner_coverage_ratio{source}    observed coverage: 1 - misses / arrivals
     jbof_planner_coverage_target_ratio{source}   its target: 1 - slowdown budget
     jbof_planner_arrivals_total{source}, jbof_planner_misses_total{source}
@@ -124,6 +128,14 @@ PLANNER_HELP = {
     "jbof_planner_lent_bytes_per_second": "Part of an owner's reservation lent now.",
     "jbof_planner_held_bytes_per_second": "Part of an owner's reservation held for it now.",
     "jbof_planner_borrower_limit_bytes_per_second": "Limit the planner applied to a borrower.",
+    "jbof_planner_held_write_bytes_per_second": "Part of an owner's reservation held from "
+                                                "writing borrowers now.",
+    "jbof_planner_owner_guarded": "1 if the owner is guarded (latency-critical with an SLO): "
+                                  "its running jobs are lent to reading borrowers.",
+    "jbof_planner_borrower_write_ratio": "A borrower's write fraction as planned: written / "
+                                         "moved bytes over the last second (1 until measured).",
+    "jbof_planner_borrower_measured": "1 once the borrower's write fraction is measured "
+                                      "(else it is planned as a writer).",
     "jbof_planner_coverage_ratio": "Observed coverage of a forecast source: 1 - misses / "
                                    "arrivals (1 before any arrival).",
     "jbof_planner_coverage_target_ratio": "Coverage target: 1 - slowdown budget.",

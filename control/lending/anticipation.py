@@ -58,7 +58,7 @@ import numpy as np
 from control import units
 from control.errors import ConfigError
 from control.lending.forecast import MessageError, parse_message
-from control.lending.planner import Planner, PlannerConfig, parse_planner_config
+from control.lending.planner import Planner, PlannerConfig, is_guarded, parse_planner_config
 from control.scenario import Device, parse_device
 from control.schema import (
     Key,
@@ -482,7 +482,8 @@ def run_policy(sc: ClusterScenario, trace: Trace, policy: str, forecaster: str, 
         cfg = replace(cfg, mode="robust" if policy == "robust" else "point")
         planner = Planner(cfg, {o.name: o.reserve_bps for o in sc.owners},
                           {b.name: b.job.io.write_fraction for b in borrowers},
-                          guarded=[o.name for o in sc.owners if o.klass == "latency"])
+                          guarded=[o.name for o in sc.owners
+                                   if is_guarded(o.klass, o.latency_slo_s)])
     kind = "oracle" if policy == "oracle" else forecaster
     if messages is None or policy == "oracle":
         messages = forecast_messages(trace.history + trace.jobs, kind, seed)

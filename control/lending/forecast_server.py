@@ -76,12 +76,26 @@ limit is never applied again, an owner's new reservation moves the static
 pool.  ``poke()`` asks for that tick now (the admin plane calls it after a
 tenant op, so a new scavenger does not wait out a long tick).
 
+Guarded owners and measured writers, as in the simulator (planner.py
+sections 2 and 9).  ``for_engine`` (so ``jbof serve``) reads each borrower's
+byte counters from the data plane every tick (``counters``: the Engine's
+``tenant_stats``), turns them into its write fraction over the last second
+(``WriteMix``; a writer, w = 1, until it has moved 1 MiB) and hands the
+fractions to ``Planner.set_borrowers``, the call the simulator makes with
+the trace's fractions.  Owners that ``is_guarded`` names (class latency
+with a latency_slo: the tenants csrc/sched.c section 14 yields to IO by IO)
+are guarded, from the tenants in force like the roles: their running and
+due jobs are lent to borrowers measured as readers and held from the rest.
+A service built without ``counters`` guards nobody (tests that plan
+borrowers at fixed fractions).
+
 Counters for /metrics (``metric_samples(drive)``, the ``jbof_planner_*``
 families): ticks, tick errors (the plan raised or an apply failed), role
-changes; gauges from the last plan (lent and held per owner, borrower limits,
-the headroom never lent, pools) and per source the calibrator's observed
-coverage (1 - misses / arrivals) against its target (1 - slowdown budget)
-and fallback state.
+changes; gauges from the last plan (lent and held per owner, held from
+writers, whether it is guarded, borrower limits, each borrower's write
+fraction and whether it is measured yet, the headroom never lent, pools)
+and per source the calibrator's observed coverage (1 - misses / arrivals)
+against its target (1 - slowdown budget) and fallback state.
 """
 from __future__ import annotations
 
@@ -109,7 +123,14 @@ from control.lending.forecast import (
     parse_message,
     request_id,
 )
-from control.lending.planner import Plan, Planner, PlannerConfig, parse_planner_config
+from control.lending.planner import (
+    Plan,
+    Planner,
+    PlannerConfig,
+    WriteMix,
+    is_guarded,
+    parse_planner_config,
+)
 from control.schema import Key, p_duration, p_rate, p_str, read_section, section
 
 log = logging.getLogger("jbof.forecast")
@@ -209,12 +230,19 @@ class ForecastService:
                  mode: int = DEFAULT_MODE, configured: Mapping[str, int] | None = None,
                  idle_timeout_s: float | None = IDLE_TIMEOUT_S,
                  live_tenants: Callable[[], Sequence[Mapping[str, Any]]] | None = None,
-                 release: Callable[[str], None] | None = None) -> None:
+                 release: Callable[[str], None] | None = None,
+                 counters: Callable[[str], tuple[int, int]] | None = None,
+                 write_mix: WriteMix | None = None) -> None:
         """``configured``: each borrower's own limit (bytes/s, 0 = none).  The planner
         never raises a borrower above it, and ``stop()`` puts it back.  ``live_tenants``:
         the planned drive's tenant dicts now (roles and configured limits follow them
         every tick); ``release(name)``: a borrower that left the plan (default:
-        ``apply(name, configured)``).  The caps (module docstring) are attributes:
+        ``apply(name, configured)``).  ``counters(name)``: a borrower's cumulative
+        (read, written) bytes -- with it every tick measures the borrowers' write
+        fractions (``write_mix``, planner.py section 9) and guards the owners
+        ``is_guarded`` names; without it borrowers keep the fractions they were
+        planned with and nobody is guarded (a guarded owner is lent to readers, so
+        it needs measured writers).  The caps (module docstring) are attributes:
         tests lower them."""
         if not 0.001 <= tick_s <= 60:
             raise ValueError(f"forecast service: tick_s must be in 1ms..60s, got {tick_s!r}")
@@ -241,6 +269,8 @@ class ForecastService:
         self._ended = False             # a job finished or was cancelled since a forced prune
         self.live_tenants = live_tenants
         self._release = release
+        self.counters = counters
+        self.write_mix = (write_mix or WriteMix()) if counters is not None else None
         self.ticks = 0
         self.tick_errors = 0            # ticks that raised or failed to apply (ls, metrics)
         self.role_changes = 0
@@ -261,6 +291,14 @@ class ForecastService:
         return owners, borrowers
 
     @classmethod
+    def guarded(cls, tenants: Sequence[Mapping[str, Any]]) -> list[str]:
+        """The owners of a serve config the planner guards (planner.is_guarded: class
+        latency with a latency_slo, the data plane's csrc/sched.c section 14)."""
+        owners, _ = cls.roles(tenants)
+        return [t["name"] for t in tenants if t["name"] in owners
+                and is_guarded(t.get("class"), t.get("latency_slo", 0))]
+
+    @classmethod
     def for_engine(cls, engine: Any, tenants: Sequence[Mapping[str, Any]], path: str,
                    capacity_bps: int, cfg: PlannerConfig | None = None,
                    calibration: Mapping[str, Sequence[float]] | None = None,
@@ -269,16 +307,22 @@ class ForecastService:
         """A started service that sets scavengers' ``limit`` on a dataplane.engine.Engine
         (or through ``apply(tenant, bps)``: ``jbof serve`` passes its admin plane's)."""
         owners, borrowers = cls.roles(tenants)
-        # no guarded owners live (planner.py section 2): every scavenger is
-        # planned as a reader (write fraction 0, none is measured), so lending a
-        # guarded owner to "readers" would lend it to writers too
-        planner = Planner(cfg or PlannerConfig(capacity_bps=capacity_bps), owners, borrowers)
+        # guarded owners as in the simulator (planner.py section 2), since each
+        # scavenger's write fraction is measured from the data plane's counters
+        # every tick (section 9; a writer until measured)
+        planner = Planner(cfg or PlannerConfig(capacity_bps=capacity_bps), owners, borrowers,
+                          guarded=cls.guarded(tenants))
         for source, residuals in (calibration or {}).items():
             planner.source(source).add_residuals(residuals)
         configured = cls.configured_limits(tenants, borrowers)
         if apply is None:
             def apply(name: str, bps: int) -> None:
                 engine.set_tenant(name, limit=bps)
+        if "counters" not in kw:
+            def counters(name: str) -> tuple[int, int]:
+                st = engine.tenant_stats(name)["tenant"]
+                return int(st["read_bytes"]), int(st["write_bytes"])
+            kw["counters"] = counters
         svc = cls(path, planner, apply, configured=configured, **kw)
         svc.start()
         return svc
@@ -318,7 +362,10 @@ class ForecastService:
                 if isinstance(msg, (Finished, Cancel)):
                     self._ended = True
                 if isinstance(msg, Ls):
-                    extra = dict(extra, applied=dict(self.applied),
+                    mix = self.write_mix
+                    borrowers = {n: dict(v, measured=mix is None or mix.measured(n))
+                                 for n, v in extra.get("borrowers", {}).items()}
+                    extra = dict(extra, applied=dict(self.applied), borrowers=borrowers,
                                  service=self._service_state())
             except MessageError as e:
                 return error_reply(e, rid)
@@ -413,6 +460,7 @@ class ForecastService:
                 now = self.clock()
                 self._prune(now)
                 released = self._follow_roles()
+                self._measure(now)
                 plan = self.planner.plan(now)
                 limits = {n: min(v, self.configured[n]) if self.configured.get(n) else v
                           for n, v in plan.limits.items()}
@@ -455,7 +503,8 @@ class ForecastService:
         owners, borrowers = self.roles(tenants)
         old = self.configured
         self.configured = self.configured_limits(tenants, borrowers)
-        if self.planner.set_roles(owners, borrowers):
+        guarded = self.guarded(tenants) if self.counters is not None else None
+        if self.planner.set_roles(owners, borrowers, guarded=guarded):
             self.role_changes += 1
             log.info("forecast: planning %d owner(s) (%s), %d scavenger(s) (%s)", len(owners),
                      ", ".join(sorted(owners)) or "none", len(borrowers),
@@ -464,6 +513,23 @@ class ForecastService:
         for n in gone:
             del self.applied[n]
         return gone
+
+    def _measure(self, now: float) -> None:
+        """Each borrower's write fraction from its counters into the planner (lock
+        held; planner.py section 9).  A borrower whose counters cannot be read keeps
+        its last measurement (or stays a writer)."""
+        mix = self.write_mix
+        if mix is None or self.counters is None:
+            return
+        names = list(self.planner.borrowers)
+        for n in names:
+            try:
+                r, w = self.counters(n)
+            except Exception:       # removed meanwhile, or an engine error: next tick
+                continue
+            mix.observe(n, now, r, w)
+        mix.keep(names)
+        self.planner.set_borrowers({n: mix.fraction(n) for n in names})
 
     def poke(self) -> None:
         """Tick now (from any thread; returns at once): roles changed."""
@@ -475,6 +541,10 @@ class ForecastService:
             p = self.planner
             plan = p.last
             owners = dict(p.owners)
+            guarded = set(p.guarded)
+            mix = self.write_mix
+            fractions = {n: (b.write_fraction, mix is None or mix.measured(n))
+                         for n, b in p.borrowers.items()}
             sources = {n: (c.arrivals, c.misses, c.fallback, c.budget)
                        for n, c in p.sources.items()}
             cap, headroom = p.cfg.capacity_bps, p.cfg.headroom
@@ -498,7 +568,15 @@ class ForecastService:
                 lab = {**d, "tenant": o}
                 out += [("jbof_planner_held_bytes_per_second", lab, float(op.held_bps)),
                         ("jbof_planner_lent_bytes_per_second", lab,
-                         float(max(0, owners[o] - op.held_bps)))]
+                         float(max(0, owners[o] - op.held_bps))),
+                        ("jbof_planner_held_write_bytes_per_second", lab,
+                         float(op.held_write_bps))]
+        for o in sorted(owners):
+            out.append(("jbof_planner_owner_guarded", {**d, "tenant": o}, float(o in guarded)))
+        for b, (w, measured) in sorted(fractions.items()):
+            lab = {**d, "tenant": b}
+            out += [("jbof_planner_borrower_write_ratio", lab, float(w)),
+                    ("jbof_planner_borrower_measured", lab, float(measured))]
         for b in sorted(p.borrowers):
             if b in applied:
                 out.append(("jbof_planner_borrower_limit_bytes_per_second",

@@ -54,9 +54,10 @@ time in the simulator), so tests drive it with an injected clock.
    hold it: programs slow reads whatever is in flight, and GC debt is not
    taken back.  So the forecasts steer writers, unguarded owners and
    untrusted sources; an unguarded owner (reserved, no SLO) has only the
-   reclaim bound and is held as before.  The daemon passes no guarded
-   owners yet (forecast_server.py): it does not know which scavengers
-   write.
+   reclaim bound and is held as before.  Guarding is only as safe as the
+   borrowers' write fractions are true: the simulator knows them, the
+   daemon measures them (section 9) and plans a borrower it has not
+   measured yet as a writer.  ``is_guarded`` is the one rule both use.
 
    The headroom is kept while some owner holds anything (from readers or
    writers); with every owner idle and nothing due within the write
@@ -145,6 +146,27 @@ time in the simulator), so tests drive it with an injected clock.
    a miss; alpha becomes 0.01 + 0.002 * (0.01 - 1) = 0.008 and q the 2nd
    smallest residual.  Five such misses among 50 arrivals (P = 1.5e-4 under
    a 1% budget) put "sched" in fallback: r and w get 350 and 184 again.
+
+9. Borrowers' write fractions, live (``WriteMix``).  The simulator knows
+   each borrower job's write fraction; the daemon measures it from the data
+   plane's per-tenant byte counters, sampled every tick:
+
+       w = written / (read + written)   over the last ``window_s`` (1 s)
+
+   once the window holds ``min_bytes`` (1 MiB); a borrower that then goes
+   quiet keeps its last w.  Before that it is planned as a writer, w = 1:
+   a borrower planned as a reader draws from the pool that lends guarded
+   owners' running jobs, so one that writes unmeasured would put lent
+   writes next to a reading owner -- what section 6's prices and the write
+   pool exist to prevent (unlimited writing scavengers slow owners on 9 of
+   20 seeds of the training-cluster scenario).  w = 1 is the highest price
+   and the write pool, so an unmeasured borrower never gets more than the
+   planner gives any writer, and at least the static partition priced at
+   ``write_cost``; a reader pays for it until it has moved 1 MiB (a few ms
+   at that limit, then the next tick).  Writes raise w at the next tick
+   (any write in the window makes it > 0, i.e. a writer: the write pool);
+   w falls back to 0 only after a whole window without writes.  Counters
+   that go backwards (a tenant removed and re-added) start over.
 
 Policies beside ``robust`` for the evaluation: ``point`` mode takes forecasts
 at face value (reclaims at T - horizon, no calibration, no fallback), which
@@ -270,6 +292,61 @@ def _check_roles(owners: Mapping[str, int], borrowers: Mapping[str, float]) -> N
     overlap = set(owners) & set(borrowers)
     if overlap:
         raise ValueError(f"planner: {sorted(overlap)[0]!r} cannot be owner and borrower")
+
+
+def is_guarded(klass: str | None, latency_slo: float | int | None) -> bool:
+    """Whether an owner is *guarded* (section 2): latency-critical with an SLO, the
+    tenants beside which the data plane caps lent IO (csrc/sched.c section 14).
+    The one rule of the simulator (anticipation.py) and the daemon
+    (forecast_server.py)."""
+    return klass == "latency" and float(latency_slo or 0) > 0
+
+
+UNMEASURED = 1.0        # a borrower's write fraction before it is measured (section 9)
+
+
+class WriteMix:
+    """Borrowers' write fractions from their cumulative byte counters (section 9).
+
+    ``observe(name, now_s, read_bytes, written_bytes)`` every tick; ``fraction(name)``
+    is what the planner takes (``UNMEASURED`` until ``min_bytes`` moved in a window)."""
+
+    def __init__(self, window_s: float = 1.0, min_bytes: int = MiB) -> None:
+        if window_s <= 0 or min_bytes < 1:
+            raise ValueError("write mix: window_s > 0, min_bytes >= 1")
+        self.window_s = window_s
+        self.min_bytes = min_bytes
+        self._samples: dict[str, deque[tuple[float, int, int]]] = {}
+        self._last: dict[str, float] = {}          # last measured fraction
+
+    def observe(self, name: str, now_s: float, read_bytes: int, written_bytes: int) -> None:
+        q = self._samples.get(name)
+        if q is not None and (read_bytes < q[-1][1] or written_bytes < q[-1][2]):
+            q = None                                # counters went back: a new tenant
+            self._last.pop(name, None)
+        if q is None:   # a tenant's counters start at 0 with it: its first bytes count
+            q = self._samples[name] = deque([(now_s, 0, 0)])
+        q.append((now_s, int(read_bytes), int(written_bytes)))
+        # keep one sample at or before the window's start (the baseline)
+        while len(q) > 2 and q[1][0] <= now_s - self.window_s:
+            q.popleft()
+        t0, r0, w0 = q[0]
+        dr, dw = q[-1][1] - r0, q[-1][2] - w0
+        if dr + dw >= self.min_bytes:
+            self._last[name] = dw / (dr + dw)
+
+    def measured(self, name: str) -> bool:
+        return name in self._last
+
+    def fraction(self, name: str) -> float:
+        return self._last.get(name, UNMEASURED)
+
+    def keep(self, names: Iterable[str]) -> None:
+        """Forget every borrower not in ``names`` (it left the plan)."""
+        keep = set(names)
+        for n in [n for n in self._samples if n not in keep]:
+            del self._samples[n]
+            self._last.pop(n, None)
 
 
 # -------------------------------------------------------------- calibrator ---
@@ -749,8 +826,13 @@ class Planner:
         return {"mode": self.cfg.mode, "now_s": now_s, "jobs": jobs,
                 "sources": {n: c.state() for n, c in self.sources.items()},
                 "limits": {} if last is None else dict(last.limits),
-                "owners": {} if last is None else {o: {"held_bps": p.held_bps, "reason": p.reason}
+                "owners": {} if last is None else {o: {"held_bps": p.held_bps,
+                                                       "held_write_bps": p.held_write_bps,
+                                                       "reason": p.reason,
+                                                       "guarded": o in self.guarded}
                                                    for o, p in last.owners.items()},
+                "borrowers": {n: {"write_fraction": round(b.write_fraction, 4),
+                                  "active": b.active} for n, b in self.borrowers.items()},
                 "pool_bps": None if last is None else last.pool_bps,
                 "static_pool_bps": self.static_pool_bps}
 
@@ -763,7 +845,10 @@ __all__ = [
     "Plan",
     "Planner",
     "PlannerConfig",
+    "UNMEASURED",
+    "WriteMix",
     "binomial_tail",
     "conformal_lower",
     "conformal_upper",
+    "is_guarded",
 ]
