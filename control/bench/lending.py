@@ -41,11 +41,17 @@ window p99 -- from the data plane's own histogram -- exceeded the SLO with
 >= 100 completions), utilization.  ``vs_sim`` gives live / sim for each,
 from ``anticipation.run_policy`` on the same trace and messages.
 
-Differences from the simulator, by construction: the live planner gets no
-measured owner demand (no ``observe_demand``: the socket has no such
-message), so owners that run or are due are held at their whole
-reservation once active (the simulator's demand calibration would hold
-less); the pusher's messages and fio's job starts land within a few ms of
+The live planner is the simulator's: latency-critical owners (every owner
+of training-live.yaml) are guarded, and borrowers are priced by their write
+fractions -- which the daemon measures from the data plane's counters
+(planner.py section 9) where the simulator takes the trace's; the document's
+``planner.borrowers`` gives, per borrower job, the trace's fraction, the
+measured one and how long after its arrival it was measured (until then it
+is planned as a writer).  Differences from the simulator, by construction:
+the live planner gets no measured owner demand (no ``observe_demand``: the
+socket has no such message), so owners that run or are due are held from
+writers at their whole reservation once active (the simulator's demand
+calibration would hold less); the pusher's messages and fio's job starts land within a few ms of
 their trace times; and fio's nbd engine, not the drive, bounds what a
 client moves on a loaded 2-core machine.
 """
@@ -285,6 +291,7 @@ def run_live_policy(sc: ClusterScenario, trace: Trace, policy: str, forecaster: 
         win_p99: dict[str, list[float]] = {o: [] for o in owners}
         win_n: dict[str, list[int]] = {o: [] for o in owners}
         limits: dict[str, int] = {}
+        mixes: dict[str, dict[str, Any]] = {}   # borrower -> measured write fraction
         started: dict[str, float] = {}      # owner job -> its first IO (else its spawn)
         refused = 0
         if progress is not None:
@@ -360,6 +367,14 @@ def run_live_policy(sc: ClusterScenario, trace: Trace, policy: str, forecaster: 
                                      f"{b.fio.why()}")
                 b.done_s = now
                 d.admin("tenant.remove", name=b.name)
+            fc = d.services.forecast
+            mix = fc.write_mix if fc is not None else None
+            for b in bs:
+                if mix is not None and b.name in active and mix.measured(b.name):
+                    got = mixes.setdefault(b.name, {
+                        "trace": b.job.io.write_fraction,
+                        "measured_after_s": round(now - (b.started_s or now), 3)})
+                    got["measured"] = round(mix.fraction(b.name), 4)
             if policy == "static" and active:
                 splitter.set_borrowers(active)
                 new = splitter.split(static_pool, static_pool, caution=1.0)
@@ -383,6 +398,8 @@ def run_live_policy(sc: ClusterScenario, trace: Trace, policy: str, forecaster: 
         if d.services.forecast is not None:
             snap = d.services.forecast.planner.snapshot(time.time())
             planner_state = {"mode": "robust", "sources": snap["sources"],
+                             "guarded": sorted(d.services.forecast.planner.guarded),
+                             "borrowers": mixes,
                              "ticks": d.services.forecast.ticks,
                              "tick_errors": d.services.forecast.tick_errors,
                              "role_changes": d.services.forecast.role_changes}

@@ -151,7 +151,15 @@ def ls_cmd(socket: str | None, as_json: bool) -> None:
                    f"misses {s['recent_misses']}/{s['recent_outcomes']}")
     click.echo("owners:")
     for o, p in st.get("owners", {}).items():
-        click.echo(f"  {o:<12} held {units.human_rate(p['held_bps']):>10}  {p['reason']}")
+        w = p.get("held_write_bps")
+        click.echo(f"  {o:<12} held {units.human_rate(p['held_bps']):>10}"
+                   + (f"  from writers {units.human_rate(w):>10}" if w is not None else "")
+                   + f"  {p['reason']}" + ("  guarded" if p.get("guarded") else ""))
     click.echo("borrower limits:")
+    borrowers = st.get("borrowers", {})
     for b, v in st.get("limits", {}).items():
-        click.echo(f"  {b:<12} {units.human_rate(v):>10}")
+        info = borrowers.get(b, {})
+        mix = ("" if "write_fraction" not in info else
+               f"  writes {info['write_fraction']:.2f}"
+               + ("" if info.get("measured", True) else " (not measured yet: a writer)"))
+        click.echo(f"  {b:<12} {units.human_rate(v):>10}{mix}")
