@@ -17,7 +17,7 @@ anything is held; the warm-start calibration gives source ``sched`` q_0.01 = -0.
     finished                 own idle, nothing held        scav 2800 MiB/s (C)
 
 ``own`` has an SLO but class ``reserved``: it is not guarded (planner.py
-section 2), so it is held while due and running; ``scav`` reads 2 MiB first,
+section 2), so it is held while due and running; ``scav`` reads 8 MiB first,
 so the planner has measured it as a reader (section 9; unmeasured, it would be
 planned as a writer).  tests/test_lending_guarded.py has a guarded owner.
 """
@@ -125,7 +125,7 @@ def _state(config: Path) -> Path:
     return config.with_name(f"{config.stem}.state.yaml")
 
 
-def read_some(s: Served, tenant: str, n: int = 2) -> None:
+def read_some(s: Served, tenant: str, n: int = 8) -> None:
     """n MiB read by ``tenant`` over NBD, and the planner has measured it."""
     from test_nbd_protocol import NBD
     c = NBD(str(s.tmp / "nbd.sock"), tenant)

@@ -11,7 +11,7 @@ A written byte costs write_cost = 4 read bytes, lent ones 4 x write_caution
 while an owner reads:
 
     nothing moved yet        both unmeasured: writers   rd 262.5, wr 262.5 MiB/s
-    rd read, wr wrote 2 MiB  own held (no source yet)   rd 1050,  wr 262.5
+    rd read, wr wrote 8 MiB  own held (no source yet)   rd 1050,  wr 262.5
     own's job runs, guarded  lent to readers (pool      rd 1050 + (2660 - 2100) / 2
                              0.95 C), held from writers    = 1330, wr 262.5
     own made class reserved  unguarded: held from both  rd 1050,  wr 262.5
@@ -34,6 +34,7 @@ MiB = 1 << 20
 # ------------------------------------------------------------- WriteMix ---
 
 def test_write_mix_is_a_writer_until_measured_and_follows_a_window() -> None:
+    assert WriteMix().min_bytes == 8 * MiB
     m = WriteMix(window_s=1.0, min_bytes=MiB)
     m.observe("b", 0.0, 0, 0)
     assert not m.measured("b") and m.fraction("b") == 1.0       # unmeasured: a writer
@@ -129,11 +130,11 @@ def test_daemon_lends_a_guarded_owner_to_the_reader_and_holds_it_from_the_writer
         assert m[("jbof_planner_borrower_measured", "rd")] == 0
         assert m[("jbof_planner_borrower_write_ratio", "wr")] == 1.0
 
-        # rd reads 2 MiB, wr writes 2 MiB over NBD: measured at the next tick
+        # rd reads 8 MiB, wr writes 8 MiB over NBD: measured at the next tick
         for name in ("rd", "wr"):
             c = NBD(d.nbd, name)
             try:
-                for i in range(2):
+                for i in range(8):
                     if name == "rd":
                         assert c.read(i * MiB, MiB)[0] == 0
                     else:

@@ -80,7 +80,7 @@ Guarded owners and measured writers, as in the simulator (planner.py
 sections 2 and 9).  ``for_engine`` (so ``jbof serve``) reads each borrower's
 byte counters from the data plane every tick (``counters``: the Engine's
 ``tenant_stats``), turns them into its write fraction over the last second
-(``WriteMix``; a writer, w = 1, until it has moved 1 MiB) and hands the
+(``WriteMix``; a writer, w = 1, until it has moved 8 MiB) and hands the
 fractions to ``Planner.set_borrowers``, the call the simulator makes with
 the trace's fractions.  Owners that ``is_guarded`` names (class latency
 with a latency_slo: the tenants csrc/sched.c section 14 yields to IO by IO)

@@ -153,7 +153,7 @@ time in the simulator), so tests drive it with an injected clock.
 
        w = written / (read + written)   over the last ``window_s`` (1 s)
 
-   once the window holds ``min_bytes`` (1 MiB); a borrower that then goes
+   once the window holds ``min_bytes`` (8 MiB); a borrower that then goes
    quiet keeps its last w.  Before that it is planned as a writer, w = 1:
    a borrower planned as a reader draws from the pool that lends guarded
    owners' running jobs, so one that writes unmeasured would put lent
@@ -162,8 +162,11 @@ time in the simulator), so tests drive it with an injected clock.
    20 seeds of the training-cluster scenario).  w = 1 is the highest price
    and the write pool, so an unmeasured borrower never gets more than the
    planner gives any writer, and at least the static partition priced at
-   ``write_cost``; a reader pays for it until it has moved 1 MiB (a few ms
-   at that limit, then the next tick).  Writes raise w at the next tick
+   ``write_cost``; a reader pays for it until it has moved 8 MiB (about a
+   tick at that limit).  8 MiB because a writer whose first IOs happen to
+   be reads would be measured a reader: at 128 KiB IOs that is 64 IOs, and
+   a 20%-writer (the training-cluster scenario's) reads 64 in a row with
+   probability 0.8^64 = 6e-7 (1 MiB, 8 IOs: 17%).  Writes raise w at the next tick
    (any write in the window makes it > 0, i.e. a writer: the write pool);
    w falls back to 0 only after a whole window without writes.  Counters
    that go backwards (a tenant removed and re-added) start over.
@@ -311,7 +314,7 @@ class WriteMix:
     ``observe(name, now_s, read_bytes, written_bytes)`` every tick; ``fraction(name)``
     is what the planner takes (``UNMEASURED`` until ``min_bytes`` moved in a window)."""
 
-    def __init__(self, window_s: float = 1.0, min_bytes: int = MiB) -> None:
+    def __init__(self, window_s: float = 1.0, min_bytes: int = 8 * MiB) -> None:
         if window_s <= 0 or min_bytes < 1:
             raise ValueError("write mix: window_s > 0, min_bytes >= 1")
         self.window_s = window_s
