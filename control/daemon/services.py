@@ -120,8 +120,10 @@ class Services:
         self.control.forecast_socket = str(path)
         self._forecast_drive = drive
         self.control.on_tenant_change = self.forecast.poke
-        log.info("forecast socket %s (mode %04o): %d owner(s), %d scavenger(s) on drive %s",
-                 path, fcfg["mode"], len(owners), len(borrowers), fcfg["drive"])
+        log.info("forecast socket %s (mode %04o): %d owner(s) (%d guarded), %d scavenger(s) "
+                 "on drive %s (write fractions measured every tick)", path, fcfg["mode"],
+                 len(owners), len(ForecastService.guarded(tenants)), len(borrowers),
+                 fcfg["drive"])
 
     def close(self) -> None:
         if self.tune is not None:
