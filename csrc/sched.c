@@ -429,7 +429,6 @@ enum { WIN_SHIFT_MAX = 5 };                         /* windows grow up to 32x th
 enum { UNDERFILL_IOS = 2 };                         /* qos: fewer IOs left in the drive = underfilled (section 8) */
 enum { DEBT_BUCKETS = 8 };                          /* qos: debt past which reservations keep to their window (12) */
 static const uint64_t STARVE_NS = 10000000ull;      /* qos: 10 ms held by the bucket with nothing in flight (section 9) */
-static const uint64_t PACE_QUANTUM_NS = 15000ull;   /* qos: bucket-bound dispatch at most once per 15 us (section 6) */
 
 typedef struct sq_ent {
     jbof_io io;
@@ -498,8 +497,6 @@ struct jbof_sched {
     uint64_t win_per_weight_x256; /* total_slots * slot_bytes / active_weight, x256 */
     uint32_t win_shift;       /* qos: in-flight windows scaled by 2^win_shift (section 10) */
     uint64_t win_changed_ns;  /* last change of win_shift */
-    uint64_t quiet_until_ns;  /* qos: bucket-bound, a dispatch call before this sends nothing (section 6) */
-    uint32_t quiet_mask;      /* ... bit k: bucket k was empty then */
     uint64_t win_gen;         /* bumped whenever a window's inputs change (tenants' win_cap caches) */
     uint32_t inflight_ios;
     uint64_t inflight_cost;
@@ -551,30 +548,6 @@ static inline void deficit_rearm(const jbof_sched *s, tenant *t)
         t->deficit = 0;
     else if (t->deficit > q)
         t->deficit = q;
-}
-
-/* qos, section 6: the call ended because the token buckets bind (someone
- * waits on an empty bucket).  Until PACE_QUANTUM_NS from now, or the
- * earliest rate tag seen held back, a dispatch call sends nothing: the
- * refill accumulates, so the next call sends a batch instead of one IO per
- * call.  Only with IO in the drive (its completions keep the controller
- * going; an empty drive is section 8's).  Submit (a new waiter), a
- * completion that unparks a tenant, leaves the drive (nearly) empty or
- * changes the active set, and every reconfiguration end it early. */
-static inline void quiet_set(jbof_sched *s, uint64_t now_ns)
-{
-    if (s->inflight_ios >= UNDERFILL_IOS) {
-        uint64_t q = now_ns + PACE_QUANTUM_NS;
-        s->quiet_until_ns = q < s->next_limit_ns ? q : s->next_limit_ns;
-        s->quiet_mask = (s->ctl.tokens[0] <= 0 ? 1u : 0u) | (s->ctl.tokens[1] <= 0 ? 2u : 0u);
-    }
-}
-
-/* Does t's head IO end a quiet period?  Yes unless it is best effort and
- * its bucket was empty: it would wait for the refill like the others. */
-static inline int quiet_breaker(const jbof_sched *s, const tenant *t, uint32_t op)
-{
-    return t->cfg.klass == JBOF_CLASS_LATENCY || t->cfg.reserve_bps || !(s->quiet_mask >> ctl_bucket(op) & 1);
 }
 
 static inline tenant *get_tenant(const jbof_sched *s, uint32_t id)
@@ -871,7 +844,6 @@ int jbof_sched_configure(jbof_sched *s, const jbof_sched_cfg *cfg, uint64_t now_
     if (cfg->max_tenants != s->cfg.max_tenants)
         return -EINVAL; /* the tenant table is sized at create */
     uint32_t old_policy = s->cfg.policy;
-    s->quiet_until_ns = 0;
     if (cfg->policy != old_policy)
         release_all(s); /* only qos holds; the new policy starts from one round */
     s->win_per_weight_x256 = ((uint64_t)cfg->total_slots * cfg->slot_bytes << 8) /
@@ -1085,7 +1057,6 @@ int jbof_sched_tenant_set(jbof_sched *s, uint32_t id, const jbof_tenant_cfg *cfg
     if (rc)
         return rc;
     int act = is_active(t);
-    s->quiet_until_ns = 0;
     if (act)
         active_weight_adjust(s, t, -1);
     uint32_t old_class = t->cfg.klass;
@@ -1140,7 +1111,6 @@ int jbof_sched_tenant_flush(jbof_sched *s, uint32_t id, jbof_io *out, int max, u
         return -ENOENT;
     if (!t->count || !max)
         return 0;
-    s->quiet_until_ns = 0;
     uint32_t on = t->on_list;
     if (on == LIST_DRR || on == LIST_SCAV) {
         list_del(s, on == LIST_SCAV ? &s->scav : &s->drr, id);
@@ -1204,8 +1174,6 @@ int jbof_sched_submit(jbof_sched *s, const jbof_io *io, uint64_t now_ns)
     e->io.cost = cost_of(&s->cost, io->opcode, io->length_bytes, s->cfg.policy == JBOF_POLICY_DRR);
     e->seq = s->seq++;
     if (t->count++ == 0) {
-        if (s->quiet_until_ns)
-            s->quiet_until_ns = 0; /* a new waiter may use what the others could not */
         s->n_backlogged++;
         if (t->cfg.klass == JBOF_CLASS_LATENCY)
             s->n_lc_backlogged++;
@@ -1602,10 +1570,8 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
         uint32_t want = (s->n_head[0] ? 1u : 0u) | (s->n_head[1] ? 2u : 0u) | held;
         if (!(want & have)) {
             s->starved |= want & ~have;
-            if (want) {
+            if (want)
                 *waiting = 1;
-                quiet_set(s, now_ns);
-            }
             return 0;
         }
     }
@@ -1653,11 +1619,8 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             int other = 1 - k;
             /* nobody can use the other bucket either: stop, keep the order */
             if ((s->ctl.tokens[other] <= 0 || (s->n_head[other] == 0 && !(s->held_mask >> other & 1))) &&
-                !s->n_lc_backlogged) {
-                if (!alone)
-                    quiet_set(s, now_ns);
+                !s->n_lc_backlogged)
                 break;
-            }
             if (t->cfg.klass != JBOF_CLASS_LATENCY && !t->cfg.reserve_bps) {
                 /* off the round until bucket k refills: passed over once
                  * per hold, not once per call */
@@ -1694,10 +1657,8 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
                 if (!wo || s->ctl.tokens[o] <= 0) {
                     uint32_t want = (s->n_head[k] ? 1u << k : 0u) | (wo << o) | (s->held_mask & (1u << k));
                     s->starved |= want;
-                    if (want) {
+                    if (want)
                         *waiting = 1;
-                        quiet_set(s, now_ns);
-                    }
                     break;
                 }
             }
@@ -1741,8 +1702,6 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
         return -EINVAL;
     if (max == 0 || s->n_backlogged == 0)
         return 0;
-    if (now_ns < s->quiet_until_ns)
-        return 0; /* qos, bucket-bound: nothing to send before then (section 6) */
     s->next_limit_ns = UINT64_MAX;
     s->starved = 0;
     int waiting = 0;
@@ -1875,8 +1834,7 @@ static inline __attribute__((always_inline)) int complete_one(jbof_sched *s, con
     uint32_t c = io->cost;
     t->inflight--;
     t->inflight_cost -= c;
-    if (--s->inflight_ios < UNDERFILL_IOS)
-        s->quiet_until_ns = 0; /* section 8 may lift an empty drive's buckets */
+    s->inflight_ios--;
     s->inflight_cost -= c;
     if (t->cfg.klass == JBOF_CLASS_SCAVENGER && policy_uses_classes(s->cfg.policy))
         s->scav_inflight_cost = s->scav_inflight_cost > c ? s->scav_inflight_cost - c : 0;
@@ -1922,11 +1880,8 @@ static inline __attribute__((always_inline)) int complete_one(jbof_sched *s, con
     if (!is_active(t)) {
         s->n_active--;
         active_weight_adjust(s, t, -1);
-        s->quiet_until_ns = 0; /* alone, windows and the SLO cap may change */
     }
     if (t->on_list == LIST_PARKED && !slot_blocked(s, t)) {
-        if (s->quiet_until_ns && quiet_breaker(s, t, t->ring[t->head].io.opcode))
-            s->quiet_until_ns = 0; /* it may use the bucket the others could not */
         s->n_parked--;
         s->n_park_head[head_bucket(t)]--;
         t->on_list = LIST_NONE;
@@ -1960,8 +1915,6 @@ uint64_t jbof_sched_next_event_ns(const jbof_sched *s, uint64_t now_ns)
                 t = c;
         }
     }
-    if (s->quiet_until_ns > now_ns && (t == UINT64_MAX || t < s->quiet_until_ns))
-        t = s->quiet_until_ns; /* section 6: bucket-bound calls send nothing before then */
     if (t != UINT64_MAX && t <= now_ns)
         t = now_ns + 1;
     return t;
