@@ -68,15 +68,13 @@ static inline uint32_t cost_of(const cost_state *c, uint32_t op, uint32_t bytes,
     return v ? cost_sat32(v) : 1;
 }
 void cost_period_end(cost_state *c, uint64_t now_ns);
-/* Feed one completion; slow_write = it is a write and its latency was above
- * the controller's threshold (ctl_slow).  Inline: a counter and a compare
- * per IO; the period's end is the out-of-line part. */
-static inline void cost_on_complete(cost_state *c, int slow_write, uint64_t now_ns)
+/* Feed the write-cost estimator (cost.c) one completion in two parts: a
+ * slow write completed (its latency above the controller's threshold,
+ * ctl_slow; a branch on writes only), and the period check. */
+static inline void cost_on_slow_write(cost_state *c) { c->w_slow++; }
+static inline void cost_period_check(cost_state *c, uint64_t now_ns)
 {
-    if (c->cfg.learn == 0)
-        return;
-    c->w_slow += slow_write != 0;
-    if (now_ns - c->period_start_ns >= c->cfg.period_ns)
+    if (c->cfg.learn && now_ns - c->period_start_ns >= c->cfg.period_ns)
         cost_period_end(c, now_ns);
 }
 
@@ -175,9 +173,12 @@ void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns);
 /* Completion of a read or a write (op) of `cost` that took lat_ns in the
  * drive; ctl_slow then says whether the IO was "slow", for the write-cost
  * estimator.  Inline: per IO it is an EWMA step and a few compares; the
- * window roll, the base-latency update and the state machine (every
- * CTL_EVAL_EVERY completions, ctl.c section 3b) are out of line. */
-static inline void ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, uint32_t cost, uint64_t lat_ns,
+ * window roll and the base-latency update are out of line.  Returns 1 when
+ * the state machine is due (every CTL_EVAL_EVERY completions or
+ * CTL_EVAL_NS, ctl.c section 3b): the caller then computes what only the
+ * evaluation reads (sched.c: underfilled) and runs ctl_evaluate, so that
+ * costs nothing on the other completions. */
+static inline int ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, uint32_t cost, uint64_t lat_ns,
                                    uint64_t now_ns)
 {
     /* completion-rate window (for the OVERLOADED clamp) */
@@ -199,8 +200,9 @@ static inline void ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, ui
     c->pend_cost += cost;
     if (++c->pend_n >= CTL_EVAL_EVERY || now_ns - c->last_eval_ns >= CTL_EVAL_NS) {
         c->last_eval_ns = now_ns;
-        ctl_evaluate(c, k, now_ns);
+        return 1;
     }
+    return 0;
 }
 /* Is kind k's EWMA above the threshold as of the last evaluation? */
 static inline int ctl_slow(const ctl_state *c, uint32_t k) { return c->ewma_ns[k] > c->threshold_ns; }

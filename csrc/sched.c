@@ -1863,12 +1863,17 @@ static inline __attribute__((always_inline)) int complete_one(jbof_sched *s, con
          * the SLO cap itself is kept current by slo_cap_refresh */
         if (t->lc_slo && pol == JBOF_POLICY_QOS)
             ctl_on_lc(&s->ctl, e2e, now_ns);
-        /* section 8: a drive left empty while IO waits is underfilled */
-        s->ctl.underfilled = pol == JBOF_POLICY_QOS && s->inflight_ios < UNDERFILL_IOS && s->n_backlogged > 0;
-        ctl_on_complete(&s->ctl, op, io->length_bytes, c, dev, now_ns);
+        if (ctl_on_complete(&s->ctl, op, io->length_bytes, c, dev, now_ns)) {
+            /* section 8: a drive left empty while IO waits is underfilled
+             * (read by the evaluation only: computed for it, section 6) */
+            s->ctl.underfilled = pol == JBOF_POLICY_QOS && s->inflight_ios < UNDERFILL_IOS && s->n_backlogged > 0;
+            ctl_evaluate(&s->ctl, op, now_ns);
+        }
         /* a write is slow when the write EWMA is above the threshold as of
          * the last evaluation (cost.c) */
-        cost_on_complete(&s->cost, op == JBOF_OP_WRITE && ctl_slow(&s->ctl, 1), now_ns);
+        if (op == JBOF_OP_WRITE && ctl_slow(&s->ctl, 1))
+            cost_on_slow_write(&s->cost);
+        cost_period_check(&s->cost, now_ns);
         /* section 10: past the band's threshold the windows shrink back */
         if (s->win_shift && (s->ctl.state >= JBOF_CTL_CONGESTION || s->n_lc_active) &&
             now_ns - s->win_changed_ns >= WIN_STEP_NS) {
