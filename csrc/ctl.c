@@ -76,9 +76,13 @@
  *    controller at a quarter of the per-IO cost.  The per-completion part
  *    (window sum, base check, EWMA step, the "slow" verdict for cost.c:
  *    EWMA above the threshold of the last evaluation) is inline in
- *    jbof_internal.h, about 45 instructions; the 10 ms window roll, the
- *    base update and ctl_evaluate are out of line (ctl_evaluate costs ~105
- *    instructions per run, ~26 per IO).  Worked example: at 400K IOPS the
+ *    jbof_internal.h, about 45 instructions, and returns 1 when the state
+ *    machine is due: the caller (sched.c) then computes what only the
+ *    evaluation reads (its underfilled flag, section 5b) and calls
+ *    ctl_evaluate, so the other completions skip that work.  The 10 ms
+ *    window roll, the base update and ctl_evaluate are out of line
+ *    (ctl_evaluate costs ~105 instructions per run, ~26 per IO).  Worked
+ *    example: at 400K IOPS the
  *    state machine runs 100K times a second; with rate 1000 MiB/s and four
  *    4 KiB reads completing below the band, one evaluation adds
  *    8 * 4 * 7680 = 245760 to the rate, exactly what four per-IO

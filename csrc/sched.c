@@ -183,6 +183,55 @@
  *    "dry bucket" exit, a merged census update in take) each cost 2-12
  *    instructions more under -O2 and were dropped.
  *
+ *    Issue 12 part 1, second pass (behaviour changes allowed if the QoS
+ *    gates hold: the 100-mix seed-1 sweep per invariant no worse than
+ *    main's -- work/stall/weights/slo/jain 33/2/170/5/6, limit and
+ *    reserve 0 -- and tests/test_qos_sweep.py's CI sample ratchet).
+ *    Kept, behaviour-identical (sim_digest and the bench fingerprint
+ *    unchanged): a completion computes the controller's underfilled flag
+ *    only when ctl_on_complete says an evaluation is due (ctl.c 3b; the
+ *    flag is read by the evaluation alone), and counts a slow write with
+ *    one branch on writes.  make bench-sched: whole program 734 -> 725,
+ *    scheduler 645 -> 637 (complete 217 -> 209 per IO).
+ *    Tried and dropped (numbers are scheduler-only per IO):
+ *      - a bucket-bound quiet period: a qos call that ends because the
+ *        buckets bind sets quiet_until = now + 15 us (capped at the
+ *        earliest rate tag seen held back; only with >= 2 IOs in the drive)
+ *        and calls before it return at once, so the refill accumulates and
+ *        the next call sends a batch; submit of a newly backlogged tenant,
+ *        an unpark, a completion leaving < 2 IOs or changing the active set
+ *        and every reconfiguration end it; next_event_ns reports it.
+ *        645 -> 588 (half the calls skipped: dispatch 379 -> 313 per IO),
+ *        and the 100-mix sweep passes for 14 and 15 us (33/1/168/5/6,
+ *        33/2/169/5/6; 12, 16, 18, 20, 25, 40 us each fail one invariant
+ *        by 1-2), but the CI sample (seed 11, 50 mixes) goes work 15 -> 16
+ *        in every variant (quantum 12/14/15 us; quiet only with >= 8 or
+ *        >= 16 IOs in the drive): a completion inside the quiet period no
+ *        longer refills and dispatches, and utilization falls on mixes
+ *        with many small tenants (s11-1 util 2.933 < 0.95 x drr 3.231;
+ *        s11-41 2.138 -> 1.980).  Also fixture sweep-s1-26 (sata, two
+ *        writers) fails work (util 1.029 < 1.062) when a new waiter on an
+ *        empty bucket does not end the period.
+ *      - the same, ending exactly when a waited-on bucket turns positive
+ *        (ctl_next_ns at quiet time): 756 -- its 128-bit division per
+ *        call costs more than the few calls it skips (the read bucket
+ *        refills within one 10 us tick).
+ *      - measured on top of the quiet period (588 there, 583 with the
+ *        kept change): the window-shrink (section 10) and write-cost
+ *        period checks run at evaluations only, -13 more, sweep weights
+ *        171, jain 7; and the controller's state machine every 8
+ *        completions or 40 us (instead of 4 / 20 us), -15 more again,
+ *        sweep weights 176, slo 6.
+ *    Where the rest is: with half the calls skipped a full call cost ~810
+ *    instructions for ~2.6 IOs, so per-call overhead is not the bulk:
+ *    the round's per-IO work (visits, the hold/release list moves of
+ *    tenants passed over by an empty bucket, take) is ~250 per IO at
+ *    4 GiB/s of binding buckets, completion ~209, submit ~74.  300 needs
+ *    a round that does not move tenants between lists per IO (e.g. one
+ *    ring per bucket, so a dry bucket leaves its tenants where they are)
+ *    and an SQ that hands out pointers instead of copying 64-byte
+ *    descriptors in and out (an ABI change), not more batching.
+ *
  * 7. Live reconfiguration and rate tags (issue 11).  A tag only means
  *    something under a policy that enforces it: limit tags under qos and
  *    token-bucket, reservation tags under qos.  Tags used to advance under
