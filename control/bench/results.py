@@ -178,6 +178,12 @@ def document(scenario: Scenario, policy: str, mode: str, seed: int, duration_s: 
     }
 
 
+def zero_bins(timeline: Any, elapsed_s: float, bin_s: float) -> int:
+    """Complete bins of the run (of bin_s seconds, from time 0) in which the tenant completed nothing."""
+    n = min(len(timeline), int(elapsed_s / bin_s + 1e-9))
+    return int(sum(1 for b in timeline[:n] if int(b) == 0))
+
+
 def measured_from_sim(result: Any) -> list[Measured]:
     """Per-tenant measurements of a dataplane SimResult."""
     out = []
@@ -193,7 +199,8 @@ def measured_from_sim(result: Any) -> list[Measured]:
                    "read_bytes": t.read_bytes, "write_bytes": t.write_bytes,
                    "cost_bytes": t.cost_bytes, "slo_violations": t.slo_violations,
                    "open_loop": t.open_loop, "demand_bytes": t.demand_bytes,
-                   "lat_mean_us": _num(t.lat.mean_us)}))
+                   "lat_mean_us": _num(t.lat.mean_us),
+                   "zero_bins": zero_bins(t.timeline_bytes, result.elapsed_s, result.bin_s)}))
     return out
 
 

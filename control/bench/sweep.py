@@ -57,6 +57,21 @@ control.results; shares are bytes/s over the tenant's solo bytes/s):
             p99(gimbal) (10%: histogram buckets are up to 3.1% wide and runs
             are short), unless qos met the SLO and spent the headroom on
             utilization (narrowing 3).
+``starve``  (reported apart from the seven above, so their table stays
+            comparable) a tenant that has IO outstanding over the whole run
+            (closed loop, no phases, startdelay or runtime), is not a
+            scavenger (it only gets idle capacity by design) and has no limit
+            or limit_iops, completes at least one IO in every complete
+            100 ms bin of the run (results.BIN_S) under qos -- unless no
+            other policy achieves that either (then the drive or the mix
+            makes it infeasible).  ``stall`` cannot see uniform starvation:
+            its bound is 25 x the tenant's own p99, so a tenant starved for
+            the whole run (p99 = max) passes.  Mix s11-34 (seed 11, the CI
+            sample): an 8 KiB writer at QD 2 completes nothing under qos
+            until 640 ms (p99 = max = 645 ms, bound 16 s), while gimbal
+            serves it in every bin.  The issue's own bound for live changes
+            is "no tenant at zero throughput for more than 100 ms while it
+            has IO queued"; this is that bound on the sweep's mixes.
 ``jain``    equal-weight mixes (every tenant best-effort, weight 1, no limit,
             reserve or SLO): jain(qos) >= jain(gimbal) - 0.02, unless every
             tenant's share under qos is >= its share under gimbal
@@ -132,6 +147,8 @@ NARROWINGS = (
 
 POLICIES = ("fifo", "rr", "token-bucket", "drr", "gimbal", "qos")
 INVARIANTS = ("work", "stall", "weights", "limit", "reserve", "slo", "jain")
+# reported in their own rows, after the table of INVARIANTS (added later; the old counts stay comparable)
+EXTRA_INVARIANTS = ("starve",)
 
 WORK_FRAC = 0.95
 STALL_P99_MULT = 25.0
@@ -311,7 +328,7 @@ def _capped_util(sc: Scenario, doc: Mapping[str, Any]) -> float:
 def check_docs(sc: Scenario, docs: Mapping[str, Mapping[str, Any]]) -> tuple[list[Violation], dict[str, int]]:
     """The invariants of the module docstring on one mix's result documents."""
     v: list[Violation] = []
-    checked = dict.fromkeys(INVARIANTS, 0)
+    checked = dict.fromkeys(INVARIANTS + EXTRA_INVARIANTS, 0)
     q = docs["qos"]
     g = docs.get("gimbal")
     qt = {e["name"]: e for e in q["tenants"]}
@@ -354,6 +371,8 @@ def check_docs(sc: Scenario, docs: Mapping[str, Mapping[str, Any]]) -> tuple[lis
             if e["iops"] > (1 + LIMIT_TOL) * t.limit_iops + (1 + t.limit_iops * LIMIT_BANK_S) / dur:
                 v.append(Violation("limit", t.name, f"{e['iops']:.0f} IOPS > limit_iops {t.limit_iops}",
                                    e["iops"] / t.limit_iops))
+
+    v += _check_starve(sc, docs, checked)
 
     # reservations
     resv = [t for t in sc.tenants if t.reserve_bps]
@@ -410,6 +429,29 @@ def check_docs(sc: Scenario, docs: Mapping[str, Mapping[str, Any]]) -> tuple[lis
             v.append(Violation("jain", None, f"jain {q['jain']:.3f} < gimbal's {g['jain']:.3f} - {JAIN_TOL}",
                                g["jain"] - q["jain"]))
     return v, checked
+
+
+def _check_starve(sc: Scenario, docs: Mapping[str, Mapping[str, Any]], checked: dict[str, int]) -> list[Violation]:
+    """``starve``: no complete 100 ms bin without a completion for a tenant with IO outstanding all
+    run, unless every other policy has such a bin too."""
+    by = {p: {e["name"]: e for e in d["tenants"]} for p, d in docs.items()}
+    out = []
+    for t in sc.tenants:
+        if not _closed(t) or t.klass == "scavenger" or t.limit_bps or t.limit_iops:
+            continue
+        z = by["qos"][t.name].get("zero_bins")
+        if z is None:       # a document without timelines (live)
+            continue
+        others = [by[p][t.name].get("zero_bins") for p in by if p != "qos"]
+        if not any(o == 0 for o in others):
+            continue        # no policy keeps it progressing: not the scheduler's doing
+        checked["starve"] += 1
+        if z > 0:
+            best = [p for p in by if p != "qos" and by[p][t.name].get("zero_bins") == 0]
+            out.append(Violation("starve", t.name, f"{z} of the run's 100 ms bins without a completion "
+                                                   f"(p99 {by['qos'][t.name]['lat_us']['p99'] / 1e3:.1f} ms); "
+                                                   f"{best[0]} has none", float(z)))
+    return out
 
 
 def _pareto_dominates(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
@@ -537,7 +579,8 @@ def sweep(n: int, seed: int, jobs: int = 2, progress: Any = None) -> list[MixRep
 
 
 # which way an invariant's Violation.amount is worse (min: lower is worse)
-WORST_CASE = {"work": min, "stall": max, "weights": max, "limit": max, "reserve": min, "slo": max, "jain": max}
+WORST_CASE = {"work": min, "stall": max, "weights": max, "limit": max, "reserve": min, "slo": max, "jain": max,
+              "starve": max}
 
 
 def worst_case(reports: Sequence[MixReport], inv: str) -> tuple[float, str] | None:
@@ -565,7 +608,8 @@ def util_vs_gimbal(reports: Sequence[MixReport]) -> tuple[int, float, float]:
 def summary_table(reports: Sequence[MixReport]) -> str:
     from control.bench.results import text_table
     rows = [["invariant", "checks", "violating mixes", "violations", "worst", "worst case"]]
-    names = list(INVARIANTS) + (["crash"] if any(x.invariant == "crash" for r in reports for x in r.violations) else [])
+    names = (list(INVARIANTS) + list(EXTRA_INVARIANTS)
+             + (["crash"] if any(x.invariant == "crash" for r in reports for x in r.violations) else []))
     for inv in names:
         checks = sum(r.checked.get(inv, 0) for r in reports)
         mixes = [r for r in reports if any(x.invariant == inv for x in r.violations)]
@@ -582,14 +626,18 @@ def summary_table(reports: Sequence[MixReport]) -> str:
     rows.append(["slo waived", str(waived), "", "", "", "narrowing 3: met the SLO, util(qos) >= util(gimbal)"])
     jw = sum(r.checked.get("jain waived", 0) for r in reports)
     rows.append(["jain waived", str(jw), "", "", "", "narrowing 4: every share(qos) >= share(gimbal)"])
-    bad = sum(1 for r in reports if r.violations)
+    bad = sum(1 for r in reports if any(x.invariant not in EXTRA_INVARIANTS for x in r.violations))
+    extra = "".join(
+        f", {sum(1 for r in reports if any(x.invariant == e for x in r.violations))} violating {e}"
+        f" ({sum(1 for r in reports if r.violations and all(x.invariant == e for x in r.violations))} only {e})"
+        for e in EXTRA_INVARIANTS)
     m, frac, med = util_vs_gimbal(reports)
     vs = (f"\nqos vs gimbal utilization over {m} mixes: qos >= gimbal on {frac:.1%}, median qos/gimbal {med:.3f}"
           if m else "")
     notes = "".join(f"\nnarrowing {i}: {n}" for i, n in enumerate(NARROWINGS))
-    return (text_table(rows) + f"\n{len(reports)} mixes, {bad} with violations" + vs
+    return (text_table(rows) + f"\n{len(reports)} mixes, {bad} with violations{extra}" + vs
             + "\nworst: work qos/best util (lowest), stall max/bound, weights |share/want - 1|, limit bw/limit, "
-              "reserve bw/reserve (lowest), slo p99/bound, jain gimbal - qos" + notes)
+              "reserve bw/reserve (lowest), slo p99/bound, jain gimbal - qos, starve empty 100 ms bins" + notes)
 
 
 def write_failures(reports: Sequence[MixReport], out_dir: str | Path) -> list[Path]:
