@@ -76,6 +76,26 @@ def test_starve_sees_uniform_starvation() -> None:
     assert "0 with violations" not in table and "1 violating starve" in table, table
 
 
+def test_limited_tenant_banks_at_most_one_quantum() -> None:
+    """sched.c section 16: a turn cut by the tenant's limit banks at most one quantum.  CI mix
+    s11-7 with qos's write factor starting at 4 and its rate at 2 GiB/s (section 15, "L2"): the
+    800 MiB/s-limited 8 KiB reader hit its limit turn after turn and banked 123 MB of deficit in
+    20 ms, so once its limit stopped binding its turn never ended, and the 4 KiB QD-1 tenant t1 had
+    an IO queued, none in flight, and no completion for 130 ms (max 124.7 ms, p99 2.56 ms)."""
+    from control.bench.results import device_overrides
+    from control.simulator import Simulator
+    sc = parse_scenario(sweep.generate_mix(11, 7), "<s11-7>", "s11-7")
+    sim = Simulator(device=sc.device.model, policy="qos", seed=sc.seed, ssd_overrides=device_overrides(sc.device),
+                    sched_overrides={"cost": {"write_factor_init_x256": 4 * 256},
+                                     "ctl": {"rate_init_cost_bps": 2 << 30}})
+    for t in sc.tenants:
+        sim.add_scenario_tenant(t)
+    sim.run(sc.duration_s)
+    t1 = sim.tenant_result("t1")
+    assert t1.lat.max_us < 50_000, t1.lat
+    assert all(int(b) > 0 for b in t1.timeline_bytes[:5]), t1.timeline_bytes
+
+
 def test_ci_sample() -> None:
     reports = sweep.sweep(CI_N, CI_SEED, jobs=2)
     counts = {inv: sum(1 for r in reports if any(v.invariant == inv for v in r.violations))
