@@ -484,7 +484,7 @@
  *        (fragmented dct983, drive in CONGESTION at 1.2-1.4 GB/s) while
  *        the limited 8 KiB reader beside it takes 785 MiB/s and a 512 B
  *        reader reserved at 200 MiB/s (getting 6) is due at every call --
- *        the next thing to read, in the hold/release path; new slo s11-11:
+ *        a banked DRR deficit, fixed in section 16; new slo s11-11:
  *        at wf 4 the weight-8 writer's 128-512 KiB writes sit in front of
  *        the 8 KiB SLO reader (p99 1507 us, gimbal 188 us);
  *      - L2 + the write factor raised to its maximum when an SLO tenant
