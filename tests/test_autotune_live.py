@@ -359,9 +359,9 @@ def test_trials_under_fio_then_disable_restores_and_the_file_is_never_rewritten(
 def test_a_finished_search_is_indexed_and_reused_without_trials(
         serve_tuned: Callable[[int], Served]) -> None:
     s = serve_tuned(1)       # one trial, then halving between it and the incumbent
-    # 16 s of IO: the search and the reuse both finish while the mix still runs even
-    # on a loaded host (with 10 s, fio ending counted as a shift and a new search)
-    p = s.fio("randread", 16)
+    # 24 s of IO: the first search and up to three off/on cycles finish while the mix
+    # still runs, even on a loaded host (fio ending reads as a shift, a new search)
+    p = s.fio("randread", 24)
     watcher = s.watch_flow()
     wait_until(lambda: s.status()["state"] == "exploiting", 8, 0.1, s.status)
     st = s.status()
@@ -372,17 +372,32 @@ def test_a_finished_search_is_indexed_and_reused_without_trials(
     r = jbof("tune", "index", "--socket", s.admin)
     assert r.returncode == 0 and f"d0  {sig}  " in r.stdout, r.stdout + r.stderr
 
-    # the same mix again (tuning off and on): profiled, found, applied, no trial
-    trials = st["trials_total"]
-    assert json.loads(jbof("tune", "disable", "--drive", "d0", "--json", "--socket", s.admin).stdout
-                      )["knobs"] == st["configured"]
-    assert json.loads(jbof("tune", "enable", "--drive", "d0", "--json", "--socket", s.admin).stdout
-                      )["enabled"]
-    # profiling needs a few 100 ms periods; a loaded CI host is slower.  The status is
-    # judged as first seen after the reuse: a later shift may start another search.
-    seen: list[dict[str, Any]] = []
-    wait_until(lambda: seen.append(s.status()) or seen[-1]["reuses_total"] == 1, 8, 0.1, s.status)
-    st = seen[-1]
+    # the same mix again (tuning off and on): profiled, found, applied, no trial.
+    # The first profile starts with fio's first IO and may see the jobs' ramp-up as
+    # a different mix (a phase, an idle tenant): the next profile then searches the
+    # steady mix, indexes it, and the cycle after that must reuse it.  A search of a
+    # signature already indexed is the failure.
+    for cycle in range(3):
+        trials, searches = st["trials_total"], st["searches_total"]
+        assert json.loads(jbof("tune", "disable", "--drive", "d0", "--json", "--socket", s.admin
+                               ).stdout)["knobs"] == st["configured"]
+        assert json.loads(jbof("tune", "enable", "--drive", "d0", "--json", "--socket", s.admin
+                               ).stdout)["enabled"]
+        # profiling needs a few 100 ms periods; a loaded CI host is slower.  The status
+        # is judged as first seen after the episode converged: a later shift may start
+        # another search.
+        seen: list[dict[str, Any]] = []
+        wait_until(lambda: seen.append(s.status()) or seen[-1]["reuses_total"] == 1
+                   or (seen[-1]["searches_total"] > searches and seen[-1]["state"] == "exploiting"),
+                   10, 0.1, s.status)
+        st = seen[-1]
+        if st["reuses_total"] == 1:
+            break
+        assert st["signature"] != sig, f"indexed {sig} searched again: {json.dumps(st)}"
+        print(f"cycle {cycle}: profiled {st['signature']} after {sig}: searched and indexed")
+        sig = st["signature"]
+        idx = json.loads(s.index.read_text())
+    assert st["reuses_total"] == 1, json.dumps(st)
     assert st["state"] == "exploiting" and st["signature"] == sig, json.dumps(st)
     assert st["trials_total"] == trials and st["knobs"] == idx["drives"]["d0"][sig]["knobs"]
     assert s.metrics()[("jbof_tune_reuses_total", "")] == 1
