@@ -129,3 +129,14 @@ def connect_as(path: str, uid: int, gid: int) -> tuple[str, str]:
     os.waitpid(pid, 0)
     outcome, _, detail = data.decode().partition(":")
     return outcome, detail
+
+
+def scrape(url: str, *labels: str) -> dict[tuple[str, str], float]:
+    """Every sample of the daemon's /metrics, keyed by (metric name, the value of
+    the first of ``labels`` the sample has, else "")."""
+    import urllib.request
+
+    from prometheus_client.parser import text_string_to_metric_families
+    text = urllib.request.urlopen(url, timeout=10).read().decode()
+    return {(s.name, next((s.labels[k] for k in labels if s.labels.get(k)), "")): s.value
+            for fam in text_string_to_metric_families(text) for s in fam.samples}

@@ -12,15 +12,14 @@ import stat
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from control.daemon.admin import AdminError, Client
+from control_helpers import scrape as scrape_url
 
 pytestmark = pytest.mark.needs_core
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,13 +116,7 @@ def fio_result(s: Served, p: subprocess.Popen[bytes], tenant: str) -> dict[str, 
 
 
 def scrape(s: Served) -> dict[tuple[str, str], float]:
-    url = s.call("ping")["metrics"]
-    text = urllib.request.urlopen(url, timeout=10).read().decode()
-    out = {}
-    for fam in text_string_to_metric_families(text):
-        for smp in fam.samples:
-            out[(smp.name, smp.labels.get("tenant", smp.labels.get("drive", "")))] = smp.value
-    return out
+    return scrape_url(s.call("ping")["metrics"], "tenant", "drive")
 
 
 def read_bytes(s: Served) -> tuple[float, dict[str, int]]:

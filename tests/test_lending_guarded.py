@@ -19,14 +19,13 @@ while an owner reads:
 from __future__ import annotations
 
 import time
-import urllib.request
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from control.lending.planner import WriteMix
+from control_helpers import scrape
 
 MiB = 1 << 20
 
@@ -95,12 +94,7 @@ forecast:
 
 
 def _samples(url: str) -> dict[tuple[str, str], float]:
-    text = urllib.request.urlopen(url, timeout=5).read().decode()
-    out = {}
-    for fam in text_string_to_metric_families(text):
-        for s in fam.samples:
-            out[(s.name, s.labels.get("tenant") or s.labels.get("source") or "")] = s.value
-    return out
+    return scrape(url, "tenant", "source")
 
 
 def _until(cond: Callable[[], bool], timeout: float = 5.0) -> None:

@@ -6,17 +6,16 @@ admin socket re-plans at the next tick, with the ``jbof_planner_*`` metrics.
 from __future__ import annotations
 
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from control.lending.forecast import Arrived, Forecast
 from control.lending.forecast_server import ForecastService
 from control.lending.planner import Planner, PlannerConfig
+from control_helpers import scrape
 
 MiB = 1 << 20
 CAP = 2800 * MiB
@@ -142,12 +141,7 @@ class Served:
             return c.call(op, **args)
 
     def samples(self) -> dict[tuple[str, str], float]:
-        text = urllib.request.urlopen(self.metrics_url, timeout=5).read().decode()
-        out = {}
-        for fam in text_string_to_metric_families(text):
-            for s in fam.samples:
-                out[(s.name, s.labels.get("tenant") or s.labels.get("source") or "")] = s.value
-        return out
+        return scrape(self.metrics_url, "tenant", "source")
 
     def limit(self, name: str) -> float:
         return self.samples().get(("jbof_tenant_limit_bytes_per_second", name), -1.0)
