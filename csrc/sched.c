@@ -764,6 +764,20 @@ static inline void list_rotate(jbof_sched *s, dlist *l)
         l->head = s->t[l->head]->next;
 }
 
+/* A scavenger waits on its own list only under a policy with classes;
+ * everyone else (and a scavenger under any other policy) is on the round. */
+static inline int on_scav_list(const jbof_sched *s, const tenant *t)
+{
+    return t->cfg.klass == JBOF_CLASS_SCAVENGER && policy_uses_classes(s->cfg.policy);
+}
+
+/* A tenant that became backlogged joins the list on_scav_list() says. */
+static inline void enlist(jbof_sched *s, uint32_t id, const tenant *t, int at_head)
+{
+    int scav = on_scav_list(s, t);
+    list_push(s, scav ? &s->scav : &s->drr, id, at_head, scav ? LIST_SCAV : LIST_DRR);
+}
+
 /* qos: take the round's head t (its head IO needs the empty bucket k) off
  * the round onto held[k]; it keeps its deficit and turn (section 6). */
 static void hold(jbof_sched *s, uint32_t id, int k)
@@ -1092,7 +1106,7 @@ static void relink(jbof_sched *s, uint32_t id)
         release_all(s);
     if (t->on_list == LIST_NONE || t->on_list == LIST_PARKED)
         return;
-    uint32_t want = (t->cfg.klass == JBOF_CLASS_SCAVENGER && policy_uses_classes(s->cfg.policy)) ? LIST_SCAV : LIST_DRR;
+    uint32_t want = on_scav_list(s, t) ? LIST_SCAV : LIST_DRR;
     if (want == t->on_list)
         return;
     list_del(s, t->on_list == LIST_SCAV ? &s->scav : &s->drr, id);
@@ -1286,8 +1300,7 @@ int jbof_sched_tenant_flush(jbof_sched *s, uint32_t id, jbof_io *out, int max, u
         t->throttled = 0;
     }
     if (t->count) {
-        int scav = t->cfg.klass == JBOF_CLASS_SCAVENGER && policy_uses_classes(s->cfg.policy);
-        list_push(s, scav ? &s->scav : &s->drr, id, 0, scav ? LIST_SCAV : LIST_DRR);
+        enlist(s, id, t, 0);
         return n;
     }
     t->deficit = 0;
@@ -1330,7 +1343,7 @@ int jbof_sched_submit(jbof_sched *s, const jbof_io *io, uint64_t now_ns)
             s->n_active++;
             active_weight_adjust(s, t, +1);
         }
-        if (t->cfg.klass == JBOF_CLASS_SCAVENGER && policy_uses_classes(s->cfg.policy)) {
+        if (on_scav_list(s, t)) {
             list_push(s, &s->scav, io->tenant, 0, LIST_SCAV);
         } else {
             /* a latency-critical tenant with less than a slot in flight
@@ -1985,7 +1998,7 @@ static inline __attribute__((always_inline)) int complete_one(jbof_sched *s, con
     t->inflight_cost -= c;
     s->inflight_ios--;
     s->inflight_cost -= c;
-    if (t->cfg.klass == JBOF_CLASS_SCAVENGER && policy_uses_classes(s->cfg.policy))
+    if (on_scav_list(s, t))
         s->scav_inflight_cost = s->scav_inflight_cost > c ? s->scav_inflight_cost - c : 0;
     s->completed++;
 
@@ -2039,7 +2052,7 @@ static inline __attribute__((always_inline)) int complete_one(jbof_sched *s, con
         s->n_parked--;
         s->n_park_head[head_bucket(t)]--;
         t->on_list = LIST_NONE;
-        int scav = t->cfg.klass == JBOF_CLASS_SCAVENGER && policy_uses_classes(s->cfg.policy);
+        int scav = on_scav_list(s, t); /* enlist(), spelt out: 2 instructions per IO cheaper here */
         list_push(s, scav ? &s->scav : &s->drr, io->tenant, 0, scav ? LIST_SCAV : LIST_DRR);
     }
     return 0;
