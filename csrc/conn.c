@@ -169,9 +169,7 @@ void send_movers(jbof_engine *e)
             t->adopt_head = c;
         t->adopt_tail = c;
         pthread_mutex_unlock(&t->mu);
-        uint64_t one = 1;
-        ssize_t w = write(t->cmd_fd, &one, sizeof(one));
-        (void)w;
+        engine_wake(t);
     }
 }
 

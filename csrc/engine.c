@@ -171,6 +171,14 @@ static void run_commands(jbof_engine *e)
     }
 }
 
+/* Wake e's reactor thread (its eventfd); a full counter still wakes it. */
+void engine_wake(jbof_engine *e)
+{
+    uint64_t one = 1;
+    ssize_t w = write(e->cmd_fd, &one, sizeof(one));
+    (void)w;
+}
+
 /* Run a command: through the reactor thread when it runs, else here. */
 int cmd_run(jbof_engine *e, cmd *k)
 {
@@ -191,9 +199,7 @@ int cmd_run(jbof_engine *e, cmd *k)
         e->q_head = k;
     e->q_tail = k;
     pthread_mutex_unlock(&e->mu);
-    uint64_t one = 1;
-    ssize_t w = write(e->cmd_fd, &one, sizeof(one));
-    (void)w; /* a full counter still wakes the reactor */
+    engine_wake(e);
     pthread_mutex_lock(&e->mu);
     while (!k->done)
         pthread_cond_wait(&e->cv, &e->mu);

@@ -250,10 +250,8 @@ static void export_flush(jbof_engine *e, export *x)
     int n;
     while ((n = jbof_sched_tenant_flush(x->d->s, x->tid, ios, BATCH, e->now_ns)) > 0) {
         for (int i = 0; i < n; i++) {
-            req *r = &e->slots[ios[i].tag];
-            x->st.flushed_requests++;
             x->sched_ios--;
-            reply_queue(e, r, -ESHUTDOWN); /* dropped if its connection died */
+            req_fail_removed(e, &e->slots[ios[i].tag]); /* dropped if its connection died */
         }
         x->credit_freed = 1;
     }
@@ -276,8 +274,7 @@ int export_remove_step(jbof_engine *e, export *x)
             if (c->parked) { /* no SQ credit yet: fail it too */
                 req *r = c->parked;
                 c->parked = NULL;
-                x->st.flushed_requests++;
-                reply_queue(e, r, -ESHUTDOWN);
+                req_fail_removed(e, r);
             }
             if (c->cur) { /* a WRITE whose payload is still arriving: never read */
                 req *r = c->cur;
@@ -326,8 +323,7 @@ void export_stats_fill(export *x, jbof_export_stats *out, uint64_t now_ns)
     *out = x->st;
     out->stall_max_ns = x->stall_max_ns;
     if (x->sched_ios) {
-        uint64_t from = x->last_done_ns > x->busy_since_ns ? x->last_done_ns : x->busy_since_ns;
-        out->stall_now_ns = now_ns > from ? now_ns - from : 0;
+        out->stall_now_ns = export_stall_ns(x, now_ns);
         if (out->stall_now_ns > out->stall_max_ns)
             out->stall_max_ns = out->stall_now_ns;
     }

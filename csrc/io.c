@@ -292,14 +292,19 @@ void reply_queue(jbof_engine *e, req *r, int status)
     dirty_push(e, c);
 }
 
+void req_fail_removed(jbof_engine *e, req *r)
+{
+    r->x->st.flushed_requests++;
+    reply_queue(e, r, -ESHUTDOWN);
+}
+
 /* Offer r to its tenant's SQ.  1 = taken (or answered), 0 = parked. */
 int req_submit(jbof_engine *e, req *r)
 {
     export *x = r->x;
     drive *d = x->d;
     if (x->removing) { /* export.c 4: nothing new enters a removed tenant's SQ */
-        x->st.flushed_requests++;
-        reply_queue(e, r, -ESHUTDOWN);
+        req_fail_removed(e, r);
         return 1;
     }
     int rc = jbof_sched_submit(d->s, &r->br.io, e->now_ns); /* copied into the SQ */
@@ -354,9 +359,9 @@ static void complete_breq(jbof_engine *e, drive *d, jbof_breq *br)
     /* the stall tracker (reactor.h, struct export): the server's view of
      * a tenant's zero-throughput time while it has IO outstanding */
     export *x = r->x;
-    uint64_t from = x->last_done_ns > x->busy_since_ns ? x->last_done_ns : x->busy_since_ns;
-    if (e->now_ns > from && e->now_ns - from > x->stall_max_ns)
-        x->stall_max_ns = e->now_ns - from;
+    uint64_t stall = export_stall_ns(x, e->now_ns);
+    if (stall > x->stall_max_ns)
+        x->stall_max_ns = stall;
     x->last_done_ns = e->now_ns;
     if (--x->sched_ios == 0 && x->removing)
         e->retry_deferred = 1; /* export.c 4: its removal may finish now */

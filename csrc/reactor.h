@@ -305,6 +305,14 @@ typedef struct export {
     wlist budget_waiters;      /* connections stalled on this tenant's budget */
 } export;
 
+/* The stall tracker: how long x has had IO outstanding with nothing
+ * completed (meaningful while x->sched_ios > 0). */
+static inline uint64_t export_stall_ns(const export *x, uint64_t now_ns)
+{
+    uint64_t from = x->last_done_ns > x->busy_since_ns ? x->last_done_ns : x->busy_since_ns;
+    return now_ns > from ? now_ns - from : 0;
+}
+
 typedef struct scrub_ext {
     uint64_t off, len;
 } scrub_ext;
@@ -443,8 +451,12 @@ void wait_stop(jbof_engine *e, conn *c);
 void wake_credit_waiters(jbof_engine *e);
 req *req_get(jbof_engine *e);
 void req_put(jbof_engine *e, req *r);
+/* Wake e's reactor thread (its eventfd). */
+void engine_wake(jbof_engine *e);
 /* Queue r's reply on its connection (or drop r if the connection died). */
 void reply_queue(jbof_engine *e, req *r, int status);
+/* Answer r of a tenant being removed with ESHUTDOWN, counted as flushed (export.c 4). */
+void req_fail_removed(jbof_engine *e, req *r);
 /* Offer r to its tenant's SQ.  1 = taken (or answered), 0 = parked. */
 int req_submit(jbof_engine *e, req *r);
 /* Reap, dispatch, submit, kick one drive.  1 if anything moved. */
