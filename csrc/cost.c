@@ -87,7 +87,7 @@ void cost_init(cost_state *c, const jbof_cost_cfg *cfg, uint64_t now_ns)
     c->period_start_ns = now_ns;
 }
 
-/* One period is over (cost_on_complete, inline): writes looked slow ->
+/* One period is over (sched.c complete_due): writes looked slow ->
  * halfway up, else decay. */
 void cost_period_end(cost_state *c, uint64_t now_ns)
 {

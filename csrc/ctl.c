@@ -74,12 +74,16 @@
  *    completion (or after 20 us), applying the summed cost of the
  *    completions since -- the additive terms add up, so this is the same
  *    controller at a quarter of the per-IO cost.  The per-completion part
- *    (window sum, base check, EWMA step, the "slow" verdict for cost.c:
- *    EWMA above the threshold of the last evaluation) is inline in
- *    jbof_internal.h, about 45 instructions, and returns 1 when the state
- *    machine is due: the caller (sched.c) then computes what only the
- *    evaluation reads (its underfilled flag, section 5b) and calls
- *    ctl_evaluate, so the other completions skip that work.  The 10 ms
+ *    (ctl_sample: window sum, base check, EWMA step) is inline in
+ *    jbof_internal.h, about 30 instructions, with no clock checks: the
+ *    window's end and the evaluation's 20 us are deadlines (ctl_due_ns)
+ *    that sched.c folds into one compare with its own (its section 6), and
+ *    only then, or with 4 completions pending, calls ctl_on_due, which
+ *    rolls the window if it is over and says whether the state machine is
+ *    due: the caller then computes what only the evaluation reads (its
+ *    underfilled flag, section 5b) and calls ctl_evaluate, so the other
+ *    completions skip that work.  The base check is two compares
+ *    (base_gate_ns, base_roll_ns: ctl_base_gates).  The 10 ms
  *    window roll, the base update and ctl_evaluate are out of line
  *    (ctl_evaluate costs ~105 instructions per run, ~26 per IO).  Worked
  *    example: at 400K IOPS the
@@ -177,6 +181,20 @@ int ctl_cfg_check(const jbof_ctl_cfg *c)
     return 0;
 }
 
+/* ctl_sample's base-latency gate (section 3b): only in the learned-band
+ * mode; a read below base_gate_ns, or any read once the 1 s window is over,
+ * goes to ctl_base_sample. */
+static void ctl_base_gates(ctl_state *c)
+{
+    if (!c->cfg.band_hi_pct) {
+        c->base_gate_ns = 0;
+        c->base_roll_ns = UINT64_MAX;
+        return;
+    }
+    c->base_gate_ns = c->base_cur_ns ? c->base_cur_ns : UINT64_MAX;
+    c->base_roll_ns = c->base_win_start_ns + CTL_BASE_WINDOW_NS;
+}
+
 void ctl_init(ctl_state *c, const jbof_ctl_cfg *cfg, uint64_t now_ns)
 {
     memset(c, 0, sizeof(*c));
@@ -189,6 +207,7 @@ void ctl_init(ctl_state *c, const jbof_ctl_cfg *cfg, uint64_t now_ns)
     c->threshold_ns = cfg->lat_max_ns;
     c->win_start_ns = now_ns;
     c->meas_rate_cost_bps = cfg->rate_init_cost_bps;
+    ctl_base_gates(c);
 }
 
 static void band_compute(const ctl_state *c, uint64_t *lo_out, uint64_t *hi_out)
@@ -378,6 +397,7 @@ void ctl_base_sample(ctl_state *c, uint64_t lat_ns, uint64_t now_ns)
         c->base_cur_ns = lat_ns;
         c->base_ns = c->base_prev_ns && c->base_prev_ns < lat_ns ? c->base_prev_ns : lat_ns;
     }
+    ctl_base_gates(c);
 }
 
 uint64_t ctl_normalize(uint64_t lat_ns, uint32_t bytes)

@@ -68,15 +68,10 @@ static inline uint32_t cost_of(const cost_state *c, uint32_t op, uint32_t bytes,
     return v ? cost_sat32(v) : 1;
 }
 void cost_period_end(cost_state *c, uint64_t now_ns);
-/* Feed the write-cost estimator (cost.c) one completion in two parts: a
- * slow write completed (its latency above the controller's threshold,
- * ctl_slow; a branch on writes only), and the period check. */
+/* A slow write completed (its latency above the controller's threshold,
+ * ctl_slow; a branch on writes only).  The period's end is a deadline
+ * folded into sched.c's due_ns (section 6 there), checked in complete_due. */
 static inline void cost_on_slow_write(cost_state *c) { c->w_slow++; }
-static inline void cost_period_check(cost_state *c, uint64_t now_ns)
-{
-    if (c->cfg.learn && now_ns - c->period_start_ns >= c->cfg.period_ns)
-        cost_period_end(c, now_ns);
-}
 
 /* ---- ctl.c ---- */
 typedef struct ctl_state {
@@ -99,6 +94,8 @@ typedef struct ctl_state {
     uint64_t base_ns;            /* learned unloaded read latency: min of 2 windows */
     uint64_t base_cur_ns, base_prev_ns;
     uint64_t base_win_start_ns;
+    uint64_t base_gate_ns;       /* a small read faster than this updates the base (base_cur_ns, or all when 0) */
+    uint64_t base_roll_ns;       /* ... and any small read from this time on (the 1 s window is over) */
     uint64_t band_lo_ns, band_hi_ns; /* cached ctl_band(); refreshed by band_refresh (ctl.c) */
     uint64_t band_key_base, band_key_cap;
     uint64_t pend_cost;          /* cost completed since the last evaluation */
@@ -171,25 +168,25 @@ uint64_t ctl_normalize(uint64_t lat_ns, uint32_t bytes);
 void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns);
 
 /* Completion of a read or a write (op) of `cost` that took lat_ns in the
- * drive; ctl_slow then says whether the IO was "slow", for the write-cost
- * estimator.  Inline: per IO it is an EWMA step and a few compares; the
- * window roll and the base-latency update are out of line.  Returns 1 when
- * the state machine is due (every CTL_EVAL_EVERY completions or
- * CTL_EVAL_NS, ctl.c section 3b): the caller then computes what only the
- * evaluation reads (sched.c: underfilled) and runs ctl_evaluate, so that
- * costs nothing on the other completions. */
-static inline int ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, uint32_t cost, uint64_t lat_ns,
-                                   uint64_t now_ns)
+ * drive: the per-IO part of ctl.c section 3b, inline (the window sums, the
+ * base-latency gate, the EWMA step, the cost pending for the next
+ * evaluation).  It has no clock checks: the completion-rate window's end
+ * and the evaluation's 20 us are deadlines (ctl_due_ns) that the caller
+ * (sched.c) folds into one compare with its own, and ctl_on_due then does
+ * what is due, in the order the per-IO checks had: the window roll, and the
+ * state machine (every CTL_EVAL_EVERY completions or CTL_EVAL_NS, ctl.c 3b)
+ * -- the caller computes what only the evaluation reads (sched.c:
+ * underfilled) when ctl_eval_due says so. */
+static inline void ctl_sample(ctl_state *c, uint32_t op, uint32_t bytes, uint32_t cost, uint64_t lat_ns,
+                              uint64_t now_ns)
 {
-    /* completion-rate window (for the OVERLOADED clamp) */
     c->win_cost += cost;
     c->win_n++;
-    if (now_ns - c->win_start_ns >= CTL_WINDOW_NS)
-        ctl_window_roll(c, now_ns);
     uint32_t k = op; /* READ 0, WRITE 1: the only ops the controller sees */
-    /* learn the unloaded read latency: min over the last two windows */
-    if (k == 0 && c->cfg.band_hi_pct && bytes <= CTL_BASE_MAX_BYTES &&
-        (c->base_cur_ns == 0 || lat_ns < c->base_cur_ns || now_ns - c->base_win_start_ns >= CTL_BASE_WINDOW_NS))
+    /* learn the unloaded read latency: min over the last two windows
+     * (base_gate_ns / base_roll_ns fold the band mode, the empty window and
+     * the 1 s window's end into two compares: ctl_base_sample) */
+    if (k == 0 && bytes <= CTL_BASE_MAX_BYTES && (lat_ns < c->base_gate_ns || now_ns >= c->base_roll_ns))
         ctl_base_sample(c, lat_ns, now_ns);
     if (bytes > CTL_NORMALIZE_BYTES && c->cfg.size_normalize)
         lat_ns = ctl_normalize(lat_ns, bytes);
@@ -198,7 +195,22 @@ static inline int ctl_on_complete(ctl_state *c, uint32_t op, uint32_t bytes, uin
     c->ewma_ns[k] = e < 0 ? 0 : (uint64_t)e;
     c->last_ns[k] = now_ns;
     c->pend_cost += cost;
-    if (++c->pend_n >= CTL_EVAL_EVERY || now_ns - c->last_eval_ns >= CTL_EVAL_NS) {
+    c->pend_n++;
+}
+/* The earliest time at which a completion has more to do than ctl_sample:
+ * the window's end or the evaluation's time trigger. */
+static inline uint64_t ctl_due_ns(const ctl_state *c)
+{
+    uint64_t w = c->win_start_ns + CTL_WINDOW_NS, e = c->last_eval_ns + CTL_EVAL_NS;
+    return w < e ? w : e;
+}
+/* After ctl_sample: roll the window if it is over; 1 when the state machine
+ * is due (then the caller runs ctl_evaluate). */
+static inline int ctl_on_due(ctl_state *c, uint64_t now_ns)
+{
+    if (now_ns - c->win_start_ns >= CTL_WINDOW_NS)
+        ctl_window_roll(c, now_ns);
+    if (c->pend_n >= CTL_EVAL_EVERY || now_ns - c->last_eval_ns >= CTL_EVAL_NS) {
         c->last_eval_ns = now_ns;
         return 1;
     }

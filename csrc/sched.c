@@ -636,6 +636,8 @@ struct jbof_sched {
     uint32_t win_shift;       /* qos: in-flight windows scaled by 2^win_shift (section 10) */
     uint64_t win_changed_ns;  /* last change of win_shift */
     uint64_t win_gen;         /* bumped whenever a window's inputs change (tenants' win_cap caches) */
+    uint64_t due_ns;          /* a completion at or past this runs complete_due (section 6) */
+    uint64_t due_other_ns;    /* ... the part of it that is not the controller's evaluation */
     uint32_t inflight_ios;
     uint64_t inflight_cost;
     uint64_t scav_inflight_cost;
@@ -656,6 +658,7 @@ struct jbof_sched {
 
 static void relink(jbof_sched *s, uint32_t id);
 static void slo_cap_refresh(jbof_sched *s);
+static void due_rearm(jbof_sched *s);
 
 static inline int policy_uses_ctl(uint32_t p) { return p == JBOF_POLICY_GIMBAL || p == JBOF_POLICY_QOS; }
 static inline int policy_uses_classes(uint32_t p) { return p == JBOF_POLICY_QOS; }
@@ -964,6 +967,7 @@ int jbof_sched_create(const jbof_sched_cfg *cfg, jbof_sched **out)
         ctl_init(&s->ctl, &cfg->ctl, 0);
     s->next_limit_ns = UINT64_MAX;
     s->win_gen = 1; /* a new tenant's win_gen (0) is stale */
+    due_rearm(s);
     *out = s;
     return 0;
 }
@@ -1035,6 +1039,7 @@ int jbof_sched_configure(jbof_sched *s, const jbof_sched_cfg *cfg, uint64_t now_
             s->ctl.rate_cost_bps = rate; /* a retune does not restart from scratch */
     }
     slo_cap_refresh(s); /* qos only; ctl_init clears it */
+    due_rearm(s);
     return 0;
 }
 
@@ -1175,6 +1180,7 @@ static void active_weight_adjust(jbof_sched *s, const tenant *t, int sign)
     if (t->lc_slo) {
         s->n_lc_active += sign > 0 ? 1u : (uint32_t)-1;
         slo_cap_refresh(s);
+        due_rearm(s); /* the windows' shrink step (section 10) */
     }
 }
 
@@ -1937,6 +1943,7 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
             s->win_shift++;
             s->win_gen++;
             s->win_changed_ns = now_ns;
+            due_rearm(s);
         }
     }
     if (s->held_mask) {
@@ -1977,6 +1984,70 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
 }
 
 /* ---------------------------------------------------------- complete --- */
+
+/* The completion-time checks that are deadlines -- the controller's window
+ * and evaluation, the write-cost estimator's period, the windows' shrink
+ * step (section 10) -- folded into one: a completion compares its time
+ * with s->due_ns (the earliest of them), and only at or past it (or with
+ * CTL_EVAL_EVERY completions pending) runs complete_due (section 6).  The
+ * evaluation's deadline moves at every evaluation; the others (due_other_ns)
+ * rarely, and are recomputed when one of their inputs changes: in
+ * complete_due, at create / configure, when win_shift grows, and when the
+ * set of active latency-critical tenants changes. */
+static void due_rearm(jbof_sched *s)
+{
+    uint64_t d = s->ctl.win_start_ns + CTL_WINDOW_NS;
+    if (s->cost.cfg.learn && s->cost.period_start_ns + s->cost.cfg.period_ns < d)
+        d = s->cost.period_start_ns + s->cost.cfg.period_ns;
+    if (s->win_shift && (s->ctl.state >= JBOF_CTL_CONGESTION || s->n_lc_active) && s->win_changed_ns + WIN_STEP_NS < d)
+        d = s->win_changed_ns + WIN_STEP_NS;
+    s->due_other_ns = d;
+    uint64_t e = s->ctl.last_eval_ns + CTL_EVAL_NS;
+    s->due_ns = e < d ? e : d;
+}
+
+/* What a completion does past s->due_ns (or with CTL_EVAL_EVERY completions
+ * pending), in the order of the per-IO checks it replaces. */
+static inline __attribute__((always_inline)) void complete_due(jbof_sched *s, uint32_t op, uint64_t now_ns)
+{
+    ctl_state *c = &s->ctl;
+    int moved = 0; /* an input of due_other_ns changed */
+    if (now_ns - c->win_start_ns >= CTL_WINDOW_NS) {
+        ctl_window_roll(c, now_ns);
+        moved = 1;
+    }
+    if (c->pend_n >= CTL_EVAL_EVERY || now_ns - c->last_eval_ns >= CTL_EVAL_NS) {
+        c->last_eval_ns = now_ns;
+        uint32_t st = c->state;
+        /* section 8: a drive left empty while IO waits is underfilled
+         * (read by the evaluation only: computed for it, section 6) */
+        c->underfilled = s->cfg.policy == JBOF_POLICY_QOS && s->inflight_ios < UNDERFILL_IOS && s->n_backlogged > 0;
+        ctl_evaluate(c, op, now_ns);
+        moved |= c->state != st;
+    }
+    /* a write is slow when the write EWMA is above the threshold as of
+     * the last evaluation (cost.c) */
+    if (op == JBOF_OP_WRITE && ctl_slow(c, 1))
+        cost_on_slow_write(&s->cost);
+    if (s->cost.cfg.learn && now_ns - s->cost.period_start_ns >= s->cost.cfg.period_ns) {
+        cost_period_end(&s->cost, now_ns);
+        moved = 1;
+    }
+    /* section 10: past the band's threshold the windows shrink back */
+    if (s->win_shift && (c->state >= JBOF_CTL_CONGESTION || s->n_lc_active) &&
+        now_ns - s->win_changed_ns >= WIN_STEP_NS) {
+        s->win_shift--;
+        s->win_gen++;
+        s->win_changed_ns = now_ns;
+        moved = 1;
+    }
+    if (moved) {
+        due_rearm(s);
+    } else {
+        uint64_t e = c->last_eval_ns + CTL_EVAL_NS;
+        s->due_ns = e < s->due_other_ns ? e : s->due_other_ns;
+    }
+}
 
 /* One completion: every counter, the histogram and the controller in one
  * pass (section 6). */
@@ -2025,24 +2096,11 @@ static inline __attribute__((always_inline)) int complete_one(jbof_sched *s, con
          * the SLO cap itself is kept current by slo_cap_refresh */
         if (t->lc_slo && pol == JBOF_POLICY_QOS)
             ctl_on_lc(&s->ctl, e2e, now_ns);
-        if (ctl_on_complete(&s->ctl, op, io->length_bytes, c, dev, now_ns)) {
-            /* section 8: a drive left empty while IO waits is underfilled
-             * (read by the evaluation only: computed for it, section 6) */
-            s->ctl.underfilled = pol == JBOF_POLICY_QOS && s->inflight_ios < UNDERFILL_IOS && s->n_backlogged > 0;
-            ctl_evaluate(&s->ctl, op, now_ns);
-        }
-        /* a write is slow when the write EWMA is above the threshold as of
-         * the last evaluation (cost.c) */
-        if (op == JBOF_OP_WRITE && ctl_slow(&s->ctl, 1))
-            cost_on_slow_write(&s->cost);
-        cost_period_check(&s->cost, now_ns);
-        /* section 10: past the band's threshold the windows shrink back */
-        if (s->win_shift && (s->ctl.state >= JBOF_CTL_CONGESTION || s->n_lc_active) &&
-            now_ns - s->win_changed_ns >= WIN_STEP_NS) {
-            s->win_shift--;
-            s->win_gen++;
-            s->win_changed_ns = now_ns;
-        }
+        ctl_sample(&s->ctl, op, io->length_bytes, c, dev, now_ns);
+        if (now_ns >= s->due_ns || s->ctl.pend_n >= CTL_EVAL_EVERY)
+            complete_due(s, op, now_ns); /* also counts a slow write */
+        else if (op == JBOF_OP_WRITE && ctl_slow(&s->ctl, 1))
+            cost_on_slow_write(&s->cost); /* see complete_due */
     }
     if (!is_active(t)) {
         s->n_active--;
