@@ -246,12 +246,12 @@ int export_add(jbof_engine *e, const jbof_export_cfg *cfg)
 /* Fail what x has queued in its scheduler with ESHUTDOWN (section 4). */
 static void export_flush(jbof_engine *e, export *x)
 {
-    jbof_io ios[BATCH];
+    jbof_io *ios[BATCH];
     int n;
     while ((n = jbof_sched_tenant_flush(x->d->s, x->tid, ios, BATCH, e->now_ns)) > 0) {
         for (int i = 0; i < n; i++) {
             x->sched_ios--;
-            req_fail_removed(e, &e->slots[ios[i].tag]); /* dropped if its connection died */
+            req_fail_removed(e, &e->slots[ios[i]->tag]); /* dropped if its connection died */
         }
         x->credit_freed = 1;
     }

@@ -307,7 +307,7 @@ int req_submit(jbof_engine *e, req *r)
         req_fail_removed(e, r);
         return 1;
     }
-    int rc = jbof_sched_submit(d->s, &r->br.io, e->now_ns); /* copied into the SQ */
+    int rc = jbof_sched_submit(d->s, &r->br.io, e->now_ns); /* the SQ points at it until dispatch */
     if (rc == -EAGAIN) {
         r->state = R_PARKED;
         r->c->parked = r;
@@ -393,13 +393,12 @@ int drive_pump(jbof_engine *e, drive *d)
     /* no count of our own guards this: dispatch returns 0 at once when the
      * scheduler has nothing backlogged */
     while (!hold) {
-        jbof_io ios[BATCH];
+        jbof_io *ios[BATCH];
         n = jbof_sched_dispatch(d->s, e->now_ns, ios, BATCH);
         if (n <= 0)
             break;
         for (int i = 0; i < n; i++) {
-            req *r = &e->slots[ios[i].tag];
-            r->br.io = ios[i]; /* the SQ's copy, now with the scheduler's fields */
+            req *r = &e->slots[ios[i]->tag]; /* ios[i] == &r->br.io, with the scheduler's fields */
             r->state = R_INFLIGHT;
             r->x->credit_freed = 1;
             jbof_breq *br = &r->br;

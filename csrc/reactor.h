@@ -206,12 +206,14 @@ struct sec_engine; /* tls.c: PSK keys, access rules, counters */
 /* One NBD request from header to reply.  Its IO is described once, in
  * br.io (a jbof_io inside the backend request): the parser fills it (tag =
  * slot index, drive offset, length, opcode, FUA / NO_HOLE flags, tenant),
- * the scheduler and the backend read it, the reply reads its length.  The
- * one copy: jbof_sched_submit stores the jbof_io by value in the tenant's
- * SQ ring (a ring of pointers into a slot array would cost a cache miss per
- * IO in the scheduler), and dispatch hands that copy back with submit_ns,
- * cost, dispatch_ns, slot and gen set; drive_pump finds the request by tag
- * and takes the copy whole, since jbof_sched_complete needs those fields. */
+ * the scheduler and the backend read it, the reply reads its length.  It is
+ * never copied: jbof_sched_submit keeps a pointer to br.io in the tenant's
+ * SQ ring (ABI 3) and fills submit_ns, cost and gen in place; dispatch
+ * hands the same pointer back with dispatch_ns and slot set, and
+ * drive_pump finds the request by tag.  (Until ABI 2 the SQ held a copy,
+ * so an IO's 56 bytes went into the SQ, out into the dispatch buffer and
+ * back into br.io; a head visit now reads the slot instead of the ring --
+ * one cache line per queued IO either way, but no longer two copies.) */
 typedef struct req {
     jbof_breq br;              /* br.io: the IO; br.buf: its data; br.owner == this */
     struct conn *c;

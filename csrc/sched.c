@@ -568,8 +568,10 @@ enum { UNDERFILL_IOS = 2 };                         /* qos: fewer IOs left in th
 enum { DEBT_BUCKETS = 8 };                          /* qos: debt past which reservations keep to their window (12) */
 static const uint64_t STARVE_NS = 10000000ull;      /* qos: 10 ms held by the bucket with nothing in flight (section 9) */
 
+/* An SQ entry points at the caller's descriptor (section 6): submit fills
+ * its scheduler fields in place, dispatch hands the same pointer back. */
 typedef struct sq_ent {
-    jbof_io io;
+    jbof_io *io;
     uint64_t seq; /* global arrival order (fifo policy) */
 } sq_ent;
 
@@ -745,7 +747,7 @@ static inline void list_del_raw(jbof_sched *s, dlist *l, uint32_t id)
 
 /* n_head[k] counts the tenants on the DRR round whose head IO needs token
  * bucket k; the wrappers keep it right (the tenant must be backlogged). */
-static inline int head_bucket(const tenant *t) { return ctl_bucket(t->ring[t->head].io.opcode); }
+static inline int head_bucket(const tenant *t) { return ctl_bucket(t->ring[t->head].io->opcode); }
 
 static inline void list_push(jbof_sched *s, dlist *l, uint32_t id, int at_head, uint32_t which)
 {
@@ -1271,7 +1273,7 @@ int jbof_sched_tenant_remove(jbof_sched *s, uint32_t id)
  * first, without dispatching them (tenant removal: the caller fails them).
  * The tenant leaves whichever list holds it (round, scavengers, held,
  * parked) and, if IO is left, rejoins the tail of its list as at submit. */
-int jbof_sched_tenant_flush(jbof_sched *s, uint32_t id, jbof_io *out, int max, uint64_t now_ns)
+int jbof_sched_tenant_flush(jbof_sched *s, uint32_t id, jbof_io **out, int max, uint64_t now_ns)
 {
     if (!s || max < 0 || (max > 0 && !out))
         return -EINVAL;
@@ -1322,7 +1324,7 @@ int jbof_sched_tenant_flush(jbof_sched *s, uint32_t id, jbof_io *out, int max, u
 
 /* ------------------------------------------------------------ submit --- */
 
-int jbof_sched_submit(jbof_sched *s, const jbof_io *io, uint64_t now_ns)
+int jbof_sched_submit(jbof_sched *s, jbof_io *io, uint64_t now_ns)
 {
     if (!s || !io)
         return -EINVAL;
@@ -1336,10 +1338,10 @@ int jbof_sched_submit(jbof_sched *s, const jbof_io *io, uint64_t now_ns)
     if (t->count >= t->cfg.sq_depth)
         return -EAGAIN;
     sq_ent *e = &t->ring[(t->head + t->count) & t->mask];
-    e->io = *io;
-    e->io.submit_ns = now_ns;
-    e->io.gen = t->gen;
-    e->io.cost = cost_of(&s->cost, io->opcode, io->length_bytes, s->cfg.policy == JBOF_POLICY_DRR);
+    e->io = io;
+    io->submit_ns = now_ns;
+    io->gen = t->gen;
+    io->cost = cost_of(&s->cost, io->opcode, io->length_bytes, s->cfg.policy == JBOF_POLICY_DRR);
     e->seq = s->seq++;
     if (t->count++ == 0) {
         s->n_backlogged++;
@@ -1373,17 +1375,17 @@ static void take_tags(tenant *t, uint32_t len, uint64_t now_ns, int resv);
  * constants and the inlined copy drops the checks (the qos round: policy
  * qos, t on the round). */
 enum { TAKE_ANY = 0xffffffffu };
-static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io *out,
+static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io **out,
                                                        uint64_t now_ns, uint32_t pol, uint32_t onl)
 {
     if (pol == TAKE_ANY)
         pol = s->cfg.policy;
     if (onl == TAKE_ANY)
         onl = t->on_list;
-    sq_ent *e = &t->ring[t->head];
-    *out = e->io;
-    uint32_t c = out->cost;
-    int k = ctl_bucket(out->opcode);
+    jbof_io *io = t->ring[t->head].io;
+    *out = io;
+    uint32_t c = io->cost;
+    int k = ctl_bucket(io->opcode);
     t->head = (t->head + 1) & t->mask;
     uint32_t left = --t->count;
     if (onl == LIST_DRR) { /* the round's head-IO census follows the new head */
@@ -1395,7 +1397,7 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
         if (left)
             s->n_park_head[head_bucket(t)]++;
     }
-    out->dispatch_ns = now_ns;
+    io->dispatch_ns = now_ns;
 
     /* virtual slots (tracked under every policy; enforced by gimbal/qos) */
     if (t->cur_slot_cost >= s->cfg.slot_bytes) {
@@ -1408,7 +1410,7 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
         t->cur_slot = n;
         t->cur_slot_cost = 0;
     }
-    out->slot = t->cur_slot;
+    io->slot = t->cur_slot;
     if (t->slot_out[t->cur_slot % SLOT_RING]++ == 0)
         t->busy_slots++;
     t->cur_slot_cost += c;
@@ -1421,7 +1423,7 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
         s->scav_inflight_cost += c;
 
     if (t->rated && policy_uses_tags(pol))
-        take_tags(t, out->length_bytes, now_ns, pol == JBOF_POLICY_QOS);
+        take_tags(t, io->length_bytes, now_ns, pol == JBOF_POLICY_QOS);
     if (t->throttled) {
         t->st.throttled_ns += now_ns - t->throttle_since;
         t->throttled = 0;
@@ -1512,7 +1514,7 @@ static inline int budget_ok(const jbof_sched *s)
 /* section 9: nothing in the drive and its head IO waited STARVE_NS */
 static inline int starving(const tenant *t, uint64_t now_ns)
 {
-    return t->inflight == 0 && now_ns - t->ring[t->head].io.submit_ns > STARVE_NS;
+    return t->inflight == 0 && now_ns - t->ring[t->head].io->submit_ns > STARVE_NS;
 }
 
 static inline int lc_overdraft(const jbof_sched *s, const tenant *t)
@@ -1530,7 +1532,7 @@ static inline int io_budget_ok(jbof_sched *s, const tenant *t)
         return budget_ok(s);
     if (s->inflight_ios >= s->cfg.max_inflight_ios)
         return 0;
-    int k = ctl_bucket(t->ring[t->head].io.opcode);
+    int k = ctl_bucket(t->ring[t->head].io->opcode);
     if (s->ctl.tokens[k] > 0 || s->alone || lc_overdraft(s, t))
         return 1;
     s->starved |= 1u << k;
@@ -1569,7 +1571,7 @@ static inline int slot_blocked(const jbof_sched *s, tenant *t)
     if (s->cfg.policy == JBOF_POLICY_QOS) {
         if (t->inflight == 0)
             return 0;
-        return t->inflight_cost + t->ring[t->head].io.cost > win_cap(s, t);
+        return t->inflight_cost + t->ring[t->head].io->cost > win_cap(s, t);
     }
     if (t->cur_slot_cost < s->cfg.slot_bytes && t->slot_out[t->cur_slot % SLOT_RING])
         return 0; /* the open slot still has room */
@@ -1577,7 +1579,7 @@ static inline int slot_blocked(const jbof_sched *s, tenant *t)
 }
 
 /* FIFO across tenants: the backlogged tenant whose head arrived first. */
-static int dispatch_fifo(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
+static int dispatch_fifo(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
 {
     int n = 0;
     while (n < max && s->drr.head >= 0 && budget_ok(s)) {
@@ -1599,7 +1601,7 @@ static int dispatch_fifo(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
 }
 
 /* One IO per backlogged tenant in turn; token-bucket adds static limits. */
-static int dispatch_rr(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max, int limits)
+static int dispatch_rr(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max, int limits)
 {
     int n = 0;
     uint32_t idle_visits = 0;
@@ -1619,7 +1621,7 @@ static int dispatch_rr(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max, in
 
 /* Deficit round robin over cost (drr: bytes) on list l.  *waiting is set
  * when a backlogged tenant that is not held by its limit was left waiting. */
-static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *out, int max, int enforce_slots,
+static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io **out, int max, int enforce_slots,
                              int limits, int *waiting)
 {
     int n = 0;
@@ -1656,7 +1658,7 @@ static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *
              * else can: stop here and keep the round's order.  Otherwise
              * (e.g. writes are held, reads may go) let the others pass; it
              * keeps its turn and deficit for when its bucket refills */
-            int other = 1 - ctl_bucket(t->ring[t->head].io.opcode);
+            int other = 1 - ctl_bucket(t->ring[t->head].io->opcode);
             if ((s->ctl.tokens[other] <= 0 || s->n_head[other] == 0) && !s->n_lc_backlogged)
                 break;
             /* look at most BUCKET_SKIP_MAX held tenants per call: the round
@@ -1672,7 +1674,7 @@ static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *
             t->deficit += (int64_t)s->cfg.quantum_bytes * t->cfg.weight;
             t->in_turn = 1;
         }
-        uint32_t c = t->ring[t->head].io.cost;
+        uint32_t c = t->ring[t->head].io->cost;
         if (t->deficit < (int64_t)c) {
             /* not enough for its head IO this round: its deficit grows every
              * round, so this is progress, not an idle visit */
@@ -1690,7 +1692,7 @@ static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *
 /* qos: the DRR round of section 3c, specialized (section 6): a tenant whose
  * bucket is empty is held off the round (hold) instead of being passed over
  * at every call, and a call that can send nothing visits nobody. */
-static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *s, uint64_t now_ns, jbof_io *out,
+static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *s, uint64_t now_ns, jbof_io **out,
                                                                      int max, int *waiting)
 {
     dlist *l = &s->drr;
@@ -1707,7 +1709,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
                 turn_cut_by_limit(s, t);
                 break;
             }
-            uint32_t c = t->ring[t->head].io.cost;
+            uint32_t c = t->ring[t->head].io->cost;
             if (!t->in_turn) {
                 t->deficit += (int64_t)s->cfg.quantum_bytes * t->cfg.weight;
                 t->in_turn = 1;
@@ -1767,7 +1769,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             idle_visits++;
             continue;
         }
-        const jbof_io *h = &t->ring[t->head].io;
+        const jbof_io *h = t->ring[t->head].io;
         if (!alone && t->inflight) {
             /* in-flight window w / W of total_slots * slot_bytes (3, Virtual slots) */
             if (t->inflight_cost + h->cost > win_cap(s, t)) {
@@ -1836,7 +1838,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
 }
 
 /* Reservations due now, latency-critical first (qos). */
-static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
+static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
 {
     int n = 0;
     for (uint32_t i = 0; i < s->nresv && n < max; i++) {
@@ -1857,14 +1859,14 @@ static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io *out, i
             if (s->ctl.tokens[head_bucket(t)] < -(int64_t)DEBT_BUCKETS * (int64_t)s->cfg.ctl.bucket_bytes &&
                 slot_blocked(s, t))
                 break;
-            t->deficit -= t->ring[t->head].io.cost; /* no double share */
+            t->deficit -= t->ring[t->head].io->cost; /* no double share */
             take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, TAKE_ANY);
         }
     }
     return n;
 }
 
-int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
+int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
 {
     if (!s || !out || max < 0)
         return -EINVAL;
@@ -1969,7 +1971,7 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max)
         while (n < max && s->scav.head >= 0 && budget_ok(s)) {
             uint32_t id = (uint32_t)s->scav.head;
             tenant *t = s->t[id];
-            if (s->scav_inflight_cost > 0 && s->scav_inflight_cost + t->ring[t->head].io.cost > cap)
+            if (s->scav_inflight_cost > 0 && s->scav_inflight_cost + t->ring[t->head].io->cost > cap)
                 break;
             if (!io_budget_ok(s, t))
                 break;

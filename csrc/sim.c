@@ -77,7 +77,7 @@ struct jbof_sim {
     uint64_t events;
     ev *heap;
     uint32_t nheap, capheap;
-    jbof_io *pool;
+    jbof_io **pool;           /* chunks of POOL_CHUNK descriptors: they never move (the SQ points at them) */
     uint32_t *freelist;
     uint32_t npool, nfree;
     sim_tenant *t;            /* indexed by scheduler id */
@@ -137,14 +137,30 @@ static ev pop(jbof_sim *s)
 
 /* -------------------------------------------------------------- pool --- */
 
+enum { POOL_SHIFT = 8, POOL_CHUNK = 1 << POOL_SHIFT };
+
+/* Descriptor i of the pool.  The pool grows by whole chunks and never
+ * reallocates one: the scheduler's SQ holds pointers to queued
+ * descriptors (jbof_io, ABI 3). */
+static inline jbof_io *pool_io(const jbof_sim *s, uint32_t i)
+{
+    return &s->pool[i >> POOL_SHIFT][i & (POOL_CHUNK - 1)];
+}
+
 static int pool_get(jbof_sim *s, uint32_t *idx)
 {
     if (s->nfree == 0) {
-        uint32_t nc = s->npool ? s->npool * 2 : 256;
-        jbof_io *p = realloc(s->pool, (size_t)nc * sizeof(*p));
+        uint32_t nc = s->npool ? s->npool * 2 : POOL_CHUNK;
+        jbof_io **p = realloc(s->pool, (size_t)(nc >> POOL_SHIFT) * sizeof(*p));
         if (!p)
             return -ENOMEM;
         s->pool = p;
+        for (uint32_t c = s->npool >> POOL_SHIFT; c < nc >> POOL_SHIFT; c++)
+            if (!(p[c] = malloc(POOL_CHUNK * sizeof(jbof_io)))) {
+                while (c-- > s->npool >> POOL_SHIFT)
+                    free(p[c]);
+                return -ENOMEM;
+            }
         uint32_t *f = realloc(s->freelist, (size_t)nc * sizeof(*f));
         if (!f)
             return -ENOMEM;
@@ -171,7 +187,7 @@ static int issue(jbof_sim *s, sim_tenant *st, uint32_t *len)
         s->err = rc;
         return 1;
     }
-    jbof_io *io = &s->pool[idx];
+    jbof_io *io = pool_io(s, idx);
     memset(io, 0, sizeof(*io));
     wl_make_io(&st->ws, st->cur, io);
     io->tenant = st->sid;
@@ -245,7 +261,7 @@ static void on_arrival(jbof_sim *s, sim_tenant *st, uint64_t gen)
 
 static void on_complete(jbof_sim *s, uint32_t idx)
 {
-    jbof_io io = s->pool[idx];
+    jbof_io io = *pool_io(s, idx);
     pool_put(s, idx);
     int rc = jbof_sched_complete(s->sched, &io, s->now, 0);
     if (rc) {
@@ -283,16 +299,15 @@ static void on_complete(jbof_sim *s, uint32_t idx)
 
 static void pump(jbof_sim *s)
 {
-    jbof_io out[PUMP_BATCH];
+    jbof_io *out[PUMP_BATCH];
     int n;
     while ((n = jbof_sched_dispatch(s->sched, s->now, out, PUMP_BATCH)) > 0) {
         for (int i = 0; i < n; i++) {
-            uint32_t idx = (uint32_t)out[i].tag;
-            s->pool[idx] = out[i];
-            sim_tenant *st = &s->t[out[i].tenant];
+            const jbof_io *io = out[i]; /* the pool's descriptor itself */
+            uint32_t idx = (uint32_t)io->tag;
+            sim_tenant *st = &s->t[io->tenant];
             uint64_t done;
-            int rc = jbof_ssd_submit(s->ssd, out[i].opcode, st->base + out[i].offset_bytes, out[i].length_bytes,
-                                     s->now, &done);
+            int rc = jbof_ssd_submit(s->ssd, io->opcode, st->base + io->offset_bytes, io->length_bytes, s->now, &done);
             if (rc) {
                 s->err = rc;
                 done = s->now;
@@ -351,6 +366,8 @@ void jbof_sim_destroy(jbof_sim *s)
             free(s->t[i].timeline);
     free(s->t);
     free(s->heap);
+    for (uint32_t c = 0; c < s->npool >> POOL_SHIFT; c++)
+        free(s->pool[c]);
     free(s->pool);
     free(s->freelist);
     jbof_sched_destroy(s->sched);

@@ -55,9 +55,10 @@ def test_no_io_lost_duplicated_or_reordered(policy: int, ops: list) -> None:
     tag = 0
     queued: dict[int, deque[int]] = {i: deque() for i in range(4)}   # per tenant, in submit order
     inflight: dict[int, object] = {}                                   # tag -> dispatched descriptor
+    owned: dict[int, object] = {}      # tag -> submitted descriptor: the SQ points at it (ABI 3), keep it alive
     completed: set[int] = set()
     flushed: set[int] = set()
-    out = ffi.new("jbof_io[64]")
+    out = ffi.new("jbof_io *[64]")
 
     def dispatch(n: int) -> None:
         k = lib.jbof_sched_dispatch(s, now, out, n)
@@ -68,9 +69,8 @@ def test_no_io_lost_duplicated_or_reordered(policy: int, ops: list) -> None:
             assert queued[t], "dispatched an IO nobody queued"
             assert queued[t].popleft() == io.tag, "FIFO within a tenant broken"
             assert io.tag not in inflight and io.tag not in completed, "duplicated"
-            copy = ffi.new("jbof_io *")
-            copy[0] = io
-            inflight[io.tag] = copy
+            assert io == owned[int(io.tag)], "not the submitted descriptor"
+            inflight[io.tag] = owned.pop(int(io.tag))
 
     for o in ops:
         if o[0] == "submit":
@@ -83,6 +83,7 @@ def test_no_io_lost_duplicated_or_reordered(policy: int, ops: list) -> None:
             rc = lib.jbof_sched_submit(s, io, now)
             if rc == 0:
                 queued[t].append(io.tag)
+                owned[int(io.tag)] = io
                 tag += 1
             else:
                 assert rc == -11 and len(queued[t]) == 16, rc   # -EAGAIN only when full
@@ -109,6 +110,7 @@ def test_no_io_lost_duplicated_or_reordered(policy: int, ops: list) -> None:
             for j in range(k):
                 assert queued[t].popleft() == out[j].tag, "flush out of FIFO order"
                 flushed.add(int(out[j].tag))
+                owned.pop(int(out[j].tag))
 
     # drain: everything queued must come out, in order, within bounded time
     for _ in range(100_000):

@@ -36,7 +36,7 @@ extern "C" {
 
 /* CDEF-BEGIN */
 
-enum { JBOF_ABI_VERSION = 2 };
+enum { JBOF_ABI_VERSION = 3 };
 
 /* ---------------------------------------------------------------- IO ---- */
 
@@ -53,7 +53,11 @@ enum { JBOF_IO_FUA = 1 };
 
 /* An NVMe-shaped IO descriptor.  The caller fills tag, offset_bytes,
  * length_bytes, opcode, flags and tenant; the scheduler fills the rest
- * and hands the descriptor back untouched otherwise. */
+ * and hands the descriptor back untouched otherwise.  The SQ holds a
+ * pointer to it (ABI 3): from a successful jbof_sched_submit until
+ * jbof_sched_dispatch or jbof_sched_tenant_flush hands that pointer back,
+ * the descriptor belongs to the scheduler -- the caller keeps it where it
+ * is and does not touch it. */
 typedef struct jbof_io {
     uint64_t tag;           /* caller's cookie, never interpreted */
     uint64_t offset_bytes;  /* caller's coordinates, never read by the scheduler (sim:
@@ -238,17 +242,21 @@ int jbof_sched_tenant_set(jbof_sched *s, uint32_t id, const jbof_tenant_cfg *cfg
 /* -EBUSY while the tenant has queued or in-flight IO. */
 int jbof_sched_tenant_remove(jbof_sched *s, uint32_t id);
 /* Take up to max queued (undispatched) IOs of the tenant out of its SQ,
- * oldest first, into out[]; returns the count (0 when none is queued).  The
- * caller fails them (the reactor answers ESHUTDOWN at tenant removal).
- * In-flight IO is untouched.  -ENOENT for an unknown tenant. */
-int jbof_sched_tenant_flush(jbof_sched *s, uint32_t id, jbof_io *out, int max, uint64_t now_ns);
+ * oldest first, into out[] (the pointers given to submit); returns the
+ * count (0 when none is queued).  The caller fails them (the reactor
+ * answers ESHUTDOWN at tenant removal).  In-flight IO is untouched.
+ * -ENOENT for an unknown tenant. */
+int jbof_sched_tenant_flush(jbof_sched *s, uint32_t id, jbof_io **out, int max, uint64_t now_ns);
 
-/* Queue one IO.  -EAGAIN when the tenant's SQ is full (caller stops reading
- * that tenant: credits), -ENOENT for an unknown tenant, -EINVAL for a bad
- * opcode or length.  Sets io->submit_ns = now_ns and io->cost. */
-int jbof_sched_submit(jbof_sched *s, const jbof_io *io, uint64_t now_ns);
-/* Move up to max IOs the policy allows now into out[]; returns the count. */
-int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io *out, int max);
+/* Queue one IO: the SQ keeps the pointer (see jbof_io).  -EAGAIN when the
+ * tenant's SQ is full (caller stops reading that tenant: credits), -ENOENT
+ * for an unknown tenant, -EINVAL for a bad opcode or length (the
+ * descriptor stays the caller's then).  Sets io->submit_ns = now_ns,
+ * io->cost and io->gen. */
+int jbof_sched_submit(jbof_sched *s, jbof_io *io, uint64_t now_ns);
+/* Hand out up to max IOs the policy allows now: out[] gets the pointers
+ * given to submit, with dispatch_ns and slot set; returns the count. */
+int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max);
 /* An IO handed out by dispatch finished (status 0 or negative errno).
  * Feeds the controller, cost estimator, histograms and SLO counters. */
 int jbof_sched_complete(jbof_sched *s, const jbof_io *io, uint64_t now_ns, int status);

@@ -64,7 +64,13 @@ typedef struct load {
     uint64_t bytes[8], cost[8];
     int fifo_violations, dup_or_lost;
     uint64_t now; /* where the last run() stopped */
+    /* the descriptors: the SQ keeps pointers (ABI 3), so a submitted
+     * jbof_io stays put until dispatch or flush hands it back -- tenant
+     * i's IO number q lives in io[i][q % LOAD_RING], and a tenant never
+     * has LOAD_RING IOs outstanding */
+    jbof_io io[8][1024];
 } load;
+enum { LOAD_RING = 1024 };
 
 static void load_fill(jbof_sched *s, load *L, uint64_t now)
 {
@@ -72,13 +78,15 @@ static void load_fill(jbof_sched *s, load *L, uint64_t now)
         if (now < L->start_ns[i] || now >= L->stop_ns[i])
             continue;
         while (L->outstanding[i] < L->depth[i]) {
-            jbof_io io = {0};
-            io.tenant = L->ids[i];
-            io.opcode = L->op[i];
-            io.length_bytes = L->bs[i];
-            io.offset_bytes = 0;
-            io.tag = ((uint64_t)i << 48) | ++L->next_tag[i];
-            if (jbof_sched_submit(s, &io, now) != 0)
+            CHECK(L->outstanding[i] < LOAD_RING);
+            jbof_io *io = &L->io[i][(L->next_tag[i] + 1) % LOAD_RING];
+            memset(io, 0, sizeof(*io));
+            io->tenant = L->ids[i];
+            io->opcode = L->op[i];
+            io->length_bytes = L->bs[i];
+            io->offset_bytes = 0;
+            io->tag = ((uint64_t)i << 48) | ++L->next_tag[i];
+            if (jbof_sched_submit(s, io, now) != 0)
                 break;
             L->outstanding[i]++;
         }
@@ -89,18 +97,18 @@ static void load_fill(jbof_sched *s, load *L, uint64_t now)
 static uint64_t run(jbof_sched *s, load *L, fake *f, uint64_t end_ns)
 {
     uint64_t now = L->now, done = 0;
-    jbof_io out[64];
+    jbof_io *out[64];
     load_fill(s, L, now);
     for (;;) {
         int k;
         while ((k = jbof_sched_dispatch(s, now, out, 64)) > 0)
             for (int j = 0; j < k; j++) {
-                int i = (int)(out[j].tag >> 48);
-                uint64_t seq = out[j].tag & 0xffffffffffffull;
+                int i = (int)(out[j]->tag >> 48);
+                uint64_t seq = out[j]->tag & 0xffffffffffffull;
                 if (seq != L->last_dispatched_tag[i] + 1)
                     L->fifo_violations++;
                 L->last_dispatched_tag[i] = seq;
-                fake_submit(f, &out[j], now);
+                fake_submit(f, out[j], now);
             }
         uint64_t wake = jbof_sched_next_event_ns(s, now);
         /* next start/stop boundary of a tenant */
@@ -215,24 +223,26 @@ static void test_validation(void)
     io.tenant = 4000;
     CHECK_EQ(jbof_sched_submit(s, &io, 0), -ENOENT);
     io.tenant = id;
+    jbof_io io2 = io, io3 = io; /* each queued IO has its own descriptor */
     CHECK_EQ(jbof_sched_submit(s, &io, 0), 0);
-    CHECK_EQ(jbof_sched_submit(s, &io, 0), 0);
-    CHECK_EQ(jbof_sched_submit(s, &io, 0), -EAGAIN); /* credits exhausted */
+    CHECK_EQ(jbof_sched_submit(s, &io2, 0), 0);
+    CHECK_EQ(jbof_sched_submit(s, &io3, 0), -EAGAIN); /* credits exhausted */
     CHECK_EQ(jbof_sched_tenant_remove(s, id), -EBUSY);
     CHECK_EQ(jbof_sched_dispatch(s, 0, NULL, 4), -EINVAL);
-    jbof_io out[4];
+    jbof_io *out[4];
     CHECK_EQ(jbof_sched_dispatch(s, 0, out, -1), -EINVAL);
     CHECK_EQ(jbof_sched_dispatch(s, 0, out, 4), 2);
-    CHECK_EQ(jbof_sched_complete(s, &out[0], 100000, 0), 0);
-    CHECK_EQ(jbof_sched_complete(s, &out[1], 100000, -EIO), 0);
-    CHECK_EQ(jbof_sched_complete(s, &out[0], 100000, 0), -EINVAL); /* nothing in flight */
+    CHECK(out[0] == &io && out[1] == &io2); /* the submitted descriptors themselves */
+    CHECK_EQ(jbof_sched_complete(s, out[0], 100000, 0), 0);
+    CHECK_EQ(jbof_sched_complete(s, out[1], 100000, -EIO), 0);
+    CHECK_EQ(jbof_sched_complete(s, out[0], 100000, 0), -EINVAL); /* nothing in flight */
     jbof_tenant_stats ts;
     CHECK_EQ(jbof_sched_tenant_stats(s, id, &ts), 0);
     CHECK_EQ(ts.completed, 2);
     CHECK_EQ(ts.errors, 1);
     CHECK_EQ(ts.read_ios, 1);
     CHECK_EQ(jbof_sched_tenant_remove(s, id), 0);
-    CHECK_EQ(jbof_sched_complete(s, &out[1], 100000, 0), -ENOENT); /* stale after remove */
+    CHECK_EQ(jbof_sched_complete(s, out[1], 100000, 0), -ENOENT); /* stale after remove */
     CHECK_EQ(jbof_sched_tenant_stats(s, id, &ts), -ENOENT);
     CHECK_EQ(jbof_sched_set_policy(s, 99, 0), -EINVAL);
     CHECK_EQ(jbof_policy_from_name("gimbal"), JBOF_POLICY_GIMBAL);
@@ -265,7 +275,7 @@ static void test_invariants(void)
         run(s, &L, &f, 50000000);
         CHECK_EQ(L.fifo_violations, 0);
         /* drain: let everything outstanding complete */
-        jbof_io io, out[64];
+        jbof_io io, *out[64];
         uint64_t t, now = 50000000;
         for (int i = 0; i < 4; i++)
             L.stop_ns[i] = 0;
@@ -273,7 +283,7 @@ static void test_invariants(void)
             int k;
             while ((k = jbof_sched_dispatch(s, now, out, 64)) > 0)
                 for (int j = 0; j < k; j++)
-                    fake_submit(&f, &out[j], now);
+                    fake_submit(&f, out[j], now);
             if (!fake_next(&f, &io, &t)) {
                 uint64_t w = jbof_sched_next_event_ns(s, now);
                 if (w == UINT64_MAX)
@@ -426,13 +436,14 @@ static void test_live_changes(void)
 {
     jbof_sched *s = mk(JBOF_POLICY_FIFO);
     uint32_t a = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    jbof_io io = {0}, out[64];
-    io.tenant = a;
-    io.opcode = JBOF_OP_READ;
-    io.length_bytes = 4096;
+    jbof_io ios[10], *out[64];
+    memset(ios, 0, sizeof(ios));
     for (int i = 0; i < 10; i++) {
-        io.tag = (uint64_t)i;
-        CHECK_EQ(jbof_sched_submit(s, &io, 0), 0);
+        ios[i].tenant = a;
+        ios[i].opcode = JBOF_OP_READ;
+        ios[i].length_bytes = 4096;
+        ios[i].tag = (uint64_t)i;
+        CHECK_EQ(jbof_sched_submit(s, &ios[i], 0), 0);
     }
     CHECK_EQ(jbof_sched_dispatch(s, 0, out, 3), 3);
     CHECK_EQ(jbof_sched_set_policy(s, JBOF_POLICY_QOS, 10), 0);
@@ -446,9 +457,9 @@ static void test_live_changes(void)
     int k = jbof_sched_dispatch(s, 20, out + 3, 61);
     CHECK_EQ(k, 7);
     for (int i = 0; i < 10; i++)
-        CHECK_EQ(out[i].tag, (uint64_t)i); /* order kept across the switch */
+        CHECK_EQ(out[i]->tag, (uint64_t)i); /* order kept across the switch */
     for (int i = 0; i < 10; i++)
-        CHECK_EQ(jbof_sched_complete(s, &out[i], 200000, 0), 0);
+        CHECK_EQ(jbof_sched_complete(s, out[i], 200000, 0), 0);
     jbof_hist h;
     CHECK_EQ(jbof_sched_tenant_hist(s, a, &h), 0);
     CHECK_EQ(h.count, 10);
@@ -592,7 +603,7 @@ static void test_held_tenants(void)
  * scavenger -- and counts what it took. */
 static uint32_t flush_check(jbof_sched *s, load *L, int i, int max)
 {
-    jbof_io out[128];
+    jbof_io *out[128];
     jbof_tenant_stats a, b;
     CHECK_EQ(jbof_sched_tenant_stats(s, L->ids[i], &a), 0);
     int n = jbof_sched_tenant_flush(s, L->ids[i], out, max, L->now);
@@ -601,8 +612,8 @@ static uint32_t flush_check(jbof_sched *s, load *L, int i, int max)
         return 0;
     CHECK_EQ(n, (uint32_t)max < a.queued ? (uint32_t)max : a.queued);
     for (int j = 0; j < n; j++) { /* oldest first, right after the last dispatched */
-        uint64_t seq = out[j].tag & 0xffffffffffffull;
-        CHECK_EQ((int)(out[j].tag >> 48), i);
+        uint64_t seq = out[j]->tag & 0xffffffffffffull;
+        CHECK_EQ((int)(out[j]->tag >> 48), i);
         CHECK_EQ(seq, L->last_dispatched_tag[i] + 1);
         L->last_dispatched_tag[i] = seq;
     }
@@ -619,7 +630,7 @@ static void test_flush(void)
     {   /* validation */
         jbof_sched *s = mk(JBOF_POLICY_QOS);
         uint32_t id = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-        jbof_io out[4];
+        jbof_io *out[4];
         CHECK_EQ(jbof_sched_tenant_flush(NULL, id, out, 4, 0), -EINVAL);
         CHECK_EQ(jbof_sched_tenant_flush(s, id, out, -1, 0), -EINVAL);
         CHECK_EQ(jbof_sched_tenant_flush(s, id, NULL, 4, 0), -EINVAL);
