@@ -559,6 +559,7 @@ enum {
     LIST_HELD = 4,            /* qos: on held[k] (4 + k), waiting for token bucket k */
 };
 
+static const uint32_t SLOT_NONE = UINT32_MAX;       /* jbof_io.slot of an IO that holds no virtual slot */
 static const uint64_t TAG_BANK_NS = 1000000ull;     /* 1 ms of banked rate credit */
 static const uint64_t ALONE_GRACE_NS = 50000000ull; /* 50 ms without a peer before 'alone' */
 static const uint64_t WIN_STEP_NS = 1000000ull;     /* window scale changes at most once per 1 ms */
@@ -1399,21 +1400,27 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
     }
     io->dispatch_ns = now_ns;
 
-    /* virtual slots (tracked under every policy; enforced by gimbal/qos) */
-    if (t->cur_slot_cost >= s->cfg.slot_bytes) {
-        uint32_t n = t->cur_slot;
-        for (int j = 0; j < SLOT_RING; j++) {
-            n++;
-            if (t->slot_out[n % SLOT_RING] == 0)
-                break;
+    /* virtual slots: counted only where they are enforced, gimbal (qos
+     * keeps its window in cost; section 6); an IO dispatched under another
+     * policy holds no slot */
+    if (pol == JBOF_POLICY_GIMBAL) {
+        if (t->cur_slot_cost >= s->cfg.slot_bytes) {
+            uint32_t n = t->cur_slot;
+            for (int j = 0; j < SLOT_RING; j++) {
+                n++;
+                if (t->slot_out[n % SLOT_RING] == 0)
+                    break;
+            }
+            t->cur_slot = n;
+            t->cur_slot_cost = 0;
         }
-        t->cur_slot = n;
-        t->cur_slot_cost = 0;
+        io->slot = t->cur_slot;
+        if (t->slot_out[t->cur_slot % SLOT_RING]++ == 0)
+            t->busy_slots++;
+        t->cur_slot_cost += c;
+    } else {
+        io->slot = SLOT_NONE;
     }
-    io->slot = t->cur_slot;
-    if (t->slot_out[t->cur_slot % SLOT_RING]++ == 0)
-        t->busy_slots++;
-    t->cur_slot_cost += c;
 
     t->inflight++;
     t->inflight_cost += c;
@@ -2059,13 +2066,21 @@ static inline __attribute__((always_inline)) int complete_one(jbof_sched *s, con
     tenant *t = get_tenant(s, io->tenant);
     if (!t || t->gen != io->gen)
         return -ENOENT;
-    uint16_t *so = &t->slot_out[io->slot % SLOT_RING];
     uint32_t op = io->opcode;
-    /* a busy slot implies IO in flight: slot_out sums to t->inflight */
-    if (*so == 0 || op >= JBOF_OP_COUNT)
+    if (op >= JBOF_OP_COUNT)
         return -EINVAL;
-    if (--*so == 0)
-        t->busy_slots--;
+    if (io->slot == SLOT_NONE) {
+        if (t->inflight == 0)
+            return -EINVAL;
+    } else {
+        /* a busy slot implies IO in flight: slot_out sums to the IOs
+         * dispatched under gimbal still in flight */
+        uint16_t *so = &t->slot_out[io->slot % SLOT_RING];
+        if (*so == 0)
+            return -EINVAL;
+        if (--*so == 0)
+            t->busy_slots--;
+    }
     uint32_t c = io->cost;
     t->inflight--;
     t->inflight_cost -= c;
