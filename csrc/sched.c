@@ -1325,6 +1325,30 @@ int jbof_sched_tenant_flush(jbof_sched *s, uint32_t id, jbof_io **out, int max, 
 
 /* ------------------------------------------------------------ submit --- */
 
+/* submit: t (id) has just become backlogged -- out of line, so that the
+ * common submit saves no registers for it. */
+static __attribute__((noinline)) void submit_backlogged(jbof_sched *s, uint32_t id, tenant *t)
+{
+    s->n_backlogged++;
+    if (t->cfg.klass == JBOF_CLASS_LATENCY)
+        s->n_lc_backlogged++;
+    if (!t->inflight) {
+        s->n_active++;
+        active_weight_adjust(s, t, +1);
+    }
+    if (on_scav_list(s, t)) {
+        list_push(s, &s->scav, id, 0, LIST_SCAV);
+    } else {
+        /* a latency-critical tenant with less than a slot in flight
+         * joins at the head of the round (one that runs deep does not:
+         * re-entering at the head with a fresh quantum would let it
+         * take a quantum every time its queue empties) */
+        int head = t->cfg.klass == JBOF_CLASS_LATENCY && t->inflight_cost < s->cfg.slot_bytes;
+        list_push(s, &s->drr, id, head, LIST_DRR);
+    }
+    t->in_turn = 0;
+}
+
 int jbof_sched_submit(jbof_sched *s, jbof_io *io, uint64_t now_ns)
 {
     if (!s || !io)
@@ -1344,26 +1368,8 @@ int jbof_sched_submit(jbof_sched *s, jbof_io *io, uint64_t now_ns)
     io->gen = t->gen;
     io->cost = cost_of(&s->cost, io->opcode, io->length_bytes, s->cfg.policy == JBOF_POLICY_DRR);
     e->seq = s->seq++;
-    if (t->count++ == 0) {
-        s->n_backlogged++;
-        if (t->cfg.klass == JBOF_CLASS_LATENCY)
-            s->n_lc_backlogged++;
-        if (!t->inflight) {
-            s->n_active++;
-            active_weight_adjust(s, t, +1);
-        }
-        if (on_scav_list(s, t)) {
-            list_push(s, &s->scav, io->tenant, 0, LIST_SCAV);
-        } else {
-            /* a latency-critical tenant with less than a slot in flight
-             * joins at the head of the round (one that runs deep does not:
-             * re-entering at the head with a fresh quantum would let it
-             * take a quantum every time its queue empties) */
-            int head = t->cfg.klass == JBOF_CLASS_LATENCY && t->inflight_cost < s->cfg.slot_bytes;
-            list_push(s, &s->drr, io->tenant, head, LIST_DRR);
-        }
-        t->in_turn = 0;
-    }
+    if (t->count++ == 0)
+        submit_backlogged(s, io->tenant, t);
     return 0;
 }
 
