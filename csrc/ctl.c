@@ -181,6 +181,8 @@ int ctl_cfg_check(const jbof_ctl_cfg *c)
     return 0;
 }
 
+static void band_refresh(ctl_state *c);
+
 /* ctl_sample's base-latency gate (section 3b): only in the learned-band
  * mode; a read below base_gate_ns, or any read once the 1 s window is over,
  * goes to ctl_base_sample. */
@@ -208,6 +210,7 @@ void ctl_init(ctl_state *c, const jbof_ctl_cfg *cfg, uint64_t now_ns)
     c->win_start_ns = now_ns;
     c->meas_rate_cost_bps = cfg->rate_init_cost_bps;
     ctl_base_gates(c);
+    band_refresh(c);
 }
 
 static void band_compute(const ctl_state *c, uint64_t *lo_out, uint64_t *hi_out)
@@ -234,15 +237,12 @@ static void band_compute(const ctl_state *c, uint64_t *lo_out, uint64_t *hi_out)
     *hi_out = hi;
 }
 
-/* The band only changes with the learned base or the SLO cap: recompute it
- * then, not on every completion (two divisions saved per IO). */
-static inline void band_refresh(ctl_state *c)
+/* The band only changes with the learned base or the SLO cap: recomputed
+ * where those change (ctl_init, ctl_set_cap, ctl_base_sample), not at every
+ * evaluation. */
+static void band_refresh(ctl_state *c)
 {
-    if (c->band_key_base == c->base_ns && c->band_key_cap == c->target_cap_ns && c->band_hi_ns)
-        return;
     band_compute(c, &c->band_lo_ns, &c->band_hi_ns);
-    c->band_key_base = c->base_ns;
-    c->band_key_cap = c->target_cap_ns;
 }
 
 void ctl_band(const ctl_state *c, uint64_t *lo_out, uint64_t *hi_out)
@@ -252,7 +252,10 @@ void ctl_band(const ctl_state *c, uint64_t *lo_out, uint64_t *hi_out)
 
 void ctl_set_cap(ctl_state *c, uint64_t cap_ns)
 {
-    c->target_cap_ns = cap_ns;
+    if (c->target_cap_ns != cap_ns) {
+        c->target_cap_ns = cap_ns;
+        band_refresh(c);
+    }
 }
 
 void ctl_on_lc(ctl_state *c, uint64_t e2e_ns, uint64_t now_ns)
@@ -300,8 +303,7 @@ void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns)
         if (now_ns - c->last_ns[o] < CTL_SIGNAL_FRESH_NS && c->ewma_ns[o] > l)
             l = c->ewma_ns[o];
     }
-    band_refresh(c);
-    uint64_t lo = c->band_lo_ns, hi = c->band_hi_ns;
+    uint64_t lo = c->band_lo_ns, hi = c->band_hi_ns; /* band_refresh keeps them current */
     uint64_t thr = c->threshold_ns > hi ? hi : c->threshold_ns;
     if (thr < lo)
         thr = lo;
@@ -395,7 +397,11 @@ void ctl_base_sample(ctl_state *c, uint64_t lat_ns, uint64_t now_ns)
     }
     if (c->base_cur_ns == 0 || lat_ns < c->base_cur_ns) {
         c->base_cur_ns = lat_ns;
-        c->base_ns = c->base_prev_ns && c->base_prev_ns < lat_ns ? c->base_prev_ns : lat_ns;
+        uint64_t b = c->base_prev_ns && c->base_prev_ns < lat_ns ? c->base_prev_ns : lat_ns;
+        if (b != c->base_ns) {
+            c->base_ns = b;
+            band_refresh(c);
+        }
     }
     ctl_base_gates(c);
 }

@@ -96,8 +96,7 @@ typedef struct ctl_state {
     uint64_t base_win_start_ns;
     uint64_t base_gate_ns;       /* a small read faster than this updates the base (base_cur_ns, or all when 0) */
     uint64_t base_roll_ns;       /* ... and any small read from this time on (the 1 s window is over) */
-    uint64_t band_lo_ns, band_hi_ns; /* cached ctl_band(); refreshed by band_refresh (ctl.c) */
-    uint64_t band_key_base, band_key_cap;
+    uint64_t band_lo_ns, band_hi_ns; /* cached ctl_band(); refreshed by band_refresh (ctl.c) when base_ns or target_cap_ns changes */
     uint64_t pend_cost;          /* cost completed since the last evaluation */
     uint32_t pend_n;
     uint64_t last_eval_ns;

@@ -603,6 +603,7 @@ typedef struct tenant {
     uint32_t throttled;
     uint32_t rated;           /* has a limit or a reservation: keeps rate tags */
     uint32_t lc_slo;          /* latency-critical with an SLO: steers the controller (qos) */
+    uint64_t slo_over_ns;     /* a completion slower than this misses the SLO (UINT64_MAX: no SLO) */
     jbof_tenant_stats st;     /* completed, dispatched, submitted and the per-op counters are filled in when read: */
     uint64_t done_ios[3];     /* successful completions: read, write, other */
     uint64_t done_bytes[3];
@@ -1145,6 +1146,7 @@ static int tenant_apply_cfg(tenant *t, const jbof_tenant_cfg *c)
     t->win_gen = 0; /* the weight may have changed: recompute the window */
     t->rated = c->limit_bps || c->limit_iops || c->reserve_bps;
     t->lc_slo = c->klass == JBOF_CLASS_LATENCY && c->latency_slo_ns;
+    t->slo_over_ns = c->latency_slo_ns ? c->latency_slo_ns : UINT64_MAX;
     return 0;
 }
 
@@ -2109,7 +2111,7 @@ static inline __attribute__((always_inline)) int complete_one(jbof_sched *s, con
         t->st.cost_completed += c;
     }
     hist_add(&t->hist, e2e); /* also counts the completion */
-    if (e2e > t->cfg.latency_slo_ns && t->cfg.latency_slo_ns)
+    if (e2e > t->slo_over_ns) /* latency_slo_ns, or never without one */
         t->st.slo_violations++;
 
     uint32_t pol = s->cfg.policy;
