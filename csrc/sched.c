@@ -12,10 +12,10 @@
  *    (work conservation); reservations and limits hold as rates.
  *
  * 2. Submission queues and credits.  An SQ is a ring of sq_depth
- *    descriptors.  jbof_sched_submit returns -EAGAIN when it is full; the
- *    reactor then stops reading that tenant's socket (credit-based flow
- *    control), so no client can grow server memory.  Within a tenant IOs
- *    leave in FIFO order, always.
+ *    pointers to the callers' descriptors (section 6).  jbof_sched_submit
+ *    returns -EAGAIN when it is full; the reactor then stops reading that
+ *    tenant's socket (credit-based flow control), so no client can grow
+ *    server memory.  Within a tenant IOs leave in FIFO order, always.
  *
  * 3. The qos policy (ours), one dispatch decision:
  *
@@ -231,6 +231,67 @@
  *    ring per bucket, so a dry bucket leaves its tenants where they are)
  *    and an SQ that hands out pointers instead of copying 64-byte
  *    descriptors in and out (an ABI change), not more batching.
+ *
+ *    Issue 12 part 1, third pass (the completion path, submit, the SQ and
+ *    take's accounting; the qos round's bucket/hold logic was being
+ *    reworked apart and is untouched).  Kept, each leaving sim_digest
+ *    (450517bd...) and the bench fingerprint (now 1549230000, last
+ *    1549300000) unchanged; make bench-sched whole / scheduler per IO:
+ *      - a completion's clock checks -- the controller's 10 ms window and
+ *        20 us evaluation (ctl.c 3b), the write-cost period, the windows'
+ *        shrink step (section 10) -- are deadlines folded into one compare
+ *        with s->due_ns; past it (or with 4 completions pending)
+ *        complete_due does them in the old order and rearms it (the
+ *        evaluation's deadline at each evaluation, due_other_ns only when
+ *        an input changes: the window rolls, the period ends, the state
+ *        or win_shift moves, the set of active latency-critical tenants
+ *        changes, a reconfiguration); the base-latency check is two
+ *        compares (ctl.c base_gate_ns / base_roll_ns): 725.3 / 637.0 ->
+ *        715.0 / 626.8.  (A time that runs backwards no longer triggers
+ *        these checks by unsigned wrap-around; simulated time never does.)
+ *      - the SQ holds pointers (ABI 3, jbof.h): submit fills submit_ns,
+ *        cost and gen in the caller's descriptor and dispatch/flush hand
+ *        the same pointer back, so no descriptor is copied into the ring
+ *        and out of it (the reactor also drops its copy back into the
+ *        request; the simulator's pool grows by chunks so queued
+ *        descriptors never move): 694.9 / 617.2 (harness 88 -> 78: it
+ *        reuses a completing tenant's descriptor for its next IO).
+ *      - virtual slots are counted only under gimbal, the one policy
+ *        that enforces them; an IO dispatched under any other policy
+ *        holds SLOT_NONE, and its completion checks t->inflight instead
+ *        of its slot (a live switch to gimbal starts with the IO already
+ *        in flight holding no slot -- the only behaviour change, not in
+ *        any simulated scenario): 677.6 / 599.9.
+ *      - submit's newly-backlogged path is out of line, so the common
+ *        submit saves and restores no callee-saved registers: 664.9 /
+ *        587.2.
+ *      - ctl.c recomputes the band where the learned base or the SLO cap
+ *        changes instead of checking at every evaluation, and a tenant's
+ *        SLO check is one compare (slo_over_ns): 659.0 / 581.4.
+ *    Per IO now (callgrind self, N = 200000): dispatch 334 (the round and
+ *    take; per call ~90 of entry, read share and refill at 0.77 calls per
+ *    IO), complete 162 + controller evaluation 23, submit 62, harness 78
+ *    (at the start of this pass: 357, 178 + 28, 74, 88).
+ *    Tried and dropped:
+ *      - a batched completion API (jbof_sched_complete_batch over an
+ *        array of {io, now_ns, status}, used by the harness as a reactor
+ *        reaping a batch): 694.9 / 617.2 -> 720.0 / 624.1 -- the loop
+ *        around the inlined completion keeps more state live than one
+ *        call's entry costs (complete 197.5 -> 204.2 per IO inclusive),
+ *        and the harness's two passes (complete all, then resubmit) cost
+ *        18 more; it also reorders the harness's submits against
+ *        completions (fingerprint now 1549380000).
+ *      - complete's idle/unpark path and complete_due out of line (as
+ *        submit's): 0 and +10 per IO (the completion's hot path keeps six
+ *        values live across the controller's calls either way).
+ *    What stands between this and 300 (whole program, harness included):
+ *    the qos round (visits, the hold/release moves, the census) ~190 per
+ *    IO, the per-call entry ~90 per call, a completion's bookkeeping ~185
+ *    (histogram ~20, controller sample and evaluation ~60, counters and
+ *    checks), submit ~60 and the harness ~78 -- each mechanism is a few
+ *    instructions, and 300 needs fewer of them per IO (one token bucket,
+ *    no per-tenant histogram, evaluation less often than every 2.7
+ *    completions), not tighter code.
  *
  * 7. Live reconfiguration and rate tags (issue 11).  A tag only means
  *    something under a policy that enforces it: limit tags under qos and
