@@ -210,7 +210,7 @@ struct sec_engine; /* tls.c: PSK keys, access rules, counters */
  * never copied: jbof_sched_submit keeps a pointer to br.io in the tenant's
  * SQ ring (ABI 3) and fills submit_ns, cost and gen in place; dispatch
  * hands the same pointer back with dispatch_ns and slot set, and
- * drive_pump finds the request by tag.  (Until ABI 2 the SQ held a copy,
+ * drive_pump finds the request by tag.  (Up to ABI 2 the SQ held a copy,
  * so an IO's 56 bytes went into the SQ, out into the dispatch buffer and
  * back into br.io; a head visit now reads the slot instead of the ring --
  * one cache line per queued IO either way, but no longer two copies.) */
