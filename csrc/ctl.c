@@ -136,6 +136,20 @@
  *       mix s1-30, util 0.78 -> 0.84; 200-mix sweep work violations
  *       81 -> 64).  Gimbal's faithful mode keeps the
  *       published rules (it collapses on that mix: util 0.07 vs qos 1.46).
+ *    c. Latency one tenant causes itself (sched.c section 17).  A
+ *       sequential 512 B reader at QD 16 keeps all its reads on one flash
+ *       unit: each waits for the 15 before it, ~1 ms against a learned
+ *       band of 126-251 us, on a drive that is otherwise idle.  Read as
+ *       overload, that clamped the rate to what completes -- the reader's
+ *       65 MB/s of cost -- and the writer beside it, which pacing held
+ *       back, got 0.01 of its solo throughput.  When the evaluating
+ *       completion is a read and finds the drive holding that one
+ *       tenant's IO only while another tenant waits (self_queued), a
+ *       latency past the threshold is judged as 5b's underfilled: grow.
+ *       Reads only: a writer alone in the drive is slow because the write
+ *       buffer is full, and the buffer's programs stall everyone's reads.  Once a second tenant's IO is
+ *       in the drive the usual rules judge again.  Not while SLO steering
+ *       is on (a latency-critical tenant with an SLO active).
  */
 #include <errno.h>
 #include <string.h>
@@ -321,10 +335,14 @@ void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns)
             l = thr + 1;
     }
 
-    if (c->cfg.band_hi_pct && c->underfilled) {
+    if (c->cfg.band_hi_pct && (c->underfilled || (c->self_queued && l > thr))) {
         /* ours (section 5b): the drive just went empty while IO waits for
          * pacing -- whatever the latency of the IOs that left, nothing is
-         * queued inside it now, so the rate is what idles it: grow */
+         * queued inside it now, so the rate is what idles it: grow.
+         * Likewise (5c) a latency past the threshold while the drive holds
+         * one tenant's IO only and another tenant waits: that latency is
+         * the tenant queueing behind itself, and pacing the others away
+         * does not lower it */
         ctl_enter(c, JBOF_CTL_SLOWSTART);
         uint64_t up = cost * CTL_SLOWSTART_MULT;
         rate += up > rate / 16 ? up : rate / 16; /* at least +1/16 per evaluation */

@@ -90,6 +90,7 @@ typedef struct ctl_state {
     uint32_t win_n;              /* completions in the window */
     uint32_t read_share_x256;    /* the read bucket's share of the refill, /256 (0 = half; sched.c 11) */
     uint32_t underfilled;        /* set by sched.c (qos): this completion left the drive empty with IO waiting */
+    uint32_t self_queued;        /* set by sched.c (qos): the drive holds one tenant's IO only, another waits (sched.c 17) */
     uint64_t meas_rate_cost_bps;      /* measured completion rate, last full window */
     uint64_t base_ns;            /* learned unloaded read latency: min of 2 windows */
     uint64_t base_cur_ns, base_prev_ns;

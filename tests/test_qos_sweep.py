@@ -41,7 +41,7 @@ OPEN: dict[str, set[str]] = {
 CI_SEED = 11
 CI_N = 50
 # violating mixes per invariant allowed in the CI sample (measured after the issue-11 fixes)
-CI_BASELINE: dict[str, int] = {"work": 15, "stall": 0, "weights": 13, "limit": 0, "reserve": 0, "slo": 3, "jain": 4,
+CI_BASELINE: dict[str, int] = {"work": 14, "stall": 0, "weights": 13, "limit": 0, "reserve": 0, "slo": 3, "jain": 3,
                                "starve": 6}   # starve: EXTRA_INVARIANTS, counted apart (sweep.py docstring)
 
 
