@@ -589,6 +589,18 @@
  *        (as with the 16x ceiling above);
  *      - Gimbal's fixed band (250-1500 us, with ctl.c 5a and the
  *        CONGESTION cap) for qos: 116 (62, 8, 65) / 120 (62, 2, 73).
+ *      - self_queued also when the completing read's tenant holds >= 3/4
+ *        of the drive's IOs (not all): 115 (59, 3, 66, 11) / 110 (45, 2,
+ *        69, 6): more work on seed 2, 5 more weights mixes on seed 1;
+ *      - a write evaluation judged by the write EWMA alone (not the worse
+ *        of the two, ctl.c 3b) while the last read evaluation was
+ *        self_queued (in s1-216 each of the writer's fast writes was still
+ *        judged by the reader's 1 ms read EWMA and clamped the rate: util
+ *        1.032 -> 1.073; with the 3/4 rule 1.472, gimbal 1.378): 111 (61,
+ *        3, 62, 11, and a reserve miss, s1-197 47.3 of 50 MiB/s) / 111
+ *        (52, 2, 67, 7); with the 3/4 rule 113 (57, 3, 66, 12, the same
+ *        reserve miss) / 109 (45, 2, 68, 6).  The work gains are real but
+ *        each form costs seed 1 weights, jain or a reservation.
  *
  * 16. A limit-cut turn banks at most one quantum (issue 11, qos; also the
  *    generic DRR loop's scavenger list).  A turn starts by adding
