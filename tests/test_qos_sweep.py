@@ -31,7 +31,7 @@ OPEN: dict[str, set[str]] = {
     "issue11-sixteen": {"jain", "weights"},
     "issue11-weights-124-seed1": {"weights"}, "issue11-weights-124-seed2": {"weights"},
     "issue11-weights-124-seed3": {"weights"}, "issue11-weights-124-seed4": {"weights"},
-    "sata-large-io": {"work"}, "sweep-s1-1": {"work"}, "sweep-s1-158": {"jain"},
+    "sata-large-io": {"work"}, "sweep-s1-158": {"jain"},
     "sweep-s1-19": {"work", "slo"}, "sweep-s1-215": {"work"}, "sweep-s1-273": {"work"},
     "sweep-s1-30": {"weights", "work"}, "sweep-s1-41": {"weights"}, "sweep-s1-5": {"jain", "weights"},
     "sweep-s1-644": {"slo"}, "sweep-s1-153": {"weights"}, "sweep-s1-834": {"slo"}, "sweep-s1-904": {"slo"},
