@@ -599,8 +599,13 @@
  *        1.032 -> 1.073; with the 3/4 rule 1.472, gimbal 1.378): 111 (61,
  *        3, 62, 11, and a reserve miss, s1-197 47.3 of 50 MiB/s) / 111
  *        (52, 2, 67, 7); with the 3/4 rule 113 (57, 3, 66, 12, the same
- *        reserve miss) / 109 (45, 2, 68, 6).  The work gains are real but
- *        each form costs seed 1 weights, jain or a reservation.
+ *        reserve miss) / 109 (45, 2, 68, 6); with a 7/8 rule 109 (56, 3,
+ *        63, 11) / 111 (49, 2, 68, 5), CI sample as section 17's, but the
+ *        issue's own five-tenant fixture (tests/fixtures/sweep/issue11-
+ *        five-tenant) violates weights: its two writers, freed from the
+ *        read EWMA, split 0.559 / 0.441 against 0.500 each.  The work
+ *        gains are real, but each form costs weights, jain or a
+ *        reservation somewhere.
  *
  * 16. A limit-cut turn banks at most one quantum (issue 11, qos; also the
  *    generic DRR loop's scavenger list).  A turn starts by adding
