@@ -606,6 +606,12 @@
  *        read EWMA, split 0.559 / 0.441 against 0.500 each.  The work
  *        gains are real, but each form costs weights, jain or a
  *        reservation somewhere.
+ *    Also probed, on the four seed-1 mixes that qos loses to gimbal and
+ *    that a write factor starting at 4 fixes (s1-210, 215, 230, 273): a
+ *    write counted slow (cost.c 3) only past max(threshold, lat_min =
+ *    250 us), since the learned band's lower threshold marks more writes
+ *    slow than Gimbal's does -- util 2.29, 1.73, 1.74, 1.27 against gimbal
+ *    2.54, 1.85, 2.66, 1.65, all still violating; not swept further.
  *
  * 16. A limit-cut turn banks at most one quantum (issue 11, qos; also the
  *    generic DRR loop's scavenger list).  A turn starts by adding
