@@ -431,6 +431,77 @@ static void test_scavenger(void)
     jbof_sched_destroy(s);
 }
 
+/* section 14: a lent write slower than the tightest SLO beside an active
+ * latency-critical tenant that missed its SLO stops lent writes for
+ * LENT_W_BACKOFF_NS (1 s); lent reads still go, and next_event_ns wakes the
+ * writer at the end */
+static jbof_io one_io(uint32_t tenant, uint32_t op, uint64_t tag)
+{
+    jbof_io io = {0};
+    io.tenant = tenant;
+    io.opcode = (uint8_t)op;
+    io.length_bytes = 131072;
+    io.tag = tag;
+    return io;
+}
+
+static void test_lent_write_backoff(void)
+{
+    for (int mode = 0; mode < 3; mode++) {
+        /* 0: a fast lent write, 1: a slow one after the owner missed its
+         * SLO (the only case that stops lent writes), 2: a slow one without
+         * a miss (e.g. a long transfer) */
+        int slow = mode >= 1, miss = mode <= 1, stopped = mode == 1;
+        jbof_sched *s = mk(JBOF_POLICY_QOS);
+        jbof_tenant_cfg tc;
+        jbof_tenant_default_cfg(&tc);
+        tc.klass = JBOF_CLASS_LATENCY;
+        tc.reserve_bps = 100u << 20;
+        tc.latency_slo_ns = 500000;
+        uint32_t own = 999;
+        CHECK_EQ(jbof_sched_tenant_add(s, &tc, 0, &own), 0);
+        uint32_t wr = add(s, 1, JBOF_CLASS_SCAVENGER, 0, 0);
+        uint32_t rd = add(s, 1, JBOF_CLASS_SCAVENGER, 0, 0);
+        /* the SQ holds pointers: every submitted descriptor lives here */
+        jbof_io own_a = one_io(own, JBOF_OP_READ, 1), own_b = one_io(own, JBOF_OP_READ, 2);
+        jbof_io w1 = one_io(wr, JBOF_OP_WRITE, 3), w2 = one_io(wr, JBOF_OP_WRITE, 4);
+        jbof_io r1 = one_io(rd, JBOF_OP_READ, 5);
+        jbof_io *out[8];
+        uint64_t t = 1000000;
+        CHECK_EQ(jbof_sched_submit(s, &own_a, t), 0); /* in flight: the owner is active */
+        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+        CHECK_EQ(jbof_sched_submit(s, &w1, t), 0);
+        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+        CHECK(out[0] == &w1);
+        CHECK_EQ(jbof_sched_submit(s, &own_b, t), 0); /* the owner's second read stays in flight */
+        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+        CHECK(out[0] == &own_b);
+        if (!slow) /* 100 us: the buffer took it */
+            CHECK_EQ(jbof_sched_complete(s, &w1, t + 100000, 0), 0);
+        /* the owner's first read misses its 500 us SLO, or not */
+        CHECK_EQ(jbof_sched_complete(s, &own_a, t + (miss ? 1000000 : 200000), 0), 0);
+        t += 2000000;
+        if (slow) /* 2 ms: the buffer was full */
+            CHECK_EQ(jbof_sched_complete(s, &w1, t, 0), 0);
+        uint64_t stop = t + 1000000000ull;
+        t += 10000000; /* the buckets refill */
+        CHECK_EQ(jbof_sched_submit(s, &w2, t), 0);
+        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), stopped ? 0 : 1);
+        if (stopped) {
+            CHECK_EQ(jbof_sched_submit(s, &r1, t), 0); /* a lent read is not held back */
+            CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+            CHECK(out[0] == &r1);
+            CHECK_EQ(jbof_sched_complete(s, &r1, t + 100000, 0), 0);
+            CHECK_EQ(jbof_sched_complete(s, &own_b, t + 100000, 0), 0);
+            CHECK_EQ(jbof_sched_dispatch(s, t + 500000000ull, out, 8), 0);
+            CHECK(jbof_sched_next_event_ns(s, t + 500000000ull) <= stop);
+            CHECK_EQ(jbof_sched_dispatch(s, stop, out, 8), 1);
+            CHECK(out[0] == &w2);
+        }
+        jbof_sched_destroy(s);
+    }
+}
+
 /* policy switch and tenant reconfiguration live, with IO queued and in flight */
 static void test_live_changes(void)
 {
@@ -717,6 +788,7 @@ int main(void)
     test_limits();
     test_reservation();
     test_scavenger();
+    test_lent_write_backoff();
     test_live_changes();
     test_toggle();
     test_hist();
