@@ -593,7 +593,7 @@ static void test_toggle(void)
             CHECK_EQ(jbof_sched_tenant_set(s, L.ids[0], &tc, L.now), 0);
             /* + the IO in flight at the change (depth 32 x 64 KiB): it was
              * sent without a limit and completes in this window (qos with
-             * one bucket has no in-flight windows, sched.c section 17) */
+             * one bucket has no in-flight windows, sched.c section 18) */
             toggle_window(s, &L, &f, 3 * W, 0.9 * 200 * M, 1.03 * 200 * M + 32 * 65536 / 0.2, "200 MiB/s");
         } else {
             toggle_window(s, &L, &f, W, 0, 1.03 * 1 * M + 1 * M / 0.2, "1 MiB/s");
