@@ -726,6 +726,10 @@
  *        weighted windows kept: CI weights 13, starve 7 (s11-41).  Any
  *        window that parks a tenant costs it the turns it misses; that,
  *        more than the window's size, is what the weights check sees.
+ *        The same on top of section 17 as kept (a window of the whole
+ *        drive per tenant in one-bucket mode, for s1-235's isolation):
+ *        seed 1 111 (58, 4, 58, 10, 11; 20), seed 2 109 (53, 2, 60, 12,
+ *        9; 14), CI weights 13, jain 4.
  *
  * 16. A limit-cut turn banks at most one quantum (issue 11, qos; also the
  *    generic DRR loop's scavenger list).  A turn starts by adding
@@ -875,10 +879,15 @@
  *    next to a 128 KiB randrw tenant, 170-250 ms) is gone: 2 ms.
  *    The progress bound at 25 ms: CI work 16; at 80 ms: seed 2 work 59,
  *    jain 9, starve 15.  make bench-sched (64 tenants of weight 1..4, 25%
- *    writes, so one-bucket mode): whole program 725.3 -> 645.5
- *    instructions per IO, scheduler 637.0 -> 557.6 (no holds, releases or
- *    parks; 627.2 / 539.4 without the progress bound and the scavenger
- *    rule).  What it costs: isolation by the windows.  A QD-1 reader
+ *    writes, so one-bucket mode): whole program 659.0 -> 574.5
+ *    instructions per IO, scheduler 581.4 -> 497.2 (no holds, releases or
+ *    parks; measured before the SQ held pointers: 725.3 -> 645.5, and
+ *    627.2 without the progress bound and the scavenger rule).
+ *    1000-mix sweep of seed 1 (-n 1000 --seed 1 --jobs 2): 586 -> 531
+ *    violating mixes (work 331 -> 314, stall 8 -> 8, weights 326 -> 241,
+ *    limit 0, reserve 3 -> 3, slo 60 -> 54, jain 45 -> 61; starve 112 ->
+ *    107; qos >= gimbal 65.2% -> 63.2%, median 1.051 -> 1.047).
+ *    What it costs: isolation by the windows.  A QD-1 reader
  *    beside a deep one now waits behind all of the deep one's IO in the
  *    drive, not its window's worth: fixtures sweep-s1-231 (8 KiB QD-1
  *    reader beside a 64 KiB QD-16 one, p99 180 -> 352 us, util 1.666 ->
@@ -892,6 +901,16 @@
  *    KiB sent unlimited, completing in the measured window).  What is left
  *    of weights is half in mixes with a reservation or an SLO tenant (27
  *    of 49 on seed 1, 24 of 48 on seed 2, before the progress bound).
+ *    And jain: of the 1000-mix sweep's 61 jain violations 32 are new (29
+ *    were there before, 16 of the old ones are gone), 23 of the 32 on the
+ *    SATA model.  Mix s1-235 (fragmented SATA, a 256 KiB QD-64 random
+ *    writer and an 8 KiB QD-16 reader): with its window the writer had
+ *    one 2.4 MB-of-cost write in the drive at a time (shares 0.30 / 0.32,
+ *    util 0.62); without, its 64 writes fill the drive, the controller's
+ *    OVERLOADED clamp follows what completes, the writes included, and
+ *    the reader, latency-bound at QD 16, gets 0.16 against the writer's
+ *    0.95 (util 1.11; gimbal 0.86 / 0.53).  The weights check does not
+ *    see it (the reader cannot queue past its window: narrowing 1).
  */
 #include <errno.h>
 #include <stdlib.h>
