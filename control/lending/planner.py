@@ -116,8 +116,12 @@ time in the simulator), so tests drive it with an injected clock.
    is the buffer's occupancy (csrc/ssd.c 4 and 6), full once all writers
    together outrun its drain, not lent writes in flight -- so neither a
    data-plane cap on lent writes in flight nor writes kept to the owners'
-   compute gaps makes lent writes safe, and the scheduler cannot see the
-   drain rate to pace them by (csrc/sched.c section 14 has the numbers).
+   compute gaps makes lent writes safe, and a pace from what the scheduler
+   does see (write completions, others' written bytes, owners' read
+   latency) was slower and less safe than this price: at caution 3 the
+   buffer never fills while owners run, so its drain is never observed,
+   and a draining buffer alone (100 KiB, ~60-100 MB/s lent) already pushes
+   a p99 near the SLO past it (csrc/sched.c section 14 has the numbers).
    What the data plane does add is a backstop (section 14 there): a lent
    write slower than the tightest SLO while a latency-critical owner is
    active, once such an owner has missed its SLO, means the buffer filled
