@@ -803,9 +803,20 @@
  *      - the weighted window only while the tenant is the only backlogged
  *        one: seed 1 99 (54, 4, 48, 10, 9), seed 2 95 (52, 2, 45, 12, 5):
  *        s1-16's weight-1 QD-64 sequential reader among four shallow
- *        tenants (W = 10) held to ~100 KB of cost (jbof sim replay:
- *        share 0.68 -> 0.16), sweep util 2.779 -> 2.498 < 0.95 x gimbal's
- *        2.738 (work).  Kept with the whole window instead;
+ *        tenants (W = 10) held to ~100 KB of cost, share 0.68 -> 0.16,
+ *        util 2.859 -> 2.498 < 0.95 x gimbal's 2.738 (work; with the
+ *        whole window as kept 0.53, 2.779).  Kept with the whole window;
+ *        half of it: seed 1 99 (jain 10), seed 2 96; twice it: as kept;
+ *      - on top of the kept window, a tenant alone on the round beside a
+ *        latency-bound one gets one quantum per dispatch call (a visit
+ *        that only grows its deficit ends the call, so it no longer runs
+ *        through a write's worth of quanta the moment the bucket turns
+ *        positive): seed 1 97 (work 52), seed 2 93 (work 51, weights
+ *        44), nothing new but s2-26 work, CI sample unchanged -- but
+ *        fixture sata-large-io (1 MiB writer at QD 64 beside a 256 KiB
+ *        QD-32 reader, SATA) fails work, util 1.157 < 0.95 x rr's 1.731
+ *        (writer 0.16): its share then follows how often the other
+ *        tenant's completions call dispatch, not its weight;
  *      - for s1-235's real cause (the reader waits for the one bucket to
  *        repay a 2.4 MB write): a tenant whose whole demand, in flight and
  *        queued, fits its weighted window goes on an empty bucket (charged;
@@ -1036,12 +1047,14 @@
  *    9, weights 244 -> 239, reserve 3, slo 54, jain 61 -> 56; starve
  *    104 -> 101; qos >= gimbal 63.4% -> 63.8%, median 1.052 -> 1.053).
  *    make bench-sched 578.0 -> 578.5 (scheduler 500.7 -> 501.2).
- *    It does not help s1-235 itself (0.95 / 0.13 before and after): there
- *    the writer has one 2.4 MB-of-cost write in the drive, not 64 -- the
- *    reader waits in the scheduler, 16 queued and none in flight, for the
- *    one bucket to pay off the write's debt (-0.3 .. -2.1 MB at a 0.5-0.8
- *    GB/s rate, 2-4 ms per write): ctl.c section 4's case for two
- *    buckets, not the drive's queue.  Variants dropped: section 15.
+ *    It barely helps s1-235 itself (shares 0.98 / 0.09, Jain 0.594 ->
+ *    0.95 / 0.13, 0.634; gimbal 0.86 / 0.53, 0.947): sampled every 50
+ *    ms, the writer has 5-15 writes in the drive from 100 to 300 ms and
+ *    1-2 after that, never 64, and at most samples the reader has 16
+ *    reads queued and none in flight, waiting for the one bucket to repay
+ *    a write's debt (-1.1 .. -2.0 MB at a 0.5-0.8 GB/s rate, 2-4 ms per
+ *    2.4 MB write): ctl.c section 4's case for two buckets more than the
+ *    drive's queue.  Variants dropped: section 15.
  */
 #include <errno.h>
 #include <stdlib.h>
