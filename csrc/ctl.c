@@ -76,8 +76,8 @@
  *    controller at a quarter of the per-IO cost.  The per-completion part
  *    (ctl_sample: window sum, base check, EWMA step) is inline in
  *    jbof_internal.h, about 30 instructions, with no clock checks: the
- *    window's end and the evaluation's 20 us are deadlines (ctl_due_ns)
- *    that sched.c folds into one compare with its own (its section 6), and
+ *    window's end and the evaluation's 20 us are deadlines that
+ *    sched.c (due_rearm) folds into one compare with its own (its section 6), and
  *    only then, or with 4 completions pending, calls ctl_on_due, which
  *    rolls the window if it is over and says whether the state machine is
  *    due: the caller then computes what only the evaluation reads (its

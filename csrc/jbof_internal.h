@@ -171,12 +171,12 @@ void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns);
  * drive: the per-IO part of ctl.c section 3b, inline (the window sums, the
  * base-latency gate, the EWMA step, the cost pending for the next
  * evaluation).  It has no clock checks: the completion-rate window's end
- * and the evaluation's 20 us are deadlines (ctl_due_ns) that the caller
- * (sched.c) folds into one compare with its own, and ctl_on_due then does
+ * and the evaluation's 20 us are deadlines that the caller (sched.c
+ * due_rearm) folds into one compare with its own, and ctl_on_due then does
  * what is due, in the order the per-IO checks had: the window roll, and the
  * state machine (every CTL_EVAL_EVERY completions or CTL_EVAL_NS, ctl.c 3b)
  * -- the caller computes what only the evaluation reads (sched.c:
- * underfilled) when ctl_eval_due says so. */
+ * underfilled, self_queued) when ctl_on_due says so. */
 static inline void ctl_sample(ctl_state *c, uint32_t op, uint32_t bytes, uint32_t cost, uint64_t lat_ns,
                               uint64_t now_ns)
 {
@@ -196,13 +196,6 @@ static inline void ctl_sample(ctl_state *c, uint32_t op, uint32_t bytes, uint32_
     c->last_ns[k] = now_ns;
     c->pend_cost += cost;
     c->pend_n++;
-}
-/* The earliest time at which a completion has more to do than ctl_sample:
- * the window's end or the evaluation's time trigger. */
-static inline uint64_t ctl_due_ns(const ctl_state *c)
-{
-    uint64_t w = c->win_start_ns + CTL_WINDOW_NS, e = c->last_eval_ns + CTL_EVAL_NS;
-    return w < e ? w : e;
 }
 /* After ctl_sample: roll the window if it is over; 1 when the state machine
  * is due (then the caller runs ctl_evaluate). */

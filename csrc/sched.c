@@ -1192,9 +1192,13 @@ static inline int policy_uses_classes(uint32_t p) { return p == JBOF_POLICY_QOS;
 /* qos paces reads and writes with one token bucket (tokens[0]) and no
  * per-tenant in-flight windows while no latency-critical tenant with an
  * SLO is active (section 18) */
+static inline int two_buckets_needed(const jbof_sched *s)
+{
+    return s->n_lc_active || s->n_resv_active || s->n_active_scav;
+}
 static inline int one_bucket(const jbof_sched *s)
 {
-    return s->cfg.policy == JBOF_POLICY_QOS && !s->n_lc_active && !s->n_resv_active && !s->n_active_scav;
+    return s->cfg.policy == JBOF_POLICY_QOS && !two_buckets_needed(s);
 }
 /* one-bucket mode keeps the in-flight windows only while they protect
  * someone: another active tenant has IO in the drive and none queued
@@ -1995,7 +1999,7 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
     }
     if (policy_uses_ctl(pol) && !s->alone) {
         /* alone: not paced, runs up no debt; qos with one bucket (18): tokens[0] */
-        s->ctl.tokens[pol == JBOF_POLICY_QOS && !s->n_lc_active && !s->n_resv_active && !s->n_active_scav ? 0 : k] -= c;
+        s->ctl.tokens[pol == JBOF_POLICY_QOS && !two_buckets_needed(s) ? 0 : k] -= c;
     }
 
     if (left == 0) {
@@ -2615,13 +2619,9 @@ static inline __attribute__((always_inline)) void complete_due(jbof_sched *s, co
                                                               uint64_t now_ns)
 {
     ctl_state *c = &s->ctl;
+    uint64_t win0 = c->win_start_ns;
     int moved = 0; /* an input of due_other_ns changed */
-    if (now_ns - c->win_start_ns >= CTL_WINDOW_NS) {
-        ctl_window_roll(c, now_ns);
-        moved = 1;
-    }
-    if (c->pend_n >= CTL_EVAL_EVERY || now_ns - c->last_eval_ns >= CTL_EVAL_NS) {
-        c->last_eval_ns = now_ns;
+    if (ctl_on_due(c, now_ns)) { /* rolls the window when it is over */
         uint32_t st = c->state;
         /* section 8: a drive left empty while IO waits is underfilled
          * (read by the evaluation only: computed for it, section 6) */
@@ -2633,6 +2633,7 @@ static inline __attribute__((always_inline)) void complete_due(jbof_sched *s, co
         ctl_evaluate(c, op, now_ns);
         moved |= c->state != st;
     }
+    moved |= c->win_start_ns != win0;
     /* a write is slow when the write EWMA is above the threshold as of
      * the last evaluation (cost.c) */
     if (op == JBOF_OP_WRITE && ctl_slow(c, 1))
