@@ -154,6 +154,26 @@ static inline void ctl_refill(ctl_state *c, uint64_t now_ns)
     c->last_refill_ns = now_ns;
 }
 
+/* ctl_refill with the whole refill going to tokens[0] while tokens[1] is
+ * full (sched.c section 18, one bucket: read_share_x256 = 256): the same
+ * result -- what tokens[0] cannot hold spills into a full tokens[1] and
+ * back -- in a clamp (sched.c section 6). */
+static inline void ctl_refill_one(ctl_state *c, uint64_t now_ns)
+{
+    if (now_ns <= c->last_refill_ns)
+        return;
+    uint64_t dt = now_ns - c->last_refill_ns;
+    if (dt > CTL_MAX_REFILL_NS)
+        dt = CTL_MAX_REFILL_NS;
+    uint64_t add = (c->rate_cost_bps * dt) / JBOF_NS_PER_S;
+    if (add == 0)
+        return;
+    int64_t cap = c->cfg.bucket_bytes;
+    int64_t r = c->tokens[0] + (int64_t)add;
+    c->tokens[0] = r > cap ? cap : r;
+    c->last_refill_ns = now_ns;
+}
+
 #define CTL_WINDOW_NS 10000000ull       /* completion-rate window: 10 ms */
 #define CTL_BASE_WINDOW_NS 1000000000ull /* base-latency window: 1 s */
 #define CTL_EVAL_NS 20000ull            /* evaluate the state at least every 20 us */

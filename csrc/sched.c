@@ -309,6 +309,10 @@
  *        (active_weight_adjust, the one place they
  *        move); take reads it per IO, dispatch ~3x
  *        per call
+ *      one bucket's refill is a clamp of tokens[0]      548.9   471.6
+ *        (ctl_refill_one: with tokens[1] full and the
+ *        whole refill to tokens[0], ctl_refill's
+ *        spill into tokens[1] and back ends there)
  *
  * 7. Live reconfiguration and rate tags (issue 11).  A tag only means
  *    something under a policy that enforces it: limit tags under qos and
@@ -2500,6 +2504,7 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
                 s->ctl.tokens[0] += s->ctl.tokens[1];
             s->ctl.tokens[1] = cap;
         }
+        ctl_refill_one(&s->ctl, now_ns);
     } else if (qos && !s->n_lc_active) {
         /* section 11: the refill is split by how many tenants wait on each
          * bucket (on the round, held, or parked), not half and half */
@@ -2507,10 +2512,11 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
         uint32_t nw = s->n_head[1] + s->held[1].len + s->n_park_head[1];
         uint32_t sh = nr + nw ? (nr * 256u) / (nr + nw) : 128u;
         s->ctl.read_share_x256 = sh < 32 ? 32 : sh > 224 ? 224 : sh;
+        ctl_refill(&s->ctl, now_ns);
     } else {
         s->ctl.read_share_x256 = 0;
+        ctl_refill(&s->ctl, now_ns);
     }
-    ctl_refill(&s->ctl, now_ns);
     /* alone: one tenant active, no scavenger (a scavenger is never alone),
      * and nobody else active for ALONE_GRACE_NS -- a low-depth tenant whose
      * client is briefly descheduled has not left */
