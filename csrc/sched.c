@@ -313,6 +313,11 @@
  *        (ctl_refill_one: with tokens[1] full and the
  *        whole refill to tokens[0], ctl_refill's
  *        spill into tokens[1] and back ends there)
+ *      the qos round is inlined twice, one bucket or   529.7   452.4
+ *        two (its `one` a constant in each copy): the
+ *        one-bucket copy drops the bucket choice per
+ *        visit, the windows' one/two selects and the
+ *        want/have masks of two buckets
  *
  * 7. Live reconfiguration and rate tags (issue 11).  A tag only means
  *    something under a policy that enforces it: limit tags under qos and
@@ -2287,7 +2292,7 @@ static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *
  * bucket is empty is held off the round (hold) instead of being passed over
  * at every call, and a call that can send nothing visits nobody. */
 static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *s, uint64_t now_ns, jbof_io **out,
-                                                                     int max, int *waiting)
+                                                                     int max, int *waiting, int one)
 {
     dlist *l = &s->drr;
     int n = 0, alone = (int)s->alone;
@@ -2319,7 +2324,8 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
     }
     /* section 9: while the longest-held tenant of bucket k starves, no
      * latency-critical tenant overdraws k, so k refills and it goes next */
-    int one = one_bucket(s); /* section 18: only bucket 0, nobody on held[1] */
+    /* one == one_bucket(s), a constant in each inlined copy (section 18:
+     * only bucket 0, nobody on held[1]) */
     uint32_t held = s->held_mask, sm = 0;
     if (held)
         for (int k = 0; k < 2; k++)
@@ -2549,7 +2555,8 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
     if (qos && s->nresv)
         n += dispatch_reservations(s, now_ns, out, max);
     if (qos)
-        n += dispatch_qos_round(s, now_ns, out + n, max - n, &waiting);
+        n += one_bucket(s) ? dispatch_qos_round(s, now_ns, out + n, max - n, &waiting, 1)
+                           : dispatch_qos_round(s, now_ns, out + n, max - n, &waiting, 0);
     else
         n += dispatch_drr_list(s, &s->drr, now_ns, out + n, max - n, 1, 0, &waiting);
     if (s->n_parked) {
