@@ -318,6 +318,8 @@
  *        one-bucket copy drops the bucket choice per
  *        visit, the windows' one/two selects and the
  *        want/have masks of two buckets
+ *      likewise jbof_sched_dispatch's gimbal/qos part  528.3   451.0
+ *        (dispatch_ctl: qos one bucket, qos two, gimbal)
  *
  * 7. Live reconfiguration and rate tags (issue 11).  A tag only means
  *    something under a policy that enforces it: limit tags under qos and
@@ -2475,31 +2477,13 @@ static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io **out, 
     return n;
 }
 
-int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
+/* gimbal and qos (qos: the policy is qos; one: one_bucket(s), section 18 --
+ * constants in each inlined copy, section 6). */
+static inline __attribute__((always_inline)) int dispatch_ctl(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max,
+                                                              int qos, int one)
 {
-    if (!s || !out || max < 0)
-        return -EINVAL;
-    if (max == 0 || s->n_backlogged == 0)
-        return 0;
-    s->next_limit_ns = UINT64_MAX;
-    s->starved = 0;
     int waiting = 0;
-    uint32_t pol = s->cfg.policy;
-    if (!policy_uses_ctl(pol)) {
-        switch (pol) {
-        case JBOF_POLICY_FIFO:
-            return dispatch_fifo(s, now_ns, out, max);
-        case JBOF_POLICY_RR:
-            return dispatch_rr(s, now_ns, out, max, 0);
-        case JBOF_POLICY_TOKEN_BUCKET:
-            return dispatch_rr(s, now_ns, out, max, 1);
-        default:
-            return dispatch_drr_list(s, &s->drr, now_ns, out, max, 0, 0, &waiting);
-        }
-    }
-    /* gimbal / qos */
-    int qos = pol == JBOF_POLICY_QOS;
-    if (one_bucket(s)) {
+    if (one) {
         /* section 18: one bucket, tokens[0], takes the whole refill;
          * tokens[1] stands full for when two are back, and a write debt
          * run up under two buckets is carried over */
@@ -2555,8 +2539,7 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
     if (qos && s->nresv)
         n += dispatch_reservations(s, now_ns, out, max);
     if (qos)
-        n += one_bucket(s) ? dispatch_qos_round(s, now_ns, out + n, max - n, &waiting, 1)
-                           : dispatch_qos_round(s, now_ns, out + n, max - n, &waiting, 0);
+        n += dispatch_qos_round(s, now_ns, out + n, max - n, &waiting, one);
     else
         n += dispatch_drr_list(s, &s->drr, now_ns, out + n, max - n, 1, 0, &waiting);
     if (s->n_parked) {
@@ -2618,6 +2601,33 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
         }
     }
     return n;
+}
+
+int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
+{
+    if (!s || !out || max < 0)
+        return -EINVAL;
+    if (max == 0 || s->n_backlogged == 0)
+        return 0;
+    s->next_limit_ns = UINT64_MAX;
+    s->starved = 0;
+    uint32_t pol = s->cfg.policy;
+    if (pol == JBOF_POLICY_QOS)
+        return one_bucket(s) ? dispatch_ctl(s, now_ns, out, max, 1, 1) : dispatch_ctl(s, now_ns, out, max, 1, 0);
+    if (pol == JBOF_POLICY_GIMBAL)
+        return dispatch_ctl(s, now_ns, out, max, 0, 0);
+    switch (pol) {
+    case JBOF_POLICY_FIFO:
+        return dispatch_fifo(s, now_ns, out, max);
+    case JBOF_POLICY_RR:
+        return dispatch_rr(s, now_ns, out, max, 0);
+    case JBOF_POLICY_TOKEN_BUCKET:
+        return dispatch_rr(s, now_ns, out, max, 1);
+    default: {
+        int waiting = 0;
+        return dispatch_drr_list(s, &s->drr, now_ns, out, max, 0, 0, &waiting);
+    }
+    }
 }
 
 /* ---------------------------------------------------------- complete --- */
