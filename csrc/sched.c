@@ -320,6 +320,51 @@
  *        want/have masks of two buckets
  *      likewise jbof_sched_dispatch's gimbal/qos part  528.3   451.0
  *        (dispatch_ctl: qos one bucket, qos two, gimbal)
+ *    Per IO now (callgrind self, N = 200000): dispatch 196 (~105 per call
+ *    at 0.69 calls per IO, ~85 per IO in the round and take), complete
+ *    164 + controller evaluation 24 (0.35 evaluations per IO), submit 62
+ *    + 5, harness 77.
+ *    Tried and dropped (scheduler-only figures; make bench-sched):
+ *      - take() told the round's bucket k, so its inlined copy does not
+ *        work it out: 451.0 -> 451.9 (the compiler had folded it already;
+ *        the argument costs a register in the loop);
+ *      - the qos round also inlined per value of `alone` (four copies):
+ *        452.4 -> 452.6;
+ *      - window_protects() hoisted out of the round's loop (recomputed
+ *        only when a take empties a queue): +3.9 (register pressure);
+ *      - a completion split at its first call: the common bookkeeping
+ *        and the EWMA step inline, the rest (a latency-critical tenant's
+ *        sample, the base-latency sample after the EWMA step, the
+ *        evaluation, going idle, unparking) a tail call, so that the
+ *        common path would save no registers: 451.0 -> 468.5 -- the
+ *        common path still keeps more values live than the caller-saved
+ *        registers hold (all six callee-saved pushes stay), and 0.4
+ *        completions per IO pay for the second call;
+ *      - behaviour changes (sim_digest and fingerprint move), qos's
+ *        controller evaluated less often than Gimbal's 4 completions or
+ *        20 us (a qos-only cadence; gimbal unchanged).  200-mix sweeps
+ *        (scripts/qos_sweep.py -n 200 --seed S --jobs 2; now seed 1 98 =
+ *        work 53, stall 4, weights 48, slo 10, jain 9, starve 21; seed 2
+ *        96 = 53, 2, 45, 12, 5, starve 14):
+ *          8 / 40 us  429.0; seed 1 98 (work 55, stall 3, weights 47,
+ *                     slo 11, jain 9; starve 21) -- work and slo worse;
+ *          6 / 30 us  436.3; seed 1 98 (54, 2, 47, 11, 9; 21), seed 2 94
+ *                     (51, 2, 45, 12, 5; 14), but fixture
+ *                     issue11-sixteen fails jain (0.814 < gimbal's 0.886
+ *                     - 0.02) in tests/test_qos_sweep.py;
+ *          4 / 40 us  439.4; CI sample and fixtures pass, seed 1 96 (53,
+ *                     3, 47, reserve 1, slo 10, 9; 22), seed 2 97 (52,
+ *                     2, 46, 11, 5; 15) -- a new reserve violation and
+ *                     seed 2 worse;
+ *          8 / 20 us  442.3 (not swept).
+ *        What it buys is ~12-22 per IO and what it moves is noise-sized
+ *        in both directions, so it is not worth a sweep-visible change.
+ *    What is left between this and 300: every mechanism is now a handful
+ *    of instructions per IO on the bench's path; the bulk is the number
+ *    of them (section 6 above: a per-tenant histogram, two EWMAs and a
+ *    learned base, the census and tags kept for the two-bucket mode and
+ *    the other policies), the controller's evaluations (~43 per IO with
+ *    complete_due) and the ~105-instruction dispatch call per 10 us tick.
  *
  * 7. Live reconfiguration and rate tags (issue 11).  A tag only means
  *    something under a policy that enforces it: limit tags under qos and
