@@ -323,6 +323,8 @@
  *      the call's tail tests parked, held tenants and   522.3   445.0
  *        a waiting scavenger in one (an OR of three
  *        loads; all rare in one-bucket mode)
+ *      its entry tests max <= 0 once (then tells     520.0   442.7
+ *        -EINVAL from 0)
  *    Per IO now (callgrind self, N = 200000): dispatch 196 (~105 per call
  *    at 0.69 calls per IO, ~85 per IO in the round and take), complete
  *    164 + controller evaluation 24 (0.35 evaluations per IO), submit 62
@@ -2656,9 +2658,9 @@ static inline __attribute__((always_inline)) int dispatch_ctl(jbof_sched *s, uin
 
 int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
 {
-    if (!s || !out || max < 0)
-        return -EINVAL;
-    if (max == 0 || s->n_backlogged == 0)
+    if (!s || !out || max <= 0)
+        return (!s || !out || max < 0) ? -EINVAL : 0;
+    if (s->n_backlogged == 0)
         return 0;
     s->next_limit_ns = UINT64_MAX;
     s->starved = 0;
