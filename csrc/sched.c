@@ -328,10 +328,12 @@
  *      the round's one-bucket window test asks the    516.7   439.4
  *        rarely true window_protects() (n_backlogged
  *        == 1 first) before t->inflight
- *    Per IO now (callgrind self, N = 200000): dispatch 196 (~105 per call
- *    at 0.69 calls per IO, ~85 per IO in the round and take), complete
- *    164 + controller evaluation 24 (0.35 evaluations per IO), submit 62
- *    + 5, harness 77.
+ *    Per IO now (callgrind self, N = 200000 and 400000): dispatch 185
+ *    (~104 per call at 0.69 calls per IO = 72, the round and take ~89,
+ *    entering and leaving the round in the 0.48 calls per IO that send
+ *    ~24), complete 164 + controller evaluation 24 (0.35 evaluations per
+ *    IO, most by the 20 us deadline: the harness reaps every 10 us),
+ *    submit 62 + 5, harness 77.
  *    Tried and dropped (scheduler-only figures; make bench-sched):
  *      - take() told the round's bucket k, so its inlined copy does not
  *        work it out: 451.0 -> 451.9 (the compiler had folded it already;
@@ -340,6 +342,8 @@
  *        452.4 -> 452.6;
  *      - window_protects() hoisted out of the round's loop (recomputed
  *        only when a take empties a queue): +3.9 (register pressure);
+ *      - __builtin_expect on submit's zero-length check (so the length
+ *        is tested before the opcode): 0;
  *      - a completion split at its first call: the common bookkeeping
  *        and the EWMA step inline, the rest (a latency-critical tenant's
  *        sample, the base-latency sample after the EWMA step, the
