@@ -1297,7 +1297,15 @@
  *         0.728, worse than without;
  *      d. b only above DEBT_BUCKETS buckets (2 MiB of cost): seed 1 99
  *         (51, 4, 47, 10, 10; 21), seed 2 100 (51, 2, 50, 12, 7; 14);
- *         s1-235 as b.
+ *         s1-235 as b;
+ *      e. b, but the bucket itself takes up to 0.25 ms of the pacing rate
+ *         past what it holds before the rest becomes debt (a short pause
+ *         for everyone after a large IO, as before, on a fast drive):
+ *         seed 1 101 (53, 4, 48, 10, 11; 21; 64.0% / 1.051), seed 2 96
+ *         (50, 2, 47, 12, 4; 14; 67.5% / 1.083); s1-235 0.92 / 0.34 (Jain
+ *         0.825), s1-16 util 2.627, s1-0 a new jain violation (0.689 <
+ *         0.719 - 0.02).  With 0.5 ms: s1-235 0.93 / 0.26, Jain 0.759
+ *         (not swept).
  *    None wins on both seeds, and jain does not move on either (b: 9 and
  *    5 as before).  b is the one to build on (weights and jain better on
  *    seed 2 and the CI sample) if what the controller sees on a fast drive
