@@ -1285,15 +1285,19 @@
  *         2.779 -> 2.575 < 0.95 x gimbal's 2.738, t3's share 0.53 -> 0.36,
  *         the pacing rate at the end of the run 3.04 -> 2.64 GB/s of cost;
  *         s1-55 2.163 -> 1.850 (drr 2.201) with the rate at its 4.29 GB/s
- *         ceiling in both runs, so there the bucket binds.  A guess, not
- *         measured: before, the whole bucket waited out a large IO's debt,
- *         the drive drained meanwhile and section 8 forgave the rest;
- *         with the debt on its tenant the others keep the drive busy and
- *         nothing is forgiven (forgiving every debt on an empty drive in
- *         b leaves s1-55 at 1.864, s1-16 at 2.571).  Writes
- *         only (large reads charged as now), or the deficit paid before as
- *         now with only the bucket charge spread after: s1-16 2.581 /
- *         2.501, s1-55 1.846 / 1.843, s1-235 as b (not swept);
+ *         ceiling in both runs, so there the bucket binds.  On s1-55 the
+ *         old util is section 8's: while the whole bucket waited out a
+ *         large IO's debt the drive drained, and in the first 0.7 s the
+ *         empty-drive lift forgave 1123 MB of bucket debt (834 lifts, ~1.6
+ *         GB/s on top of the rate); with the debt on its tenant the others
+ *         keep the drive busy: 40 lifts, 15 MB (counted with a temporary
+ *         fprintf).  s1-16: 95 lifts / 52 MB before, 53 / 36 MB after --
+ *         not the cause there, unexplained.  Forgiving every tenant debt
+ *         on an empty drive in b leaves s1-55 at 1.864, s1-16 at 2.571
+ *         (the drive is rarely empty).  Writes only (large reads charged
+ *         as now), or the deficit paid before as now with only the bucket
+ *         charge spread after: s1-16 2.581 / 2.501, s1-55 1.846 / 1.843,
+ *         s1-235 as b (not swept);
  *      c. b only for an IO above 1 ms of the pacing rate: seed 1 98 (52,
  *         4, 46, 10, 10; 21; 63.0% / 1.052), seed 2 96 (49, 2, 48, 12, 6;
  *         14; 68.0% / 1.084) -- the fast-drive losses are gone, but the
