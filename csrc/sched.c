@@ -1244,9 +1244,9 @@
  *    256 KiB of cost) takes what the bucket holds, and the rest becomes its
  *    tenant's own debt; the others wait only for the bucket.  The total
  *    stays honest (bucket minus debts refills at the rate).  Measured on
- *    34b1fa5 (before section 6's fourth pass; behaviour-identical, same
- *    sim_digest) with python3 scripts/qos_sweep.py -n 200 --seed S --jobs
- *    2 (violating mixes: work, stall, weights, slo, jain; starve apart;
+ *    34b1fa5 (before section 6's fourth pass, which left the schedule as
+ *    it was) with python3 scripts/qos_sweep.py -n 200 --seed S --jobs 2
+ *    (violating mixes: work, stall, weights, slo, jain; starve apart;
  *    qos >= gimbal / median ratio): seed 1 98 (53, 4, 48, 10, 9; 21;
  *    62.5% / 1.045), seed 2 96 (53, 2, 45, 12, 5; 14; 67.5% / 1.081).
  *      a. Debts repaid by time: each debtor repays weight / W of every
