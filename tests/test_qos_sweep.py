@@ -38,12 +38,13 @@ OPEN: dict[str, set[str]] = {
     "sweep-s1-231": {"work"},
     "sweep-s1-644": {"slo"}, "sweep-s1-153": {"weights"}, "sweep-s1-834": {"slo"}, "sweep-s1-904": {"slo"},
     "sweep-s11-27": {"weights", "work", "starve"},
+    "sweep-s1-133": {"starve"},   # work waived by narrowing 5; t0 (1 MiB randrw) starves while t1's SLO is kept
 }
 
 CI_SEED = 11
 CI_N = 50
 # violating mixes per invariant allowed in the CI sample (measured after the issue-11 fixes)
-CI_BASELINE: dict[str, int] = {"work": 14, "stall": 0, "weights": 10, "limit": 0, "reserve": 0, "slo": 3, "jain": 3,
+CI_BASELINE: dict[str, int] = {"work": 11, "stall": 0, "weights": 10, "limit": 0, "reserve": 0, "slo": 3, "jain": 3,
                                "starve": 5}   # starve: EXTRA_INVARIANTS, counted apart (sweep.py docstring)
 
 
@@ -55,10 +56,12 @@ def test_regression_mix(path: Path) -> None:
     assert not new, "\n".join(f"{v.invariant}: {v.tenant}: {v.detail}" for v in new)
 
 
-@pytest.mark.parametrize("stem,inv", [("sweep-s1-54", "slo"), ("sweep-s1-153", "slo"), ("sweep-s1-121", "jain")])
+@pytest.mark.parametrize("stem,inv", [("sweep-s1-54", "slo"), ("sweep-s1-153", "slo"), ("sweep-s1-121", "jain"),
+                                      ("sweep-s1-133", "work")])
 def test_narrowings_are_counted(stem: str, inv: str) -> None:
-    """Narrowings 3 (a met SLO that bought utilization) and 4 (qos Pareto-dominates gimbal) waive
-    a check in the open: counted, and shown in the table."""
+    """Narrowings 3 (a met SLO that bought utilization), 4 (qos Pareto-dominates gimbal) and 5 (the
+    utilization winner broke the SLO tenant's latency) waive a check in the open: counted, and shown
+    in the table."""
     rep = sweep.check_scenario_file(FIX / f"{stem}.yaml")
     assert rep.checked.get(f"{inv} waived") == 1, rep.checked
     assert not any(v.invariant == inv for v in rep.violations)
