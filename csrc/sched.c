@@ -1376,8 +1376,13 @@
  *    reservations are cut), and several that are get *worse* with less
  *    reservation IO, because the reservation was pushing the drive past a
  *    controller that holds it well below what it delivers (below).  make
- *    bench-sched 577.3 -> 576.8 (scheduler 500.0 -> 499.5; take_tags takes
- *    the IO, the new code is out of line and runs only with reservations).
+ *    bench-sched (no reservations) unchanged on main at f205dbf, 516.7 /
+ *    439.4 (on 34b1fa5 577.3 -> 576.8 / 500.0 -> 499.5: take_tags takes
+ *    the IO, so the per-IO call keeps its arguments; the new code is out
+ *    of line and runs only with reservations).  sim_digest 862cc67a... ->
+ *    c9631832...: only fixtures sweep-s1-67 and sweep-s11-27 and CI mixes
+ *    11-7, 11-12, 11-17, 11-22, 11-27 change; configs/scenarios (the
+ *    reservations scenario included) are identical.
  *    Tried and dropped, 200-mix seeds 1 / 2 as above:
  *      - every active reservation water-filled to 3/4 of the pacing rate
  *        whenever their sum is above it: seed 1 97 (52, 1, 52, 0, 1, 10, 9;
