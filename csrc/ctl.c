@@ -84,8 +84,10 @@
  *    underfilled flag, section 5b) and calls ctl_evaluate, so the other
  *    completions skip that work.  The base check is two compares
  *    (base_gate_ns, base_roll_ns: ctl_base_gates).  The 10 ms
- *    window roll, the base update and ctl_evaluate are out of line
- *    (ctl_evaluate costs ~105 instructions per run, ~26 per IO).  Worked
+ *    window roll and the base update are out of line; ctl_evaluate is
+ *    inline in jbof_internal.h (always_inline, its one caller is
+ *    sched.c's complete_due: no call, no register saves, ~105
+ *    instructions per run, ~24 per IO; sched.c section 6).  Worked
  *    example: at 400K IOPS the
  *    state machine runs 100K times a second; with rate 1000 MiB/s and four
  *    4 KiB reads completing below the band, one evaluation adds
@@ -156,16 +158,10 @@
 
 #include "jbof_internal.h"
 
-enum {
-    CTL_SLOWSTART_MULT = 8,
-    CTL_THRESH_CREEP_SHIFT = 8,     /* threshold regains 1/256 of its gap per OK sample */
-};
-
 #define CTL_MAX_RATE_BPS (1ull << 38)
 
 static const uint64_t CTL_WINDOW_MAX_NS = 200000000ull; /* ours: a window closes after 200 ms whatever the count */
 enum { CTL_WINDOW_MIN_IOS = 16 };                       /* ours: ... and not before 16 completions (5a) */
-static const uint64_t CTL_SIGNAL_FRESH_NS = 100000000ull; /* the other kind's EWMA counts for 100 ms */
 
 int ctl_cfg_check(const jbof_ctl_cfg *c)
 {
@@ -295,95 +291,8 @@ uint64_t ctl_next_ns(const ctl_state *c, uint64_t now_ns, int k)
     return base + (dt ? dt : 1);
 }
 
-static inline void ctl_enter(ctl_state *c, uint32_t st)
-{
-    if (c->state != st) {
-        c->state = st;
-        c->state_enter[st]++;
-    }
-}
-
-/* The state machine of section 3, applied to the cost completed since the
- * last evaluation (additive terms add up, so evaluating every few
- * completions equals evaluating at each one). */
-void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns)
-{
-    uint64_t l = c->ewma_ns[k];
-    if (c->cfg.band_hi_pct) {
-        /* ours: the drive is as congested as its worst recent signal -- a
-         * buffered write completing fast says nothing about the reads it
-         * is stalling */
-        uint32_t o = 1 - k;
-        if (now_ns - c->last_ns[o] < CTL_SIGNAL_FRESH_NS && c->ewma_ns[o] > l)
-            l = c->ewma_ns[o];
-    }
-    uint64_t lo = c->band_lo_ns, hi = c->band_hi_ns; /* band_refresh keeps them current */
-    uint64_t thr = c->threshold_ns > hi ? hi : c->threshold_ns;
-    if (thr < lo)
-        thr = lo;
-    uint64_t rate = c->rate_cost_bps;
-    uint64_t cost = c->pend_cost;
-    c->pend_cost = 0;
-    c->pend_n = 0;
-    if (c->target_cap_ns && now_ns - c->last_lc_ns < CTL_SIGNAL_FRESH_NS) {
-        /* a latency-critical tenant missing half its SLO end to end means
-         * congestion, missing all of it means overload, whatever the drive's
-         * own latency says (its IOs may queue behind others' in the drive) */
-        if (c->ewma_lc_ns > 2 * c->target_cap_ns && l <= hi)
-            l = hi + 1;
-        else if (c->ewma_lc_ns > c->target_cap_ns && l <= thr)
-            l = thr + 1;
-    }
-
-    if (c->cfg.band_hi_pct && (c->underfilled || (c->self_queued && l > thr))) {
-        /* ours (section 5b): the drive just went empty while IO waits for
-         * pacing -- whatever the latency of the IOs that left, nothing is
-         * queued inside it now, so the rate is what idles it: grow.
-         * Likewise (5c) a latency past the threshold while the drive holds
-         * one tenant's IO only and another tenant waits: that latency is
-         * the tenant queueing behind itself, and pacing the others away
-         * does not lower it */
-        ctl_enter(c, JBOF_CTL_SLOWSTART);
-        uint64_t up = cost * CTL_SLOWSTART_MULT;
-        rate += up > rate / 16 ? up : rate / 16; /* at least +1/16 per evaluation */
-    } else if (l > hi) {
-        /* clearly past the knee: fall back to what the drive completes */
-        ctl_enter(c, JBOF_CTL_OVERLOADED);
-        if (c->meas_rate_cost_bps < rate)
-            rate = c->meas_rate_cost_bps;
-        for (int k = 0; k < 2; k++)
-            if (c->tokens[k] > 0)
-                c->tokens[k] = 0;
-        thr = lo + (thr - lo) / 2;
-    } else if (l > thr) {
-        /* congested: back off by the cost just completed */
-        ctl_enter(c, JBOF_CTL_CONGESTION);
-        rate = rate > cost ? rate - cost : 0;
-    } else if (l >= lo) {
-        /* inside the band: probe upwards gently, regain threshold */
-        ctl_enter(c, JBOF_CTL_OK);
-        rate += cost;
-        thr += (hi - thr) >> CTL_THRESH_CREEP_SHIFT;
-    } else {
-        /* below the band: the drive has room, grow fast */
-        ctl_enter(c, JBOF_CTL_SLOWSTART);
-        rate += cost * CTL_SLOWSTART_MULT;
-        thr += (hi - thr) >> CTL_THRESH_CREEP_SHIFT;
-    }
-    if (c->cfg.band_hi_pct && c->state >= JBOF_CTL_CONGESTION) {
-        /* ours: a rate far above what the drive completes does not bind; when
-         * backing off, start from what is actually completing */
-        uint64_t cap = c->meas_rate_cost_bps + c->meas_rate_cost_bps / 8;
-        if (rate > cap)
-            rate = cap;
-    }
-    if (rate < c->cfg.rate_min_cost_bps)
-        rate = c->cfg.rate_min_cost_bps;
-    if (rate > c->cfg.rate_max_cost_bps)
-        rate = c->cfg.rate_max_cost_bps;
-    c->rate_cost_bps = rate;
-    c->threshold_ns = thr;
-}
+/* ctl_evaluate, the state machine of section 3, is inline in
+ * jbof_internal.h: sched.c's complete_due runs it (sched.c section 6). */
 
 /* ctl_on_complete's out-of-line parts (the per-IO part is inline in
  * jbof_internal.h). */

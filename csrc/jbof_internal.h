@@ -181,11 +181,13 @@ enum {
     CTL_EVAL_EVERY = 4,                 /* ... or every 4 completions */
     CTL_NORMALIZE_BYTES = 128 * 1024,
     CTL_BASE_MAX_BYTES = 16 * 1024,     /* the base is learned from small reads, unscaled */
+    CTL_SLOWSTART_MULT = 8,
+    CTL_THRESH_CREEP_SHIFT = 8,         /* threshold regains 1/256 of its gap per OK sample */
 };
+#define CTL_SIGNAL_FRESH_NS 100000000ull /* the other kind's EWMA counts for 100 ms */
 void ctl_window_roll(ctl_state *c, uint64_t now_ns);
 void ctl_base_sample(ctl_state *c, uint64_t lat_ns, uint64_t now_ns);
 uint64_t ctl_normalize(uint64_t lat_ns, uint32_t bytes);
-void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns);
 
 /* Completion of a read or a write (op) of `cost` that took lat_ns in the
  * drive: the per-IO part of ctl.c section 3b, inline (the window sums, the
@@ -228,6 +230,95 @@ static inline int ctl_on_due(ctl_state *c, uint64_t now_ns)
         return 1;
     }
     return 0;
+}
+static inline void ctl_enter(ctl_state *c, uint32_t st)
+{
+    if (c->state != st) {
+        c->state = st;
+        c->state_enter[st]++;
+    }
+}
+
+/* The state machine of section 3, applied to the cost completed since the
+ * last evaluation (additive terms add up, so evaluating every few
+ * completions equals evaluating at each one). */
+static inline __attribute__((always_inline)) void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns)
+{
+    uint64_t l = c->ewma_ns[k];
+    if (c->cfg.band_hi_pct) {
+        /* ours: the drive is as congested as its worst recent signal -- a
+         * buffered write completing fast says nothing about the reads it
+         * is stalling */
+        uint32_t o = 1 - k;
+        if (now_ns - c->last_ns[o] < CTL_SIGNAL_FRESH_NS && c->ewma_ns[o] > l)
+            l = c->ewma_ns[o];
+    }
+    uint64_t lo = c->band_lo_ns, hi = c->band_hi_ns; /* band_refresh keeps them current */
+    uint64_t thr = c->threshold_ns > hi ? hi : c->threshold_ns;
+    if (thr < lo)
+        thr = lo;
+    uint64_t rate = c->rate_cost_bps;
+    uint64_t cost = c->pend_cost;
+    c->pend_cost = 0;
+    c->pend_n = 0;
+    if (c->target_cap_ns && now_ns - c->last_lc_ns < CTL_SIGNAL_FRESH_NS) {
+        /* a latency-critical tenant missing half its SLO end to end means
+         * congestion, missing all of it means overload, whatever the drive's
+         * own latency says (its IOs may queue behind others' in the drive) */
+        if (c->ewma_lc_ns > 2 * c->target_cap_ns && l <= hi)
+            l = hi + 1;
+        else if (c->ewma_lc_ns > c->target_cap_ns && l <= thr)
+            l = thr + 1;
+    }
+
+    if (c->cfg.band_hi_pct && (c->underfilled || (c->self_queued && l > thr))) {
+        /* ours (section 5b): the drive just went empty while IO waits for
+         * pacing -- whatever the latency of the IOs that left, nothing is
+         * queued inside it now, so the rate is what idles it: grow.
+         * Likewise (5c) a latency past the threshold while the drive holds
+         * one tenant's IO only and another tenant waits: that latency is
+         * the tenant queueing behind itself, and pacing the others away
+         * does not lower it */
+        ctl_enter(c, JBOF_CTL_SLOWSTART);
+        uint64_t up = cost * CTL_SLOWSTART_MULT;
+        rate += up > rate / 16 ? up : rate / 16; /* at least +1/16 per evaluation */
+    } else if (l > hi) {
+        /* clearly past the knee: fall back to what the drive completes */
+        ctl_enter(c, JBOF_CTL_OVERLOADED);
+        if (c->meas_rate_cost_bps < rate)
+            rate = c->meas_rate_cost_bps;
+        for (int k = 0; k < 2; k++)
+            if (c->tokens[k] > 0)
+                c->tokens[k] = 0;
+        thr = lo + (thr - lo) / 2;
+    } else if (l > thr) {
+        /* congested: back off by the cost just completed */
+        ctl_enter(c, JBOF_CTL_CONGESTION);
+        rate = rate > cost ? rate - cost : 0;
+    } else if (l >= lo) {
+        /* inside the band: probe upwards gently, regain threshold */
+        ctl_enter(c, JBOF_CTL_OK);
+        rate += cost;
+        thr += (hi - thr) >> CTL_THRESH_CREEP_SHIFT;
+    } else {
+        /* below the band: the drive has room, grow fast */
+        ctl_enter(c, JBOF_CTL_SLOWSTART);
+        rate += cost * CTL_SLOWSTART_MULT;
+        thr += (hi - thr) >> CTL_THRESH_CREEP_SHIFT;
+    }
+    if (c->cfg.band_hi_pct && c->state >= JBOF_CTL_CONGESTION) {
+        /* ours: a rate far above what the drive completes does not bind; when
+         * backing off, start from what is actually completing */
+        uint64_t cap = c->meas_rate_cost_bps + c->meas_rate_cost_bps / 8;
+        if (rate > cap)
+            rate = cap;
+    }
+    if (rate < c->cfg.rate_min_cost_bps)
+        rate = c->cfg.rate_min_cost_bps;
+    if (rate > c->cfg.rate_max_cost_bps)
+        rate = c->cfg.rate_max_cost_bps;
+    c->rate_cost_bps = rate;
+    c->threshold_ns = thr;
 }
 /* Is kind k's EWMA above the threshold as of the last evaluation? */
 static inline int ctl_slow(const ctl_state *c, uint32_t k) { return c->ewma_ns[k] > c->threshold_ns; }
