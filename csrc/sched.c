@@ -397,6 +397,47 @@
  *        inlines it (no call, no saves; complete's
  *        r8 no longer spilled at 0.35 evaluations
  *        per IO) -- no second copy of the logic
+ *    Where the rest is, measured (callgrind --dump-instr=yes on
+ *    build/bench_sched 200000: 200,002 completions, 200,514 submits,
+ *    153,005 dispatch calls = 0.77 per IO, every one of them with IO
+ *    queued -- the harness only calls after reaping, so the "nothing
+ *    backlogged" early return never fires):
+ *      - a dispatch call's ~105 outside the round's visits: the frame
+ *        (six callee-saved pushes and pops, 0x78 of stack) 18, the
+ *        argument, n_backlogged, next_limit/starved and policy tests 14,
+ *        one-bucket setup (read_share store, tokens[1] == cap) 5, the
+ *        refill (ctl_refill_one: clock test, dt clamp, rate x dt / 1e9 as
+ *        a multiply-high, add == 0, clamp, stores) 22, alone 4, the empty
+ *        drive 3, reservations 7, the round's entry (alone fast path
+ *        test, held/starve masks, have/want, room, nmax) ~26, the tail's
+ *        parked|held|scavenger OR 6.  Each is needed by a section above;
+ *        none is a loop;
+ *      - the per-tenant histogram is ~21 per IO: the index is one bsr
+ *        (63 ^ clz), a v < 64 and an e > 40 branch, and shift*32 + (v >>
+ *        shift) (5 instructions for that line), then count, sum, bucket
+ *        and the min/max compares (4);
+ *      - submit is ~48 in sched.c and ~14 in cost_of (66.5 inclusive
+ *        with the out-of-line newly-backlogged path): the ring store
+ *        itself is 6 (index, address, store), the rest is the API's checks
+ *        (s, io, tenant id and lookup, opcode, zero length, sq_depth:
+ *        ~19), filling submit_ns/gen/cost in the descriptor (cost_of: a
+ *        policy compare, the opcode ladder, multiply, shift, saturate),
+ *        the FIFO sequence number (4) and count++ == 0 (4);
+ *      - a completion's frame is 17 per IO (six pushes and pops): the
+ *        evaluation inlined into it needs them at 0.35 evaluations per IO.
+ *    Tried and dropped (fifth pass):
+ *      - jbof_sched_dispatch's checks in a register-free wrapper that
+ *        tail-jumps to an out-of-line body (so a call with nothing queued
+ *        saves no registers): 509.2 / 431.9 -> 510.1 / 432.8 -- the bench
+ *        never calls with nothing queued, so only the jump is added;
+ *      - a branchless histogram index (v clamped to 2^41 - 1, then bsr of
+ *        v | 32, so v < 32 takes shift 0; checked equal to the current
+ *        index over [0, 10^6), every power of two +-3 and 10^7 random
+ *        values): 509.2 / 431.9 -> 510.2 / 432.9 -- the 64-bit constant,
+ *        the compare and the cmov cost more than the two well-predicted
+ *        branches they replace.
+ *    So the measured mechanisms are each at a few instructions; 300 whole
+ *    needs fewer of them per IO (section 6 above), not tighter code.
  *
  * 7. Live reconfiguration and rate tags (issue 11).  A tag only means
  *    something under a policy that enforces it: limit tags under qos and
