@@ -20,6 +20,13 @@ latency and owner slow windows, then:
   of 2026-12-01 the four runs of --jitter 3 gave 0, 1, 2 and 5 slow
   windows, 6, 17, 20 and 17 near ones; csrc/sched.c section 14).
 
+``--frontier C/H,...`` then reruns robust and oracle with the planner's
+write_caution set to C and its headroom to H% at each point (with --jitter,
+at the moved headrooms too) and prints, per point, robust/share and
+oracle/share against slow and near windows: how much borrower latency a
+looser planner buys and what it costs owners (csrc/sched.c section 14 and
+docs/design.md have the frontier of 2026-12-01).
+
 Measured, never asserted (tests/test_anticipation.py asserts the safety
 properties).  Each seed takes a few wall seconds; ``--jobs`` runs seeds in
 parallel processes.
@@ -40,12 +47,15 @@ SCEN = ROOT / "configs" / "scenarios" / "training-cluster.yaml"
 POLICIES = ("static", "share", "robust", "oracle")
 
 
-def one_seed(args: tuple[str, str, int, float, tuple[str, ...]]) -> tuple[int, dict[str, dict[str, Any]]]:
+def one_seed(args: tuple[str, str, int, float, tuple[str, ...], tuple[tuple[str, float], ...]]
+             ) -> tuple[int, dict[str, dict[str, Any]]]:
     from dataclasses import replace
 
     from control.lending.anticipation import evaluate, load_cluster_scenario
-    scen, forecaster, seed, dh, pols = args
+    scen, forecaster, seed, dh, pols, sets = args
     sc = load_cluster_scenario(scen)
+    if sets:
+        sc = replace(sc, planner=replace(sc.planner, **dict(sets)))
     if dh:
         sc = replace(sc, planner=replace(sc.planner, headroom=sc.planner.headroom + dh))
     docs = evaluate(sc, list(pols), forecaster=forecaster, seed=seed)
@@ -77,14 +87,19 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=1, help="parallel processes")
     ap.add_argument("--jitter", type=int, default=0, help="also rerun robust and oracle N times "
                     "with the headroom moved by -0.01, +0.01, +0.02, ... points")
+    ap.add_argument("--frontier", default="", metavar="C/H,...",
+                    help="also rerun robust and oracle with the planner's write_caution C and "
+                    "headroom H%% set, e.g. 3/5,2/5,1/5,1/0 (each with --jitter), and print "
+                    "latency against owner slow and near windows per point")
     a = ap.parse_args()
     if "-" in a.seeds:
         lo, hi = (int(x) for x in a.seeds.split("-"))
         seeds = list(range(lo, hi + 1))
     else:
         seeds = [int(x) for x in a.seeds.split(",")]
-    def run(dh: float, pols: tuple[str, ...]) -> dict[int, dict[str, dict[str, Any]]]:
-        work = [(a.scenario, a.forecaster, s, dh, pols) for s in seeds]
+    def run(dh: float, pols: tuple[str, ...], sets: tuple[tuple[str, float], ...] = ()
+            ) -> dict[int, dict[str, dict[str, Any]]]:
+        work = [(a.scenario, a.forecaster, s, dh, pols, sets) for s in seeds]
         if a.jobs > 1:
             with ProcessPoolExecutor(a.jobs) as ex:
                 return dict(ex.map(one_seed, work))
@@ -118,9 +133,12 @@ def main() -> int:
     print(f"oracle/share   geomean {geo(or_sh):.2f}x  max {max(or_sh):.2f}x   (target <= 1.1x)")
     print(f"robust owner slow windows: {'none' if not slowed else 'seeds ' + ', '.join(map(str, slowed))}"
           "   (target: none)")
+    sw, nw, ss = margin(res, "share")
+    print(f"share (the 1.0x reference): {sw} slow windows on {len(ss)} of {len(seeds)} seeds, "
+          f"{nw} near")
+    dhs = [(-1 if i == 0 else i) * 1e-4 for i in range(a.jitter)]
     runs = [(0.0, res)]
-    for i in range(a.jitter):
-        dh = (-1 if i == 0 else i) * 1e-4
+    for dh in dhs:
         runs.append((dh, run(dh, ("robust", "oracle"))))
     for dh, r in runs:
         txt = []
@@ -134,7 +152,57 @@ def main() -> int:
         tot = {p: [sum(margin(r, p)[k] for _, r in runs) for k in (0, 1)] for p in ("robust", "oracle")}
         print(f"over {len(runs)} runs: " + "; ".join(f"{p} {v[0]} slow, {v[1]} near"
                                                       for p, v in tot.items()))
+    if a.frontier:
+        from control.lending.anticipation import load_cluster_scenario
+        pc = load_cluster_scenario(a.scenario).planner
+        frontier(a.frontier, runs, run, dhs, (pc.write_caution, pc.headroom))
     return 0
+
+
+def frontier(spec: str, runs: list[tuple[float, dict[int, dict[str, dict[str, Any]]]]], run: Any,
+             dhs: list[float], base: tuple[float, float]) -> None:
+    """Robust and oracle at each write_caution / headroom point of ``spec``
+    against share from the base run: latency ratios (nominal headroom) and
+    owner slow / near windows, nominal and totalled over the --jitter runs
+    (at headroom 0 the -0.01 point run moves up instead, to +N x 0.01).  The
+    scenario's own point reuses the base runs."""
+    res = runs[0][1]
+    n_runs = len(runs)
+    share = {s: r["share"]["borrower_mean_job_latency_s"] for s, r in res.items()}
+    rows = [["caution", "headroom", "robust/share", "oracle/share", "robust slow (seeds)",
+             "oracle slow (seeds)", "near r/o"]
+            + ([f"over {n_runs} runs: slow r/o", "near r/o"] if dhs else [])]
+    for pt in spec.split(","):
+        c, h = (float(x) for x in pt.split("/"))
+        sets = (("write_caution", c), ("headroom", h / 100.0))
+        own = abs(c - base[0]) < 1e-9 and abs(h / 100.0 - base[1]) < 1e-9
+        r0 = res if own else run(0.0, ("robust", "oracle"), sets)
+        ratio = {p: geo([r0[s][p]["borrower_mean_job_latency_s"] / share[s] for s in share])
+                 for p in ("robust", "oracle")}
+        m0 = {p: margin(r0, p) for p in ("robust", "oracle")}
+        row = [f"{c:g}", f"{h:g}%", f"{ratio['robust']:.2f}x", f"{ratio['oracle']:.2f}x"]
+        row += [f"{m0[p][0]}" + (f" ({','.join(map(str, m0[p][2]))})" if m0[p][2] else "")
+                for p in ("robust", "oracle")]
+        row.append(f"{m0['robust'][1]}/{m0['oracle'][1]}")
+        if dhs:
+            tot = {p: [m0[p][0], m0[p][1]] for p in ("robust", "oracle")}
+            for i, dh in enumerate(dhs):
+                if own:
+                    rj = runs[1 + i][1]
+                else:
+                    rj = run(dh if h / 100.0 + dh >= 0 else len(dhs) * 1e-4, ("robust", "oracle"), sets)
+                for p in ("robust", "oracle"):
+                    m = margin(rj, p)
+                    tot[p][0] += m[0]
+                    tot[p][1] += m[1]
+            row += [f"{tot['robust'][0]}/{tot['oracle'][0]}", f"{tot['robust'][1]}/{tot['oracle'][1]}"]
+        rows.append(row)
+        print(f"frontier: caution {c:g}, headroom {h:g}%: " + ", ".join(
+            f"{k} {v}" for k, v in zip(rows[0][2:], row[2:])), flush=True)
+    print()
+    print("frontier (write_caution / headroom set on the planner; ratios: borrower mean job "
+          "latency geomean over seeds against share; near: p99 > 90% of the SLO, not slowed)")
+    print(text_table(rows))
 
 
 if __name__ == "__main__":
