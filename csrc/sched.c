@@ -1633,6 +1633,65 @@
  *        better on seed 2, slo +5 / +2 and jain +4 / +3.
  *    (The 16x ceiling and the write factor ran as simulator overrides of
  *    the qos config, the others as patches; all reverted.)
+ *
+ * 23. Time in the drive is not idle time (issue 11, qos, one-bucket mode;
+ *    the weights invariant).  What is left of weights, classified on the
+ *    200-mix sweeps before this section (seed 1 / seed 2: 48 / 45
+ *    violating mixes; every group tenant sampled every 1 ms of a qos rerun
+ *    for IO queued at the scheduler, jbof_tenant_stats.queued):
+ *      - two buckets (an SLO tenant, a reservation or a scavenger active):
+ *        27 / 24 mixes (SLO 22 / 20 of them).  Over-served tenants are
+ *        large-IO (median 256 / 345 KiB), under-served small (16 / 35
+ *        KiB), and almost all of them are queued all the time: section
+ *        18's windows and split buckets, which these modes keep;
+ *      - one bucket, 21 / 21 mixes, of which 13 / 17 have an under-served
+ *        tenant queued < 90% of the time (QD 1-2 for 19 / 23 of the 25 /
+ *        28 such tenants).  Their cost share over their weight share,
+ *        divided by the fraction of time they are queued, has median 0.96
+ *        / 0.92: DRR is fair while they wait in it; they lose the rounds
+ *        that pass while their IO is in the drive, which DRR counts as
+ *        idle (the queue emptied, the deficit was reset, the tenant is off
+ *        the round).  The rest, 8 / 4 mixes, all queued.
+ *      - drr itself passes the check on 24 / 15 of these mixes, fails on
+ *        16 / 20, and on 8 / 10 the check finds no group of two under drr;
+ *        gimbal passes 7 / 6.
+ *    So in one-bucket mode a tenant whose queue empties at a dispatch
+ *    while it has at most 2 IOs in the drive (counting that one) keeps a
+ *    positive deficit up to one quantum (a debt is forgiven, as before)
+ *    and notes the time (drain_ns); when it queues again, or its last IO
+ *    completes (idle from then on), it is credited the weighted share of
+ *    the pacing rate over that time, rate * w / W (W the active weight),
+ *    at most up to max(quantum, cost of the IO that emptied it) -- one IO
+ *    beyond its share at most, so it does not bank.  It rejoins the round
+ *    at the tail as before.  Measured (python3 scripts/qos_sweep.py -n 200
+ *    --seed S --jobs 2; violating mixes: work, stall, weights, slo, jain;
+ *    starve apart; qos >= gimbal / median util ratio):
+ *      seed 1: 98 (53, 4, 48, 10, 9; 21; 62.5% / 1.045)
+ *           -> 96 (53, 4, 42, 10, 10; 21; 63.0% / 1.039): weights s1-41,
+ *              50, 123, 135, 185, 193 fixed, work s1-155 fixed, s1-150 new
+ *              (1.366 < 0.95 x drr's 1.450), jain s1-100 new (0.349 <
+ *              gimbal's 0.437 - 0.02);
+ *      seed 2: 96 (53, 2, 45, 12, 5; 14; 67.5% / 1.081)
+ *           -> 91 (52, 2, 41, 12, 5; 14; 67.0% / 1.080), nothing new
+ *              (weights s2-46, 75, 95, 191 and work s2-78 fixed);
+ *      CI sample (seed 11, 50): weights 10 -> 9, the rest unchanged (work
+ *      14, slo 3, jain 3, starve 5); CI_BASELINE lowered.
+ *    Tried and dropped:
+ *      a. the same for any depth (no 2-IO limit): seed 1 94 (53, 4, 40,
+ *         10, 10; 21), seed 2 93 (52, 2, 43, 12, 5; 14), but CI jain 3 ->
+ *         4: s11-2 (SATA, ten tenants) 0.406 < gimbal's 0.430 - 0.02; the
+ *         credit went to an open-loop 4 KiB QD-32 reader (share 0.76 ->
+ *         0.87) whose queue empties between arrivals, at the deep writers'
+ *         expense (0.043 -> 0.035, 0.068 -> 0.055); with the limit 0.784;
+ *      b. the credit capped at one quantum (not the IO's cost): s11-2
+ *         still 0.405, and s1-41, s1-50 violate weights again;
+ *      c. a tenant back with its head IO paid for joins the round at the
+ *         head (it was owed the rounds it missed): s1-5 went from one work
+ *         violation to starve in 8 of 9 tenants (p99 0.5 s) -- dropped at
+ *         once, not swept.
+ *    The shallow tenants stay the largest one-bucket class: the credit
+ *    gives back the scheduler's part, not the drive's (their device
+ *    latency behind deep tenants with no window, section 18's cost).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -1696,6 +1755,8 @@ typedef struct tenant {
     uint64_t win_cap;         /* qos: in-flight window, valid while win_gen == the scheduler's */
     uint64_t win_gen;
     uint64_t last_take_ns;    /* qos: last dispatch (section 18's progress bound) */
+    uint64_t drain_ns;        /* qos, one bucket: its queue emptied with IO in the drive (section 23; 0: no) */
+    uint64_t drain_cap;       /* qos, one bucket: the cost of the IO that emptied it (caps the credit, 23) */
     uint16_t slot_out[SLOT_RING];
     /* accounting */
     uint32_t inflight;
@@ -2478,8 +2539,31 @@ int jbof_sched_tenant_flush(jbof_sched *s, uint32_t id, jbof_io **out, int max, 
 
 /* submit: t (id) has just become backlogged -- out of line, so that the
  * common submit saves no registers for it. */
-static __attribute__((noinline)) void submit_backlogged(jbof_sched *s, uint32_t id, tenant *t)
+/* Section 23: a tenant whose queue emptied while its IO was in the drive
+ * (qos, one bucket) was waiting for the drive, not idle: credit it the
+ * weighted share of the pacing rate over that time, rate * w / W, up to
+ * one quantum or the cost of the IO that emptied it (whichever is more),
+ * so its next IO need not wait turns to earn what the rounds it was not on
+ * would have given it.  Called when it queues again or its last IO
+ * completes (from then on it is idle). */
+static inline void drain_credit(jbof_sched *s, tenant *t, uint64_t now_ns)
 {
+    uint64_t d = now_ns > t->drain_ns ? now_ns - t->drain_ns : 0;
+    t->drain_ns = 0;
+    if (!one_bucket(s) || !s->active_weight)
+        return;
+    int64_t q = (int64_t)s->cfg.quantum_bytes * t->cfg.weight;
+    int64_t cap = (int64_t)t->drain_cap > q ? (int64_t)t->drain_cap : q;
+    __uint128_t add = ((__uint128_t)d * s->ctl.rate_cost_bps * t->cfg.weight) /
+                      ((__uint128_t)JBOF_NS_PER_S * s->active_weight);
+    int64_t nd = t->deficit + (add > (__uint128_t)cap ? cap : (int64_t)add);
+    t->deficit = nd > cap ? (t->deficit > cap ? t->deficit : cap) : nd;
+}
+
+static __attribute__((noinline)) void submit_backlogged(jbof_sched *s, uint32_t id, tenant *t, uint64_t now_ns)
+{
+    if (t->drain_ns)
+        drain_credit(s, t, now_ns);
     s->n_backlogged++;
     if (t->cfg.klass == JBOF_CLASS_LATENCY)
         s->n_lc_backlogged++;
@@ -2520,7 +2604,7 @@ int jbof_sched_submit(jbof_sched *s, jbof_io *io, uint64_t now_ns)
     io->cost = cost_of(&s->cost, io->opcode, io->length_bytes, s->cfg.policy == JBOF_POLICY_DRR);
     e->seq = s->seq++;
     if (t->count++ == 0)
-        submit_backlogged(s, io->tenant, t);
+        submit_backlogged(s, io->tenant, t, now_ns);
     return 0;
 }
 
@@ -2609,8 +2693,18 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
             /* raw: the census was already updated above */
             list_del_raw(s, onl == LIST_SCAV ? &s->scav : &s->drr, id);
         }
-        t->deficit = 0;
         t->in_turn = 0;
+        if (pol == JBOF_POLICY_QOS && one_bucket(s) && t->inflight <= 2) {
+            /* section 23: at most 2 IOs in the drive (this one counted):
+             * waiting for them, not idle; a positive deficit carries up to
+             * a quantum, a debt is forgiven */
+            int64_t q = (int64_t)s->cfg.quantum_bytes * t->cfg.weight;
+            t->deficit = t->deficit < 0 ? 0 : t->deficit > q ? q : t->deficit;
+            t->drain_ns = now_ns ? now_ns : 1;
+            t->drain_cap = c;
+        } else {
+            t->deficit = 0;
+        }
     }
 }
 
@@ -3464,6 +3558,8 @@ static inline __attribute__((always_inline)) int complete_one(jbof_sched *s, con
             cost_on_slow_write(&s->cost); /* see complete_due */
     }
     if (!is_active(t)) {
+        if (t->drain_ns) /* section 23: idle from now on */
+            drain_credit(s, t, now_ns);
         s->n_active--;
         active_weight_adjust(s, t, -1);
     }
