@@ -1702,9 +1702,10 @@
  *    d8b3b09): 513 -> 503 violating mixes (work 292 -> 293, stall 9,
  *    weights 239 -> 222, reserve 3, slo 54, jain 56 -> 54; starve 101;
  *    qos >= gimbal 63.8%, median 1.053, both unchanged).  make
- *    bench-sched (after the rebase): 516.7 -> 519.0 instructions per IO
- *    whole, 439.4 -> 441.7 scheduler.  sim_digest c9631832... ->
- *    3075bbd2....
+ *    bench-sched: on 954fead 516.7 -> 519.0 instructions per IO whole,
+ *    439.4 -> 441.7 scheduler; on 0e17e1b (section 6's fifth pass) 509.2
+ *    -> 511.5 / 431.9 -> 434.2.  sim_digest with this section 3075bbd2...
+ *    on both (behaviour changes against main, by design).
  */
 #include <errno.h>
 #include <stdlib.h>
