@@ -39,6 +39,9 @@ OPEN: dict[str, set[str]] = {
     "sweep-s1-644": {"slo"}, "sweep-s1-153": {"weights"}, "sweep-s1-834": {"slo"}, "sweep-s1-904": {"slo"},
     "sweep-s11-27": {"weights", "work", "starve"},
     "sweep-s1-133": {"starve"},   # work waived by narrowing 5; t0 (1 MiB randrw) starves while t1's SLO is kept
+    # sched.c section 22: the SLO tenant's p99 409.7 ms -> 2.8 ms (gimbal 22.5 ms); the best-effort
+    # tenants still wait behind 920 MiB/s of infeasible reservations (work, weights, starve)
+    "sweep-s1-626": {"work", "weights", "starve"},
 }
 
 CI_SEED = 11
