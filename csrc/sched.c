@@ -1700,7 +1700,13 @@
  *    s1-723 (1933 us against gimbal's 287 us, 6.7x; was s1-626, 18.2x).
  *    sim_digest (main 954fead dca2b6d8... -> e0a1e9da...): mix 11-29
  *    changes, and the new fixture; make bench-sched unchanged (516.7 /
- *    439.4: its mix has no reservation).
+ *    439.4: its mix has no reservation).  After the rebase on 05852b4
+ *    (section 23): 200-mix seed 1 84 -> 82 (work 35 [14 waived], stall
+ *    2, weights 44, slo 9, jain 10; starve 17; 62.0% / 1.041), seed 2
+ *    79 -> 79 (34 [16], 2, 42, 12, 5; 12; 68.5% / 1.084); sim_digest
+ *    3075bbd2... -> dfa3a95e... (mix 11-29 and the new fixture, as
+ *    before); bench-sched 511.5 / 434.2 as main; CI sample within
+ *    CI_BASELINE.
  *    Tried and dropped (measured on d8b3b09, as the first numbers above):
  *      a. the mask aside past DEBT_BUCKETS of debt without the reservation
  *         condition: seed 1 96 (52, 2, 48, 9, 9; starve 23), seed 2 96
