@@ -47,24 +47,30 @@ int cost_cfg_check(const jbof_cost_cfg *cfg);
 void cost_init(cost_state *c, const jbof_cost_cfg *cfg, uint64_t now_ns);
 static inline uint32_t cost_sat32(uint64_t v) { return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v; }
 
+/* How cost_of prices (cost.c section 2): gimbal's whole write cost times
+ * wf, drr's bytes, qos's wf on the data part only (cost.c section 5). */
+enum { COST_MODE_FULL = 0, COST_MODE_BYTES = 1, COST_MODE_WF_DATA = 2 };
+
 /* Cost of one IO in read-byte equivalents, saturated to UINT32_MAX
  * (cost.c section 2; inline: it is on every submit). */
-static inline uint32_t cost_of(const cost_state *c, uint32_t op, uint32_t bytes, int byte_only)
+static inline uint32_t cost_of(const cost_state *c, uint32_t op, uint32_t bytes, int mode)
 {
-    if (byte_only)
+    if (mode == COST_MODE_BYTES)
         return bytes ? bytes : 1;
     const jbof_cost_cfg *k = &c->cfg;
     uint64_t v;
     if (op == JBOF_OP_READ) /* the common case first: a compare, not a jump table */
         return cost_sat32(k->read_base_bytes + (((uint64_t)bytes * k->read_per_byte_x256) >> 8));
     if (op == JBOF_OP_WRITE) {
-        v = k->write_base_bytes + (((uint64_t)bytes * k->write_per_byte_x256) >> 8);
-        return cost_sat32((v * c->wf_x256) >> 8);
+        v = ((uint64_t)bytes * k->write_per_byte_x256) >> 8;
+        if (mode == COST_MODE_WF_DATA)
+            return cost_sat32(k->write_base_bytes + ((v * c->wf_x256) >> 8));
+        return cost_sat32(((k->write_base_bytes + v) * c->wf_x256) >> 8);
     }
     if (op == JBOF_OP_TRIM)
         return k->read_base_bytes ? k->read_base_bytes : 1;
-    /* FLUSH, WRITE_ZEROES */
-    v = ((uint64_t)k->write_base_bytes * c->wf_x256) >> 8;
+    /* FLUSH, WRITE_ZEROES: no data, so qos charges the command only */
+    v = mode == COST_MODE_WF_DATA ? k->write_base_bytes : ((uint64_t)k->write_base_bytes * c->wf_x256) >> 8;
     return v ? cost_sat32(v) : 1;
 }
 void cost_period_end(cost_state *c, uint64_t now_ns);
