@@ -152,6 +152,28 @@
  *       buffer is full, and the buffer's programs stall everyone's reads.  Once a second tenant's IO is
  *       in the drive the usual rules judge again.  Not while SLO steering
  *       is on (a latency-critical tenant with an SLO active).
+ *
+ * 6. The ceiling's units (issue 11, the work invariant; no change here).
+ *    rate_max is 4 GiB/s = 4.29e9 cost-bytes/s.  What the drives really do
+ *    in read-equivalents (cost.c section 5's measurements): dct983 random
+ *    4 KiB reads 252K IOPS x 7680 = 1.9e9 (400K x 7680 = 3.1e9 at the
+ *    controller cap), 128 KiB+ reads 3.0e9 (the link); sata-ssd 0.73e9 /
+ *    0.55e9.  Writes use the other link direction and the flash, so a
+ *    mixed load can exceed the read-only figure: dct983 clean 3.0e9 of
+ *    reads plus 1.0 GB/s of writes at their true wf 3 is ~6e9.  So for
+ *    reads the ceiling sits ~1.4x above dct983 and never binds on SATA;
+ *    it bound with the drive shallow only because small writes were
+ *    priced at (a_w + n) x wf with wf at 7-9 (sched.c section 21a): a
+ *    512 B write at wf 8 cost 32 KB, the ceiling's 131K writes/s are a
+ *    third of the controller's 400K.  Scaling the ceiling with wf (or
+ *    16x it, section 21 there: weights +11 / +11) also lifts it for large
+ *    writes, where wf 9 already overprices clean drives by 1.3-8x but
+ *    the latency controller, not the ceiling, does the work.  The fix
+ *    kept is in the price (cost.c section 5: wf on the data only, in
+ *    sched.c's one-bucket mode): a
+ *    512 B write at wf 8 now costs 7.7 KB, 559K writes/s at the ceiling,
+ *    above the controller's cap, so the ceiling stays a read-equivalent
+ *    bound the drive can nearly do.
  */
 #include <errno.h>
 #include <string.h>
