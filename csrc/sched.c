@@ -1859,6 +1859,19 @@
  *    954fead 516.7 -> 514.3; cost_of's mode is cached per policy; the
  *    bench is in one-bucket mode, so its writes got cheaper too);
  *    sim_digest dca2b6d8... -> b526fee1....
+ *    On top of section 23 (main 05852b4, both measured on the same host):
+ *      seed 1 82 (work 35, stall 2, weights 44, slo 9, jain 10; starve
+ *        17) -> 83 (34, 3, 44, 10, 10; 17): work s1-102, 115, 150, 71
+ *        fixed, s1-26, 92, 110 new; stall s1-24 new (the SLO reader of a
+ *        reservation mix, 102.6 ms > 95 ms); slo s1-84 fixed, s1-89 and
+ *        s1-119 new -- s1-89 is section 15's 594 ms stall of t3, back
+ *        (p99 604 ms), a regression to look at;
+ *      seed 2 79 (34, 2, 42, 12, 5; 12) -> 78 (29, 2, 46, 12, 6; 12):
+ *        work s2-1, 36, 51, 90, 91, 152 fixed, s2-161 new; weights s2-21,
+ *        46, 95, 118 new; jain s2-95 new;
+ *      CI sample work 11, stall 0, weights 9, slo 3, jain 3 -> 2
+ *        (CI_BASELINE lowered), starve 4; make bench-sched 511.5 ->
+ *        509.5 / 434.2 -> 433.3; sim_digest 3075bbd2... -> 3d398e26....
  *    Tried and dropped (same sweeps):
  *      - the same price in every qos mode: seed 1 85 (work 34, stall 2,
  *        weights 51, slo 12, jain 9; starve 16), seed 2 75 (30, 2, 43,

@@ -50,7 +50,7 @@ OPEN: dict[str, set[str]] = {
 CI_SEED = 11
 CI_N = 50
 # violating mixes per invariant allowed in the CI sample (measured after the issue-11 fixes)
-CI_BASELINE: dict[str, int] = {"work": 11, "stall": 0, "weights": 9, "limit": 0, "reserve": 0, "slo": 3, "jain": 3,
+CI_BASELINE: dict[str, int] = {"work": 11, "stall": 0, "weights": 9, "limit": 0, "reserve": 0, "slo": 3, "jain": 2,
                                "starve": 4}   # starve: EXTRA_INVARIANTS, counted apart (sweep.py docstring)
 
 
