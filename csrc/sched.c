@@ -1872,6 +1872,10 @@
  *      CI sample work 11, stall 0, weights 9, slo 3, jain 3 -> 2
  *        (CI_BASELINE lowered), starve 4; make bench-sched 511.5 ->
  *        509.5 / 434.2 -> 433.3; sim_digest 3075bbd2... -> 3d398e26....
+ *    On top of section 22 (main 2c5b090, same host): seed 1 82 (35, 2,
+ *    44, 9, 10; 17) -> 81 (34, 2, 44, 8, 10; 18) -- section 22 takes
+ *    s1-24's stall and s1-89 off again; seed 2 79 (34, 2, 42, 12, 5; 12)
+ *    -> 78 (29, 2, 46, 12, 6; 12); bench 509.5 / 433.3, test-c passes.
  *    Tried and dropped (same sweeps):
  *      - the same price in every qos mode: seed 1 85 (work 34, stall 2,
  *        weights 51, slo 12, jain 9; starve 16), seed 2 75 (30, 2, 43,
