@@ -123,21 +123,28 @@ int ctl_cfg_check(const jbof_ctl_cfg *cfg);
 void ctl_init(ctl_state *c, const jbof_ctl_cfg *cfg, uint64_t now_ns);
 #define CTL_MAX_REFILL_NS (1ull << 24)
 
-/* Refill both token buckets for the time since the last refill (ctl.c
- * section 4).  Inline: it runs at every dispatch call. */
-static inline void ctl_refill(ctl_state *c, uint64_t now_ns)
+/* Cost bytes the pacing rate has earned since the last refill; 0 leaves
+ * last_refill_ns alone so sub-byte credit is not lost. */
+static inline uint64_t ctl_refill_amount(const ctl_state *c, uint64_t now_ns)
 {
     if (now_ns <= c->last_refill_ns)
-        return;
+        return 0;
     uint64_t dt = now_ns - c->last_refill_ns;
     /* rate <= 2^38 (checked) and dt capped at 2^24 ns (16.7 ms, longer than
      * any bucket takes to fill at rate_min) keep the product below 2^62: one
      * 64-bit multiply and divide, no 128-bit helper call on the IO path */
     if (dt > CTL_MAX_REFILL_NS)
         dt = CTL_MAX_REFILL_NS;
-    uint64_t add = (c->rate_cost_bps * dt) / JBOF_NS_PER_S;
+    return (c->rate_cost_bps * dt) / JBOF_NS_PER_S;
+}
+
+/* Refill both token buckets for the time since the last refill (ctl.c
+ * section 4).  Inline: it runs at every dispatch call. */
+static inline void ctl_refill(ctl_state *c, uint64_t now_ns)
+{
+    uint64_t add = ctl_refill_amount(c, now_ns);
     if (add == 0)
-        return; /* keep last_refill_ns so sub-byte credit is not lost */
+        return;
     /* half the refill to each bucket; what a full bucket cannot hold spills
      * into the other, so one kind alone gets the whole rate */
     int64_t cap = c->cfg.bucket_bytes;
@@ -166,12 +173,7 @@ static inline void ctl_refill(ctl_state *c, uint64_t now_ns)
  * back -- in a clamp (sched.c section 6). */
 static inline void ctl_refill_one(ctl_state *c, uint64_t now_ns)
 {
-    if (now_ns <= c->last_refill_ns)
-        return;
-    uint64_t dt = now_ns - c->last_refill_ns;
-    if (dt > CTL_MAX_REFILL_NS)
-        dt = CTL_MAX_REFILL_NS;
-    uint64_t add = (c->rate_cost_bps * dt) / JBOF_NS_PER_S;
+    uint64_t add = ctl_refill_amount(c, now_ns);
     if (add == 0)
         return;
     int64_t cap = c->cfg.bucket_bytes;
