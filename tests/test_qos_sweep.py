@@ -30,14 +30,15 @@ FIXTURES = sorted(FIX.glob("*.yaml"))
 # With sched.c section 18 (one bucket, no windows) these pass what was open: issue11-sixteen
 # (jain, weights), the four issue11-weights-124 seeds (weights), sweep-s1-30 (weights, work),
 # sata-large-io (work); work is open on sweep-s1-231 and sweep-s1-5 (a QD-1 reader beside a
-# deep one loses the windows' isolation).
+# deep one loses the windows' isolation).  With sections 20-24 these pass what was open:
+# sweep-s1-273 (work), sweep-s1-41 (weights, section 23), sweep-s11-27 (starve, section 20).
 OPEN: dict[str, set[str]] = {
     "sweep-s1-158": {"jain"},
-    "sweep-s1-19": {"work", "slo"}, "sweep-s1-215": {"work"}, "sweep-s1-273": {"work"},
-    "sweep-s1-41": {"weights"}, "sweep-s1-5": {"jain", "weights", "work"},
+    "sweep-s1-19": {"work", "slo"}, "sweep-s1-215": {"work"},
+    "sweep-s1-5": {"jain", "weights", "work"},
     "sweep-s1-231": {"work"},
     "sweep-s1-644": {"slo"}, "sweep-s1-153": {"weights"}, "sweep-s1-834": {"slo"}, "sweep-s1-904": {"slo"},
-    "sweep-s11-27": {"weights", "work", "starve"},
+    "sweep-s11-27": {"weights", "work"},
     "sweep-s1-133": {"starve"},   # work waived by narrowing 5; t0 (1 MiB randrw) starves while t1's SLO is kept
     # sched.c section 22: the SLO tenant's p99 409.7 ms -> 2.8 ms (gimbal 22.5 ms); the best-effort
     # tenants still wait behind 920 MiB/s of infeasible reservations (work, weights, starve)
