@@ -47,8 +47,9 @@
  *    the IO path; cost saturates at UINT32_MAX (4 GiB of cost per IO).
  *
  * 5. qos prices wf on the data only (ours, issue 11, the work invariant;
- *    sched.c section 24 has the sweep numbers), while it paces with one
- *    bucket (sched.c section 18; with two buckets, the paper's price):
+ *    docs/scheduler-log.md section 24 has the sweep numbers), while it
+ *    paces with one bucket (sched.c section 18; with two buckets, the
+ *    paper's price):
  *
  *        qos:    cost(write, n) = a_w + b_w * n * wf     FLUSH, WZ: a_w
  *        gimbal: cost(write, n) = (a_w + b_w * n) * wf   (the paper, kept)

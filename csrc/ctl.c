@@ -163,7 +163,7 @@
  *    reads plus 1.0 GB/s of writes at their true wf 3 is ~6e9.  So for
  *    reads the ceiling sits ~1.4x above dct983 and never binds on SATA;
  *    it bound with the drive shallow only because small writes were
- *    priced at (a_w + n) x wf with wf at 7-9 (sched.c section 21a): a
+ *    priced at (a_w + n) x wf with wf at 7-9 (docs/scheduler-log.md 21a): a
  *    512 B write at wf 8 cost 32 KB, the ceiling's 131K writes/s are a
  *    third of the controller's 400K.  Scaling the ceiling with wf (or
  *    16x it, section 21 there: weights +11 / +11) also lifts it for large

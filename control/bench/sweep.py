@@ -131,7 +131,7 @@ each invariant applied, so nothing is dropped silently):
    its SLO and what qos gives it has bought the utilization with the one
    thing the operator asked to protect; qos steering the drive to the SLO
    (sched.c section 3, ctl.c 3) is the feature, not lost work.  Measured
-   (sched.c section 21): of the 106 work violations of the 200-mix sweeps
+   (docs/scheduler-log.md section 21): of the 106 work violations of the 200-mix sweeps
    of seeds 1 and 2, 46 have an SLO tenant; in 15 qos meets the SLO and the
    winner misses it (s1-133: qos 197 us at util 1.04, gimbal 2097 us at
    2.08, SLO 300 us), in 19 both miss and qos's p99 is lower (s1-154: 451

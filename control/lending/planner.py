@@ -121,7 +121,7 @@ time in the simulator), so tests drive it with an injected clock.
    latency) was slower and less safe than this price: at caution 3 the
    buffer never fills while owners run, so its drain is never observed,
    and a draining buffer alone (100 KiB, ~60-100 MB/s lent) already pushes
-   a p99 near the SLO past it (csrc/sched.c section 14 has the numbers).
+   a p99 near the SLO past it (docs/scheduler-log.md section 14 has the numbers).
    What the data plane does add is a backstop (section 14 there): a lent
    write slower than the tightest SLO while a latency-critical owner is
    active, once such an owner has missed its SLO, means the buffer filled
