@@ -73,13 +73,8 @@ def geo(xs: list[float]) -> float:
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
 
 
-def text_table(rows: list[list[str]]) -> str:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                               for i, (c, w) in enumerate(zip(r, widths))).rstrip() for r in rows)
-
-
 def main() -> int:
+    from control.bench.results import text_table
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--scenario", default=str(SCEN))
     ap.add_argument("--forecaster", default="noisy")
@@ -87,7 +82,7 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=1, help="parallel processes")
     ap.add_argument("--jitter", type=int, default=0, help="also rerun robust and oracle N times "
                     "with the headroom moved by -0.01, +0.01, +0.02, ... points")
-    ap.add_argument("--frontier", default="", metavar="C/H,...",
+    ap.add_argument("--frontier", default=[], type=frontier_points, metavar="C/H,...",
                     help="also rerun robust and oracle with the planner's write_caution C and "
                     "headroom H%% set, e.g. 3/5,2/5,1/5,1/0 (each with --jitter), and print "
                     "latency against owner slow and near windows per point")
@@ -159,7 +154,21 @@ def main() -> int:
     return 0
 
 
-def frontier(spec: str, runs: list[tuple[float, dict[int, dict[str, dict[str, Any]]]]], run: Any,
+def frontier_points(text: str) -> list[tuple[float, float]]:
+    """--frontier's C/H,... as (write_caution, headroom %) pairs; a clear error otherwise."""
+    pts = []
+    for pt in text.split(","):
+        try:
+            c, h = (float(x) for x in pt.split("/"))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{pt!r} is not C/H (write_caution / headroom %, e.g. 3/5)") from None
+        if not (c >= 1 and 0 <= h < 100):
+            raise argparse.ArgumentTypeError(f"{pt!r}: write_caution must be >= 1 and headroom in [0, 100)")
+        pts.append((c, h))
+    return pts
+
+
+def frontier(spec: list[tuple[float, float]], runs: list[tuple[float, dict[int, dict[str, dict[str, Any]]]]], run: Any,
              dhs: list[float], base: tuple[float, float]) -> None:
     """Robust and oracle at each write_caution / headroom point of ``spec``
     against share from the base run: latency ratios (nominal headroom) and
@@ -172,8 +181,7 @@ def frontier(spec: str, runs: list[tuple[float, dict[int, dict[str, dict[str, An
     rows = [["caution", "headroom", "robust/share", "oracle/share", "robust slow (seeds)",
              "oracle slow (seeds)", "near r/o"]
             + ([f"over {n_runs} runs: slow r/o", "near r/o"] if dhs else [])]
-    for pt in spec.split(","):
-        c, h = (float(x) for x in pt.split("/"))
+    for c, h in spec:
         sets = (("write_caution", c), ("headroom", h / 100.0))
         own = abs(c - base[0]) < 1e-9 and abs(h / 100.0 - base[1]) < 1e-9
         r0 = res if own else run(0.0, ("robust", "oracle"), sets)
@@ -202,6 +210,7 @@ def frontier(spec: str, runs: list[tuple[float, dict[int, dict[str, dict[str, An
     print()
     print("frontier (write_caution / headroom set on the planner; ratios: borrower mean job "
           "latency geomean over seeds against share; near: p99 > 90% of the SLO, not slowed)")
+    from control.bench.results import text_table
     print(text_table(rows))
 
 
