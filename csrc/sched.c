@@ -1487,13 +1487,10 @@ static __attribute__((noinline)) void submit_backlogged(jbof_sched *s, uint32_t 
     t->in_turn = 0;
 }
 
-int jbof_sched_submit(jbof_sched *s, jbof_io *io, uint64_t now_ns)
+/* submit without the s check: jbof_sched_submit and the batch call
+ * (jbof_sched_complete_batch) */
+static inline __attribute__((always_inline)) int submit_t(jbof_sched *s, tenant *t, jbof_io *io, uint64_t now_ns)
 {
-    if (!s || !io)
-        return -EINVAL;
-    tenant *t = get_tenant(s, io->tenant);
-    if (!t)
-        return -ENOENT;
     if (io->opcode >= JBOF_OP_COUNT)
         return -EINVAL;
     if (io->length_bytes == 0 && io->opcode != JBOF_OP_FLUSH)
@@ -1515,6 +1512,23 @@ int jbof_sched_submit(jbof_sched *s, jbof_io *io, uint64_t now_ns)
     if (t->count++ == 0)
         submit_backlogged(s, io->tenant, t, now_ns);
     return 0;
+}
+
+static inline __attribute__((always_inline)) int submit_one(jbof_sched *s, jbof_io *io, uint64_t now_ns)
+{
+    if (!io)
+        return -EINVAL;
+    tenant *t = get_tenant(s, io->tenant);
+    if (!t)
+        return -ENOENT;
+    return submit_t(s, t, io, now_ns);
+}
+
+int jbof_sched_submit(jbof_sched *s, jbof_io *io, uint64_t now_ns)
+{
+    if (!s)
+        return -EINVAL;
+    return submit_one(s, io, now_ns);
 }
 
 /* ---------------------------------------------------------- dispatch --- */
@@ -2301,10 +2315,11 @@ static inline __attribute__((always_inline)) int dispatch_ctl(jbof_sched *s, uin
     return n;
 }
 
-int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
+/* dispatch past the argument checks (max > 0): jbof_sched_dispatch and
+ * the batch call */
+static inline __attribute__((always_inline)) int dispatch_body(jbof_sched *s, uint64_t now_ns, jbof_io **out,
+                                                                int max)
 {
-    if (!s || !out || max <= 0)
-        return (!s || !out || max < 0) ? -EINVAL : 0;
     if (s->n_backlogged == 0)
         return 0;
     s->next_limit_ns = UINT64_MAX;
@@ -2326,6 +2341,13 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
         return dispatch_drr_list(s, &s->drr, now_ns, out, max, 0, 0, &waiting);
     }
     }
+}
+
+int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
+{
+    if (!s || !out || max <= 0)
+        return (!s || !out || max < 0) ? -EINVAL : 0;
+    return dispatch_body(s, now_ns, out, max);
 }
 
 /* ---------------------------------------------------------- complete --- */
@@ -2398,12 +2420,9 @@ static inline __attribute__((always_inline)) void complete_due(jbof_sched *s, co
 
 /* One completion: every counter, the histogram and the controller in one
  * pass (section 6). */
-static inline __attribute__((always_inline)) int complete_one(jbof_sched *s, const jbof_io *io, uint64_t now_ns,
-                                                              int status)
+static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenant *t, const jbof_io *io,
+                                                            uint64_t now_ns, int status)
 {
-    tenant *t = get_tenant(s, io->tenant);
-    if (!t || t->gen != io->gen)
-        return -ENOENT;
     uint32_t op = io->opcode;
     if (op >= JBOF_OP_COUNT)
         return -EINVAL;
@@ -2488,11 +2507,43 @@ static inline __attribute__((always_inline)) int complete_one(jbof_sched *s, con
     return 0;
 }
 
+static inline __attribute__((always_inline)) int complete_one(jbof_sched *s, const jbof_io *io, uint64_t now_ns,
+                                                              int status)
+{
+    tenant *t = get_tenant(s, io->tenant);
+    if (!t || t->gen != io->gen)
+        return -ENOENT;
+    return complete_t(s, t, io, now_ns, status);
+}
+
 int jbof_sched_complete(jbof_sched *s, const jbof_io *io, uint64_t now_ns, int status)
 {
     if (!s || !io)
         return -EINVAL;
     return complete_one(s, io, now_ns, status);
+}
+
+/* A reactor's pass in one call (section 6): each entry's completion, then
+ * its next IO's submission, in order, exactly as the single calls would
+ * do them; then one dispatch at now_ns. */
+int jbof_sched_complete_batch(jbof_sched *s, jbof_done *d, int n, uint64_t now_ns, jbof_io **out, int max)
+{
+    if (!s || n < 0 || (n && !d) || max < 0 || (max && !out))
+        return -EINVAL;
+    for (jbof_done *e = d, *end = d + n; e < end; e++) {
+        const jbof_io *io = e->io;
+        tenant *t = io ? get_tenant(s, io->tenant) : NULL;
+        if (t && t->gen == io->gen) {
+            e->rc = complete_t(s, t, io, e->now_ns, e->status);
+        } else {
+            e->rc = io ? -ENOENT : -EINVAL;
+            t = NULL;
+        }
+        jbof_io *x = e->next;
+        if (x) /* the same client's next request: its tenant is known */
+            e->next_rc = t && x->tenant == io->tenant ? submit_t(s, t, x, e->now_ns) : submit_one(s, x, e->now_ns);
+    }
+    return max ? dispatch_body(s, now_ns, out, max) : 0;
 }
 
 

@@ -22,6 +22,13 @@
  * array, counters): ~109 instructions per IO of harness; ~88 with the
  * copying SQ.  The schedule is unchanged: the final line's now/last times
  * fingerprint it.
+ * Each tick is one jbof_sched_complete_batch call, as a reactor that reaps
+ * its CQ per tick makes it: an entry per reaped IO (its completion, then
+ * its tenant's next IO, in reap order) and the tick's dispatch -- the same
+ * calls in the same order as complete/submit/complete/submit.../dispatch,
+ * so the same schedule (fingerprint unchanged).  The next IO goes in the
+ * other descriptor of the completing one's pair (a reactor's next request
+ * is in another slot), since the completion still reads the finished one.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,14 +67,20 @@ int main(int argc, char **argv)
      * caller's cookie); a dispatch writes at most BATCH pointers past the
      * ring's end into the spill area, which is moved to the ring's start.
      * head counts completions. */
-    static jbof_io pool[TENANTS * DEPTH];
+    /* descriptors in pairs, 128-byte aligned: a completing IO's sibling,
+     * which carries its tenant's next IO, is its address ^ sizeof(jbof_io) */
+    static struct pair {
+        jbof_io io[2];
+    } __attribute__((aligned(128))) pool[TENANTS * DEPTH];
     static jbof_io *fl[RING + BATCH];
+    static jbof_done dn[TENANTS * DEPTH];
     uint64_t head = 0, tail = 0;
     uint64_t now = 0, last_done = 0;
     uint64_t rng = 88172645463325252ull;
     for (int i = 0; i < TENANTS; i++)
         for (int d = 0; d < DEPTH; d++) {
-            jbof_io *io = &pool[i * DEPTH + d];
+            jbof_io *io = &pool[i * DEPTH + d].io[0];
+            pool[i * DEPTH + d].io[1].tenant = ids[i];
             rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
             io->tenant = ids[i];
             io->opcode = (rng & 3) == 0 ? JBOF_OP_WRITE : JBOF_OP_READ; /* 25% writes */
@@ -77,22 +90,26 @@ int main(int argc, char **argv)
         }
     /* The loop is a reactor's: every TICK_NS it reaps the IOs that have
      * completed (their tenants submit new ones), then asks the scheduler for
-     * what may be dispatched -- one dispatch call per batch, as the live
-     * reactor does.  When nothing is in flight and nothing may go, time
+     * what may be dispatched -- all in one call per tick.  When nothing is in flight and nothing may go, time
      * jumps to the scheduler's next event (token refill). */
     while (head < (uint64_t)n) {
+        jbof_done *e = dn;
         while (head != tail && fl[head & (RING - 1)]->tag <= now) {
             jbof_io *c = fl[head++ & (RING - 1)];
-            jbof_sched_complete(s, c, now, 0);
-            /* the tenant's next IO, in the same descriptor */
+            /* the tenant's next IO, in the other descriptor of c's pair */
+            jbof_io *x = (jbof_io *)((uintptr_t)c ^ sizeof(jbof_io));
             rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-            c->opcode = (rng & 3) == 0 ? JBOF_OP_WRITE : JBOF_OP_READ;
-            c->length_bytes = (rng & 4) ? 4096 : 16384;
-            c->offset_bytes = (rng >> 20) & ~4095ull;
-            jbof_sched_submit(s, c, now);
+            x->opcode = (rng & 3) == 0 ? JBOF_OP_WRITE : JBOF_OP_READ;
+            x->length_bytes = (rng & 4) ? 4096 : 16384;
+            x->offset_bytes = (rng >> 20) & ~4095ull;
+            e->io = c;
+            e->next = x;
+            e->now_ns = now;
+            e->status = 0;
+            e++;
         }
         unsigned at = (unsigned)tail & (RING - 1);
-        int k = jbof_sched_dispatch(s, now, &fl[at], BATCH);
+        int k = jbof_sched_complete_batch(s, dn, (int)(e - dn), now, &fl[at], BATCH);
         for (jbof_io **d = &fl[at], **e = d + k; d < e; d++) {
             /* 1 us per command + 3.2 GB/s of reads, writes 3x dearer */
             uint64_t svc = 1000 + (uint64_t)(*d)->length_bytes * ((*d)->opcode == JBOF_OP_WRITE ? 3 : 1) * 5 / 16;

@@ -8,7 +8,7 @@ setup cancels out:
 * whole program: every instruction of bench_sched -- the scheduler plus the
   harness that models the reactor and the drive (issue 12's figure);
 * scheduler only: the instructions inside the public entry points
-  jbof_sched_* (submit, dispatch, complete, next_event_ns) and everything they
+  jbof_sched_* (submit, dispatch, complete, complete_batch, next_event_ns) and everything they
   call, counted with callgrind's --toggle-collect=jbof_sched_*.
 """
 from __future__ import annotations

@@ -260,6 +260,23 @@ int jbof_sched_dispatch(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max);
 /* An IO handed out by dispatch finished (status 0 or negative errno).
  * Feeds the controller, cost estimator, histograms and SLO counters. */
 int jbof_sched_complete(jbof_sched *s, const jbof_io *io, uint64_t now_ns, int status);
+/* One reactor pass in one call.  For each entry in order: io completes
+ * (as jbof_sched_complete(s, io, now_ns, status); its result to rc), then
+ * next, if not NULL, is submitted (as jbof_sched_submit(s, next, now_ns);
+ * its result to next_rc) -- a completing client's next request.  Then, if
+ * max > 0, one dispatch (as jbof_sched_dispatch(s, now_ns, out, max)).
+ * Returns what that dispatch returns (0 when max == 0), or -EINVAL for
+ * bad arguments (nothing done). */
+typedef struct jbof_done {
+    const jbof_io *io;      /* in: an IO handed out by dispatch that finished */
+    jbof_io *next;          /* in: NULL, or an IO to submit after io's completion */
+    uint64_t now_ns;        /* in: io's completion time, next's submit time */
+    int32_t status;         /* in: 0 or negative errno */
+    int32_t rc;             /* out: io's completion result */
+    int32_t next_rc;        /* out: next's submit result (untouched without next) */
+    uint32_t pad32;
+} jbof_done;
+int jbof_sched_complete_batch(jbof_sched *s, jbof_done *d, int n, uint64_t now_ns, jbof_io **out, int max);
 /* Earliest time at which dispatch may release queued IO that is held back
  * now (pacing or limits); UINT64_MAX when nothing is waiting on time. */
 uint64_t jbof_sched_next_event_ns(const jbof_sched *s, uint64_t now_ns);
