@@ -21,8 +21,10 @@
  *    of that tenant is freed (budget_freed).
  *
  * 3. The drive pump, once per drive per round: reap the backend's
- *    completions -> jbof_sched_complete -> reply_queue; jbof_sched_dispatch
- *    up to BATCH IOs -> backend submit; one kick (io_uring_submit) per drive.
+ *    completions -> jbof_sched_complete_batch (a reap's worth per call; the
+ *    call that drains the backend also dispatches up to BATCH IOs) ->
+ *    reply_queue; jbof_sched_dispatch while a full BATCH went -> backend
+ *    submit; one kick (io_uring_submit) per drive.
  *
  * 4. Worked example: a 4 KiB READ takes slot 7 and a 4 KiB buffer (class
  *    0), enters its tenant's SQ with tag 7; dispatch returns tag 7 with
@@ -343,19 +345,23 @@ static int backend_status(const jbof_breq *br)
     return -EIO;
 }
 
-static void complete_breq(jbof_engine *e, drive *d, jbof_breq *br)
+/* A backend that knows when it finished (memory, emulated) says so in
+ * due_ns: the controller must see the drive's latency, not how late this
+ * thread woke up to notice. */
+static inline uint64_t breq_done_ns(const jbof_engine *e, const jbof_breq *br)
+{
+    return (br->due_ns && br->due_ns < e->now_ns) ? br->due_ns : e->now_ns;
+}
+
+/* What a completion does once the scheduler has it: the backend's
+ * counters, the stall tracker, the reply. */
+static void finish_breq(jbof_engine *e, drive *d, jbof_breq *br)
 {
     req *r = br->owner;
-    int32_t st = br->status;
     d->be->inflight--;
     d->be->completed++;
-    if (st < 0)
+    if (br->status < 0)
         d->be->errors++;
-    /* A backend that knows when it finished (memory, emulated) says so in
-     * due_ns: the controller must see the drive's latency, not how late
-     * this thread woke up to notice. */
-    uint64_t t = (br->due_ns && br->due_ns < e->now_ns) ? br->due_ns : e->now_ns;
-    jbof_sched_complete(d->s, &br->io, t, st < 0 ? st : 0);
     /* the stall tracker (reactor.h, struct export): the server's view of
      * a tenant's zero-throughput time while it has IO outstanding */
     export *x = r->x;
@@ -368,14 +374,33 @@ static void complete_breq(jbof_engine *e, drive *d, jbof_breq *br)
     reply_queue(e, r, backend_status(br));
 }
 
-/* Feed every completion the backend holds back to the scheduler. */
-static int drive_reap(jbof_engine *e, drive *d)
+static void complete_breq(jbof_engine *e, drive *d, jbof_breq *br)
+{
+    jbof_sched_complete(d->s, &br->io, breq_done_ns(e, br), br->status < 0 ? br->status : 0);
+    finish_breq(e, d, br);
+}
+
+/* Feed every completion the backend holds back to the scheduler, a reap's
+ * worth per jbof_sched_complete_batch call.  With ios, the call that takes
+ * a short reap (the backend is drained) also dispatches up to max IOs
+ * into ios, and *k says how many (-1: no call dispatched). */
+static int drive_reap(jbof_engine *e, drive *d, jbof_io **ios, int max, int *k)
 {
     jbof_breq *done[BATCH];
+    jbof_done dn[BATCH];
     int n, moved = 0;
+    *k = -1;
     while ((n = d->be->ops->reap(d->be, done, BATCH, e->now_ns)) > 0) {
+        for (int i = 0; i < n; i++) {
+            jbof_breq *br = done[i];
+            dn[i] = (jbof_done){.io = &br->io, .now_ns = breq_done_ns(e, br), .status = br->status < 0 ? br->status : 0};
+        }
+        int last = n < BATCH && ios;
+        int m = jbof_sched_complete_batch(d->s, dn, n, e->now_ns, last ? ios : NULL, last ? max : 0);
+        if (last)
+            *k = m;
         for (int i = 0; i < n; i++)
-            complete_breq(e, d, done[i]);
+            finish_breq(e, d, done[i]);
         moved = 1;
         if (n < BATCH)
             break;
@@ -386,15 +411,17 @@ static int drive_reap(jbof_engine *e, drive *d)
 /* Reap, dispatch, submit, kick, reap again.  Returns 1 if anything moved. */
 int drive_pump(jbof_engine *e, drive *d)
 {
-    int moved = drive_reap(e, d);
-    int dispatched = 0;
-    int n;
     int hold = e->exiting; /* past the drain deadline: dispatch nothing new */
+    jbof_io *ios[BATCH];
+    int n;
+    /* the reap's last scheduler call also makes the first dispatch */
+    int moved = drive_reap(e, d, hold ? NULL : ios, BATCH, &n);
+    int dispatched = 0;
     /* no count of our own guards this: dispatch returns 0 at once when the
      * scheduler has nothing backlogged */
     while (!hold) {
-        jbof_io *ios[BATCH];
-        n = jbof_sched_dispatch(d->s, e->now_ns, ios, BATCH);
+        if (n < 0)
+            n = jbof_sched_dispatch(d->s, e->now_ns, ios, BATCH);
         if (n <= 0)
             break;
         for (int i = 0; i < n; i++) {
@@ -420,6 +447,7 @@ int drive_pump(jbof_engine *e, drive *d)
         dispatched += n;
         if (n < BATCH)
             break;
+        n = -1;
     }
     if (dispatched || d->be->ops->next_due_ns(d->be) == 0)
         d->be->ops->kick(d->be);
@@ -427,7 +455,7 @@ int drive_pump(jbof_engine *e, drive *d)
      * ready now: reap them in this pass so their replies go out with this
      * iteration's flush instead of waiting for the next pump round. */
     if (dispatched)
-        drive_reap(e, d);
+        drive_reap(e, d, NULL, 0, &n);
     return moved || dispatched;
 }
 

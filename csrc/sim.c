@@ -66,6 +66,7 @@ typedef struct sim_tenant {
     uint64_t seed;
     jbof_tenant_result res;
     uint64_t *timeline;
+    uint64_t in_batch;        /* == the sim's batch_gen: has a completion in the open batch */
 } sim_tenant;
 
 struct jbof_sim {
@@ -86,6 +87,13 @@ struct jbof_sim {
     uint64_t next_base;
     uint64_t capacity;
     int err;                  /* first internal error (sticky) */
+    /* completions of this instant not yet given to the scheduler, each
+     * with its tenant's next IO (section 2): one jbof_sched_complete_batch
+     * call takes them, at the latest with the instant's first dispatch */
+    jbof_done dn[PUMP_BATCH];
+    uint32_t dn_idx[PUMP_BATCH], dn_next[PUMP_BATCH]; /* their pool indices */
+    int ndn;
+    uint64_t batch_gen;       /* bumped per batch (sim_tenant.in_batch) */
 };
 
 /* -------------------------------------------------------------- heap --- */
@@ -259,28 +267,93 @@ static void on_arrival(jbof_sim *s, sim_tenant *st, uint64_t gen)
     push(s, s->now + wl_gap_ns(st->cur, len), EV_ARRIVAL, st->sid, gen);
 }
 
+/* A completion the scheduler has taken: the tenant's results. */
+static void completed(jbof_sim *s, sim_tenant *st, const jbof_io *io)
+{
+    st->outstanding--;
+    st->res.completed++;
+    if (io->opcode == JBOF_OP_WRITE) {
+        st->res.write_ios++;
+        st->res.write_bytes += io->length_bytes;
+    } else if (io->opcode == JBOF_OP_READ) {
+        st->res.read_ios++;
+        st->res.read_bytes += io->length_bytes;
+    }
+    uint64_t bin = s->now / s->cfg.bin_ns;
+    if (bin < s->cfg.max_bins)
+        st->timeline[bin] += io->length_bytes;
+}
+
+/* Give the open batch to the scheduler in one call, which also dispatches
+ * up to max IOs into out (max 0: none); returns that call's result.  The
+ * scheduler sees what on_complete's single calls would have made it see,
+ * in the same order: each completion, then its tenant's next IO. */
+static int flush_batch(jbof_sim *s, jbof_io **out, int max)
+{
+    int n = s->ndn;
+    s->ndn = 0;
+    s->batch_gen++;
+    int k = jbof_sched_complete_batch(s->sched, s->dn, n, s->now, out, max);
+    for (int i = 0; i < n; i++) {
+        const jbof_done *d = &s->dn[i];
+        if (d->rc) {
+            s->err = d->rc;
+            return k;
+        }
+        sim_tenant *st = &s->t[d->io->tenant];
+        completed(s, st, d->io);
+        pool_put(s, s->dn_idx[i]);
+        if (d->next_rc == 0) { /* issue()'s bookkeeping */
+            st->outstanding++;
+            st->res.issued++;
+        } else {
+            pool_put(s, s->dn_next[i]);
+            if (d->next_rc != -EAGAIN)
+                s->err = d->next_rc;
+        }
+    }
+    return k;
+}
+
 static void on_complete(jbof_sim *s, uint32_t idx)
 {
-    jbof_io io = *pool_io(s, idx);
+    jbof_io *pio = pool_io(s, idx);
+    sim_tenant *st = &s->t[pio->tenant];
+    /* a closed-loop tenant without think time at its iodepth issues exactly
+     * one IO per completion: batched, unless its previous completion is in
+     * the open batch (its outstanding count is not yet current) */
+    if (st->cur && closed_loop(st->cur) && !st->cur->thinktime_ns && st->outstanding == st->cur->iodepth &&
+        st->in_batch != s->batch_gen + 1) {
+        if (s->ndn == PUMP_BATCH)
+            flush_batch(s, NULL, 0);
+        uint32_t nidx;
+        int rc = pool_get(s, &nidx);
+        if (rc) {
+            s->err = rc;
+            return;
+        }
+        jbof_io *nx = pool_io(s, nidx); /* issue(), the submit deferred to the batch */
+        memset(nx, 0, sizeof(*nx));
+        wl_make_io(&st->ws, st->cur, nx);
+        nx->tenant = st->sid;
+        nx->tag = nidx;
+        s->dn[s->ndn] = (jbof_done){.io = pio, .next = nx, .now_ns = s->now};
+        s->dn_idx[s->ndn] = idx;
+        s->dn_next[s->ndn] = nidx;
+        s->ndn++;
+        st->in_batch = s->batch_gen + 1;
+        return;
+    }
+    if (s->ndn)
+        flush_batch(s, NULL, 0);
+    jbof_io io = *pio;
     pool_put(s, idx);
     int rc = jbof_sched_complete(s->sched, &io, s->now, 0);
     if (rc) {
         s->err = rc;
         return;
     }
-    sim_tenant *st = &s->t[io.tenant];
-    st->outstanding--;
-    st->res.completed++;
-    if (io.opcode == JBOF_OP_WRITE) {
-        st->res.write_ios++;
-        st->res.write_bytes += io.length_bytes;
-    } else if (io.opcode == JBOF_OP_READ) {
-        st->res.read_ios++;
-        st->res.read_bytes += io.length_bytes;
-    }
-    uint64_t bin = s->now / s->cfg.bin_ns;
-    if (bin < s->cfg.max_bins)
-        st->timeline[bin] += io.length_bytes;
+    completed(s, st, &io);
     if (!st->cur)
         return;
     if (closed_loop(st->cur)) {
@@ -300,8 +373,8 @@ static void on_complete(jbof_sim *s, uint32_t idx)
 static void pump(jbof_sim *s)
 {
     jbof_io *out[PUMP_BATCH];
-    int n;
-    while ((n = jbof_sched_dispatch(s->sched, s->now, out, PUMP_BATCH)) > 0) {
+    int n = s->ndn ? flush_batch(s, out, PUMP_BATCH) : jbof_sched_dispatch(s->sched, s->now, out, PUMP_BATCH);
+    for (; n > 0; n = jbof_sched_dispatch(s->sched, s->now, out, PUMP_BATCH)) {
         for (int i = 0; i < n; i++) {
             const jbof_io *io = out[i]; /* the pool's descriptor itself */
             uint32_t idx = (uint32_t)io->tag;
@@ -454,10 +527,14 @@ int jbof_sim_run(jbof_sim *s, uint64_t until_ns)
             on_complete(s, (uint32_t)e.b);
             break;
         case EV_ARRIVAL:
+            if (s->ndn) /* the open batch's completions came first */
+                flush_batch(s, NULL, 0);
             if (s->t[e.a].present)
                 on_arrival(s, &s->t[e.a], e.b);
             break;
         case EV_PHASE:
+            if (s->ndn)
+                flush_batch(s, NULL, 0);
             if (s->t[e.a].present && e.b == s->t[e.a].phase_gen)
                 phase_change(s, &s->t[e.a]);
             break;
