@@ -130,9 +130,21 @@
  *    SLO cap (3, Latency SLOs) is recomputed when the set of active
  *    latency-critical tenants changes, not per completion.
  *
+ *    One call per reactor pass: jbof_sched_complete_batch takes what a
+ *    reactor reaped -- per entry a completion, then (optionally) that
+ *    client's next IO -- and then makes the pass's dispatch, so a tick
+ *    pays one call frame and one set of argument checks instead of a
+ *    complete, a submit and a dispatch call each, and a next IO of the
+ *    completing tenant reuses its tenant lookup.  The entries are done in
+ *    the order of the single calls, so it is behaviour-identical.  The
+ *    reactor (io.c drive_reap: a reap's worth per call, the draining one
+ *    also dispatching), the simulator (sim.c: an instant's completions by
+ *    closed-loop tenants at their iodepth) and make bench-sched use it.
+ *
  *    Current cost (make bench-sched: qos, 64 tenants of weight 1..4,
- *    depth 8, 25% writes, 10 us ticks; callgrind): 509.5 instructions
- *    per IO whole program, 433.3 in the scheduler.
+ *    depth 8, 25% writes, 10 us ticks, one batch call per tick;
+ *    callgrind): 498.9 instructions per IO whole program, 419.7 in the
+ *    scheduler (single calls: 509.5 / 433.3).
  *    Where the rest is, measured (callgrind --dump-instr=yes on
  *    build/bench_sched 200000: 200,002 completions, 200,514 submits,
  *    153,005 dispatch calls = 0.77 per IO, every one of them with IO
