@@ -145,7 +145,8 @@
  *    depth 8, 25% writes, 10 us ticks, one batch call per tick;
  *    callgrind): 498.9 instructions per IO whole program, 419.7 in the
  *    scheduler (single calls: 509.5 / 433.3).
- *    Where the rest is, measured (callgrind --dump-instr=yes on
+ *    Where the rest is, measured with single calls before the batch
+ *    call (callgrind --dump-instr=yes on
  *    build/bench_sched 200000: 200,002 completions, 200,514 submits,
  *    153,005 dispatch calls = 0.77 per IO, every one of them with IO
  *    queued -- the harness only calls after reaping, so the "nothing
