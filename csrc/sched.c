@@ -599,6 +599,16 @@
  *    reservation or a scavenger active) and under gimbal the old price
  *    stays.  The price is fixed at submit (io->cost), as before.
  *    (measurements and variants: docs/scheduler-log.md section 24)
+ *
+ * 27. OVERLOADED that pacing does not fix (issue 11, the work invariant;
+ *    investigation, no mechanism kept).  ctl.c's OVERLOADED clamp
+ *    (rate = min(rate, completion rate)) has every rate as a fixed point,
+ *    so a latency the rate does not govern holds the rate down for the
+ *    whole run (sweep mix s1-631: read EWMA 0.5-2.7 ms against a
+ *    126-251 us band whatever the depth; util 0.818 vs rr 2.994).
+ *    Probing upward in OVERLOADED recovers such mixes but on SATA and
+ *    fragmented drives finds throughput too, and weights pays for it.
+ *    (measurements and variants: docs/scheduler-log.md section 27)
  */
 #include <errno.h>
 #include <stdlib.h>
