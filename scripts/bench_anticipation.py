@@ -11,6 +11,9 @@ latency and owner slow windows, then:
 * robust / share and oracle / share borrower latency, geometric mean
   (targets: <= 1.3x and <= 1.1x);
 * seeds on which robust slowed an owner (target: none);
+* where robust's and oracle's borrower latency goes against share: reader
+  jobs and writer jobs apart (mean latency ratio, geometric mean over seeds)
+  and the whole ratio with writer jobs, or reader jobs, at share's latency;
 * robust's and oracle's slow windows and near-SLO windows (p99 > 90% of the
   SLO, not slowed) over all seeds: the margin.  Slow windows are rare, so
   whether a seed shows one is close to chance: ``--jitter N`` reruns robust
@@ -67,6 +70,31 @@ def margin(res: dict[int, dict[str, dict[str, Any]]], p: str) -> tuple[int, int,
     return (sum(r[p]["owner_slow_windows"] for r in res.values()),
             sum(r[p]["owner_near_slo_windows"] for r in res.values()),
             sorted(s for s, r in res.items() if r[p]["owner_slow_windows"]))
+
+
+def by_kind(res: dict[int, dict[str, dict[str, Any]]], p: str) -> str:
+    """Policy p's borrower latency against share by job kind: each kind's mean
+    latency ratio and p's whole ratio with the other kind at share's latency
+    (geometric means over seeds; a seed without a kind is left out of its ratio)."""
+    kind: dict[str, list[float]] = {"reader": [], "writer": []}
+    cf: dict[str, list[float]] = {"reader": [], "writer": []}
+    for r in res.values():
+        a, sh = r[p], r["share"]
+        n = a["borrower_jobs_by_kind"]
+        lp, ls = a["borrower_job_latency_by_kind_s"], sh["borrower_job_latency_by_kind_s"]
+        tot = sum(n.values())
+        if not tot:
+            continue
+        for k in kind:
+            if n[k]:
+                kind[k].append(lp[k] / ls[k])
+            # the whole mean with kind k's jobs at share's latency
+            o = "writer" if k == "reader" else "reader"
+            m = (n[k] * (ls[k] or 0.0) + n[o] * (lp[o] or 0.0)) / tot
+            cf[k].append(m / sh["borrower_mean_job_latency_s"])
+    return (f"{p}/share by job kind: reader jobs {geo(kind['reader']):.2f}x, writer jobs "
+            f"{geo(kind['writer']):.2f}x; whole with writer jobs at share's latency "
+            f"{geo(cf['writer']):.2f}x, with reader jobs at share's {geo(cf['reader']):.2f}x")
 
 
 def geo(xs: list[float]) -> float:
@@ -128,6 +156,8 @@ def main() -> int:
     print(f"oracle/share   geomean {geo(or_sh):.2f}x  max {max(or_sh):.2f}x   (target <= 1.1x)")
     print(f"robust owner slow windows: {'none' if not slowed else 'seeds ' + ', '.join(map(str, slowed))}"
           "   (target: none)")
+    for p in ("robust", "oracle"):
+        print(by_kind(res, p))
     sw, nw, ss = margin(res, "share")
     print(f"share (the 1.0x reference): {sw} slow windows on {len(ss)} of {len(seeds)} seeds, "
           f"{nw} near")

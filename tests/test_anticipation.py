@@ -47,6 +47,11 @@ def test_documents_have_the_sia_metrics(noisy: dict[str, dict[str, Any]]) -> Non
         assert a["borrower_unfinished"] == 0 and a["messages_refused"] == 0
         assert a["owner_windows"] > 300 and a["reclaims_measured"] == a["owner_jobs"] >= 5
         assert 0 < a["utilization"] < 1.05
+        # the mean by job kind is the whole mean split (which kind a policy slows)
+        n, m = a["borrower_jobs_by_kind"], a["borrower_job_latency_by_kind_s"]
+        assert set(n) == set(m) == {"reader", "writer"} and sum(n.values()) == a["borrower_jobs"]
+        whole = sum(n[k] * (m[k] or 0.0) for k in n) / a["borrower_jobs"]
+        assert whole == pytest.approx(a["borrower_mean_job_latency_s"], abs=1e-3)
 
 
 def test_robust_cuts_borrower_latency_vs_static(noisy: dict[str, dict[str, Any]]) -> None:

@@ -30,6 +30,12 @@ Metrics (the ``anticipation`` object of each result document):
   borrower_mean_job_latency_s  mean over borrower jobs of completion - arrival
                                (a job still running at the cut-off counts
                                until the cut-off: ``borrower_unfinished``);
+  borrower_job_latency_by_kind_s  the same mean over reader jobs and over
+                               writer jobs apart ({"reader": s, "writer": s},
+                               null for a kind with no job) with
+                               ``borrower_jobs_by_kind``: which kind of
+                               borrower job a policy slows (the jobs are the
+                               same under every policy of one trace and seed);
   owner_slowdown_probability   fraction of owner windows (one tick each) with
                                demand in which the owner was slowed: it moved
                                less than 95% of min(demand, reservation) --
@@ -684,6 +690,9 @@ def _document(sc: ClusterScenario, trace: Trace, policy: str, kind: str, seed: i
                 reclaims.append(_reclaim_ms(c, min(j.io.read_bps, o.reserve_bps)))
     lat = [((b.done_s if b.done_s is not None else elapsed) - b.job.start_s) for b in borrowers]
     unfinished = sum(b.done_s is None for b in borrowers)
+    by_kind: dict[str, list[float]] = {"reader": [], "writer": []}
+    for b, x in zip(borrowers, lat):
+        by_kind["writer" if b.job.io.write_fraction > 0 else "reader"].append(x)
     total_bytes = sum(sim.tenant_result(n).bytes for n in sim.tenant_names)
     rq = np.array(reclaims) if reclaims else np.zeros(1)
     antic = {
@@ -693,6 +702,9 @@ def _document(sc: ClusterScenario, trace: Trace, policy: str, kind: str, seed: i
                                "p99": float(np.percentile(rq, 99)), "max": float(rq.max())},
         "utilization": round(total_bytes / (sc.capacity_bps * elapsed), 4) if elapsed else 0.0,
         "borrower_jobs": len(borrowers),
+        "borrower_job_latency_by_kind_s": {k: round(float(np.mean(v)), 4) if v else None
+                                           for k, v in by_kind.items()},
+        "borrower_jobs_by_kind": {k: len(v) for k, v in by_kind.items()},
         "borrower_unfinished": unfinished,
         "borrower_bytes": int(sum(sim.tenant_result(b.name).bytes for b in borrowers)),
         "owner_jobs": sum(len(v) for v in ojobs.values()),
