@@ -138,6 +138,15 @@ time in the simulator), so tests drive it with an injected clock.
    owner) was slower and less safe (robust/share 1.61x, owners slowed on
    2 seeds).  The default stays 4: a drive whose buffer or drain differ
    is not measured.
+   The write horizon is the buffer's drain, not the data plane's reclaim
+   bound (which takes back lent IO in flight, not buffered bytes): a full
+   64 MiB buffer drains in 0.4 s on the fragmented drive with no reads and
+   0.8 s at 50% read utilisation; 0.5 s and 1 s slowed owners at arrivals.
+   Writer jobs are what the planner costs borrowers (oracle: writer jobs
+   2.2x share's latency, reader jobs 1.12x) and the drain is what holds
+   them there: splitting the pool max-min, holding due owners at their
+   demand or cutting writes later all land on the same safety frontier
+   (docs/scheduler-log.md section 14, fourth pass).
 
 7. Safety does not depend on the planner.  The data plane serves scavengers
    only when nobody else waits and caps their in-flight cost at what the
