@@ -609,6 +609,41 @@
  *    Probing upward in OVERLOADED recovers such mixes but on SATA and
  *    fragmented drives finds throughput too, and weights pays for it.
  *    (measurements and variants: docs/scheduler-log.md section 27)
+ *
+ * 28. Nobody starves behind a reservation's debt (issue 11, qos; the
+ *    stall invariant).  A due reservation goes past the empty buckets and
+ *    is charged to them (3b).  Priced at wf 9, a met, feasible one can
+ *    cost more than its bucket's part of the refill, and then the bucket
+ *    stays in debt for as long as it runs.  Mix s1-712 (clean dct983): t2,
+ *    16 KiB sequential writes at QD 1 reserved at 200 MiB/s (2.1 GB/s of
+ *    cost, the rate starting at 1.08 GB/s), ran the write bucket to -114
+ *    MB by 95 ms; it was back at 0 at 230 ms.  All that time the tenants
+ *    whose head IO was a write had IO queued and none in flight, while the
+ *    drive held 4-6 IOs at its band latency: t1 (QD 1, p99 2.75 ms) waited
+ *    231.7 ms.  Section 9's mask has no overdraft to stop there, section
+ *    20 does not cut a met reservation, and section 22 stands the mask
+ *    aside in the same condition -- so the same happened behind a
+ *    latency-critical tenant's overdraft whenever a reservation was active
+ *    on the other bucket (s1-149: a 2 ms-SLO reader kept the read bucket at
+ *    -3..-5 MB, a 4 KiB QD-2 tenant waited 66.5 ms).  With both buckets
+ *    empty nobody is even held: the round stops and keeps its order
+ *    (s1-59: a 16 KiB QD-1 reader waited 104 ms on the round).
+ *    Now, while a reservation is active and bucket k is past DEBT_BUCKETS
+ *    buckets of debt, at most once per ms (resv_escapes, out of line) the
+ *    held lists of such buckets and the round are walked for tenants that
+ *    starve (section 9: nothing in the drive, head IO waiting STARVE_NS)
+ *    and have sent nothing for STARVE_NS.  Each earns one quantum x weight
+ *    of deficit per STARVE_NS of that; once its deficit covers its head
+ *    IO, it goes to the head of the round and sends that one IO past k --
+ *    paid from its deficit (DRR order among the starving), not charged to
+ *    k: k's debt is the reservations', and charging the escapes deepened
+ *    it until nobody recovered (s1-934, 25 tenants: util 2.579 -> 1.980).
+ *    Spending more than one IO per escape of the earned deficit let large-IO
+ *    tenants past their share (CI mix s11-37) or, capped at a quantum, past
+ *    the CI sample's weights ratchet (section 28 of the log).  At most one
+ *    IO per tenant per STARVE_NS beyond the buckets.  s1-712: t1 max 231.7
+ *    -> 31.0 ms; 7 of the 8 stall mixes of the 1000-mix sweep pass.
+ *    (measurements and variants: docs/scheduler-log.md section 28)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -693,6 +728,8 @@ typedef struct tenant {
     uint32_t r_cpb_x256;      /* cost per byte of its IO, x256, EWMA (0: none yet) */
     uint32_t r_win_full;      /* active since the window began */
     uint32_t r_short;         /* moved less than 7/8 of its reservation over the last window */
+    uint32_t esc_ok;          /* qos: its head IO may go past a reservation's debt (section 28) */
+    uint64_t esc_ns;          /* qos: last quantum earned while starving behind one (section 28) */
 } tenant;
 
 typedef struct dlist {
@@ -739,6 +776,7 @@ struct jbof_sched {
     uint32_t rr_cursor;
     uint32_t n_lc_active;     /* latency-critical tenants active (qos SLO steering) */
     uint32_t n_resv_active;   /* tenants with a reservation active (qos: two buckets, section 18) */
+    uint64_t esc_next_ns;     /* qos: next walk for tenants starving behind reservation debt (section 28) */
     uint32_t n_two;           /* n_lc_active + n_resv_active + n_active_scav: qos needs two buckets (18) */
     uint64_t resv_next_ns;    /* qos: next rescale of the reservations (section 20; 0 = at once) */
     uint64_t resv_win_ns;     /* qos: start of the reservations' attainment window (section 20) */
@@ -1838,6 +1876,66 @@ static inline int starving(const tenant *t, uint64_t now_ns)
     return t->inflight == 0 && now_ns - t->ring[t->head].io->submit_ns > STARVE_NS;
 }
 
+/* section 28: t starves (section 9), has sent nothing for STARVE_NS and
+ * earned no quantum for as long: it earns one (quantum x weight) and, once
+ * that covers its head IO, may send it past its bucket's reservation debt */
+static inline int resv_escape_earn(const jbof_sched *s, tenant *t, uint64_t now_ns)
+{
+    if (!starving(t, now_ns) || now_ns - t->last_take_ns < STARVE_NS || now_ns - t->esc_ns < STARVE_NS)
+        return 0;
+    t->esc_ns = now_ns;
+    t->deficit += (int64_t)s->cfg.quantum_bytes * t->cfg.weight;
+    t->esc_ok = t->deficit >= (int64_t)t->ring[t->head].io->cost;
+    return (int)t->esc_ok;
+}
+
+/* section 28: every tenant held on a bucket past DEBT_BUCKETS of debt that
+ * may escape it goes to the head of the round (rare: a reservation is
+ * active and its debt deep); returns the buckets someone may go past,
+ * the round's head included (when both buckets are empty nobody is held:
+ * the round stops and keeps its order) */
+static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t now_ns)
+{
+    uint32_t esc = 0, deep = 0;
+    int64_t floor = -(int64_t)DEBT_BUCKETS * (int64_t)s->cfg.ctl.bucket_bytes;
+    for (int k = 0; k < 2; k++)
+        deep |= (s->ctl.tokens[k] < floor ? 1u : 0u) << k;
+    if (!deep || now_ns < s->esc_next_ns)
+        return 0;
+    s->esc_next_ns = now_ns + RESV_STEP_NS; /* a walk at most once per ms */
+    for (int k = 0; k < 2; k++) {
+        dlist *h = &s->held[k];
+        if (h->head < 0 || !(deep >> k & 1))
+            continue;
+        int32_t id = h->head;
+        for (uint32_t i = 0, len = h->len; i < len; i++) {
+            int32_t nx = s->t[id]->next;
+            if (resv_escape_earn(s, s->t[id], now_ns)) {
+                list_del_raw(s, h, (uint32_t)id);
+                list_push(s, &s->drr, (uint32_t)id, 1, LIST_DRR);
+                esc |= 1u << k;
+            }
+            id = nx;
+        }
+        if (h->head < 0)
+            s->held_mask &= ~(1u << k);
+    }
+    /* and those on the round (when both buckets are empty nobody is held:
+     * the round stops and keeps its order) */
+    int32_t id = s->drr.head;
+    for (uint32_t i = 0, len = s->drr.len; i < len; i++) {
+        int32_t nx = s->t[id]->next;
+        int k = head_bucket(s->t[id]);
+        if ((deep >> k & 1) && resv_escape_earn(s, s->t[id], now_ns)) {
+            list_del(s, &s->drr, (uint32_t)id);
+            list_push(s, &s->drr, (uint32_t)id, 1, LIST_DRR);
+            esc |= 1u << k;
+        }
+        id = nx;
+    }
+    return esc;
+}
+
 /* section 22: the mask stands aside while a reservation is active and k is
  * past DEBT_BUCKETS buckets of debt -- due reservations keep k in debt, so
  * holding the latency-critical tenant back would not release anyone */
@@ -2056,12 +2154,16 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
      * latency-critical tenant overdraws k, so k refills and it goes next */
     /* one == one_bucket(s), a constant in each inlined copy (section 18:
      * only bucket 0, nobody on held[1]) */
-    uint32_t held = s->held_mask, sm = 0;
+    uint32_t held = s->held_mask, sm = 0, esc = 0;
     if (held)
         for (int k = 0; k < 2; k++)
             if ((held >> k & 1) && starving(s->t[s->held[k].head], now_ns))
                 sm |= 1u << k;
     s->starve_mask = sm;
+    if (!one && s->n_resv_active) {
+        esc = resv_escapes(s, now_ns); /* section 28 */
+        held = s->held_mask;
+    }
     /* may anyone on the round or held use a token bucket now?  n_head and
      * held_mask say who waits on which bucket, so a call that can send
      * nothing visits nobody; it records the buckets they wait on, for
@@ -2069,7 +2171,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
     uint32_t have = (s->ctl.tokens[0] > 0 ? 1u : 0u) | (!one && s->ctl.tokens[1] > 0 ? 2u : 0u);
     if (!alone && !s->n_lc_backlogged) {
         uint32_t want = one ? (l->len || held ? 1u : 0u) : (s->n_head[0] ? 1u : 0u) | (s->n_head[1] ? 2u : 0u) | held;
-        if (!(want & have)) {
+        if (!(want & (have | esc))) {
             s->starved |= want & ~have;
             if (want)
                 *waiting = 1;
@@ -2117,6 +2219,22 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             }
         }
         int k = one ? 0 : ctl_bucket(h->opcode);
+        if (!one && t->esc_ok) {
+            t->esc_ok = 0;
+            if (s->ctl.tokens[k] <= 0 && !alone) {
+                /* section 28: one IO past k's reservation debt, paid from
+                 * the quanta it earned starving, not charged to k (its
+                 * debt is the reservations') */
+                idle_visits = 0;
+                uint32_t c = h->cost;
+                t->deficit -= c;
+                take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, LIST_DRR); /* may unlink t */
+                s->ctl.tokens[k] += c;
+                if (l->head == (int32_t)id)
+                    list_rotate(s, l); /* the next one may starve too */
+                continue;
+            }
+        }
         if (s->ctl.tokens[k] <= 0 && !alone && !lc_overdraft(s, t)) {
             *waiting = 1;
             s->starved |= 1u << k;
