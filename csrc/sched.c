@@ -628,8 +628,11 @@
  *    -3..-5 MB, a 4 KiB QD-2 tenant waited 66.5 ms).  With both buckets
  *    empty nobody is even held: the round stops and keeps its order
  *    (s1-59: a 16 KiB QD-1 reader waited 104 ms on the round).
- *    Now, while a reservation is active and bucket k is past DEBT_BUCKETS
- *    buckets of debt, at most once per ms (resv_escapes, out of line) the
+ *    Now, while a reservation is active, bucket k is past DEBT_BUCKETS
+ *    buckets of debt and the controller is not in CONGESTION or
+ *    OVERLOADED (a full drive makes the debt real: escapes into s1-469's
+ *    garbage-collecting drive, 60 IOs in it, stalled a reserved writer
+ *    300 ms), at most once per ms (resv_escapes, out of line) the
  *    held lists of such buckets and the round are walked for tenants that
  *    starve (section 9: nothing in the drive, head IO waiting STARVE_NS)
  *    and have sent nothing for STARVE_NS.  Each earns one quantum x weight
@@ -642,7 +645,8 @@
  *    tenants past their share (CI mix s11-37) or, capped at a quantum, past
  *    the CI sample's weights ratchet (section 28 of the log).  At most one
  *    IO per tenant per STARVE_NS beyond the buckets.  s1-712: t1 max 231.7
- *    -> 31.0 ms; 7 of the 8 stall mixes of the 1000-mix sweep pass.
+ *    -> 31.0 ms; 7 of the 8 stall mixes of the 1000-mix sweep pass (not
+ *    s1-252: twelve reservations far past the drive).
  *    (measurements and variants: docs/scheduler-log.md section 28)
  */
 #include <errno.h>
@@ -1900,8 +1904,8 @@ static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t n
     int64_t floor = -(int64_t)DEBT_BUCKETS * (int64_t)s->cfg.ctl.bucket_bytes;
     for (int k = 0; k < 2; k++)
         deep |= (s->ctl.tokens[k] < floor ? 1u : 0u) << k;
-    if (!deep || now_ns < s->esc_next_ns)
-        return 0;
+    if (!deep || now_ns < s->esc_next_ns || s->ctl.state >= JBOF_CTL_CONGESTION)
+        return 0; /* (a congested drive is full already: the debt is real) */
     s->esc_next_ns = now_ns + RESV_STEP_NS; /* a walk at most once per ms */
     for (int k = 0; k < 2; k++) {
         dlist *h = &s->held[k];
