@@ -2225,7 +2225,9 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
         int k = one ? 0 : ctl_bucket(h->opcode);
         if (!one && t->esc_ok) {
             t->esc_ok = 0;
-            if (s->ctl.tokens[k] <= 0 && !alone) {
+            /* still past DEBT_BUCKETS: a flag left from before a switch to
+             * one bucket and back does not let an IO past a shallow debt */
+            if (s->ctl.tokens[k] < -(int64_t)DEBT_BUCKETS * (int64_t)s->cfg.ctl.bucket_bytes && !alone) {
                 /* section 28: one IO past k's reservation debt, paid from
                  * the quanta it earned starving, not charged to k (its
                  * debt is the reservations') */
