@@ -502,6 +502,59 @@ static void test_lent_write_backoff(void)
     }
 }
 
+/* section 26: a write that found the write buffer full (slower than
+ * max(half the SLO, 1 ms)) while the latency-critical tenant misses half
+ * its SLO stops the other writes for its wait past that; reads still go */
+static void test_wbuf_full_stop(void)
+{
+    for (int mode = 0; mode < 3; mode++) {
+        /* 0: a fast write, 1: a slow one while the owner misses (stops
+         * writes), 2: a slow one while the owner is on target */
+        int slow = mode >= 1, miss = mode <= 1, stopped = mode == 1;
+        jbof_sched *s = mk(JBOF_POLICY_QOS);
+        jbof_tenant_cfg tc;
+        jbof_tenant_default_cfg(&tc);
+        tc.klass = JBOF_CLASS_LATENCY;
+        tc.latency_slo_ns = 500000; /* the cap: 250 us */
+        uint32_t own = 999;
+        CHECK_EQ(jbof_sched_tenant_add(s, &tc, 0, &own), 0);
+        uint32_t wr = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+        uint32_t rd = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+        jbof_io own_a = one_io(own, JBOF_OP_READ, 1), own_b = one_io(own, JBOF_OP_READ, 2);
+        jbof_io w1 = one_io(wr, JBOF_OP_WRITE, 3), w2 = one_io(wr, JBOF_OP_WRITE, 4);
+        jbof_io r1 = one_io(rd, JBOF_OP_READ, 5);
+        w1.length_bytes = w2.length_bytes = 4096; /* the write bucket's debt is no hold */
+        jbof_io *out[8];
+        uint64_t t = 1000000;
+        CHECK_EQ(jbof_sched_submit(s, &own_a, t), 0);
+        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+        /* the owner's first read misses half its SLO end to end, or not */
+        CHECK_EQ(jbof_sched_complete(s, &own_a, t + (miss ? 600000 : 100000), 0), 0);
+        CHECK_EQ(jbof_sched_submit(s, &own_b, t + 700000), 0); /* stays in flight: the owner is active */
+        CHECK_EQ(jbof_sched_dispatch(s, t + 700000, out, 8), 1);
+        t += 10000000; /* the buckets refill */
+        CHECK_EQ(jbof_sched_submit(s, &w1, t), 0);
+        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+        CHECK(out[0] == &w1);
+        /* 2.25 ms: the buffer was full; 100 us: it took the write */
+        t += slow ? 2250000 : 100000;
+        CHECK_EQ(jbof_sched_complete(s, &w1, t, 0), 0);
+        CHECK_EQ(jbof_sched_submit(s, &w2, t), 0);
+        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), stopped ? 0 : 1);
+        if (stopped) {
+            uint64_t stop = t + 1250000; /* the write's wait past 1 ms (WSLOW_MIN_NS) */
+            CHECK_EQ(jbof_sched_submit(s, &r1, t), 0); /* reads are not held back */
+            CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+            CHECK(out[0] == &r1);
+            CHECK(jbof_sched_next_event_ns(s, t) <= stop);
+            CHECK_EQ(jbof_sched_dispatch(s, stop - 1000, out, 8), 0);
+            CHECK_EQ(jbof_sched_dispatch(s, stop, out, 8), 1);
+            CHECK(out[0] == &w2);
+        }
+        jbof_sched_destroy(s);
+    }
+}
+
 /* policy switch and tenant reconfiguration live, with IO queued and in flight */
 static void test_live_changes(void)
 {
@@ -947,6 +1000,7 @@ int main(void)
     test_reservation();
     test_scavenger();
     test_lent_write_backoff();
+    test_wbuf_full_stop();
     test_live_changes();
     test_toggle();
     test_hist();
