@@ -624,12 +624,18 @@
  *        back -- at most one cut per window, each at most halving, never
  *        below a quarter of the first (unpaced) measurement, held for
  *        WRATE_HOLD_NS (50 ms) after the last cut.  Each paced write moves
- *        w_stop_ns past its bytes at that rate.
+ *        w_stop_ns past its bytes at that rate, to at most WSTOP_MAX_NS
+ *        ahead.
  *    A due reservation's writes wait only while it is short (section 20:
- *    the drive does not give it anyway); a met one keeps its floor.
- *    The checks run on write completions only while the SLO cap is set;
- *    without an SLO tenant nothing changes.  200-mix slo violations 8 ->
- *    6 (seed 1), 12 -> 11 (seed 2).
+ *    the drive does not give it anyway), and only until its head IO has
+ *    waited WSTOP_MAX_NS (CI mix s11-29: a short 512 B rw reservation's
+ *    reads queued behind its held write, max 10.3 -> 59.9 ms without the
+ *    bound); a met one keeps its floor (s2-74's 20 MiB/s fell to 7.6
+ *    when all reservations waited).  Cost: the stop and the pace sit in
+ *    dispatch_qos_two (two-bucket qos only) and the write-completion path
+ *    (one compare when no SLO tenant is active): make bench-sched 509.5
+ *    -> 511.8 instructions per IO.  200-mix slo violations 8 -> 6 (seed
+ *    1), 12 -> 11 (seed 2).
  *    (measurements and variants: docs/scheduler-log.md section 26)
  *
  * 27. OVERLOADED that pacing does not fix (issue 11, the work invariant;
@@ -811,6 +817,7 @@ struct jbof_sched {
     uint64_t lent_w_stop_ns;  /* qos: no lent writes before this (a slow lent write, section 14) */
     uint64_t lc_viol_seen;    /* qos: latency-critical SLO misses summed at the last slow lent write */
     uint64_t w_stop_ns;       /* qos: no writes but latency-critical ones before this (section 26) */
+    int64_t w_saved;          /* qos: the write bucket's balance set aside during a dispatch call (26) */
     uint64_t w_rate_bps;      /* qos: writes paced at this many bytes/s (0: not; section 26) */
     uint64_t w_rate_until_ns; /* ... until then */
     uint64_t w_win_ns;        /* qos: start of the write-throughput window (section 26) */
@@ -1643,7 +1650,6 @@ int jbof_sched_submit(jbof_sched *s, jbof_io *io, uint64_t now_ns)
 /* ---------------------------------------------------------- dispatch --- */
 
 static void take_tags(tenant *t, const jbof_io *io, uint64_t now_ns, int resv);
-static void wbuf_pace(jbof_sched *s, const jbof_io *io, uint64_t now_ns);
 
 /* Pop the head IO of t into *out and do all accounting.  pol is the policy
  * and onl the list t is on, or TAKE_ANY: a caller that knows them passes
@@ -1713,8 +1719,6 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
     if (policy_uses_ctl(pol) && !s->alone) {
         /* alone: not paced, runs up no debt; qos with one bucket (18): tokens[0] */
         s->ctl.tokens[pol == JBOF_POLICY_QOS && !two_buckets_needed(s) ? 0 : k] -= c;
-        if (pol == JBOF_POLICY_QOS && s->w_rate_bps && io->opcode == JBOF_OP_WRITE && t->cfg.klass != JBOF_CLASS_LATENCY)
-            wbuf_pace(s, io, now_ns); /* section 26 */
     }
 
     if (left == 0) {
@@ -2013,7 +2017,7 @@ static inline int w_stopped(const jbof_sched *s, uint64_t now_ns)
 static __attribute__((noinline)) void wbuf_write(jbof_sched *s, const jbof_io *io, uint64_t dev, uint64_t now_ns)
 {
     uint64_t el = now_ns - s->w_win_ns;
-    if (el >= WWIN_NS) {
+    if (el >= WWIN_NS) { /* write bytes completed per window: with the buffer full, its drain */
         s->w_meas_bps = s->w_win_ns && el < 10 * WWIN_NS ? s->w_win_bytes * JBOF_NS_PER_S / el : 0;
         s->w_win_ns = now_ns;
         s->w_win_bytes = 0;
@@ -2045,7 +2049,8 @@ static __attribute__((noinline)) void wbuf_write(jbof_sched *s, const jbof_io *i
     }
 }
 
-/* section 26: a write paced by w_rate_bps moves the stop past its bytes */
+/* section 26: a write paced by w_rate_bps moves the stop past its bytes
+ * (no write waits more than WSTOP_MAX_NS for one) */
 static __attribute__((noinline)) void wbuf_pace(jbof_sched *s, const jbof_io *io, uint64_t now_ns)
 {
     if (now_ns >= s->w_rate_until_ns) {
@@ -2053,7 +2058,18 @@ static __attribute__((noinline)) void wbuf_pace(jbof_sched *s, const jbof_io *io
         return;
     }
     uint64_t b = s->w_stop_ns > now_ns ? s->w_stop_ns : now_ns;
-    s->w_stop_ns = b + (uint64_t)io->length_bytes * JBOF_NS_PER_S / s->w_rate_bps;
+    b += (uint64_t)io->length_bytes * JBOF_NS_PER_S / s->w_rate_bps;
+    s->w_stop_ns = b < now_ns + WSTOP_MAX_NS ? b : now_ns + WSTOP_MAX_NS;
+}
+
+/* a write completed: slow as the write EWMA goes (cost.c); with an SLO
+ * tenant active (the cap set) section 26 looks at it */
+static inline void write_done(jbof_sched *s, const jbof_io *io, uint64_t dev, uint64_t now_ns)
+{
+    if (ctl_slow(&s->ctl, 1))
+        cost_on_slow_write(&s->cost);
+    if (s->ctl.target_cap_ns)
+        wbuf_write(s, io, dev, now_ns);
 }
 
 /* May the head IO of t go now, as far as the drive budget goes?  Records
@@ -2423,9 +2439,10 @@ static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io **out, 
             if (!limit_ok(s, t, now_ns))
                 break;
             /* section 26: while writes are stopped, a reservation the drive
-             * does not give (r_short, section 20) waits with them */
+             * does not give (r_short, section 20) waits with them -- for
+             * WSTOP_MAX_NS at most, so its reads behind do not stall */
             if (t->r_short && w_stopped(s, now_ns) && t->ring[t->head].io->opcode != JBOF_OP_READ &&
-                t->cfg.klass != JBOF_CLASS_LATENCY)
+                t->cfg.klass != JBOF_CLASS_LATENCY && now_ns - t->ring[t->head].io->submit_ns < WSTOP_MAX_NS)
                 break;
             /* section 12: past DEBT_BUCKETS buckets of debt a reserved
              * tenant keeps to its in-flight window */
@@ -2438,9 +2455,6 @@ static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io **out, 
     }
     return n;
 }
-
-static inline __attribute__((always_inline)) int dispatch_ctl_body(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max,
-                                                                   int qos, int one, int *waitp);
 
 /* gimbal and qos (qos: the policy is qos; one: one_bucket(s), section 18 --
  * constants in each inlined copy, section 6). */
@@ -2500,26 +2514,17 @@ static inline __attribute__((always_inline)) int dispatch_ctl(jbof_sched *s, uin
                 if (s->ctl.tokens[k] <= 0)
                     s->ctl.tokens[k] = 1;
     }
-    /* section 26: while writes are stopped the write bucket reads as empty
-     * to everyone but latency-critical tenants (its balance is kept) */
-    int64_t wsave = 0;
     if (qos && !one && w_stopped(s, now_ns)) {
+        /* section 26: the write bucket reads as empty to all but
+         * latency-critical tenants; dispatch_qos_two gives its balance
+         * back after the call */
         if (s->ctl.tokens[1] > 0) {
-            wsave = s->ctl.tokens[1];
+            s->w_saved = s->ctl.tokens[1];
             s->ctl.tokens[1] = 0;
         }
         if (s->w_stop_ns < s->next_limit_ns)
             s->next_limit_ns = s->w_stop_ns;
     }
-    int n = dispatch_ctl_body(s, now_ns, out, max, qos, one, &waiting);
-    s->ctl.tokens[1] += wsave;
-    return n;
-}
-
-static inline __attribute__((always_inline)) int dispatch_ctl_body(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max,
-                                                                   int qos, int one, int *waitp)
-{
-    int waiting = *waitp;
     int n = 0;
     if (qos && s->nresv) {
         resv_scale(s, now_ns);
@@ -2593,6 +2598,23 @@ static inline __attribute__((always_inline)) int dispatch_ctl_body(jbof_sched *s
     return n;
 }
 
+/* qos with two buckets (section 18), and section 26: while writes are
+ * stopped the write bucket reads as empty to all but latency-critical
+ * tenants (its balance is kept), and the writes sent under a pace move the
+ * stop past their bytes.  Out of line: the one-bucket path (section 6)
+ * does not pay for it. */
+static __attribute__((noinline)) int dispatch_qos_two(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
+{
+    int n = dispatch_ctl(s, now_ns, out, max, 1, 0);
+    s->ctl.tokens[1] += s->w_saved; /* set by dispatch_ctl after the refill */
+    s->w_saved = 0;
+    if (s->w_rate_bps)
+        for (int i = 0; i < n; i++)
+            if (out[i]->opcode == JBOF_OP_WRITE && s->t[out[i]->tenant]->cfg.klass != JBOF_CLASS_LATENCY)
+                wbuf_pace(s, out[i], now_ns);
+    return n;
+}
+
 /* dispatch past the argument checks (max > 0): jbof_sched_dispatch and
  * the batch call */
 static inline __attribute__((always_inline)) int dispatch_body(jbof_sched *s, uint64_t now_ns, jbof_io **out,
@@ -2604,7 +2626,7 @@ static inline __attribute__((always_inline)) int dispatch_body(jbof_sched *s, ui
     s->starved = 0;
     uint32_t pol = s->cfg.policy;
     if (pol == JBOF_POLICY_QOS)
-        return one_bucket(s) ? dispatch_ctl(s, now_ns, out, max, 1, 1) : dispatch_ctl(s, now_ns, out, max, 1, 0);
+        return one_bucket(s) ? dispatch_ctl(s, now_ns, out, max, 1, 1) : dispatch_qos_two(s, now_ns, out, max);
     if (pol == JBOF_POLICY_GIMBAL)
         return dispatch_ctl(s, now_ns, out, max, 0, 0);
     switch (pol) {
@@ -2654,7 +2676,7 @@ static void due_rearm(jbof_sched *s)
 /* What a completion does past s->due_ns (or with CTL_EVAL_EVERY completions
  * pending), in the order of the per-IO checks it replaces. */
 static inline __attribute__((always_inline)) void complete_due(jbof_sched *s, const tenant *t, uint32_t op,
-                                                              uint64_t now_ns)
+                                                              const jbof_io *io, uint64_t dev, uint64_t now_ns)
 {
     ctl_state *c = &s->ctl;
     uint64_t win0 = c->win_start_ns;
@@ -2674,8 +2696,8 @@ static inline __attribute__((always_inline)) void complete_due(jbof_sched *s, co
     moved |= c->win_start_ns != win0;
     /* a write is slow when the write EWMA is above the threshold as of
      * the last evaluation (cost.c) */
-    if (op == JBOF_OP_WRITE && ctl_slow(c, 1))
-        cost_on_slow_write(&s->cost);
+    if (op == JBOF_OP_WRITE)
+        write_done(s, io, dev, now_ns);
     if (s->cost.cfg.learn && now_ns - s->cost.period_start_ns >= s->cost.cfg.period_ns) {
         cost_period_end(&s->cost, now_ns);
         moved = 1;
@@ -2764,12 +2786,10 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
         if (t->lc_slo && pol == JBOF_POLICY_QOS)
             ctl_on_lc(&s->ctl, e2e, now_ns);
         ctl_sample(&s->ctl, op, io->length_bytes, c, dev, now_ns);
-        if (op == JBOF_OP_WRITE && s->ctl.target_cap_ns)
-            wbuf_write(s, io, dev, now_ns); /* section 26 (the cap: qos with an SLO tenant only) */
         if (now_ns >= s->due_ns || s->ctl.pend_n >= CTL_EVAL_EVERY)
-            complete_due(s, t, op, now_ns); /* also counts a slow write */
-        else if (op == JBOF_OP_WRITE && ctl_slow(&s->ctl, 1))
-            cost_on_slow_write(&s->cost); /* see complete_due */
+            complete_due(s, t, op, io, dev, now_ns); /* also counts a slow write */
+        else if (op == JBOF_OP_WRITE)
+            write_done(s, io, dev, now_ns); /* see complete_due */
     }
     if (!is_active(t)) {
         if (t->drain_ns) /* section 23: idle from now on */
