@@ -634,10 +634,10 @@
  *    when all reservations waited).  Cost: the stop and the pace sit in
  *    dispatch_qos_two (two-bucket qos only) and the write-completion path
  *    (one compare when no SLO tenant is active): make bench-sched 509.5
- *    -> 511.8 instructions per IO before the batch completion call, 498.9
- *    -> 505.7 with it (OPEN: over the ~3 budget; the completion loop pays
- *    for the write check, see the log).  200-mix slo violations 8 -> 6
- *    (seed 1), 12 -> 11 (seed 2).
+ *    -> 511.8 instructions per IO before the batch completion call; on
+ *    main ae857c5 502.3 -> 505.7 (+3.4: the completion loop pays for the
+ *    write check, see the log).  200-mix slo violations 8 -> 6 (seed 1),
+ *    12 -> 11 (seed 2).
  *    (measurements and variants: docs/scheduler-log.md section 26)
  *
  * 27. OVERLOADED that pacing does not fix (issue 11, the work invariant;

@@ -54,7 +54,10 @@ OPEN: dict[str, set[str]] = {
 CI_SEED = 11
 CI_N = 50
 # violating mixes per invariant allowed in the CI sample (measured after the issue-11 fixes)
-CI_BASELINE: dict[str, int] = {"work": 11, "stall": 0, "weights": 9, "limit": 0, "reserve": 0, "slo": 3, "jain": 2,
+# weights 9 -> 10 with sched.c section 26 (FOR THE LEAD: a raise, not a fix): s11-44's t7 (a QD-1 512 B /
+# 256 KiB writer) completed nothing under main (8 starved bins, p99 0.0 ms), so _check_weights did not see
+# it; now it completes some IO (7 bins, p99 720 ms) and is seen at cost share 0.023 of 0.5
+CI_BASELINE: dict[str, int] = {"work": 11, "stall": 0, "weights": 10, "limit": 0, "reserve": 0, "slo": 3, "jain": 2,
                                "starve": 4}   # starve: EXTRA_INVARIANTS, counted apart (sweep.py docstring)
 
 
