@@ -145,6 +145,7 @@ class TenantResult:
     cost_bytes: int               # cost of completed IO (read-byte equivalents)
     busy_s: float                 # time the workload was active
     throttled_s: float            # time held back by its limit
+    queued_s: float               # time with >= 1 IO waiting at the scheduler (sched.c section 25)
     demand_bytes: int             # what an open-loop schedule asked for (0 = closed loop)
     slo_violations: int
     lat: Latency
@@ -486,7 +487,10 @@ class Simulator:
             read_bytes=r.read_bytes, write_bytes=r.write_bytes,
             issued=r.issued, completed=r.completed, errors=st.errors,
             cost_bytes=st.cost_completed, busy_s=r.busy_ns / NS,
-            throttled_s=st.throttled_ns / NS, demand_bytes=r.demand_bytes,
+            throttled_s=st.throttled_ns / NS,
+            queued_s=(st.queued_ns + (self.now_ns - st.queued_since_ns
+                                      if st.queued and self.now_ns > st.queued_since_ns else 0)) / NS,
+            demand_bytes=r.demand_bytes,
             slo_violations=r.slo_violations, lat=lat, hist_counts=counts,
             timeline_bytes=self.timeline(name))
 

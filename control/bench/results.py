@@ -199,6 +199,7 @@ def measured_from_sim(result: Any) -> list[Measured]:
                    "read_bytes": t.read_bytes, "write_bytes": t.write_bytes,
                    "cost_bytes": t.cost_bytes, "slo_violations": t.slo_violations,
                    "open_loop": t.open_loop, "demand_bytes": t.demand_bytes,
+                   "busy_s": _num(t.busy_s), "queued_s": _num(t.queued_s),
                    "lat_mean_us": _num(t.lat.mean_us),
                    "zero_bins": zero_bins(t.timeline_bytes, result.elapsed_s, result.bin_s)}))
     return out

@@ -16,6 +16,7 @@ drive):
     jbof_tenant_inflight_cost_bytes
     jbof_tenant_throttled                  1 while held back by its limit
     jbof_tenant_throttled_seconds_total    time backlogged but held back by its limit
+    jbof_tenant_queued_seconds_total       time with >= 1 IO waiting at the scheduler (not yet dispatched)
     jbof_tenant_slo_violations_total       completions slower than its latency_slo
     jbof_tenant_weight, jbof_tenant_class (0 latency, 1 reserved, 2 best-effort, 3 scavenger)
     jbof_tenant_reserve_bytes_per_second, jbof_tenant_limit_bytes_per_second,
@@ -203,6 +204,7 @@ def read_tenant(engine: Any, name: str, drive: str, hist: bool = False) -> dict[
         "completed": t["completed"], "errors": t["errors"], "cost_bytes": t["cost_completed"],
         "queued": t["queued"], "inflight": t["inflight"], "inflight_cost": t["inflight_cost"],
         "throttled": bool(t["throttled"]), "throttled_ns": t["throttled_ns"],
+        "queued_ns": t["queued_ns"],
         "slo_violations": t["slo_violations"], "connections": st["connections"],
         "stalled": st["stalled"], "size_bytes": st["size_bytes"],
         "stall_max_ns": st["stall_max_ns"], "stall_now_ns": st["stall_now_ns"],
@@ -312,6 +314,7 @@ class JbofCollector:
             ("errors", "IOs completed with an error."),
             ("cost_bytes", "Completed IO cost in read-byte equivalents."),
             ("throttled_seconds", "Time backlogged but held back by the tenant's limit."),
+            ("queued_seconds", "Time with at least one IO waiting at the scheduler (not yet dispatched)."),
             ("slo_violations", "Completions slower than the tenant's latency SLO."))}
         tg = {k: fam(GaugeMetricFamily, f"jbof_tenant_{k}", doc, TL) for k, doc in (
             ("queue_depth", "IOs waiting in the tenant's submission queue."),
@@ -337,6 +340,7 @@ class JbofCollector:
                 tc[k].add_metric(lv, t[k])
             tc["cost_bytes"].add_metric(lv, t["cost_bytes"])
             tc["throttled_seconds"].add_metric(lv, t["throttled_ns"] / 1e9)
+            tc["queued_seconds"].add_metric(lv, t["queued_ns"] / 1e9)
             tg["queue_depth"].add_metric(lv, t["queued"])
             tg["inflight_ios"].add_metric(lv, t["inflight"])
             tg["inflight_cost_bytes"].add_metric(lv, t["inflight_cost"])

@@ -199,6 +199,10 @@ typedef struct jbof_tenant_stats {
     uint32_t throttled;       /* 1 if currently held back by its limit */
     uint32_t active;          /* 1 if the tenant exists */
     uint64_t flushed;         /* taken out of the SQ undispatched (jbof_sched_tenant_flush) */
+    uint64_t queued_ns;       /* time with >= 1 IO queued at the scheduler (not yet dispatched),
+                               * closed intervals only: add now - queued_since_ns while queued > 0
+                               * (jbof_export_stats' copy has it added) */
+    uint64_t queued_since_ns; /* while queued > 0: when its queue last went non-empty (else 0) */
 } jbof_tenant_stats;
 
 typedef struct jbof_drive_stats {

@@ -991,6 +991,78 @@ static void test_batch_matches_single(void)
     jbof_sched_destroy(s);
 }
 
+/* Section 25: queued_ns is the time with >= 1 IO waiting at the scheduler
+ * (submitted, not yet dispatched), counted at the transitions: the queue
+ * going non-empty (submit), empty (dispatch, flush).  A hand-computed
+ * schedule, one tenant, under every policy (alone: nothing paces it):
+ *   1000 submit a            queued from 1000
+ *   1500 submit b
+ *   3000 dispatch 1 (a)      b still queued
+ *   4000 dispatch   (b)      empty: 3000
+ *   9000 complete a, b       in the drive is not queued
+ *  10000 submit c            open interval from 10000
+ *  12500 flush (c)           empty: 3000 + 2500 = 5500
+ *  20000 submit d, e; dispatch both at 20000: + 0
+ *  30000 submit f; 31000 submit g; 36000 dispatch both: + 6000 = 11500 */
+static void test_queued_ns(void)
+{
+    for (uint32_t p = 0; p < JBOF_POLICY_COUNT; p++) {
+        jbof_sched *s = mk(p);
+        uint32_t id = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+        jbof_io io[7];
+        memset(io, 0, sizeof(io));
+        for (int i = 0; i < 7; i++) {
+            io[i].tenant = id;
+            io[i].opcode = JBOF_OP_READ;
+            io[i].length_bytes = 4096;
+        }
+        jbof_io *out[4];
+        jbof_tenant_stats ts;
+        CHECK_EQ(jbof_sched_submit(s, &io[0], 1000), 0);
+        CHECK_EQ(jbof_sched_submit(s, &io[1], 1500), 0);
+        CHECK_EQ(jbof_sched_tenant_stats(s, id, &ts), 0);
+        CHECK_EQ(ts.queued_ns, 0);
+        CHECK_EQ(ts.queued_since_ns, 1000);
+        CHECK_EQ(jbof_sched_dispatch(s, 3000, out, 1), 1);
+        CHECK_EQ(jbof_sched_tenant_stats(s, id, &ts), 0);
+        CHECK_EQ(ts.queued_ns, 0);
+        CHECK_EQ(ts.queued_since_ns, 1000);
+        CHECK_EQ(jbof_sched_dispatch(s, 4000, out + 1, 1), 1);
+        CHECK_EQ(jbof_sched_tenant_stats(s, id, &ts), 0);
+        CHECK_EQ(ts.queued_ns, 3000);
+        CHECK_EQ(ts.queued_since_ns, 0);
+        CHECK_EQ(jbof_sched_complete(s, out[0], 9000, 0), 0);
+        CHECK_EQ(jbof_sched_complete(s, out[1], 9000, 0), 0);
+        CHECK_EQ(jbof_sched_submit(s, &io[2], 10000), 0);
+        CHECK_EQ(jbof_sched_tenant_stats(s, id, &ts), 0);
+        CHECK_EQ(ts.queued_ns, 3000);
+        CHECK_EQ(ts.queued_since_ns, 10000);
+        CHECK_EQ(jbof_sched_tenant_flush(s, id, out, 4, 12500), 1);
+        CHECK_EQ(jbof_sched_tenant_stats(s, id, &ts), 0);
+        CHECK_EQ(ts.queued_ns, 5500);
+        CHECK_EQ(ts.queued_since_ns, 0);
+        CHECK_EQ(jbof_sched_submit(s, &io[3], 20000), 0);
+        CHECK_EQ(jbof_sched_submit(s, &io[4], 20000), 0);
+        CHECK_EQ(jbof_sched_dispatch(s, 20000, out, 4), 2);
+        CHECK_EQ(jbof_sched_complete(s, out[0], 25000, 0), 0);
+        CHECK_EQ(jbof_sched_complete(s, out[1], 25000, 0), 0);
+        CHECK_EQ(jbof_sched_tenant_stats(s, id, &ts), 0);
+        CHECK_EQ(ts.queued_ns, 5500);
+        CHECK_EQ(jbof_sched_submit(s, &io[5], 30000), 0);
+        CHECK_EQ(jbof_sched_submit(s, &io[6], 31000), 0);
+        CHECK_EQ(jbof_sched_dispatch(s, 36000, out, 4), 2);
+        CHECK_EQ(jbof_sched_tenant_stats(s, id, &ts), 0);
+        if (ts.queued_ns != 11500)
+            fprintf(stderr, "queued_ns, policy %s: %llu\n", jbof_policy_name(p), (unsigned long long)ts.queued_ns);
+        CHECK_EQ(ts.queued_ns, 11500);
+        CHECK_EQ(ts.queued_since_ns, 0);
+        CHECK_EQ(jbof_sched_complete(s, out[0], 40000, 0), 0);
+        CHECK_EQ(jbof_sched_complete(s, out[1], 40000, 0), 0);
+        CHECK_EQ(jbof_sched_tenant_remove(s, id), 0);
+        jbof_sched_destroy(s);
+    }
+}
+
 int main(void)
 {
     test_validation();
@@ -1007,5 +1079,6 @@ int main(void)
     test_held_tenants();
     test_flush();
     test_batch_matches_single();
+    test_queued_ns();
     TEST_SUMMARY();
 }
