@@ -35,7 +35,7 @@ FIXTURES = sorted(FIX.glob("*.yaml"))
 OPEN: dict[str, set[str]] = {
     "sweep-s1-158": {"jain"},
     "sweep-s1-19": {"work", "slo"}, "sweep-s1-215": {"work"},
-    "sweep-s1-5": {"jain", "weights", "work"},
+    "sweep-s1-5": {"jain", "work"},   # weights passes with narrowing 1 measured: t5 (QD 1) is queued 54%
     "sweep-s1-231": {"work"},
     "sweep-s1-644": {"slo"}, "sweep-s1-153": {"weights"}, "sweep-s1-834": {"slo"}, "sweep-s1-904": {"slo"},
     "sweep-s11-27": {"weights", "work"},
@@ -49,6 +49,11 @@ OPEN: dict[str, set[str]] = {
     # sched.c section 26 (a full write buffer beside a missed SLO): t24's p99 1802 -> 901 us (SLO 1000);
     # weights is open as before (26 tenants on a fragmented dct983)
     "sweep-s2-199": {"weights"},
+    # sweep.py narrowing 1 measured (sched.c section 25): the weight-2 4 KiB QD-32 reader is queued at
+    # the scheduler 92-93% of the time and gets a cost share of 0.218-0.240 against 0.286; the old
+    # depth estimate (32 x ~7 KB < 2 x 2/7 of the 1 MiB window) had left it out of the check
+    "issue11-weights-124-seed1": {"weights"}, "issue11-weights-124-seed2": {"weights"},
+    "issue11-weights-124-seed3": {"weights"}, "issue11-weights-124-seed4": {"weights"},
 }
 
 CI_SEED = 11
@@ -57,7 +62,8 @@ CI_N = 50
 # weights 9 -> 10 with sched.c section 26 (FOR THE LEAD: a raise, not a fix): s11-44's t7 (a QD-1 512 B /
 # 256 KiB writer) completed nothing under main (8 starved bins, p99 0.0 ms), so _check_weights did not see
 # it; now it completes some IO (7 bins, p99 720 ms) and is seen at cost share 0.023 of 0.5
-CI_BASELINE: dict[str, int] = {"work": 11, "stall": 0, "weights": 10, "limit": 0, "reserve": 0, "slo": 3, "jain": 2,
+# weights 9 -> 15 with narrowing 1 measured (sched.c section 25): the check, not qos, changed
+CI_BASELINE: dict[str, int] = {"work": 11, "stall": 0, "weights": 15, "limit": 0, "reserve": 0, "slo": 3, "jain": 2,
                                "starve": 4}   # starve: EXTRA_INVARIANTS, counted apart (sweep.py docstring)
 
 
