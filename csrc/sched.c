@@ -610,7 +610,15 @@
  *    the queue adds now - queued_since_ns.  Closed intervals only: a reader
  *    adds now - queued_since_ns while queued > 0 (export_stats_fill and the
  *    simulator's tenant results do).  Nothing on the per-IO path but the
- *    emptying take (make bench-sched +0.5 instructions per IO).
+ *    emptying take (make bench-sched +0.5 instructions per IO).  The
+ *    sweep's weights check now takes its backlogged set from it (queued
+ *    >= 90% of the active time under qos; sweep.py narrowing 1).  What it
+ *    shows: a tenant can be queued nearly all the time yet have most of its
+ *    depth in the drive -- the issue's weights-124 4 KiB QD-32 reader,
+ *    queued 93%, 0.23 of the cost against 0.286 -- so what remains of
+ *    weights in one-bucket mode is drive-side (section 18's cost), not
+ *    DRR's; with two buckets (most of what remains) large-IO tenants are
+ *    over-served.  No scheduler change kept.
  *    (measurements and variants: docs/scheduler-log.md section 25)
  *
  * 26. A full write buffer beside a missed SLO (issue 11, qos; the slo
