@@ -221,3 +221,32 @@ def test_every_mix_that_ever_violated() -> None:
     reports = [sweep._one((1, i)) for i in idx]
     print(sweep.summary_table(reports))
     assert not any(v.invariant == "crash" for r in reports for v in r.violations)
+
+
+def test_weights_backlogged_set_is_measured() -> None:
+    """Narrowing 1 (sched.c section 25): the weights check counts the tenants queued at the scheduler
+    >= 90% of their active time under qos.  A 512 B QD-1 reader that the old depth estimate left out
+    (1 x ~4 KB of cost < 2 x half the 1 MiB window) is in the group when measured as queued, out when
+    measured as not; documents without queued_s (live runs) fall back to the estimate."""
+    sc = parse_scenario({"name": "w", "device": {"model": "dct983"}, "duration": "1s", "tenants": [
+        {"name": "small", "workload": {"rw": "randread", "bs": "512", "iodepth": 1}},
+        {"name": "big", "workload": {"rw": "randread", "bs": "1m", "iodepth": 32}}]}, "<w>", "w")
+
+    def doc(queued_small: float | None) -> dict:
+        ts = []
+        for name, cost, q in (("small", 3e8, queued_small), ("big", 7e8, 1.0)):
+            e = {"name": name, "bw_bytes": cost, "cost_bytes": cost, "iops": cost / 4096,
+                 "solo_bw_bytes": 4e9, "busy_s": 1.0}
+            if q is not None:
+                e["queued_s"] = q
+            ts.append(e)
+        return {"duration_s": 1.0, "tenants": ts}
+
+    def weights(d: dict) -> tuple[int, list[str]]:
+        checked = dict.fromkeys(sweep.INVARIANTS, 0)
+        v = sweep._check_weights(sc, d, checked)
+        return checked["weights"], sorted(x.tenant for x in v)
+
+    assert weights(doc(0.95)) == (1, ["big", "small"])   # backlogged: 0.3 / 0.7 of the cost, weights 1:1
+    assert weights(doc(0.50)) == (0, [])                 # its queue keeps emptying: not backlogged
+    assert weights(doc(None)) == (0, [])                 # no measurement: the depth estimate leaves it out
