@@ -105,8 +105,8 @@ each invariant applied, so nothing is dropped silently):
    67 that were queued >= 90% (median 0.99: s1-3's 512 B QD-64 writer, 1.00,
    cost share 0.433 against 0.5 beside a 4 KiB one) -- its premise, that
    such a tenant never waits in the scheduler, is false wherever the buckets
-   bind.  Violating mixes with the estimate / measured: seed 1 44 / 53,
-   seed 2 46 / 44 (docs/scheduler-log.md section 25).
+   bind.  Violating mixes with the estimate / measured (on aa09a0f): seed
+   1 44 / 53, seed 2 46 / 44 (docs/scheduler-log.md section 25).
 2. ``limit`` allows, over the run, one IO of the tenant's largest size and
    the 1 ms of banked credit (sched.c TAG_BANK_NS) on top of 2%: an IO is
    admitted when its tag is due and charged after.  Mix s1-148: a 20 MiB/s
