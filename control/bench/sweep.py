@@ -107,6 +107,10 @@ each invariant applied, so nothing is dropped silently):
    such a tenant never waits in the scheduler, is false wherever the buckets
    bind.  Violating mixes with the estimate / measured (on aa09a0f): seed
    1 44 / 53, seed 2 46 / 44 (docs/scheduler-log.md section 25).
+   A tenant that moved nothing but was queued >= 90% of the time is in the
+   group with share 0: before, a tenant with no bytes was skipped, so a
+   wholly starved tenant was invisible to this check and serving it a
+   little made the row worse (section 28's s1-712 family, s11-44's t7).
 2. ``limit`` allows, over the run, one IO of the tenant's largest size and
    the 1 ms of banked credit (sched.c TAG_BANK_NS) on top of 2%: an IO is
    admitted when its tag is due and charged after.  Mix s1-148: a 20 MiB/s
@@ -551,8 +555,15 @@ def _check_weights(sc: Scenario, q: Mapping[str, Any], checked: dict[str, int],
     group = []
     for t in sc.tenants:
         e = qt[t.name]
-        if (t.klass != "best-effort" or not _closed(t) or t.limit_bps or t.limit_iops or t.reserve_bps
-                or not e["bw_bytes"] or not e["cost_bytes"]):
+        if t.klass != "best-effort" or not _closed(t) or t.limit_bps or t.limit_iops or t.reserve_bps:
+            continue
+        if not e["bw_bytes"] or not e["cost_bytes"]:
+            # moved nothing: the worst weights outcome, not a reason to look away -- counted
+            # (share 0, unbounded demand) when measured as backlogged, else it cannot be told apart
+            # from a tenant that never asked (no queued_s: live documents)
+            qf = _queued_frac(e)
+            if mode != "depth" and qf is not None and qf >= WEIGHT_QUEUED_FRAC:
+                group.append((t, 0.0, math.inf, math.inf))
             continue
         rate = e["cost_bytes"] / dur
         demand = e["solo_bw_bytes"] * (e["cost_bytes"] / (e["bw_bytes"] * dur))
@@ -570,10 +581,10 @@ def _check_weights(sc: Scenario, q: Mapping[str, Any], checked: dict[str, int],
         if len(keep) == len(group):
             break
         group = keep
-    if len(group) < 2:
+    total = sum(r for _, r, _ in group)
+    if len(group) < 2 or not total:
         return []
     checked["weights"] += 1
-    total = sum(r for _, r, _ in group)
     wsum = sum(t.weight for t, _, _ in group)
     out = []
     for t, r, _ in group:
