@@ -445,6 +445,33 @@ static jbof_io one_io(uint32_t tenant, uint32_t op, uint64_t tag)
     return io;
 }
 
+/* a latency-critical owner (SLO 500 us, optional reservation) beside a
+ * writer and a reader of class klass, with the five IOs the write-stop
+ * tests submit (the SQ holds pointers: the descriptors live in *m) */
+typedef struct {
+    jbof_io own_a, own_b, w1, w2, r1;
+} owner_mix;
+
+static jbof_sched *owner_mix_init(owner_mix *m, uint64_t reserve_bps, uint32_t klass)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    jbof_tenant_cfg tc;
+    jbof_tenant_default_cfg(&tc);
+    tc.klass = JBOF_CLASS_LATENCY;
+    tc.reserve_bps = reserve_bps;
+    tc.latency_slo_ns = 500000;
+    uint32_t own = 999;
+    CHECK_EQ(jbof_sched_tenant_add(s, &tc, 0, &own), 0);
+    uint32_t wr = add(s, 1, klass, 0, 0);
+    uint32_t rd = add(s, 1, klass, 0, 0);
+    m->own_a = one_io(own, JBOF_OP_READ, 1);
+    m->own_b = one_io(own, JBOF_OP_READ, 2);
+    m->w1 = one_io(wr, JBOF_OP_WRITE, 3);
+    m->w2 = one_io(wr, JBOF_OP_WRITE, 4);
+    m->r1 = one_io(rd, JBOF_OP_READ, 5);
+    return s;
+}
+
 static void test_lent_write_backoff(void)
 {
     for (int mode = 0; mode < 3; mode++) {
@@ -452,51 +479,40 @@ static void test_lent_write_backoff(void)
          * SLO (the only case that stops lent writes), 2: a slow one without
          * a miss (e.g. a long transfer) */
         int slow = mode >= 1, miss = mode <= 1, stopped = mode == 1;
-        jbof_sched *s = mk(JBOF_POLICY_QOS);
-        jbof_tenant_cfg tc;
-        jbof_tenant_default_cfg(&tc);
-        tc.klass = JBOF_CLASS_LATENCY;
-        tc.reserve_bps = 100u << 20;
-        tc.latency_slo_ns = 500000;
-        uint32_t own = 999;
-        CHECK_EQ(jbof_sched_tenant_add(s, &tc, 0, &own), 0);
-        uint32_t wr = add(s, 1, JBOF_CLASS_SCAVENGER, 0, 0);
-        uint32_t rd = add(s, 1, JBOF_CLASS_SCAVENGER, 0, 0);
-        /* the SQ holds pointers: every submitted descriptor lives here */
-        jbof_io own_a = one_io(own, JBOF_OP_READ, 1), own_b = one_io(own, JBOF_OP_READ, 2);
-        jbof_io w1 = one_io(wr, JBOF_OP_WRITE, 3), w2 = one_io(wr, JBOF_OP_WRITE, 4);
-        jbof_io r1 = one_io(rd, JBOF_OP_READ, 5);
+        owner_mix m;
+        jbof_sched *s = owner_mix_init(&m, 100u << 20, JBOF_CLASS_SCAVENGER);
+        jbof_io *own_a = &m.own_a, *own_b = &m.own_b, *w1 = &m.w1, *w2 = &m.w2, *r1 = &m.r1;
         jbof_io *out[8];
         uint64_t t = 1000000;
-        CHECK_EQ(jbof_sched_submit(s, &own_a, t), 0); /* in flight: the owner is active */
+        CHECK_EQ(jbof_sched_submit(s, own_a, t), 0); /* in flight: the owner is active */
         CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
-        CHECK_EQ(jbof_sched_submit(s, &w1, t), 0);
+        CHECK_EQ(jbof_sched_submit(s, w1, t), 0);
         CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
-        CHECK(out[0] == &w1);
-        CHECK_EQ(jbof_sched_submit(s, &own_b, t), 0); /* the owner's second read stays in flight */
+        CHECK(out[0] == w1);
+        CHECK_EQ(jbof_sched_submit(s, own_b, t), 0); /* the owner's second read stays in flight */
         CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
-        CHECK(out[0] == &own_b);
+        CHECK(out[0] == own_b);
         if (!slow) /* 100 us: the buffer took it */
-            CHECK_EQ(jbof_sched_complete(s, &w1, t + 100000, 0), 0);
+            CHECK_EQ(jbof_sched_complete(s, w1, t + 100000, 0), 0);
         /* the owner's first read misses its 500 us SLO, or not */
-        CHECK_EQ(jbof_sched_complete(s, &own_a, t + (miss ? 1000000 : 200000), 0), 0);
+        CHECK_EQ(jbof_sched_complete(s, own_a, t + (miss ? 1000000 : 200000), 0), 0);
         t += 2000000;
         if (slow) /* 2 ms: the buffer was full */
-            CHECK_EQ(jbof_sched_complete(s, &w1, t, 0), 0);
+            CHECK_EQ(jbof_sched_complete(s, w1, t, 0), 0);
         uint64_t stop = t + 1000000000ull;
         t += 10000000; /* the buckets refill */
-        CHECK_EQ(jbof_sched_submit(s, &w2, t), 0);
+        CHECK_EQ(jbof_sched_submit(s, w2, t), 0);
         CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), stopped ? 0 : 1);
         if (stopped) {
-            CHECK_EQ(jbof_sched_submit(s, &r1, t), 0); /* a lent read is not held back */
+            CHECK_EQ(jbof_sched_submit(s, r1, t), 0); /* a lent read is not held back */
             CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
-            CHECK(out[0] == &r1);
-            CHECK_EQ(jbof_sched_complete(s, &r1, t + 100000, 0), 0);
-            CHECK_EQ(jbof_sched_complete(s, &own_b, t + 100000, 0), 0);
+            CHECK(out[0] == r1);
+            CHECK_EQ(jbof_sched_complete(s, r1, t + 100000, 0), 0);
+            CHECK_EQ(jbof_sched_complete(s, own_b, t + 100000, 0), 0);
             CHECK_EQ(jbof_sched_dispatch(s, t + 500000000ull, out, 8), 0);
             CHECK(jbof_sched_next_event_ns(s, t + 500000000ull) <= stop);
             CHECK_EQ(jbof_sched_dispatch(s, stop, out, 8), 1);
-            CHECK(out[0] == &w2);
+            CHECK(out[0] == w2);
         }
         jbof_sched_destroy(s);
     }
@@ -511,45 +527,36 @@ static void test_wbuf_full_stop(void)
         /* 0: a fast write, 1: a slow one while the owner misses (stops
          * writes), 2: a slow one while the owner is on target */
         int slow = mode >= 1, miss = mode <= 1, stopped = mode == 1;
-        jbof_sched *s = mk(JBOF_POLICY_QOS);
-        jbof_tenant_cfg tc;
-        jbof_tenant_default_cfg(&tc);
-        tc.klass = JBOF_CLASS_LATENCY;
-        tc.latency_slo_ns = 500000; /* the cap: 250 us */
-        uint32_t own = 999;
-        CHECK_EQ(jbof_sched_tenant_add(s, &tc, 0, &own), 0);
-        uint32_t wr = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-        uint32_t rd = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-        jbof_io own_a = one_io(own, JBOF_OP_READ, 1), own_b = one_io(own, JBOF_OP_READ, 2);
-        jbof_io w1 = one_io(wr, JBOF_OP_WRITE, 3), w2 = one_io(wr, JBOF_OP_WRITE, 4);
-        jbof_io r1 = one_io(rd, JBOF_OP_READ, 5);
-        w1.length_bytes = w2.length_bytes = 4096; /* the write bucket's debt is no hold */
+        owner_mix m; /* the owner's SLO 500 us: the cap 250 us */
+        jbof_sched *s = owner_mix_init(&m, 0, JBOF_CLASS_BEST_EFFORT);
+        jbof_io *own_a = &m.own_a, *own_b = &m.own_b, *w1 = &m.w1, *w2 = &m.w2, *r1 = &m.r1;
+        w1->length_bytes = w2->length_bytes = 4096; /* the write bucket's debt is no hold */
         jbof_io *out[8];
         uint64_t t = 1000000;
-        CHECK_EQ(jbof_sched_submit(s, &own_a, t), 0);
+        CHECK_EQ(jbof_sched_submit(s, own_a, t), 0);
         CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
         /* the owner's first read misses half its SLO end to end, or not */
-        CHECK_EQ(jbof_sched_complete(s, &own_a, t + (miss ? 600000 : 100000), 0), 0);
-        CHECK_EQ(jbof_sched_submit(s, &own_b, t + 700000), 0); /* stays in flight: the owner is active */
+        CHECK_EQ(jbof_sched_complete(s, own_a, t + (miss ? 600000 : 100000), 0), 0);
+        CHECK_EQ(jbof_sched_submit(s, own_b, t + 700000), 0); /* stays in flight: the owner is active */
         CHECK_EQ(jbof_sched_dispatch(s, t + 700000, out, 8), 1);
         t += 10000000; /* the buckets refill */
-        CHECK_EQ(jbof_sched_submit(s, &w1, t), 0);
+        CHECK_EQ(jbof_sched_submit(s, w1, t), 0);
         CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
-        CHECK(out[0] == &w1);
+        CHECK(out[0] == w1);
         /* 2.25 ms: the buffer was full; 100 us: it took the write */
         t += slow ? 2250000 : 100000;
-        CHECK_EQ(jbof_sched_complete(s, &w1, t, 0), 0);
-        CHECK_EQ(jbof_sched_submit(s, &w2, t), 0);
+        CHECK_EQ(jbof_sched_complete(s, w1, t, 0), 0);
+        CHECK_EQ(jbof_sched_submit(s, w2, t), 0);
         CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), stopped ? 0 : 1);
         if (stopped) {
             uint64_t stop = t + 1250000; /* the write's wait past 1 ms (WSLOW_MIN_NS) */
-            CHECK_EQ(jbof_sched_submit(s, &r1, t), 0); /* reads are not held back */
+            CHECK_EQ(jbof_sched_submit(s, r1, t), 0); /* reads are not held back */
             CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
-            CHECK(out[0] == &r1);
+            CHECK(out[0] == r1);
             CHECK(jbof_sched_next_event_ns(s, t) <= stop);
             CHECK_EQ(jbof_sched_dispatch(s, stop - 1000, out, 8), 0);
             CHECK_EQ(jbof_sched_dispatch(s, stop, out, 8), 1);
-            CHECK(out[0] == &w2);
+            CHECK(out[0] == w2);
         }
         jbof_sched_destroy(s);
     }
