@@ -713,6 +713,19 @@
  *    IO per tenant per STARVE_NS beyond the buckets.  s1-712: t1 max 231.7
  *    -> 31.0 ms; 7 of the 8 stall mixes of the 1000-mix sweep pass (not
  *    s1-252: twelve reservations far past the drive).
+ *    28b. OVERLOADED by SLO steering is not a full drive.  Mix s1-154
+ *    (clean dct983, 29 tenants): a 200 us SLO holds the band at 50-100 us
+ *    against an unloaded read of 83 us, so the controller is OVERLOADED
+ *    from start to end with 12-20 IOs in the drive at 110-290 us reads;
+ *    the read reservations and the SLO tenant kept the read bucket at
+ *    -4..-67 MB, and with escapes off under OVERLOADED four best-effort
+ *    readers (t0, t13, t17, t27) waited 405-408 ms.  Now escapes also run
+ *    under CONGESTION / OVERLOADED when SLO steering is in force
+ *    (target_cap_ns), holds band_hi under twice the learned unloaded
+ *    read latency, and both EWMAs are within ESC_FAST_NS (1 ms; s1-469's
+ *    garbage-collecting drive writes in 5-13 ms and keeps them off).
+ *    s1-154: t0 max 404.6 -> 30.1 ms, t27 407.7 -> 171.3 ms (bound 629
+ *    ms), no stall or starve left.
  *    (measurements and variants: docs/scheduler-log.md section 28)
  */
 #include <errno.h>
@@ -748,6 +761,7 @@ static const uint64_t LENT_W_BACKOFF_NS = 1000000000ull; /* qos: no lent writes 
 static const uint64_t PROGRESS_NS = 50000000ull;    /* qos, one bucket: 50 ms without a dispatch, nothing in flight (18) */
 static const uint64_t RESV_STEP_NS = 1000000ull;    /* qos: reservations rescaled at most once per 1 ms (section 20) */
 static const uint64_t RESV_WIN_NS = 20000000ull;    /* qos: a reservation is judged met or short over 20 ms (section 20) */
+static const uint64_t ESC_FAST_NS = 1000000ull;     /* qos: a drive answering within 1 ms is not full (section 28) */
 static const uint64_t WSTOP_MAX_NS = 10000000ull;   /* qos: one slow write stops writes for at most 10 ms (section 26) */
 static const uint64_t WSLOW_MIN_NS = 1000000ull;   /* qos: a write slower than this (per 128 KiB) found the buffer full (26) */
 static const uint64_t WWIN_NS = 10000000ull;        /* qos: write throughput measured over 10 ms (section 26) */
@@ -2000,8 +2014,16 @@ static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t n
     int64_t floor = -(int64_t)DEBT_BUCKETS * (int64_t)s->cfg.ctl.bucket_bytes;
     for (int k = 0; k < 2; k++)
         deep |= (s->ctl.tokens[k] < floor ? 1u : 0u) << k;
-    if (!deep || now_ns < s->esc_next_ns || s->ctl.state >= JBOF_CTL_CONGESTION)
-        return 0; /* (a congested drive is full already: the debt is real) */
+    /* a congested drive is full already (the debt is real) -- unless SLO
+     * steering holds the band under twice the unloaded read latency and
+     * both kinds still complete within ESC_FAST_NS: then the state says
+     * the SLO is out of reach at any depth, not that the drive is full */
+    if (!deep || now_ns < s->esc_next_ns)
+        return 0;
+    if (s->ctl.state >= JBOF_CTL_CONGESTION &&
+        (!s->ctl.target_cap_ns || s->ctl.band_hi_ns >= 2 * s->ctl.base_ns || s->ctl.ewma_ns[0] > ESC_FAST_NS ||
+         s->ctl.ewma_ns[1] > ESC_FAST_NS))
+        return 0;
     s->esc_next_ns = now_ns + RESV_STEP_NS; /* a walk at most once per ms */
     for (int k = 0; k < 2; k++) {
         dlist *h = &s->held[k];
