@@ -42,7 +42,8 @@ OPEN: dict[str, set[str]] = {
     "sweep-s1-133": {"starve"},   # work waived by narrowing 5; t0 (1 MiB randrw) starves while t1's SLO is kept
     # sched.c section 22: the SLO tenant's p99 409.7 ms -> 2.8 ms (gimbal 22.5 ms); the best-effort
     # tenants still wait behind 920 MiB/s of infeasible reservations (work, weights, starve)
-    "sweep-s1-626": {"work", "weights", "starve"},
+    # section 28b: work passes (escapes under SLO steering; 1000-mix sweep of seed 1)
+    "sweep-s1-626": {"weights", "starve"},
     # sched.c section 24 (qos prices wf on the data only in one-bucket mode): the 8 KiB QD-64 writer's
     # cheaper writes take more of the SATA drive from the 256 KiB randrw one, util 1.078 -> 1.057 (fifo 1.118)
     "sweep-s1-26": {"work"},
