@@ -187,30 +187,49 @@ static inline void pool_put(jbof_sim *s, uint32_t idx) { s->freelist[s->nfree++]
 
 /* Generate and submit one IO of tenant st (its size to *len if asked).
  * Returns 0, or 1 if it could not be queued (SQ full). */
-static int issue(jbof_sim *s, sim_tenant *st, uint32_t *len)
+/* The tenant's next IO, made in a pool descriptor (tag = its index);
+ * NULL, with the sticky error set, when the pool is exhausted. */
+static jbof_io *make_io(jbof_sim *s, sim_tenant *st, uint32_t *idx)
 {
-    uint32_t idx;
-    int rc = pool_get(s, &idx);
+    int rc = pool_get(s, idx);
     if (rc) {
         s->err = rc;
-        return 1;
+        return NULL;
     }
-    jbof_io *io = pool_io(s, idx);
+    jbof_io *io = pool_io(s, *idx);
     memset(io, 0, sizeof(*io));
     wl_make_io(&st->ws, st->cur, io);
     io->tenant = st->sid;
-    io->tag = idx;
-    rc = jbof_sched_submit(s->sched, io, s->now);
+    io->tag = *idx;
+    return io;
+}
+
+/* The scheduler answered rc to the submit of pool descriptor idx: count
+ * it, or give the descriptor back (a full SQ, -EAGAIN, is not an error).
+ * Returns 1 if it was not submitted. */
+static int submitted(jbof_sim *s, sim_tenant *st, uint32_t idx, int rc)
+{
     if (rc) {
         pool_put(s, idx);
         if (rc != -EAGAIN)
             s->err = rc;
         return 1;
     }
-    if (len)
-        *len = io->length_bytes;
     st->outstanding++;
     st->res.issued++;
+    return 0;
+}
+
+static int issue(jbof_sim *s, sim_tenant *st, uint32_t *len)
+{
+    uint32_t idx;
+    jbof_io *io = make_io(s, st, &idx);
+    if (!io)
+        return 1;
+    if (submitted(s, st, idx, jbof_sched_submit(s->sched, io, s->now)))
+        return 1;
+    if (len)
+        *len = io->length_bytes;
     return 0;
 }
 
@@ -303,14 +322,7 @@ static int flush_batch(jbof_sim *s, jbof_io **out, int max)
         sim_tenant *st = &s->t[d->io->tenant];
         completed(s, st, d->io);
         pool_put(s, s->dn_idx[i]);
-        if (d->next_rc == 0) { /* issue()'s bookkeeping */
-            st->outstanding++;
-            st->res.issued++;
-        } else {
-            pool_put(s, s->dn_next[i]);
-            if (d->next_rc != -EAGAIN)
-                s->err = d->next_rc;
-        }
+        submitted(s, st, s->dn_next[i], d->next_rc);
     }
     return k;
 }
@@ -327,16 +339,9 @@ static void on_complete(jbof_sim *s, uint32_t idx)
         if (s->ndn == PUMP_BATCH)
             flush_batch(s, NULL, 0);
         uint32_t nidx;
-        int rc = pool_get(s, &nidx);
-        if (rc) {
-            s->err = rc;
+        jbof_io *nx = make_io(s, st, &nidx); /* issue(), the submit deferred to the batch */
+        if (!nx)
             return;
-        }
-        jbof_io *nx = pool_io(s, nidx); /* issue(), the submit deferred to the batch */
-        memset(nx, 0, sizeof(*nx));
-        wl_make_io(&st->ws, st->cur, nx);
-        nx->tenant = st->sid;
-        nx->tag = nidx;
         s->dn[s->ndn] = (jbof_done){.io = pio, .next = nx, .now_ns = s->now};
         s->dn_idx[s->ndn] = idx;
         s->dn_next[s->ndn] = nidx;
