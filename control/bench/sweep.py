@@ -187,7 +187,6 @@ WEIGHT_TOL = 0.10
 WEIGHT_DEMAND_MULT = 1.5
 WEIGHT_DEPTH_MULT = 2.0
 WEIGHT_QUEUED_FRAC = 0.90
-WEIGHT_BACKLOG = "queued"  # narrowing 1: measured queued time ("queued"); the old estimate "depth"; or "both"
 WINDOW_COST = 8 * 128 * 1024     # jbof_sched_default_cfg: total_slots * slot_bytes
 LIMIT_TOL = 0.02
 LIMIT_BANK_S = 0.001     # sched.c TAG_BANK_NS
@@ -538,18 +537,14 @@ def _queued_frac(e: Mapping[str, Any]) -> float | None:
     return queued / busy if busy and queued is not None else None
 
 
-def _weights_admits(t: Any, e: Mapping[str, Any], depth_cost: float, wall: int, mode: str) -> bool:
-    depth = bool(wall) and depth_cost >= WEIGHT_DEPTH_MULT * WINDOW_COST * t.weight / wall
+def _weights_admits(t: Any, e: Mapping[str, Any], depth_cost: float, wall: int) -> bool:
     qf = _queued_frac(e)
-    if mode == "depth" or qf is None:
-        return depth
-    queued = qf >= WEIGHT_QUEUED_FRAC
-    return queued and depth if mode == "both" else queued
+    if qf is not None:
+        return qf >= WEIGHT_QUEUED_FRAC
+    return bool(wall) and depth_cost >= WEIGHT_DEPTH_MULT * WINDOW_COST * t.weight / wall
 
 
-def _check_weights(sc: Scenario, q: Mapping[str, Any], checked: dict[str, int],
-                   mode: str | None = None) -> list[Violation]:
-    mode = mode or WEIGHT_BACKLOG
+def _check_weights(sc: Scenario, q: Mapping[str, Any], checked: dict[str, int]) -> list[Violation]:
     qt = {e["name"]: e for e in q["tenants"]}
     dur = q["duration_s"]
     group = []
@@ -562,7 +557,7 @@ def _check_weights(sc: Scenario, q: Mapping[str, Any], checked: dict[str, int],
             # (share 0, unbounded demand) when measured as backlogged, else it cannot be told apart
             # from a tenant that never asked (no queued_s: live documents)
             qf = _queued_frac(e)
-            if mode != "depth" and qf is not None and qf >= WEIGHT_QUEUED_FRAC:
+            if qf is not None and qf >= WEIGHT_QUEUED_FRAC:
                 group.append((t, 0.0, math.inf, math.inf))
             continue
         rate = e["cost_bytes"] / dur
@@ -573,7 +568,7 @@ def _check_weights(sc: Scenario, q: Mapping[str, Any], checked: dict[str, int],
     # backlogged (NARROWINGS[1]): queued at the scheduler >= 90% of its active time under qos, else
     # its queue keeps emptying and its rate is latency-bound (the depth estimate without queued_s)
     wall = sum(t.weight for t, *_ in group)
-    group = [(t, r, d) for t, r, d, dc in group if _weights_admits(t, qt[t.name], dc, wall, mode)]
+    group = [(t, r, d) for t, r, d, dc in group if _weights_admits(t, qt[t.name], dc, wall)]
     while len(group) >= 2:
         total = sum(r for _, r, _ in group)
         wsum = sum(t.weight for t, _, _ in group)
