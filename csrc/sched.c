@@ -1011,6 +1011,12 @@ static inline void list_del_raw(jbof_sched *s, dlist *l, uint32_t id)
  * bucket k; the wrappers keep it right (the tenant must be backlogged). */
 static inline int head_bucket(const tenant *t) { return ctl_bucket(t->ring[t->head].io->opcode); }
 
+/* The debt past which section 12 keeps reserved tenants to their window,
+ * section 22's mask stands aside and section 28's escapes start: DEBT_BUCKETS
+ * buckets below zero. */
+static inline int64_t debt_floor(const jbof_sched *s) { return -(int64_t)DEBT_BUCKETS * (int64_t)s->cfg.ctl.bucket_bytes; }
+static inline int debt_deep(const jbof_sched *s, int k) { return s->ctl.tokens[k] < debt_floor(s); }
+
 static inline void list_push(jbof_sched *s, dlist *l, uint32_t id, int at_head, uint32_t which)
 {
     list_push_raw(s, l, id, at_head, which);
@@ -1932,10 +1938,9 @@ static __attribute__((noinline)) void resv_scale(jbof_sched *s, uint64_t now_ns)
         if (eff < t->r_eff_bps) {
             deficit_rearm(s, t); /* the debt its reservation IO ran up (3b) is not owed by DRR */
             /* nor is the buckets' debt past section 12's bound owed by the others */
-            int64_t floor = -(int64_t)DEBT_BUCKETS * (int64_t)s->cfg.ctl.bucket_bytes;
             for (int k = 0; k < 2; k++)
-                if (s->ctl.tokens[k] < floor)
-                    s->ctl.tokens[k] = floor;
+                if (debt_deep(s, k))
+                    s->ctl.tokens[k] = debt_floor(s);
         }
         else if (eff > t->r_eff_bps && t->r_tag > now_ns)
             t->r_tag = now_ns; /* a tag pushed out at the cut rate (section 7) */
@@ -2011,9 +2016,8 @@ static inline int resv_escape_earn(const jbof_sched *s, tenant *t, uint64_t now_
 static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t now_ns)
 {
     uint32_t esc = 0, deep = 0;
-    int64_t floor = -(int64_t)DEBT_BUCKETS * (int64_t)s->cfg.ctl.bucket_bytes;
     for (int k = 0; k < 2; k++)
-        deep |= (s->ctl.tokens[k] < floor ? 1u : 0u) << k;
+        deep |= (debt_deep(s, k) ? 1u : 0u) << k;
     /* a congested drive is full already (the debt is real) -- unless SLO
      * steering holds the band under twice the unloaded read latency and
      * both kinds still complete within ESC_FAST_NS: then the state says
@@ -2068,7 +2072,7 @@ static inline int lc_overdraft(const jbof_sched *s, const tenant *t)
         return 0;
     int k = io_bucket(s, t->ring[t->head].io->opcode);
     return !(s->starve_mask >> k & 1) || /* section 9 */
-           (s->n_resv_active && s->ctl.tokens[k] < -(int64_t)DEBT_BUCKETS * (int64_t)s->cfg.ctl.bucket_bytes);
+           (s->n_resv_active && debt_deep(s, k));
 }
 
 /* section 26: writes wait while the drive's write buffer is full beside a
@@ -2413,7 +2417,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             t->esc_ok = 0;
             /* still past DEBT_BUCKETS: a flag left from before a switch to
              * one bucket and back does not let an IO past a shallow debt */
-            if (s->ctl.tokens[k] < -(int64_t)DEBT_BUCKETS * (int64_t)s->cfg.ctl.bucket_bytes && !alone) {
+            if (debt_deep(s, k) && !alone) {
                 /* section 28: one IO past k's reservation debt, paid from
                  * the quanta it earned starving, not charged to k (its
                  * debt is the reservations') */
@@ -2513,7 +2517,7 @@ static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io **out, 
                 break;
             /* section 12: past DEBT_BUCKETS buckets of debt a reserved
              * tenant keeps to its in-flight window */
-            if (s->ctl.tokens[io_bucket(s, t->ring[t->head].io->opcode)] < -(int64_t)DEBT_BUCKETS * (int64_t)s->cfg.ctl.bucket_bytes &&
+            if (debt_deep(s, io_bucket(s, t->ring[t->head].io->opcode)) &&
                 slot_blocked(s, t))
                 break;
             t->deficit -= t->ring[t->head].io->cost; /* no double share */
