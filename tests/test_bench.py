@@ -326,6 +326,11 @@ def test_qos_beats_fifo_live(tmp_path: Path) -> None:
             assert t["iops"] > 0 and t["solo_bw_bytes"] > 0 and t["share"] is not None
             # fio's bytes against the data plane's counters
             assert t["dp_bytes"] > 0 and abs(t["fio_vs_dp"]) <= 0.02, t
+            # as the simulator's documents: active time, and time with IO waiting at the scheduler
+            assert 2.0 <= t["busy_s"] < 3.0 and 0.0 <= t["queued_s"] <= t["busy_s"], t
+    # the writer held to its limit by qos waits at the scheduler most of its run
+    ckpt = next(t for t in qos["tenants"] if t["name"] == "ckpt")
+    assert ckpt["queued_s"] > 0.5 * ckpt["busy_s"], ckpt
     # the report and its plots
     text = (out / "report.md").read_text()
     for word in ("## Summary", "## SLO verdicts", "**kv** p99 <= 500us", "limit 64.0MiB/s",
@@ -372,6 +377,8 @@ def test_peers_and_compare_sim(tmp_path: Path) -> None:
     solo = {t["name"]: t["solo_bw_bytes"] for t in live["nbdkit"]["tenants"]}
     assert caps == pytest.approx({n: bw / 2 for n, bw in solo.items()}, rel=1e-3)
     assert "dp_bytes" not in live["nbdkit"]["tenants"][0]
+    assert "queued_s" not in live["nbdkit"]["tenants"][0]    # nbdkit has no scheduler to ask
+    assert all(0.0 <= t["queued_s"] <= t["busy_s"] for t in live["qos"]["tenants"])
     assert "## Peers (nbdkit)" in (tmp_path / "o" / "report.md").read_text()
 
 
@@ -399,6 +406,9 @@ def test_running_daemon_through_the_admin_socket() -> None:
         # its temporary changes are never persisted: no state file, the config untouched
         assert d.config_path.read_bytes() == before and not d.state_path.exists()
         assert all(t["dp_bytes"] > 0 for x in docs for t in x["tenants"])
+        # the daemon's queued time counts on across runs: each document has its own run's
+        assert all(0.0 <= t["queued_s"] <= t["busy_s"] + 0.05 for x in docs for t in x["tenants"]), \
+            [(t["name"], t["queued_s"], t["busy_s"]) for x in docs for t in x["tenants"]]
         with d.client() as c:       # the daemon's own settings are back
             rows = {t["name"]: t for t in c.call("tenant.list")["tenants"]}
             drive = c.call("drive.list")["drives"][0]

@@ -242,7 +242,8 @@ def test_weights_backlogged_set_is_measured() -> None:
     """Narrowing 1 (sched.c section 25): the weights check counts the tenants queued at the scheduler
     >= 90% of their active time under qos.  A 512 B QD-1 reader that the old depth estimate left out
     (1 x ~4 KB of cost < 2 x half the 1 MiB window) is in the group when measured as queued, out when
-    measured as not; documents without queued_s (live runs) fall back to the estimate."""
+    measured as not; documents without queued_s (nbdkit peers, older documents) fall back to the
+    estimate."""
     sc = parse_scenario({"name": "w", "device": {"model": "dct983"}, "duration": "1s", "tenants": [
         {"name": "small", "workload": {"rw": "randread", "bs": "512", "iodepth": 1}},
         {"name": "big", "workload": {"rw": "randread", "bs": "1m", "iodepth": 32}}]}, "<w>", "w")

@@ -272,7 +272,7 @@ def markdown(res: BenchResult, plots: Sequence[str]) -> str:
                 ("Ratios live / sim for the same scenario, seed and duration (the simulator "
                 "runs the same SSD model in virtual time)."), "", sim_table(res), ""]
     out += ["## fio vs the data plane's counters", ""]
-    checked = [o for o in res.runs if o.dp_bytes is not None]
+    checked = [o for o in res.runs if o.dp is not None]
     if res.warnings:
         out += [f"* {w}" for w in res.warnings] + [""]
     elif checked:

@@ -71,7 +71,7 @@ from control.bench.results import (
     raw_tenant,
     text_table,
 )
-from control.bench.targets import DaemonTarget, EngineTarget, NbdkitTarget, Target
+from control.bench.targets import Counters, DaemonTarget, EngineTarget, NbdkitTarget, Target
 from control.scenario import Scenario, Tenant
 
 DEFAULT_POLICIES = ("fifo", "gimbal", "qos")
@@ -101,7 +101,7 @@ class RunOutput:
     run: Run
     fio: dict[str, FioResult]
     timeline: dict[str, list[float]]           # bytes/s per BW_LOG_MS bin
-    dp_bytes: dict[str, int] | None
+    dp: dict[str, Counters] | None             # the data plane's own counters (not nbdkit's)
     device: dict[str, Any]
     wall_s: float
     warnings: list[str] = field(default_factory=list)
@@ -212,7 +212,7 @@ class Bench:
         out = RunOutput(run, results, timeline, dp, device, time.monotonic() - t_start)
         if dp is not None:
             for n, r in results.items():
-                ref = dp.get(n, 0)
+                ref = dp[n].bytes if n in dp else 0
                 diff = abs(r.bytes - ref) / ref if ref else (1.0 if r.bytes else 0.0)
                 if diff > MISMATCH:
                     out.warnings.append(f"{run.title}: tenant {n}: fio counted "
@@ -278,6 +278,20 @@ class Bench:
         starts = [s.start_ns for s in phase_spans(t.workload, self.run_ns)]
         return r.active_s(starts, self.run_ns)
 
+    def _busy_s(self, t: Tenant, r: FioResult) -> float:
+        """The time the tenant's workload was active, as the simulator's busy_s (csrc/sim.c:
+        from its startdelay to its runtime's end or the run's end), plus fio's tail of IO in
+        flight at the end."""
+        assert t.workload is not None
+        w = t.workload
+        spans = phase_spans(w, self.run_ns)
+        if not spans:
+            return 0.0
+        end_ns = min(self.run_ns, w.startdelay_ns + w.runtime_ns) if w.runtime_ns else self.run_ns
+        tail_s = max((s.start_ns / 1e9 + ms / 1e3 for s, ms in zip(spans, r.job_runtime_ms)),
+                     default=0.0)
+        return max(end_ns / 1e9, tail_s) - w.startdelay_ns / 1e9
+
     def _measured(self, out: RunOutput) -> list[Measured]:
         ms = []
         for t in self.scenario.tenants:
@@ -291,10 +305,14 @@ class Bench:
                 "read_ios": r.read_ios, "write_ios": r.write_ios, "read_bytes": r.read_bytes,
                 "write_bytes": r.write_bytes, "open_loop": open_loop,
                 "demand_bytes": rounded(demand)}
-            if out.dp_bytes is not None:
-                ref = out.dp_bytes.get(t.name, 0)
+            if out.dp is not None:
+                c = out.dp.get(t.name, Counters(0, 0))
+                ref = c.bytes
                 extra["dp_bytes"] = ref
                 extra["fio_vs_dp"] = rounded((r.bytes - ref) / ref) if ref else None
+                # as in the simulator's documents (control.bench.results.measured_from_sim)
+                extra["busy_s"] = rounded(self._busy_s(t, r))
+                extra["queued_s"] = rounded(c.queued_ns / 1e9)
             ms.append(Measured(name=t.name, iops=r.ios / run_s, bw_bytes=r.bytes / run_s,
                                lat_us=r.lat_us(), completed=r.ios, backlogged=backlogged,
                                extra=extra))

@@ -98,7 +98,7 @@ each invariant applied, so nothing is dropped silently):
    scheduled: its rate is iodepth / latency whatever the weights.  This
    replaced an estimate, iodepth x (cost per IO) >= 2 x its weighted share
    of the 8 x 128 KiB in-flight window (still used for documents without
-   queued_s, e.g. live runs).  On the 200-mix sweeps of seeds 1 / 2 the
+   queued_s, e.g. live runs' nbdkit peers and older documents).  On the 200-mix sweeps of seeds 1 / 2 the
    estimate admitted 44 / 48 tenants queued < 90% of the time (median 0.80:
    s1-15's 64 KiB QD-1 writer, 0.49, and s2-81's 512 KiB QD-2 reader, 0.69,
    "under-served" while their only IO was in the drive) and excluded 81 /
@@ -555,7 +555,7 @@ def _check_weights(sc: Scenario, q: Mapping[str, Any], checked: dict[str, int]) 
         if not e["bw_bytes"] or not e["cost_bytes"]:
             # moved nothing: the worst weights outcome, not a reason to look away -- counted
             # (share 0, unbounded demand) when measured as backlogged, else it cannot be told apart
-            # from a tenant that never asked (no queued_s: live documents)
+            # from a tenant that never asked (no queued_s: nbdkit peers, older documents)
             qf = _queued_frac(e)
             if qf is not None and qf >= WEIGHT_QUEUED_FRAC:
                 group.append((t, 0.0, math.inf, math.inf))

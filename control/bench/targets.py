@@ -34,12 +34,25 @@ class Export:
     offset_bytes: int = 0
 
 
+@dataclass(frozen=True)
+class Counters:
+    """A tenant's data-plane counters over one run."""
+    bytes: int                  # read + write bytes completed
+    queued_ns: int              # time with >= 1 IO waiting at the scheduler (sched.c section 25)
+
+
+def tenant_counters(t: Mapping[str, Any]) -> Counters:
+    """Counters of one tenant's stats (the engine's ``tenant`` dict or an admin ``stats`` row):
+    both close the open queued interval at the time they were read."""
+    return Counters(int(t["read_bytes"] + t["write_bytes"]), int(t["queued_ns"]))
+
+
 class Target(Protocol):
     """Something fio can be pointed at for one run."""
     name: str
 
     def open(self, policy: str, tenants: Sequence[Tenant]) -> dict[str, Export]: ...
-    def counters(self) -> dict[str, int] | None: ...
+    def counters(self) -> dict[str, Counters] | None: ...
     def device(self) -> dict[str, Any]: ...
     def close(self) -> None: ...
 
@@ -85,12 +98,9 @@ class EngineTarget:
         self._eng = eng
         return {t.name: Export(eng.uri(t.name), ns_size(t)) for t in tenants}
 
-    def counters(self) -> dict[str, int]:
-        out = {}
-        for name in self._eng.tenants():
-            t = self._eng.tenant_stats(name)["tenant"]
-            out[name] = int(t["read_bytes"] + t["write_bytes"])
-        return out
+    def counters(self) -> dict[str, Counters]:
+        return {name: tenant_counters(self._eng.tenant_stats(name)["tenant"])
+                for name in self._eng.tenants()}
 
     def device(self) -> dict[str, Any]:
         d = self._eng.drive_stats("d0")
@@ -142,13 +152,13 @@ class DaemonTarget:
         cfg = self.client.call("config.get")["config"]
         self.orig_policy = next(d for d in cfg["drives"] if d["name"] == self.drive)["policy"]
         self.orig_tenants = {t["name"]: t for t in cfg.get("tenants", [])}
-        self._base: dict[str, int] = {}
+        self._base: dict[str, Counters] = {}
         self._touched: set[str] = set()
         self._last: dict[str, Any] = {}
 
-    def _bytes(self) -> tuple[dict[str, int], dict[str, Any]]:
+    def _counters(self) -> tuple[dict[str, Counters], dict[str, Any]]:
         snap = self.client.call("stats")
-        per = {t["name"]: int(t["read_bytes"] + t["write_bytes"]) for t in snap["tenants"]}
+        per = {t["name"]: tenant_counters(t) for t in snap["tenants"]}
         drive: dict[str, Any] = next((d for d in snap["drives"] if d["name"] == self.drive), {})
         return per, drive
 
@@ -161,12 +171,16 @@ class DaemonTarget:
             row = self.rows[t.name]
             uri = next((u for u in row["uris"] if u.startswith("nbd+unix")), row["uris"][0])
             out[t.name] = Export(uri, min(ns_size(t), int(row["size_bytes"])) // 4096 * 4096)
-        self._base, _ = self._bytes()
+        self._base, _ = self._counters()
         return out
 
-    def counters(self) -> dict[str, int]:
-        now, self._last = self._bytes()
-        return {k: v - self._base.get(k, 0) for k, v in now.items()}
+    def counters(self) -> dict[str, Counters]:
+        """Since open(): the daemon's counters run on across runs."""
+        now, self._last = self._counters()
+        zero = Counters(0, 0)
+        return {k: Counters(v.bytes - self._base.get(k, zero).bytes,
+                            v.queued_ns - self._base.get(k, zero).queued_ns)
+                for k, v in now.items()}
 
     def device(self) -> dict[str, Any]:
         d = self._last
