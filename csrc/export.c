@@ -40,6 +40,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 
+#include "jbof_internal.h"
 #include "reactor.h"
 
 /* ------------------------------------------------------------ exports ---- */
@@ -328,9 +329,7 @@ void export_stats_fill(export *x, jbof_export_stats *out, uint64_t now_ns)
             out->stall_max_ns = out->stall_now_ns;
     }
     jbof_sched_tenant_stats(x->d->s, x->tid, &out->tenant);
-    /* sched.c section 25: the open interval counts up to now here */
-    if (out->tenant.queued && now_ns > out->tenant.queued_since_ns)
-        out->tenant.queued_ns += now_ns - out->tenant.queued_since_ns;
+    out->tenant.queued_ns = tenant_queued_ns_at(&out->tenant, now_ns);
     out->ns_base_bytes = x->base;
     out->size_bytes = x->size;
     out->drive = x->d->id;

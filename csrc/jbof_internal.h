@@ -403,4 +403,15 @@ void wl_make_io(wl_state *w, const jbof_wl_phase *p, jbof_io *io);
 /* Open loop: gap before the next arrival after an IO of len bytes (0 = closed loop). */
 uint64_t wl_gap_ns(const jbof_wl_phase *p, uint32_t len);
 
+/* ---- a tenant's queued time (sched.c section 25) ---- */
+
+/* queued_ns up to now_ns: the closed intervals plus, while IO is queued,
+ * the open one.  The one place that closes it, for the simulator's tenant
+ * results (sim.c) and the reactor's export stats (export.c). */
+static inline uint64_t tenant_queued_ns_at(const jbof_tenant_stats *st, uint64_t now_ns)
+{
+    uint64_t open = st->queued && now_ns > st->queued_since_ns ? now_ns - st->queued_since_ns : 0;
+    return st->queued_ns + open;
+}
+
 #endif

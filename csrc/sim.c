@@ -574,8 +574,10 @@ int jbof_sim_tenant_result(const jbof_sim *s, uint32_t id, jbof_tenant_result *o
         b = s->now;
     out->busy_ns = b > a ? b - a : 0;
     jbof_tenant_stats ts;
-    if (jbof_sched_tenant_stats(s->sched, st->sid, &ts) == 0)
+    if (jbof_sched_tenant_stats(s->sched, st->sid, &ts) == 0) {
         out->slo_violations = ts.slo_violations;
+        out->queued_ns = tenant_queued_ns_at(&ts, s->now);
+    }
     return 0;
 }
 

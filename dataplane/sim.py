@@ -488,8 +488,7 @@ class Simulator:
             issued=r.issued, completed=r.completed, errors=st.errors,
             cost_bytes=st.cost_completed, busy_s=r.busy_ns / NS,
             throttled_s=st.throttled_ns / NS,
-            queued_s=(st.queued_ns + (self.now_ns - st.queued_since_ns
-                                      if st.queued and self.now_ns > st.queued_since_ns else 0)) / NS,
+            queued_s=r.queued_ns / NS,
             demand_bytes=r.demand_bytes,
             slo_violations=r.slo_violations, lat=lat, hist_counts=counts,
             timeline_bytes=self.timeline(name))

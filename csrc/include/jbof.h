@@ -201,7 +201,7 @@ typedef struct jbof_tenant_stats {
     uint64_t flushed;         /* taken out of the SQ undispatched (jbof_sched_tenant_flush) */
     uint64_t queued_ns;       /* time with >= 1 IO queued at the scheduler (not yet dispatched),
                                * closed intervals only: add now - queued_since_ns while queued > 0
-                               * (jbof_export_stats' copy has it added) */
+                               * (jbof_export_stats' and jbof_tenant_result's have it added) */
     uint64_t queued_since_ns; /* while queued > 0: when its queue last went non-empty (else 0) */
 } jbof_tenant_stats;
 
@@ -397,6 +397,8 @@ typedef struct jbof_sim_tenant_result {
     uint64_t busy_ns;         /* time the tenant was active (between start and stop) */
     uint64_t demand_bytes;    /* bytes the open-loop schedule asked for (0 = closed loop) */
     uint64_t slo_violations;
+    uint64_t queued_ns;       /* time with >= 1 IO queued at the scheduler, up to now
+                               * (jbof_tenant_stats.queued_ns with the open interval closed) */
 } jbof_tenant_result;
 
 typedef struct jbof_sim jbof_sim;

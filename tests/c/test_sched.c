@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "jbof.h"
+#include "../../csrc/jbof_internal.h"
 #include "testing.h"
 
 /* ---- fake drive: a serial server of cost at DRIVE_BPS plus a fixed 80 us ---- */
@@ -1044,10 +1045,15 @@ static void test_queued_ns(void)
         CHECK_EQ(jbof_sched_tenant_stats(s, id, &ts), 0);
         CHECK_EQ(ts.queued_ns, 3000);
         CHECK_EQ(ts.queued_since_ns, 10000);
+        /* the open interval closed at now (sim.c's and export.c's reading) */
+        CHECK_EQ(tenant_queued_ns_at(&ts, 12000), 5000);
+        CHECK_EQ(tenant_queued_ns_at(&ts, 10000), 3000);
+        CHECK_EQ(tenant_queued_ns_at(&ts, 9000), 3000);
         CHECK_EQ(jbof_sched_tenant_flush(s, id, out, 4, 12500), 1);
         CHECK_EQ(jbof_sched_tenant_stats(s, id, &ts), 0);
         CHECK_EQ(ts.queued_ns, 5500);
         CHECK_EQ(ts.queued_since_ns, 0);
+        CHECK_EQ(tenant_queued_ns_at(&ts, 19000), 5500);
         CHECK_EQ(jbof_sched_submit(s, &io[3], 20000), 0);
         CHECK_EQ(jbof_sched_submit(s, &io[4], 20000), 0);
         CHECK_EQ(jbof_sched_dispatch(s, 20000, out, 4), 2);
