@@ -99,6 +99,8 @@ typedef struct jbof_store {
     uint64_t *map;            /* anonymous: bit set = chunk may hold data */
     size_t map_bytes;         /* its mapping's length */
     uint64_t eof_errors;      /* IO refused: the data file is shorter than the store */
+    uint64_t file_bytes;      /* file-backed: st_size at the last check */
+    uint64_t checked_ns;      /* file-backed: the now_ns of that check (0: none yet) */
 } jbof_store;
 
 /* huge: back anonymous memory with transparent huge pages (512x fewer
@@ -107,7 +109,7 @@ int jbof_store_open(jbof_store *s, const char *path, uint64_t size_bytes, int hu
 void jbof_store_close(jbof_store *s);
 /* Apply the data effect of one request (READ fills r->buf).  -EIO when a
  * data file was truncated under the mapping (touching it would SIGBUS). */
-int jbof_store_apply(jbof_store *s, const jbof_breq *r);
+int jbof_store_apply(jbof_store *s, const jbof_breq *r, uint64_t now_ns);
 /* Zero [off, off + len): MADV_DONTNEED / PUNCH_HOLE whole pages, memset edges. */
 int jbof_store_zero(jbof_store *s, uint64_t off, uint64_t len);
 int jbof_store_sync(jbof_store *s);

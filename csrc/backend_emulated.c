@@ -84,7 +84,7 @@ static int emu_submit(jbof_backend *b, jbof_breq *r, uint64_t now_ns)
         e->heap = h;
         e->cap = cap;
     }
-    r->status = jbof_store_apply(&e->store, r);
+    r->status = jbof_store_apply(&e->store, r, now_ns);
     e->b.eof_errors = e->store.eof_errors;
     uint64_t done = now_ns;
     uint64_t off = r->io.opcode == JBOF_OP_FLUSH ? 0 : r->io.offset_bytes;

@@ -76,6 +76,9 @@ int jbof_store_open(jbof_store *s, const char *path, uint64_t size_bytes, int hu
     s->size_bytes = size_bytes;
     s->map = NULL;
     s->map_bytes = 0;
+    s->eof_errors = 0;
+    s->file_bytes = 0;
+    s->checked_ns = 0;
     if (path && path[0]) {
         int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
         if (fd < 0)
@@ -203,23 +206,37 @@ int jbof_store_extents(const jbof_store *s, uint64_t off, uint64_t len, jbof_nbd
 
 /* A data file shorter than the range: touching the mapping there would
  * raise SIGBUS, so the IO is refused with EIO, counted and logged (at the
- * 1st, 2nd, 4th, 8th ... time).  One fstat per IO, for file-backed stores
- * only (the emulated backend with a path: modelled latency is ~100 us).
- * A truncation between this check and the copy still faults: the window
- * is one memcpy long. */
-static int store_truncated(jbof_store *s, uint64_t off, uint64_t len)
+ * 1st, 2nd, 4th, 8th ... time).  File-backed stores only (the emulated
+ * backend with a path).  One fstat per batch, not per IO: the reactor
+ * submits a batch at one now_ns, and the size read at that now_ns stands
+ * for the rest of the batch (an IO reaching past it looks again, so a file
+ * that grew back is seen at once); now_ns 0 (jbof_store_zero, the rare
+ * scrub and zeroing path) always looks.  A truncation between the check
+ * and a copy still faults: the window is one batch's memcpys long (a few
+ * microseconds; it used to be one memcpy). */
+static int store_truncated(jbof_store *s, uint64_t off, uint64_t len, uint64_t now_ns)
 {
     if (s->fd < 0)
         return 0;
-    struct stat st;
-    if (fstat(s->fd, &st) == 0 && (uint64_t)st.st_size >= off + len)
+    if (now_ns && now_ns == s->checked_ns && s->file_bytes >= off + len)
         return 0;
+    struct stat st;
+    if (fstat(s->fd, &st) == 0) {
+        s->file_bytes = (uint64_t)st.st_size;
+        s->checked_ns = now_ns;
+        if (s->file_bytes >= off + len)
+            return 0;
+    } else {
+        s->file_bytes = 0;
+        s->checked_ns = 0;
+    }
     s->eof_errors++;
     if ((s->eof_errors & (s->eof_errors - 1)) == 0)
-        fprintf(stderr, "jbof: data file truncated to %lld bytes under a %llu-byte store: "
+        fprintf(stderr, "jbof: data file truncated to %llu bytes under a %llu-byte store: "
                 "IO at %llu+%llu fails with EIO (%llu so far)\n",
-                (long long)st.st_size, (unsigned long long)s->size_bytes, (unsigned long long)off,
-                (unsigned long long)len, (unsigned long long)s->eof_errors);
+                (unsigned long long)s->file_bytes, (unsigned long long)s->size_bytes,
+                (unsigned long long)off, (unsigned long long)len,
+                (unsigned long long)s->eof_errors);
     return 1;
 }
 
@@ -265,13 +282,13 @@ int jbof_store_zero(jbof_store *s, uint64_t off, uint64_t len)
 {
     if (!s || !s->base || off > s->size_bytes || len > s->size_bytes - off)
         return -EINVAL;
-    if (store_truncated(s, off, len))
+    if (store_truncated(s, off, len, 0))
         return -EIO;
     store_zero_mapped(s, off, len);
     return 0;
 }
 
-int jbof_store_apply(jbof_store *s, const jbof_breq *r)
+int jbof_store_apply(jbof_store *s, const jbof_breq *r, uint64_t now_ns)
 {
     if (!s || !r || !s->base)
         return -EINVAL;
@@ -279,7 +296,7 @@ int jbof_store_apply(jbof_store *s, const jbof_breq *r)
         return 0;
     if (r->io.offset_bytes > s->size_bytes || r->io.length_bytes > s->size_bytes - r->io.offset_bytes)
         return -EINVAL;
-    if (store_truncated(s, r->io.offset_bytes, r->io.length_bytes))
+    if (store_truncated(s, r->io.offset_bytes, r->io.length_bytes, now_ns))
         return -EIO;
     switch (r->io.opcode) {
     case JBOF_OP_READ:
@@ -321,7 +338,7 @@ typedef struct mem_be {
 static int mem_submit(jbof_backend *b, jbof_breq *r, uint64_t now_ns)
 {
     mem_be *m = (mem_be *)b;
-    r->status = jbof_store_apply(&m->store, r);
+    r->status = jbof_store_apply(&m->store, r, now_ns);
     r->due_ns = now_ns; /* done: the reactor noticing later is not drive time */
     r->next = NULL;
     if (m->done_tail)

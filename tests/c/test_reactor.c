@@ -36,10 +36,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "jbof_nbd.h"
 #include "testing.h"
 
@@ -654,6 +656,56 @@ static void remove_throttled(jbof_engine *e, const char *sock, uint32_t drive)
     close(fd);
 }
 
+/* backend_memory.c: a file-backed store truncated underneath.  The size is
+ * read once per batch (one now_ns), not per IO: an IO of a later batch that
+ * reaches past the new end fails with EIO (no SIGBUS), one below it is
+ * served from the size already read, and one past that size looks again,
+ * so a file grown back is served at once. */
+static void store_truncation(const char *dir)
+{
+    char path[160];
+    snprintf(path, sizeof path, "%s/store.img", dir);
+    jbof_store st;
+    CHECK_EQ(jbof_store_open(&st, path, 1 << 20, 0), 0);
+    if (!st.base)
+        return;
+    static uint8_t buf[4096];
+    fill(buf, sizeof buf, 21);
+    jbof_breq r;
+    memset(&r, 0, sizeof r);
+    r.buf = buf;
+    r.io.opcode = JBOF_OP_WRITE;
+    r.io.offset_bytes = 512 << 10;
+    r.io.length_bytes = 4096;
+    CHECK_EQ(jbof_store_apply(&st, &r, 100), 0);
+    r.io.offset_bytes = 0;
+    CHECK_EQ(jbof_store_apply(&st, &r, 100), 0); /* same batch: the size read at 100 */
+    CHECK_EQ(st.checked_ns, 100);
+    CHECK_EQ(st.file_bytes, 1 << 20);
+    CHECK_EQ(truncate(path, 64 << 10), 0);
+    r.io.opcode = JBOF_OP_READ;
+    r.io.offset_bytes = 512 << 10;
+    CHECK_EQ(jbof_store_apply(&st, &r, 200), -EIO); /* a later batch sees the new end */
+    CHECK_EQ(st.file_bytes, 64 << 10);
+    r.io.opcode = JBOF_OP_WRITE;
+    CHECK_EQ(jbof_store_apply(&st, &r, 300), -EIO);
+    struct stat sb;
+    CHECK(stat(path, &sb) == 0 && sb.st_size == 64 << 10); /* a refused write does not re-extend */
+    r.io.opcode = JBOF_OP_READ;
+    r.io.offset_bytes = 0;
+    CHECK_EQ(jbof_store_apply(&st, &r, 300), 0); /* below the new end: served */
+    CHECK_EQ(jbof_store_zero(&st, 512 << 10, 4096), -EIO);
+    CHECK_EQ(st.eof_errors, 3);
+    CHECK_EQ(truncate(path, 1 << 20), 0); /* restored: the next IO past 64 KiB looks again */
+    r.io.offset_bytes = 512 << 10;
+    CHECK_EQ(jbof_store_apply(&st, &r, 300), 0);
+    CHECK_EQ(st.file_bytes, 1 << 20);
+    CHECK_EQ(jbof_store_zero(&st, 512 << 10, 4096), 0);
+    CHECK_EQ(st.eof_errors, 3);
+    jbof_store_close(&st);
+    unlink(path);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/jbof-reactor-XXXXXX";
@@ -732,6 +784,7 @@ int main(void)
     CHECK_EQ(jbof_engine_stop(e), 0);
     jbof_engine_destroy(e);
     two_reactors(dir);
+    store_truncation(dir);
     unlink(file);
     unlink(sock);
     rmdir(dir);
