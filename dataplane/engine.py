@@ -736,6 +736,24 @@ class Engine:
         check(lib.jbof_engine_sec_stats(self._need(), out), "jbof_engine_sec_stats")
         return struct_dict(out)
 
+    @property
+    def psk_file(self) -> str | None:
+        """listen.tls_psk_file (None: TLS off)."""
+        return self._psk
+
+    def reload_psk(self) -> int:
+        """Read listen.tls_psk_file again (key rotation without a restart): TLS handshakes
+        from now on use its keys, open connections keep their sessions.  A bad file
+        (missing, readable by group or others, malformed) raises EngineConfigError /
+        EngineError and the keys loaded before stay.  Returns the identities loaded."""
+        if self._psk is None:
+            raise EngineConfigError("listen.tls_psk_file", "no PSK file is configured (TLS is "
+                                    "off): nothing to reload")
+        check_psk_file(self._psk, "listen.tls_psk_file")
+        check(lib.jbof_engine_tls_load_psk(self._need(), self._psk.encode()),
+              "jbof_engine_tls_load_psk", f"{self._psk} (the keys loaded before stay)")
+        return int(self.sec_stats()["keys"])
+
 
 # Re-exported for callers that catch C failures.
 EngineError = DataplaneError

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -130,6 +131,71 @@ def test_serve_with_tls_required(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not extension_available(), reason="C core not built")
+def test_serve_reloads_psk_on_sighup_and_jbof_tls_reload(tmp_path: Path) -> None:
+    """Key rotation on a running `jbof serve`: `jbof tls reload` and SIGHUP re-read the PSK
+    file; a bad file is one line (the CLI's error, the daemon's stderr) and the old keys stay."""
+    if shutil.which("nbdinfo") is None:
+        pytest.skip("nbdinfo is not installed")
+    from click.testing import CliRunner
+    from control.cli import main
+    from dataplane._jbof import lib
+    if not lib.jbof_tls_available():
+        pytest.skip("built without GnuTLS")
+    tmp = tempfile.mkdtemp(prefix="jbof-", dir="/tmp")
+    sock, admin = os.path.join(tmp, "s.sock"), os.path.join(tmp, "admin.sock")
+    k1, k2 = os.urandom(32).hex(), os.urandom(32).hex()
+    server = psk_file(tmp_path / "server.psk", {"alice": k1})
+    one, two = psk_file(tmp_path / "1.psk", {"alice": k1}), psk_file(tmp_path / "2.psk", {"alice": k2})
+    c = tmp_path / "c.yaml"
+    c.write_text(yaml.safe_dump({"drives": DRIVES, "listen": {"unix": sock, "tls_psk_file": server},
+                                 "admin": {"socket": admin},
+                                 "tenants": [{"name": "alice", "size": "16MiB"}]}))
+    p = subprocess.Popen([sys.executable, "-m", "control.cli", "serve", "--config", str(c)],
+                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stdout is not None and p.stderr is not None
+
+    def opens(psk: str) -> bool:
+        return subprocess.run(["nbdinfo", "--size",
+                               f"nbds+unix://alice@/alice?socket={sock}&tls-psk-file={psk}"],
+                              capture_output=True, text=True, timeout=20).returncode == 0
+
+    def becomes(psk: str) -> bool:              # SIGHUP is handled within 0.5 s
+        for _ in range(40):
+            if opens(psk):
+                return True
+            time.sleep(0.1)
+        return False
+
+    try:
+        assert p.stdout.readline().strip() == f"nbds+unix:///alice?socket={sock}"
+        assert opens(one) and not opens(two)
+        psk_file(tmp_path / "server.psk", {"alice": k2})
+        r = CliRunner().invoke(main, ["tls", "reload", "--socket", admin])
+        assert r.exit_code == 0 and "reloaded 1 PSK identities" in r.output, r.output
+        assert opens(two) and not opens(one)
+        psk_file(tmp_path / "server.psk", {"alice": k1})
+        p.send_signal(signal.SIGHUP)
+        assert becomes(one) and not opens(two)
+        os.chmod(server, 0o644)                 # a bad file: the keys loaded before stay
+        r = CliRunner().invoke(main, ["tls", "reload", "--socket", admin])
+        assert r.exit_code != 0 and "chmod 600" in r.output and r.output.count("\n") == 1, r.output
+        p.send_signal(signal.SIGHUP)
+        time.sleep(1.0)
+        assert opens(one) and p.poll() is None
+        p.send_signal(signal.SIGTERM)
+        assert p.wait(timeout=20) == 0
+        err = p.stderr.read()
+        assert f"SIGHUP: reloaded 1 TLS PSK identities from {server}" in err, err
+        bad = [ln for ln in err.splitlines() if "SIGHUP: " in ln and "chmod 600" in ln]
+        assert len(bad) == 1 and "keys loaded before stay" in bad[0], err
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.mark.skipif(not extension_available(), reason="C core not built")
 def test_live_tenant_add_with_access_rules() -> None:
     """jbof tenant add --tls-identity/--allow-uid reach the engine and the saved file."""
     from click.testing import CliRunner
@@ -148,3 +214,16 @@ def test_live_tenant_add_with_access_rules() -> None:
         r = CliRunner().invoke(main, ["tenant", "add", "e", "--size", "8MiB", "--tls-identity",
                                       "e:x", "--socket", d.admin])
         assert r.exit_code != 0 and "':'" in r.output
+
+
+@pytest.mark.skipif(not extension_available(), reason="C core not built")
+def test_tls_reload_without_a_psk_file_is_one_line() -> None:
+    from control.daemon.admin import AdminError
+    from control_helpers import daemon
+    with daemon("drives: [{name: d0, backend: memory, size: 64MiB}]\n") as d:
+        with d.client() as c:
+            with pytest.raises(AdminError) as ei:
+                c.call("tls.reload")
+            assert ei.value.code == "invalid" and "no PSK file is configured" in ei.value.message
+            with pytest.raises(AdminError, match="takes no arguments"):
+                c.call("tls.reload", name="x")

@@ -13,6 +13,7 @@ import socket
 import struct
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -476,3 +477,61 @@ def test_tls_needs_psk_file(tmp_path: Path) -> None:
     with pytest.raises(EngineConfigError, match="tls_psk_file"):
         Engine({"drives": [{"name": "d", "backend": "memory", "size": 8 * MIB}],
                 "listen": {"unix": str(tmp_path / "s"), "tls": "require"}})
+
+
+def test_psk_reload_rotates_keys_open_connections_kept(tmp_path: Path) -> None:
+    """Key rotation without a restart (Engine.reload_psk, the admin op tls.reload, SIGHUP):
+    handshakes after it use the file's new keys, a connection opened with the old key keeps
+    working, and a bad file is refused with the keys loaded before kept."""
+    nbdinfo = need("nbdinfo")
+    need("nbdkit")
+    tmp = tempfile.mkdtemp(prefix="jbof-tls-", dir="/tmp")
+    k1, k2 = os.urandom(32).hex(), os.urandom(32).hex()
+    server = write_psk(os.path.join(tmp, "server.psk"), {"alice": k1})
+    old = write_psk(os.path.join(tmp, "old.psk"), {"alice": k1})
+    new = write_psk(os.path.join(tmp, "new.psk"), {"alice": k2})
+    sock, bridge = os.path.join(tmp, "s.sock"), os.path.join(tmp, "b.sock")
+    eng = Engine({"drives": [{"name": "d", "backend": "memory", "size": 32 * MIB}],
+                  "tenants": [{"name": "alice", "size": 16 * MIB}],
+                  "listen": {"unix": sock, "tls": "require", "tls_psk_file": server}})
+    eng.start()
+    # nbdkit's nbd plugin with shared=true: one TLS connection, made at start with the old key
+    kit = subprocess.Popen(["nbdkit", "-f", "--exit-with-parent", "-U", bridge, "nbd",
+                            f"socket={sock}", "export=alice", "tls=require", f"tls-psk={old}",
+                            "tls-username=alice", "shared=true"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        def size(psk: str) -> int:
+            return run([nbdinfo, "--size",
+                        f"nbds+unix://alice@/alice?socket={sock}&tls-psk-file={psk}"]).returncode
+
+        def through_bridge() -> subprocess.CompletedProcess[str]:
+            return run([nbdinfo, "--size", f"nbd+unix:///?socket={bridge}"])
+
+        for _ in range(100):
+            if os.path.exists(bridge):
+                break
+            time.sleep(0.05)
+        assert through_bridge().returncode == 0
+        assert size(old) == 0 and size(new) != 0
+        write_psk(server, {"alice": k2})
+        assert eng.reload_psk() == 1
+        hs = eng.sec_stats()["tls_handshakes"]
+        assert size(new) == 0 and size(old) != 0            # new handshakes: the new key only
+        r = through_bridge()                                 # the old session goes on
+        assert r.returncode == 0 and int(r.stdout) == 16 * MIB, r.stderr
+        assert eng.sec_stats()["tls_handshakes"] == hs + 1   # (only nbdinfo's own handshake)
+        # a bad file: refused, the keys loaded before stay
+        os.chmod(server, 0o644)
+        with pytest.raises(EngineConfigError, match="chmod 600"):
+            eng.reload_psk()
+        write_psk(server, {"alice": "not-hex"})
+        with pytest.raises(OSError, match="EINVAL.*keys loaded before stay"):
+            eng.reload_psk()
+        assert size(new) == 0 and size(old) != 0
+        assert eng.sec_stats()["keys"] == 1
+    finally:
+        kit.terminate()
+        kit.wait(timeout=10)
+        eng.close()
+        shutil.rmtree(tmp, ignore_errors=True)

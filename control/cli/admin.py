@@ -487,6 +487,33 @@ def drive_set(name: str, policy: str | None, band: str | None, as_json: bool,
     click.echo(f"drive {name}: policy {d['policy']}{extra}{knob}")
 
 
+# ------------------------------------------------------------------ jbof tls ---
+
+@click.group("tls", context_settings=CTX, short_help="Reload the TLS PSK file live (key rotation).")
+def tls() -> None:
+    """TLS of a running daemon (jbof serve): reload its PSK file."""
+
+
+@tls.command("reload", short_help="Re-read the PSK file: new handshakes use its keys.")
+@click.option("--json", "as_json", is_flag=True, help="Print the daemon's reply as JSON.")
+@socket_option
+def tls_reload(as_json: bool, socket_path: str) -> None:
+    """Re-read listen.tls_psk_file: TLS handshakes from now on use its keys,
+    open connections keep theirs.  A bad file (missing, readable by group or
+    others, malformed) is a one-line error and the keys loaded before stay.
+    SIGHUP to the daemon does the same.
+
+    \b
+    Example:
+      jbof tls reload
+    """
+    res = call(socket_path, "tls.reload")
+    if as_json:
+        click.echo(json.dumps(res, indent=2))
+        return
+    click.echo(f"reloaded {res['keys']} PSK identities from {res['file']}")
+
+
 # ---------------------------------------------------------------- jbof stats ---
 
 def _pairs_delta(cur: list[list[int]], prev: list[list[int]] | None) -> list[list[int]]:

@@ -136,4 +136,5 @@ main.add_lazy_command("config", "control.cli.admin:config", "Check, show, diff a
 main.add_lazy_command("tenant", "control.cli.admin:tenant", "Add, remove, change, list tenants live.")
 main.add_lazy_command("drive", "control.cli.admin:drive", "List drives; change policy or band live.")
 main.add_lazy_command("stats", "control.cli.admin:stats", "Per-tenant IOPS, MB/s, latency (iostat-like).")
+main.add_lazy_command("tls", "control.cli.admin:tls", "Reload the TLS PSK file live (key rotation).")
 main.add_lazy_command("bench", "control.cli.bench:bench", "Run a scenario live with fio, policies side by side.")

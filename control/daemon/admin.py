@@ -16,7 +16,10 @@ value) is echoed.  Arguments use the config file's keys and units
 plain integers are bytes, bytes/s, or seconds for durations).
 
 Ops (``OPS``): ping, config.get, tenant.add, tenant.remove, tenant.set,
-tenant.list, drive.list, drive.set, stats, tune.status, tune.set, shutdown.  Each change is
+tenant.list, drive.list, drive.set, stats, tune.status, tune.set, tls.reload
+(read listen.tls_psk_file again: new TLS handshakes use its keys, open
+connections keep theirs; a bad file is an error and the old keys stay;
+nothing is saved), shutdown.  Each change is
 validated against the whole config (control.config.check_config), applied
 to the running Engine (between two reactor batches; queued and in-flight IO
 is neither dropped nor reordered), then persisted atomically (the previous
@@ -65,7 +68,7 @@ log = logging.getLogger("jbof.admin")
 PROTOCOL_VERSION = 1
 IDLE_TIMEOUT_S = 60.0
 OPS = ("ping", "config.get", "tenant.add", "tenant.remove", "tenant.set", "tenant.list",
-       "drive.list", "drive.set", "stats", "tune.status", "tune.set", "shutdown")
+       "drive.list", "drive.set", "stats", "tune.status", "tune.set", "tls.reload", "shutdown")
 READ_ONLY_OPS = ("ping", "config.get", "tenant.list", "drive.list", "stats", "tune.status")
 PROTOCOL_ERRORS = ("bad_json", "bad_request", "version", "unknown_op")
 

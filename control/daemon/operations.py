@@ -535,6 +535,19 @@ class Operations:
             out.update(self._commit(new, f"tune.set {drive}"))
         return out
 
+    def op_tls_reload(self, args: dict[str, Any]) -> dict[str, Any]:
+        """Re-read the PSK file (key rotation): new handshakes use its keys; on a bad file
+        the keys loaded before stay.  Nothing to persist: the file is the truth."""
+        if args:
+            raise AdminError("invalid", f"args.{sorted(args)[0]}: tls.reload takes no arguments")
+        try:
+            keys = self.engine.reload_psk()
+        except ValueError as e:         # EngineConfigError: missing, or readable by others
+            raise AdminError("invalid", f"{e} (the keys loaded before stay)") from None
+        except OSError as e:
+            raise AdminError("engine", str(e)) from None
+        return {"file": self.engine.psk_file, "keys": keys, "persisted": None}
+
     def op_shutdown(self, args: dict[str, Any]) -> dict[str, Any]:
         log.warning("shutdown requested over the admin socket")
         return {"stopping": True}

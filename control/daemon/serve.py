@@ -31,7 +31,10 @@ by control/config.py (``jbof config keys`` lists every key):
 Once it accepts connections (NBD and the admin socket) it prints one NBD URI
 per export and listener (``nbd+unix:///NAME?socket=PATH``) and runs until
 SIGINT, SIGTERM or the admin ``shutdown`` op, then stops gracefully
-(in-flight IO drains, data is synced).  Changes made over the admin socket
+(in-flight IO drains, data is synced).  SIGHUP re-reads the TLS PSK file
+(the admin op ``tls.reload``: new handshakes use the new keys, open
+connections keep theirs; a bad file is one line on stderr and the old keys
+stay).  Changes made over the admin socket
 are saved to a state file (control/state.py: NAME.state.yaml beside --config
 FILE, or under --state-dir); the config file is never rewritten.  With a
 ``forecast:`` section the forecast service starts after the admin socket and
@@ -92,6 +95,19 @@ def sd_notify(message: str) -> bool:
         return False
 
 
+def reload_psk(control: Any) -> str:
+    """SIGHUP: the admin op tls.reload (new TLS handshakes use the PSK file's keys, open
+    connections keep theirs); one line for stderr, also when it failed (the old keys stay)."""
+    from control.daemon.admin import AdminError
+    try:
+        res = control.handle("tls.reload", {}, "SIGHUP")
+    except AdminError as e:
+        return f"jbof serve: SIGHUP: {e.message}"
+    except Exception as e:      # noqa: BLE001 -- a signal never stops the daemon
+        return f"jbof serve: SIGHUP: {type(e).__name__}: {e}"
+    return f"jbof serve: SIGHUP: reloaded {res['keys']} TLS PSK identities from {res['file']}"
+
+
 def run(cfg: Config, file_cfg: Config, persist_path: str | None,
         guard: Callable[[Callable[[], T]], T] = lambda fn: fn(),
         out: Callable[[str], None] = print, err: Callable[[str], None] = print,
@@ -116,6 +132,8 @@ def run(cfg: Config, file_cfg: Config, persist_path: str | None,
     if services.control.state is not None:
         services.control.state.base_sha256 = base_sha256
     old = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGINT, signal.SIGTERM)}
+    hup = threading.Event()     # SIGHUP: re-read the TLS PSK file (the admin op tls.reload)
+    old[signal.SIGHUP] = signal.signal(signal.SIGHUP, lambda *_: hup.set())
     try:
         guard(eng.start)
         if cfg.listen.mode is not None and cfg.nbd_socket is not None:
@@ -128,7 +146,9 @@ def run(cfg: Config, file_cfg: Config, persist_path: str | None,
         sys.stdout.flush()
         sd_notify("READY=1\nSTATUS=serving " + ", ".join(eng.uris()))
         while not stop.wait(0.5):
-            pass
+            if hup.is_set():        # handled here, not in the handler: it takes the ops lock
+                hup.clear()
+                err(reload_psk(services.control))
         sd_notify("STOPPING=1")
         st = eng.stats()
         services.close()
