@@ -2199,6 +2199,30 @@ static inline int slot_blocked(const jbof_sched *s, tenant *t)
     return t->busy_slots >= slots_allowed(s);
 }
 
+/* section 31: an escape (section 28) goes on past k's reservation debt
+ * with the tenant's next IOs, paid from its deficit, while they fit in one
+ * quantum x weight (the first IO, `spent`, included) and in its in-flight
+ * window: one IO per escape left a deep queue of small IOs waiting one
+ * escape per IO (out of line: escapes are rare) */
+static __attribute__((noinline)) int resv_escape_more(jbof_sched *s, uint32_t id, tenant *t, jbof_io **out, int n,
+                                                      int nmax, uint64_t spent, uint64_t now_ns)
+{
+    uint64_t q = (uint64_t)s->cfg.quantum_bytes * t->cfg.weight;
+    while (n < nmax && t->count && (t->rated ? limit_ok(s, t, now_ns) : 1)) {
+        const jbof_io *h = t->ring[t->head].io;
+        uint32_t c = h->cost;
+        int k = ctl_bucket(h->opcode);
+        if (spent + c > q || t->deficit < (int64_t)c || !debt_deep(s, k) ||
+            t->inflight_cost + c > win_cap(s, t))
+            break;
+        spent += c;
+        t->deficit -= c;
+        take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, LIST_DRR); /* may unlink t */
+        s->ctl.tokens[k] += c;
+    }
+    return n;
+}
+
 /* FIFO across tenants: the backlogged tenant whose head arrived first. */
 static int dispatch_fifo(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
 {
@@ -2426,6 +2450,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
                 t->deficit -= c;
                 take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, LIST_DRR); /* may unlink t */
                 s->ctl.tokens[k] += c;
+                n = resv_escape_more(s, id, t, out, n, nmax, c, now_ns);
                 if (l->head == (int32_t)id)
                     list_rotate(s, l); /* the next one may starve too */
                 continue;
