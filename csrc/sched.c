@@ -727,6 +727,34 @@
  *    s1-154: t0 max 404.6 -> 30.1 ms, t27 407.7 -> 171.3 ms (bound 629
  *    ms), no stall or starve left.
  *    (measurements and variants: docs/scheduler-log.md section 28)
+ *
+ * 31. A deep queue, and a feasible floor, past a reservation's debt (issue
+ *    11, qos; the stall and reserve rows).  a. Section 28's escape sent one
+ *    IO: mix s1-252 (clean dct983, twelve reservations far past the drive)
+ *    has t5, 512 B writes at QD 32 whose 100 MiB/s reservation section 20
+ *    suspends; with the buckets deep it sent one write per 10 ms escape,
+ *    so its 32nd queued write waited 346.4 ms (p99 7.5 ms).  Now an escape
+ *    goes on with the tenant's next IOs, paid from its deficit and not
+ *    charged to the bucket, while they fit in one quantum x weight (the
+ *    first IO included) and in its in-flight window (resv_escape_more, out
+ *    of line): t5 max 226.0 ms (p99 13.4 ms, bound 334 ms).
+ *    b. Section 12 keeps a reservation past DEBT_BUCKETS of debt to its
+ *    window, which also holds a feasible floor whose own writes, at wf 9,
+ *    are the debt: mix s1-949 (clean dct983), t1's 400 MiB/s of 16/64 KiB
+ *    randrw at QD 16 (solo 1337) kept the write bucket at -20..-270 MB,
+ *    had about one 16 KiB write in flight and got 372.4 MiB/s.  Now such a
+ *    tenant may also keep what its rate needs in flight at the drive's
+ *    latency (Little: r_eff_bps x its cost per byte x the slower EWMA,
+ *    resv_little_room) while (i) both EWMAs are within ESC_FAST_NS (a
+ *    garbage-collecting drive is full: s1-832's reservation fell 49.9 ->
+ *    20.1 MiB/s without this), (ii) the active reservations' demand
+ *    (section 20's) adds up to no more than the pacing rate (resv_fit, set
+ *    by resv_scale: s2-187's eight reservations flooded a fast drive and
+ *    six tenants starved without it) and (iii) it is behind its floor in
+ *    this attainment window (on pace, CI mix s11-37's two reserved writers
+ *    starved the 1 MiB writer t14 for a 100 ms bin).  t1: 399.7 MiB/s.
+ *    (measurements, the two reservations not given -- s1-832, s1-677 --
+ *    and variants: docs/scheduler-log.md section 31)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -879,6 +907,7 @@ struct jbof_sched {
     uint64_t esc_next_ns;     /* qos: next walk for tenants starving behind reservation debt (section 28) */
     uint32_t n_two;           /* n_lc_active + n_resv_active + n_active_scav: qos needs two buckets (18) */
     uint64_t resv_next_ns;    /* qos: next rescale of the reservations (section 20; 0 = at once) */
+    uint32_t resv_fit;        /* qos: the active reservations' demand fits the pacing rate (section 31b) */
     uint64_t resv_win_ns;     /* qos: start of the reservations' attainment window (section 20) */
     uint32_t gen_counter;
     uint32_t *lc;             /* ids of latency-critical tenants with an SLO */
@@ -1878,7 +1907,7 @@ static __attribute__((noinline)) void resv_scale(jbof_sched *s, uint64_t now_ns)
         s->resv_win_ns = now_ns;
     uint64_t cap = (uint64_t)(((__uint128_t)s->ctl.rate_cost_bps * RESV_FRAC_X256) / 256u);
     uint64_t big = cap; /* a short reservation past this alone is suspended */
-    uint64_t sum = 0, level = 0;
+    uint64_t sum = 0, level = 0, all = 0;
     uint32_t n = 0, n_bl = 0;
     for (uint32_t i = 0; i < s->nresv; i++) {
         tenant *t = s->t[s->resv[i]];
@@ -1893,6 +1922,7 @@ static __attribute__((noinline)) void resv_scale(jbof_sched *s, uint64_t now_ns)
             continue;
         n_bl += t->count ? 1u : 0u;
         uint64_t d = resv_demand(t);
+        all += d;
         if (!t->r_short)
             cap = cap > d ? cap - d : 0;
         else if (d <= big) {
@@ -1900,6 +1930,7 @@ static __attribute__((noinline)) void resv_scale(jbof_sched *s, uint64_t now_ns)
             n++;
         }
     }
+    s->resv_fit = all <= s->ctl.rate_cost_bps; /* section 31b */
     int on = s->ctl.state >= JBOF_CTL_CONGESTION && s->n_backlogged > n_bl && !s->n_lc_active;
     if (on && sum > cap && n) {
         /* the level: cap minus the reservations below it, over the rest */
@@ -2199,7 +2230,7 @@ static inline int slot_blocked(const jbof_sched *s, tenant *t)
     return t->busy_slots >= slots_allowed(s);
 }
 
-/* section 31: an escape (section 28) goes on past k's reservation debt
+/* section 31a: an escape (section 28) goes on past k's reservation debt
  * with the tenant's next IOs, paid from its deficit, while they fit in one
  * quantum x weight (the first IO, `spent`, included) and in its in-flight
  * window: one IO per escape left a deep queue of small IOs waiting one
@@ -2516,6 +2547,26 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
     return n;
 }
 
+/* section 31b: a reservation past a deep debt (12) may still keep what
+ * its rate needs in flight at the drive's latency (Little: r_eff_bps x
+ * cost per byte x the slower EWMA) while the drive answers both kinds
+ * within ESC_FAST_NS (a garbage-collecting drive is full: there the window
+ * holds), the reservations' demand fits the pacing rate (resv_fit) and
+ * it is behind its floor in this attainment window (20) */
+static __attribute__((noinline)) int resv_little_room(const jbof_sched *s, tenant *t, uint64_t now_ns)
+{
+    uint64_t l = s->ctl.ewma_ns[0] > s->ctl.ewma_ns[1] ? s->ctl.ewma_ns[0] : s->ctl.ewma_ns[1];
+    if (l > ESC_FAST_NS || !s->resv_fit)
+        return 0;
+    /* on pace in this attainment window (section 20): the window does */
+    uint64_t el = now_ns - s->resv_win_ns;
+    if ((__uint128_t)t->r_win_bytes * JBOF_NS_PER_S >= (__uint128_t)t->r_eff_bps * el)
+        return 0;
+    uint64_t cpb = t->r_cpb_x256 ? t->r_cpb_x256 : 256u;
+    uint64_t need = (uint64_t)(((__uint128_t)t->r_eff_bps * cpb * l) / (256u * JBOF_NS_PER_S));
+    return t->inflight_cost + t->ring[t->head].io->cost <= need;
+}
+
 /* Reservations due now, latency-critical first (qos). */
 static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
 {
@@ -2543,7 +2594,7 @@ static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io **out, 
             /* section 12: past DEBT_BUCKETS buckets of debt a reserved
              * tenant keeps to its in-flight window */
             if (debt_deep(s, io_bucket(s, t->ring[t->head].io->opcode)) &&
-                slot_blocked(s, t))
+                slot_blocked(s, t) && !resv_little_room(s, t, now_ns))
                 break;
             t->deficit -= t->ring[t->head].io->cost; /* no double share */
             take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, TAKE_ANY);
