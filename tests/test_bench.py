@@ -293,6 +293,13 @@ tenants:
 """
 
 
+def read_cost(policy: str, read_bytes: int, bs: int) -> int:
+    """cost_bytes of read_bytes of bs-byte reads under the policy's cost model (csrc/cost.c)."""
+    from dataplane.sim import default_sched_cfg
+    c = default_sched_cfg(policy)["cost"]
+    return read_bytes // bs * c["read_base_bytes"] + read_bytes * c["read_per_byte_x256"] // 256
+
+
 def live_prereqs() -> None:
     if shutil.which("fio") is None:
         pytest.skip("fio is not installed")
@@ -328,6 +335,12 @@ def test_qos_beats_fifo_live(tmp_path: Path) -> None:
             assert t["dp_bytes"] > 0 and abs(t["fio_vs_dp"]) <= 0.02, t
             # as the simulator's documents: active time, and time with IO waiting at the scheduler
             assert 2.0 <= t["busy_s"] < 3.0 and 0.0 <= t["queued_s"] <= t["busy_s"], t
+            # ... and the cost of its completed IO (read-byte equivalents): a write costs at
+            # least its bytes (write factor >= 1)
+            assert t["cost_bytes"] >= t["dp_bytes"] > 0, (t["cost_bytes"], t["dp_bytes"])
+        # the reader's cost is its bytes at the read price: 4 KiB reads, a command's base each
+        kv_d = next(t for t in d["tenants"] if t["name"] == "kv")
+        assert kv_d["cost_bytes"] == read_cost(d["policy"], kv_d["dp_bytes"], 4096), kv_d
     # the writer held to its limit by qos waits at the scheduler most of its run
     ckpt = next(t for t in qos["tenants"] if t["name"] == "ckpt")
     assert ckpt["queued_s"] > 0.5 * ckpt["busy_s"], ckpt
@@ -379,6 +392,7 @@ def test_peers_and_compare_sim(tmp_path: Path) -> None:
     assert "dp_bytes" not in live["nbdkit"]["tenants"][0]
     assert "queued_s" not in live["nbdkit"]["tenants"][0]    # nbdkit has no scheduler to ask
     assert all(0.0 <= t["queued_s"] <= t["busy_s"] for t in live["qos"]["tenants"])
+    assert "cost_bytes" not in live["nbdkit"]["tenants"][0]
     assert "## Peers (nbdkit)" in (tmp_path / "o" / "report.md").read_text()
 
 
@@ -406,9 +420,15 @@ def test_running_daemon_through_the_admin_socket() -> None:
         # its temporary changes are never persisted: no state file, the config untouched
         assert d.config_path.read_bytes() == before and not d.state_path.exists()
         assert all(t["dp_bytes"] > 0 for x in docs for t in x["tenants"])
-        # the daemon's queued time counts on across runs: each document has its own run's
+        # the daemon's counters run on across runs: each document has its own run's (queued
+        # time, bytes and cost differenced alike, or the reader's read price would not match)
         assert all(0.0 <= t["queued_s"] <= t["busy_s"] + 0.05 for x in docs for t in x["tenants"]), \
             [(t["name"], t["queued_s"], t["busy_s"]) for x in docs for t in x["tenants"]]
+        for x in docs:
+            by = {t["name"]: t for t in x["tenants"]}
+            assert by["r"]["cost_bytes"] == read_cost(x["policy"], by["r"]["dp_bytes"], 4096), \
+                (x["policy"], by["r"])
+            assert by["w"]["cost_bytes"] >= by["w"]["dp_bytes"], (x["policy"], by["w"])
         with d.client() as c:       # the daemon's own settings are back
             rows = {t["name"]: t for t in c.call("tenant.list")["tenants"]}
             drive = c.call("drive.list")["drives"][0]

@@ -306,13 +306,14 @@ class Bench:
                 "write_bytes": r.write_bytes, "open_loop": open_loop,
                 "demand_bytes": rounded(demand)}
             if out.dp is not None:
-                c = out.dp.get(t.name, Counters(0, 0))
+                c = out.dp.get(t.name, Counters(0, 0, 0))
                 ref = c.bytes
                 extra["dp_bytes"] = ref
                 extra["fio_vs_dp"] = rounded((r.bytes - ref) / ref) if ref else None
                 # as in the simulator's documents (control.bench.results.measured_from_sim)
                 extra["busy_s"] = rounded(self._busy_s(t, r))
                 extra["queued_s"] = rounded(c.queued_ns / 1e9)
+                extra["cost_bytes"] = c.cost_bytes
             ms.append(Measured(name=t.name, iops=r.ios / run_s, bw_bytes=r.bytes / run_s,
                                lat_us=r.lat_us(), completed=r.ios, backlogged=backlogged,
                                extra=extra))

@@ -552,7 +552,7 @@ def _check_weights(sc: Scenario, q: Mapping[str, Any], checked: dict[str, int]) 
         e = qt[t.name]
         if t.klass != "best-effort" or not _closed(t) or t.limit_bps or t.limit_iops or t.reserve_bps:
             continue
-        if not e["bw_bytes"] or not e["cost_bytes"]:
+        if not e["bw_bytes"] or not e.get("cost_bytes"):
             # moved nothing: the worst weights outcome, not a reason to look away -- counted
             # (share 0, unbounded demand) when measured as backlogged, else it cannot be told apart
             # from a tenant that never asked (no queued_s: nbdkit peers, older documents)

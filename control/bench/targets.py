@@ -39,12 +39,20 @@ class Counters:
     """A tenant's data-plane counters over one run."""
     bytes: int                  # read + write bytes completed
     queued_ns: int              # time with >= 1 IO waiting at the scheduler (sched.c section 25)
+    cost_bytes: int = 0         # cost of the completed IO, read-byte equivalents (csrc/cost.c)
+
+    def __sub__(self, base: Counters) -> Counters:
+        return Counters(self.bytes - base.bytes, self.queued_ns - base.queued_ns,
+                        self.cost_bytes - base.cost_bytes)
 
 
 def tenant_counters(t: Mapping[str, Any]) -> Counters:
     """Counters of one tenant's stats (the engine's ``tenant`` dict or an admin ``stats`` row):
-    both close the open queued interval at the time they were read."""
-    return Counters(int(t["read_bytes"] + t["write_bytes"]), int(t["queued_ns"]))
+    both close the open queued interval at the time they were read.  The cost is the
+    scheduler's ``cost_completed`` (named ``cost_bytes`` in an admin row), the counter the
+    simulator's ``cost_bytes`` reads."""
+    cost = t["cost_completed"] if "cost_completed" in t else t["cost_bytes"]
+    return Counters(int(t["read_bytes"] + t["write_bytes"]), int(t["queued_ns"]), int(cost))
 
 
 class Target(Protocol):
@@ -177,10 +185,8 @@ class DaemonTarget:
     def counters(self) -> dict[str, Counters]:
         """Since open(): the daemon's counters run on across runs."""
         now, self._last = self._counters()
-        zero = Counters(0, 0)
-        return {k: Counters(v.bytes - self._base.get(k, zero).bytes,
-                            v.queued_ns - self._base.get(k, zero).queued_ns)
-                for k, v in now.items()}
+        zero = Counters(0, 0, 0)
+        return {k: v - self._base.get(k, zero) for k, v in now.items()}
 
     def device(self) -> dict[str, Any]:
         d = self._last
