@@ -293,6 +293,19 @@ tenants:
 """
 
 
+# fio times a job with its own clock (clocksource=cpu: the TSC calibrated against the system
+# clock at its start, else CLOCK_MONOTONIC_RAW); the data plane's queued time runs on
+# CLOCK_MONOTONIC, which NTP slews by at most 500 ppm.  A second of one reads as 1 s +- 1000 ppm
+# of the other (500 ppm slew + fio's calibration: its 50 samples here span 400 ppm,
+# `fio --debug=time`), so queued_s <= busy_s holds to 0.1% of busy_s (control.bench.runner's
+# _busy_s already takes fio's whole-ms job_runtime at its upper bound).
+CLOCK_RATE_SLACK = 1e-3
+
+
+def queued_within_busy(t: dict) -> bool:
+    return 0.0 <= t["queued_s"] <= t["busy_s"] * (1 + CLOCK_RATE_SLACK)
+
+
 def read_cost(policy: str, read_bytes: int, bs: int) -> int:
     """cost_bytes of read_bytes of bs-byte reads under the policy's cost model (csrc/cost.c)."""
     from dataplane.sim import default_sched_cfg
@@ -334,7 +347,8 @@ def test_qos_beats_fifo_live(tmp_path: Path) -> None:
             # fio's bytes against the data plane's counters
             assert t["dp_bytes"] > 0 and abs(t["fio_vs_dp"]) <= 0.02, t
             # as the simulator's documents: active time, and time with IO waiting at the scheduler
-            assert 2.0 <= t["busy_s"] < 3.0 and 0.0 <= t["queued_s"] <= t["busy_s"], t
+            assert 2.0 <= t["busy_s"] < 3.0, t
+            assert queued_within_busy(t), (d["policy"], t["name"], t["queued_s"], t["busy_s"])
             # ... and the cost of its completed IO (read-byte equivalents): a write costs at
             # least its bytes (write factor >= 1)
             assert t["cost_bytes"] >= t["dp_bytes"] > 0, (t["cost_bytes"], t["dp_bytes"])
@@ -391,7 +405,7 @@ def test_peers_and_compare_sim(tmp_path: Path) -> None:
     assert caps == pytest.approx({n: bw / 2 for n, bw in solo.items()}, rel=1e-3)
     assert "dp_bytes" not in live["nbdkit"]["tenants"][0]
     assert "queued_s" not in live["nbdkit"]["tenants"][0]    # nbdkit has no scheduler to ask
-    assert all(0.0 <= t["queued_s"] <= t["busy_s"] for t in live["qos"]["tenants"])
+    assert all(queued_within_busy(t) for t in live["qos"]["tenants"]), live["qos"]["tenants"]
     assert "cost_bytes" not in live["nbdkit"]["tenants"][0]
     assert "## Peers (nbdkit)" in (tmp_path / "o" / "report.md").read_text()
 
@@ -422,9 +436,9 @@ def test_running_daemon_through_the_admin_socket() -> None:
         assert all(t["dp_bytes"] > 0 for x in docs for t in x["tenants"])
         # the daemon's counters run on across runs: each document has its own run's (queued
         # time, bytes and cost differenced alike, or the reader's read price would not match)
-        assert all(0.0 <= t["queued_s"] <= t["busy_s"] + 0.05 for x in docs for t in x["tenants"]), \
-            [(t["name"], t["queued_s"], t["busy_s"]) for x in docs for t in x["tenants"]]
         for x in docs:
+            for t in x["tenants"]:
+                assert queued_within_busy(t), (x["policy"], t["name"], t["queued_s"], t["busy_s"])
             by = {t["name"]: t for t in x["tenants"]}
             assert by["r"]["cost_bytes"] == read_cost(x["policy"], by["r"]["dp_bytes"], 4096), \
                 (x["policy"], by["r"])

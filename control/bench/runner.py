@@ -281,14 +281,22 @@ class Bench:
     def _busy_s(self, t: Tenant, r: FioResult) -> float:
         """The time the tenant's workload was active, as the simulator's busy_s (csrc/sim.c:
         from its startdelay to its runtime's end or the run's end), plus fio's tail of IO in
-        flight at the end."""
+        flight at the end.
+
+        A job's IO is all submitted after its clock starts and completed before its
+        ``job_runtime`` is taken (fio waits for the IO in flight), so the data plane's queued
+        time for a one-phase tenant lies inside it.  fio reports ``job_runtime`` in whole ms
+        rounded down (``mtime_since_now(&td->epoch)``): its upper bound (+1 ms) is used, so
+        queued_s <= busy_s holds up to the two processes' clock rates (fio's TSC or
+        CLOCK_MONOTONIC_RAW against the data plane's CLOCK_MONOTONIC)."""
         assert t.workload is not None
         w = t.workload
         spans = phase_spans(w, self.run_ns)
         if not spans:
             return 0.0
         end_ns = min(self.run_ns, w.startdelay_ns + w.runtime_ns) if w.runtime_ns else self.run_ns
-        tail_s = max((s.start_ns / 1e9 + ms / 1e3 for s, ms in zip(spans, r.job_runtime_ms)),
+        tail_s = max((s.start_ns / 1e9 + (ms + 1) / 1e3
+                      for s, ms in zip(spans, r.job_runtime_ms) if ms),
                      default=0.0)
         return max(end_ns / 1e9, tail_s) - w.startdelay_ns / 1e9
 
