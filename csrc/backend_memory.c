@@ -71,14 +71,9 @@ int jbof_store_open(jbof_store *s, const char *path, uint64_t size_bytes, int hu
 {
     if (!s || size_bytes == 0 || size_bytes > (1ull << 50))
         return -EINVAL;
-    s->base = NULL;
-    s->fd = -1;
-    s->size_bytes = size_bytes;
-    s->map = NULL;
-    s->map_bytes = 0;
-    s->eof_errors = 0;
-    s->file_bytes = 0;
-    s->checked_ns = 0;
+    /* every field, whatever the caller's memory held (stack or malloc, not
+     * only the backends' calloc); map_shift and map are the anonymous store's */
+    *s = (jbof_store){.fd = -1, .size_bytes = size_bytes};
     if (path && path[0]) {
         int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
         if (fd < 0)

@@ -666,9 +666,13 @@ static void store_truncation(const char *dir)
     char path[160];
     snprintf(path, sizeof path, "%s/store.img", dir);
     jbof_store st;
+    memset(&st, 0xa5, sizeof st); /* jbof_store_open sets every field itself */
     CHECK_EQ(jbof_store_open(&st, path, 1 << 20, 0), 0);
     if (!st.base)
         return;
+    CHECK_EQ(st.eof_errors, 0);
+    CHECK_EQ(st.checked_ns, 0);
+    CHECK(st.map == NULL && st.map_bytes == 0);
     static uint8_t buf[4096];
     fill(buf, sizeof buf, 21);
     jbof_breq r;
