@@ -74,6 +74,9 @@ OPEN: dict[str, set[str]] = {
     # reservation of 16/64 KiB randrw at QD 16 got 372.4 (section 12 kept it to about one 16 KiB
     # write in flight); now 400.0; passes every invariant
     "sweep-s1-949": set(),
+    # sched.c section 32 (beside an SLO, small IOs count by number too): t14's p99 1081 -> 819 us
+    # (1.1 x gimbal's 819 = 901; 300 us SLO, infeasible beside four reservations); weights open as before
+    "sweep-s1-266": {"weights"},
 }
 
 CI_SEED = 11
