@@ -776,7 +776,9 @@
  *    on a dct983, 30 beside a 5 ms one).  The first bound alone stalled
  *    a 512 B QD-16 reader beside a loose 5 ms SLO (s2-154), the second
  *    alone fixed less (log).  s1-266's 300 us-SLO reader: p99 1081 ->
- *    819 us (1.1 x gimbal's 819 = 901), s1-199: 1114 -> 967 (bound 974).
+ *    819 us (1.1 x gimbal's 819 = 901), s1-199: 1114 -> 967 (bound 974);
+ *    1000-mix slo 42 -> 40, but work 206 -> 207 (s1-469: its SLO tenant,
+ *    not capped, now waits longer at the scheduler; open, see the log).
  *    (measurements and variants: docs/scheduler-log.md section 32)
  */
 #include <errno.h>
