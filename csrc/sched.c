@@ -773,7 +773,7 @@
  *    also when its in-flight IOs number at least both window /
  *    SLO_IO_FLOOR (32 KiB: 4 in a 128 KiB window) and target_cap_ns /
  *    base_ns (what one flash unit reads, unloaded, in half the SLO: 2
- *    beside a 300 us SLO on a dct983, 30 beside a 5 ms one).  The first
+ *    beside a 300 us SLO on a dct983, about 30 beside a 5 ms one).  The first
  *    bound alone stalled a 512 B QD-16 reader beside a loose 5 ms SLO
  *    (s2-154), the second alone fixed less; capping reserved tenants too
  *    fixed s1-199 but cost s1-469 its SLO tenant's p99 (7.9 -> 37.7 ms)
