@@ -77,6 +77,10 @@ OPEN: dict[str, set[str]] = {
     # sched.c section 32 (beside an SLO, small IOs count by number too): t14's p99 1081 -> 819 us
     # (1.1 x gimbal's 819 = 901; 300 us SLO, infeasible beside four reservations); weights open as before
     "sweep-s1-266": {"weights"},
+    # sched.c section 31c (the others' writes paced beside a short reserved writer whose write found
+    # the FIFO write buffer full): t3's 20 MiB/s of 512 B/16/32 KiB writes at QD 1 on a fragmented
+    # SATA drive got 15.6 behind t2's 128 KiB writes at QD 128; now 21.1; passes every invariant
+    "sweep-s1-677": set(),
 }
 
 CI_SEED = 11
