@@ -957,7 +957,7 @@ struct jbof_sched {
     uint32_t *lc;             /* ids of latency-critical tenants with an SLO */
     uint32_t nlc;
     cost_state cost;
-    uint32_t cost_mode;       /* cost_of's mode for the policy (COST_MODE_*; qos: cost.c section 5) */
+    uint32_t cost_mode;       /* cost_of's mode (COST_MODE_*; qos: cost.c section 5): cost_mode_sync */
     ctl_state ctl;
 };
 
@@ -981,6 +981,16 @@ static inline uint32_t cost_mode_for(uint32_t p)
 static inline int two_buckets_needed(const jbof_sched *s)
 {
     return s->n_two != 0; /* n_lc_active || n_resv_active || n_active_scav, one load (section 6) */
+}
+/* the mode submit prices with: qos prices wf on the data only while it
+ * paces with one bucket (cost.c section 5, section 24); with two buckets
+ * (an SLO tenant, a reservation, a scavenger) writes keep gimbal's price.
+ * Kept in s->cost_mode where the policy or n_two changes, so submit loads
+ * it (section 6). */
+static inline void cost_mode_sync(jbof_sched *s)
+{
+    uint32_t m = cost_mode_for(s->cfg.policy);
+    s->cost_mode = m == COST_MODE_WF_DATA && two_buckets_needed(s) ? COST_MODE_FULL : m;
 }
 static inline int one_bucket(const jbof_sched *s)
 {
@@ -1306,7 +1316,7 @@ int jbof_sched_create(const jbof_sched_cfg *cfg, jbof_sched **out)
     }
     s->drr.head = s->scav.head = s->held[0].head = s->held[1].head = -1;
     cost_init(&s->cost, &cfg->cost, 0);
-    s->cost_mode = cost_mode_for(cfg->policy);
+    cost_mode_sync(s);
     if (cfg->ctl.enabled)
         ctl_init(&s->ctl, &cfg->ctl, 0);
     s->next_limit_ns = UINT64_MAX;
@@ -1363,7 +1373,7 @@ int jbof_sched_configure(jbof_sched *s, const jbof_sched_cfg *cfg, uint64_t now_
     int ctl_changed = memcmp(&cfg->ctl, &s->cfg.ctl, sizeof(cfg->ctl)) != 0;
     int cost_changed = memcmp(&cfg->cost, &s->cfg.cost, sizeof(cfg->cost)) != 0;
     s->cfg = *cfg;
-    s->cost_mode = cost_mode_for(cfg->policy);
+    cost_mode_sync(s);
     if (cost_changed) {
         uint32_t wf = s->cost.wf_x256;
         cost_init(&s->cost, &cfg->cost, now_ns);
@@ -1516,6 +1526,7 @@ static void active_weight_adjust(jbof_sched *s, const tenant *t, int sign)
     if (t->cfg.klass == JBOF_CLASS_SCAVENGER) {
         s->n_active_scav += sign > 0 ? 1u : (uint32_t)-1;
         s->n_two += sign > 0 ? 1u : (uint32_t)-1;
+        cost_mode_sync(s);
         if (s->held[1].head >= 0 && one_bucket(s))
             release_all(s); /* back to one bucket (section 18) */
         return;
@@ -1538,6 +1549,7 @@ static void active_weight_adjust(jbof_sched *s, const tenant *t, int sign)
         slo_cap_refresh(s);
         due_rearm(s); /* the windows' shrink step (section 10) */
     }
+    cost_mode_sync(s);
     if (s->held[1].head >= 0 && one_bucket(s))
         release_all(s); /* back to one bucket (section 18): nobody waits on tokens[1] */
 }
@@ -1755,13 +1767,7 @@ static inline __attribute__((always_inline)) int submit_t(jbof_sched *s, tenant 
     e->io = io;
     io->submit_ns = now_ns;
     io->gen = t->gen;
-    /* qos prices wf on the data only while it paces with one bucket (cost.c
-     * section 5, section 24): with two buckets (an SLO tenant, a
-     * reservation, a scavenger) writes keep gimbal's price */
-    uint32_t mode = s->cost_mode;
-    if (mode == COST_MODE_WF_DATA && two_buckets_needed(s))
-        mode = COST_MODE_FULL;
-    io->cost = cost_of(&s->cost, io->opcode, io->length_bytes, (int)mode);
+    io->cost = cost_of(&s->cost, io->opcode, io->length_bytes, (int)s->cost_mode); /* cost_mode_sync */
     e->seq = s->seq++;
     if (t->count++ == 0)
         submit_backlogged(s, io->tenant, t, now_ns);
