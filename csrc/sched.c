@@ -141,10 +141,21 @@
  *    also dispatching), the simulator (sim.c: an instant's completions by
  *    closed-loop tenants at their iodepth) and make bench-sched use it.
  *
+ *    What follows qos's one-bucket mode (section 18) is kept where the
+ *    mode can change -- the policy or n_two (mode_sync: create,
+ *    configure, active_weight_adjust) -- not tested per IO: the cost
+ *    mode submit prices with (wf on the data only, or gimbal's price
+ *    with two buckets, section 24) is one load, and take leaves the
+ *    round's census n_head alone while one bucket paces (only the
+ *    two-bucket round, section 11's split and gimbal read it), so
+ *    mode_sync recounts it from the round when the mode ends.
+ *
  *    Current cost (make bench-sched: qos, 64 tenants of weight 1..4,
  *    depth 8, 25% writes, 10 us ticks, one batch call per tick;
- *    callgrind): 498.9 instructions per IO whole program, 419.7 in the
- *    scheduler (single calls: 509.5 / 433.3).
+ *    callgrind; gcc 12 -O2, the Makefile's and the cffi build's
+ *    optimization -- -O3, -flto and a unity build each cost more):
+ *    490.1 instructions per IO whole program, 411.0 in the scheduler
+ *    (single calls, before the batch call: 509.5 / 433.3).
  *    Where the rest is, measured with single calls before the batch
  *    call (callgrind --dump-instr=yes on
  *    build/bench_sched 200000: 200,002 completions, 200,514 submits,
@@ -957,7 +968,8 @@ struct jbof_sched {
     uint32_t *lc;             /* ids of latency-critical tenants with an SLO */
     uint32_t nlc;
     cost_state cost;
-    uint32_t cost_mode;       /* cost_of's mode (COST_MODE_*; qos: cost.c section 5): cost_mode_sync */
+    uint32_t cost_mode;       /* cost_of's mode (COST_MODE_*; qos: cost.c section 5): mode_sync */
+    uint32_t one_mode;        /* one_bucket(s) as of the last mode_sync (section 6) */
     ctl_state ctl;
 };
 
@@ -981,16 +993,6 @@ static inline uint32_t cost_mode_for(uint32_t p)
 static inline int two_buckets_needed(const jbof_sched *s)
 {
     return s->n_two != 0; /* n_lc_active || n_resv_active || n_active_scav, one load (section 6) */
-}
-/* the mode submit prices with: qos prices wf on the data only while it
- * paces with one bucket (cost.c section 5, section 24); with two buckets
- * (an SLO tenant, a reservation, a scavenger) writes keep gimbal's price.
- * Kept in s->cost_mode where the policy or n_two changes, so submit loads
- * it (section 6). */
-static inline void cost_mode_sync(jbof_sched *s)
-{
-    uint32_t m = cost_mode_for(s->cfg.policy);
-    s->cost_mode = m == COST_MODE_WF_DATA && two_buckets_needed(s) ? COST_MODE_FULL : m;
 }
 static inline int one_bucket(const jbof_sched *s)
 {
@@ -1118,6 +1120,29 @@ static inline void list_rotate(jbof_sched *s, dlist *l)
 {
     if (l->head >= 0)
         l->head = s->t[l->head]->next;
+}
+
+/* What follows one_bucket(s), kept where the policy or n_two changes
+ * (create, configure, active_weight_adjust; section 6):
+ *  - s->cost_mode, the mode submit prices with: qos prices wf on the data
+ *    only while it paces with one bucket (cost.c section 5, section 24);
+ *    with two buckets (an SLO tenant, a reservation, a scavenger) writes
+ *    keep gimbal's price;
+ *  - the round's census n_head: in one-bucket mode take does not keep it
+ *    (nothing reads it there: the round's want is l->len), so it is
+ *    recounted from the round when the mode ends. */
+static void mode_sync(jbof_sched *s)
+{
+    uint32_t m = cost_mode_for(s->cfg.policy);
+    s->cost_mode = m == COST_MODE_WF_DATA && two_buckets_needed(s) ? COST_MODE_FULL : m;
+    uint32_t one = (uint32_t)one_bucket(s);
+    if (s->one_mode && !one) {
+        s->n_head[0] = s->n_head[1] = 0;
+        int32_t id = s->drr.head;
+        for (uint32_t i = 0; i < s->drr.len; i++, id = s->t[id]->next)
+            s->n_head[head_bucket(s->t[id])]++;
+    }
+    s->one_mode = one;
 }
 
 /* A scavenger waits on its own list only under a policy with classes;
@@ -1316,7 +1341,7 @@ int jbof_sched_create(const jbof_sched_cfg *cfg, jbof_sched **out)
     }
     s->drr.head = s->scav.head = s->held[0].head = s->held[1].head = -1;
     cost_init(&s->cost, &cfg->cost, 0);
-    cost_mode_sync(s);
+    mode_sync(s);
     if (cfg->ctl.enabled)
         ctl_init(&s->ctl, &cfg->ctl, 0);
     s->next_limit_ns = UINT64_MAX;
@@ -1373,7 +1398,7 @@ int jbof_sched_configure(jbof_sched *s, const jbof_sched_cfg *cfg, uint64_t now_
     int ctl_changed = memcmp(&cfg->ctl, &s->cfg.ctl, sizeof(cfg->ctl)) != 0;
     int cost_changed = memcmp(&cfg->cost, &s->cfg.cost, sizeof(cfg->cost)) != 0;
     s->cfg = *cfg;
-    cost_mode_sync(s);
+    mode_sync(s);
     if (cost_changed) {
         uint32_t wf = s->cost.wf_x256;
         cost_init(&s->cost, &cfg->cost, now_ns);
@@ -1526,7 +1551,7 @@ static void active_weight_adjust(jbof_sched *s, const tenant *t, int sign)
     if (t->cfg.klass == JBOF_CLASS_SCAVENGER) {
         s->n_active_scav += sign > 0 ? 1u : (uint32_t)-1;
         s->n_two += sign > 0 ? 1u : (uint32_t)-1;
-        cost_mode_sync(s);
+        mode_sync(s);
         if (s->held[1].head >= 0 && one_bucket(s))
             release_all(s); /* back to one bucket (section 18) */
         return;
@@ -1549,7 +1574,7 @@ static void active_weight_adjust(jbof_sched *s, const tenant *t, int sign)
         slo_cap_refresh(s);
         due_rearm(s); /* the windows' shrink step (section 10) */
     }
-    cost_mode_sync(s);
+    mode_sync(s);
     if (s->held[1].head >= 0 && one_bucket(s))
         release_all(s); /* back to one bucket (section 18): nobody waits on tokens[1] */
 }
@@ -1767,7 +1792,7 @@ static inline __attribute__((always_inline)) int submit_t(jbof_sched *s, tenant 
     e->io = io;
     io->submit_ns = now_ns;
     io->gen = t->gen;
-    io->cost = cost_of(&s->cost, io->opcode, io->length_bytes, (int)s->cost_mode); /* cost_mode_sync */
+    io->cost = cost_of(&s->cost, io->opcode, io->length_bytes, (int)s->cost_mode); /* mode_sync */
     e->seq = s->seq++;
     if (t->count++ == 0)
         submit_backlogged(s, io->tenant, t, now_ns);
@@ -1796,13 +1821,17 @@ int jbof_sched_submit(jbof_sched *s, jbof_io *io, uint64_t now_ns)
 static void take_tags(tenant *t, const jbof_io *io, uint64_t now_ns, int resv);
 
 /* Pop the head IO of t into *out and do all accounting.  pol is the policy
- * and onl the list t is on, or TAKE_ANY: a caller that knows them passes
- * constants and the inlined copy drops the checks (the qos round: policy
- * qos, t on the round). */
+ * and onl the list t is on, or TAKE_ANY, and one is one_bucket(s), or
+ * TAKE_ONE_ANY: a caller that knows them passes constants and the inlined
+ * copy drops the checks (the qos round: policy qos, t on the round, its
+ * own one). */
 enum { TAKE_ANY = 0xffffffffu };
+enum { TAKE_ONE_ANY = -1 };
 static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io **out,
-                                                       uint64_t now_ns, uint32_t pol, uint32_t onl)
+                                                       uint64_t now_ns, uint32_t pol, uint32_t onl, int one)
 {
+    if (one == TAKE_ONE_ANY)
+        one = pol == JBOF_POLICY_QOS && !two_buckets_needed(s);
     if (pol == TAKE_ANY)
         pol = s->cfg.policy;
     if (onl == TAKE_ANY)
@@ -1813,7 +1842,7 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
     int k = ctl_bucket(io->opcode);
     t->head = (t->head + 1) & t->mask;
     uint32_t left = --t->count;
-    if (onl == LIST_DRR) { /* the round's head-IO census follows the new head */
+    if (onl == LIST_DRR && !one) { /* the round's census follows the new head (one bucket: mode_sync) */
         s->n_head[k]--;
         if (left)
             s->n_head[head_bucket(t)]++;
@@ -1862,7 +1891,7 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
     }
     if (policy_uses_ctl(pol) && !s->alone) {
         /* alone: not paced, runs up no debt; qos with one bucket (18): tokens[0] */
-        s->ctl.tokens[pol == JBOF_POLICY_QOS && !two_buckets_needed(s) ? 0 : k] -= c;
+        s->ctl.tokens[pol == JBOF_POLICY_QOS && one ? 0 : k] -= c;
     }
 
     if (left == 0) {
@@ -1877,7 +1906,7 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
             list_del_raw(s, onl == LIST_SCAV ? &s->scav : &s->drr, id);
         }
         t->in_turn = 0;
-        if (pol == JBOF_POLICY_QOS && one_bucket(s) && t->inflight <= 2) {
+        if (pol == JBOF_POLICY_QOS && one && t->inflight <= 2) {
             /* section 23: at most 2 IOs in the drive (this one counted):
              * waiting for them, not idle; a positive deficit carries up to
              * a quantum, a debt is forgiven */
@@ -2343,7 +2372,7 @@ static __attribute__((noinline)) int resv_escape_more(jbof_sched *s, uint32_t id
             break;
         spent += c;
         t->deficit -= c;
-        take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, LIST_DRR); /* may unlink t */
+        take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, LIST_DRR, TAKE_ONE_ANY); /* may unlink t */
         s->ctl.tokens[k] += c;
     }
     return n;
@@ -2366,7 +2395,7 @@ static int dispatch_fifo(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
             }
             id = t->next;
         }
-        take(s, (uint32_t)best, s->t[best], &out[n++], now_ns, TAKE_ANY, LIST_DRR);
+        take(s, (uint32_t)best, s->t[best], &out[n++], now_ns, TAKE_ANY, LIST_DRR, TAKE_ONE_ANY);
     }
     return n;
 }
@@ -2385,7 +2414,7 @@ static int dispatch_rr(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max, i
             continue;
         }
         idle_visits = 0;
-        take(s, id, t, &out[n++], now_ns, TAKE_ANY, LIST_DRR);
+        take(s, id, t, &out[n++], now_ns, TAKE_ANY, LIST_DRR, TAKE_ONE_ANY);
     }
     return n;
 }
@@ -2455,7 +2484,7 @@ static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *
         }
         idle_visits = 0;
         t->deficit -= c;
-        take(s, id, t, &out[n++], now_ns, TAKE_ANY, TAKE_ANY); /* may unlink t */
+        take(s, id, t, &out[n++], now_ns, TAKE_ANY, TAKE_ANY, TAKE_ONE_ANY); /* may unlink t */
     }
     return n;
 }
@@ -2490,7 +2519,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
                 continue;
             }
             t->deficit -= c;
-            take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, LIST_DRR);
+            take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, LIST_DRR, one);
         }
         return n;
     }
@@ -2574,7 +2603,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
                 idle_visits = 0;
                 uint32_t c = h->cost;
                 t->deficit -= c;
-                take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, LIST_DRR); /* may unlink t */
+                take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, LIST_DRR, one); /* may unlink t */
                 s->ctl.tokens[k] += c;
                 n = resv_escape_more(s, id, t, out, n, nmax, c, now_ns);
                 if (l->head == (int32_t)id)
@@ -2620,7 +2649,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
         }
         idle_visits = 0;
         t->deficit -= h->cost;
-        take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, LIST_DRR); /* may unlink t */
+        take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, LIST_DRR, one); /* may unlink t */
         if (s->ctl.tokens[k] <= 0) {
             /* its bucket ran dry: go on only if someone can use the other
              * one (the check at the start of the round, knowing k is empty) */
@@ -2692,7 +2721,7 @@ static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io **out, 
                 slot_blocked(s, t) && !resv_little_room(s, t, now_ns))
                 break;
             t->deficit -= t->ring[t->head].io->cost; /* no double share */
-            take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, TAKE_ANY);
+            take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, TAKE_ANY, TAKE_ONE_ANY);
         }
     }
     return n;
