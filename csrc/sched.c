@@ -1830,10 +1830,10 @@ enum { TAKE_ONE_ANY = -1 };
 static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io **out,
                                                        uint64_t now_ns, uint32_t pol, uint32_t onl, int one)
 {
-    if (one == TAKE_ONE_ANY)
-        one = pol == JBOF_POLICY_QOS && !two_buckets_needed(s);
     if (pol == TAKE_ANY)
         pol = s->cfg.policy;
+    if (one == TAKE_ONE_ANY)
+        one = pol == JBOF_POLICY_QOS && !two_buckets_needed(s);
     if (onl == TAKE_ANY)
         onl = t->on_list;
     jbof_io *io = t->ring[t->head].io;
