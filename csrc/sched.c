@@ -154,7 +154,7 @@
  *    depth 8, 25% writes, 10 us ticks, one batch call per tick;
  *    callgrind; gcc 12 -O2, the Makefile's and the cffi build's
  *    optimization -- -O3, -flto and a unity build each cost more):
- *    490.1 instructions per IO whole program, 411.0 in the scheduler
+ *    490.9 instructions per IO whole program, 411.7 in the scheduler
  *    (single calls, before the batch call: 509.5 / 433.3).
  *    Where the rest is, measured with single calls before the batch
  *    call (callgrind --dump-instr=yes on
