@@ -155,36 +155,14 @@
  *    callgrind; gcc 12 -O2, the Makefile's and the cffi build's
  *    optimization -- -O3, -flto and a unity build each cost more):
  *    490.9 instructions per IO whole program, 411.7 in the scheduler
- *    (single calls, before the batch call: 509.5 / 433.3).
- *    Where the rest is, measured with single calls before the batch
- *    call (callgrind --dump-instr=yes on
- *    build/bench_sched 200000: 200,002 completions, 200,514 submits,
- *    153,005 dispatch calls = 0.77 per IO, every one of them with IO
- *    queued -- the harness only calls after reaping, so the "nothing
- *    backlogged" early return never fires):
- *      - a dispatch call's ~105 outside the round's visits: the frame
- *        (six callee-saved pushes and pops, 0x78 of stack) 18, the
- *        argument, n_backlogged, next_limit/starved and policy tests 14,
- *        one-bucket setup (read_share store, tokens[1] == cap) 5, the
- *        refill (ctl_refill_one: clock test, dt clamp, rate x dt / 1e9 as
- *        a multiply-high, add == 0, clamp, stores) 22, alone 4, the empty
- *        drive 3, reservations 7, the round's entry (alone fast path
- *        test, held/starve masks, have/want, room, nmax) ~26, the tail's
- *        parked|held|scavenger OR 6.  Each is needed by a section above;
- *        none is a loop;
- *      - the per-tenant histogram is ~21 per IO: the index is one bsr
- *        (63 ^ clz), a v < 64 and an e > 40 branch, and shift*32 + (v >>
- *        shift) (5 instructions for that line), then count, sum, bucket
- *        and the min/max compares (4);
- *      - submit is ~48 in sched.c and ~14 in cost_of (66.5 inclusive
- *        with the out-of-line newly-backlogged path): the ring store
- *        itself is 6 (index, address, store), the rest is the API's checks
- *        (s, io, tenant id and lookup, opcode, zero length, sq_depth:
- *        ~19), filling submit_ns/gen/cost in the descriptor (cost_of: a
- *        policy compare, the opcode ladder, multiply, shift, saturate),
- *        the FIFO sequence number (4) and count++ == 0 (4);
- *      - a completion's frame is 17 per IO (six pushes and pops): the
- *        evaluation inlined into it needs them at 0.35 evaluations per IO.
+ *    (single calls, before the batch call: 509.5 / 433.3).  Where the
+ *    411.7 are (callgrind's per-line counts of build/bench_sched 200000,
+ *    per IO): the completion ~156 (complete_t 58, complete_due 13, the
+ *    histogram 21, the controller with the refill 63), the qos round 77,
+ *    the batch call's own lines (frame, argument checks, entry loop,
+ *    tenant lookup) 54, submit + cost_of 48, take 31, dispatch_ctl's
+ *    fixed part 18 and dispatch_body 5, small helpers inlined everywhere
+ *    24.  None is a loop; each is a few instructions per mechanism above.
  *    (measurements and variants: docs/scheduler-log.md section 6)
  *
  * 7. Live reconfiguration and rate tags (issue 11).  A tag only means
