@@ -2170,6 +2170,27 @@ static inline int w_stopped(const jbof_sched *s, uint64_t now_ns)
     return now_ns < s->w_stop_ns && s->n_lc_active;
 }
 
+/* a write's device time per 128 KiB (the controller's size normalization) */
+static inline uint64_t per_norm(uint64_t dev, uint32_t bytes)
+{
+    return bytes > CTL_NORMALIZE_BYTES ? ctl_normalize(dev, bytes) : dev;
+}
+
+/* sections 26 and 31c: a paced write moves the next one past its bytes
+ * at bps, and no write waits more than WSTOP_MAX_NS for one */
+static inline uint64_t pace_past(uint64_t next_ns, uint32_t bytes, uint64_t bps, uint64_t now_ns)
+{
+    uint64_t b = (next_ns > now_ns ? next_ns : now_ns) + (uint64_t)bytes * JBOF_NS_PER_S / bps;
+    return b < now_ns + WSTOP_MAX_NS ? b : now_ns + WSTOP_MAX_NS;
+}
+
+/* a reservation behind its floor in this attainment window (section 20) */
+static inline int resv_behind(const jbof_sched *s, const tenant *t, uint64_t now_ns)
+{
+    uint64_t el = now_ns - s->resv_win_ns;
+    return (__uint128_t)t->r_win_bytes * JBOF_NS_PER_S < (__uint128_t)t->r_eff_bps * el;
+}
+
 /* section 26: a write slower than the SLO cap (size-normalized, as ctl.c
  * 2) while the latency-critical tenants' end-to-end EWMA is above the cap
  * found the write buffer full: no other writes go for its excess wait */
@@ -2183,9 +2204,7 @@ static __attribute__((noinline)) void wbuf_write(jbof_sched *s, const jbof_io *i
     }
     s->w_win_bytes += io->length_bytes;
     uint64_t cap = s->ctl.target_cap_ns;
-    uint64_t d = dev;
-    if (io->length_bytes > CTL_NORMALIZE_BYTES)
-        d = dev * CTL_NORMALIZE_BYTES / io->length_bytes;
+    uint64_t d = per_norm(dev, io->length_bytes);
     uint64_t thr = cap > WSLOW_MIN_NS ? cap : WSLOW_MIN_NS;
     if (d <= thr || now_ns - s->ctl.last_lc_ns >= CTL_SIGNAL_FRESH_NS || s->ctl.ewma_lc_ns <= cap)
         return;
@@ -2216,9 +2235,7 @@ static __attribute__((noinline)) void wbuf_pace(jbof_sched *s, const jbof_io *io
         s->w_rate_bps = 0;
         return;
     }
-    uint64_t b = s->w_stop_ns > now_ns ? s->w_stop_ns : now_ns;
-    b += (uint64_t)io->length_bytes * JBOF_NS_PER_S / s->w_rate_bps;
-    s->w_stop_ns = b < now_ns + WSTOP_MAX_NS ? b : now_ns + WSTOP_MAX_NS;
+    s->w_stop_ns = pace_past(s->w_stop_ns, io->length_bytes, s->w_rate_bps, now_ns);
 }
 
 /* section 31c: a reserved writer's write slower than WSLOW_MIN_NS (per
@@ -2228,13 +2245,10 @@ static __attribute__((noinline)) void wbuf_pace(jbof_sched *s, const jbof_io *io
 static __attribute__((noinline)) void resv_wslow(jbof_sched *s, const tenant *t, const jbof_io *io, uint64_t dev,
                                                  uint64_t now_ns)
 {
-    uint64_t d = dev;
-    if (io->length_bytes > CTL_NORMALIZE_BYTES)
-        d = dev * CTL_NORMALIZE_BYTES / io->length_bytes;
+    uint64_t d = per_norm(dev, io->length_bytes);
     if (d <= WSLOW_MIN_NS || !s->resv_fit || t->r_eff_bps < t->cfg.reserve_bps)
         return;
-    uint64_t el = now_ns - s->resv_win_ns;
-    if ((__uint128_t)t->r_win_bytes * JBOF_NS_PER_S >= (__uint128_t)t->r_eff_bps * el)
+    if (!resv_behind(s, t, now_ns))
         return;
     uint64_t r = t->r_eff_bps * 3 / 4;
     if (now_ns >= s->rw_until_ns || r < s->rw_bps)
@@ -2250,9 +2264,7 @@ static __attribute__((noinline)) void resv_wpace(jbof_sched *s, jbof_io **out, i
         const tenant *t = s->t[out[i]->tenant];
         if (out[i]->opcode != JBOF_OP_WRITE || t->cfg.reserve_bps || t->cfg.klass == JBOF_CLASS_LATENCY)
             continue;
-        uint64_t b = s->rw_next_ns > now_ns ? s->rw_next_ns : now_ns;
-        b += (uint64_t)out[i]->length_bytes * JBOF_NS_PER_S / s->rw_bps;
-        s->rw_next_ns = b < now_ns + WSTOP_MAX_NS ? b : now_ns + WSTOP_MAX_NS;
+        s->rw_next_ns = pace_past(s->rw_next_ns, out[i]->length_bytes, s->rw_bps, now_ns);
     }
 }
 
@@ -2660,10 +2672,8 @@ static __attribute__((noinline)) int resv_little_room(const jbof_sched *s, tenan
     uint64_t l = s->ctl.ewma_ns[0] > s->ctl.ewma_ns[1] ? s->ctl.ewma_ns[0] : s->ctl.ewma_ns[1];
     if (l > ESC_FAST_NS || !s->resv_fit)
         return 0;
-    /* on pace in this attainment window (section 20): the window does */
-    uint64_t el = now_ns - s->resv_win_ns;
-    if ((__uint128_t)t->r_win_bytes * JBOF_NS_PER_S >= (__uint128_t)t->r_eff_bps * el)
-        return 0;
+    if (!resv_behind(s, t, now_ns))
+        return 0; /* on pace in this attainment window (section 20): the window does */
     uint64_t cpb = t->r_cpb_x256 ? t->r_cpb_x256 : 256u;
     uint64_t need = (uint64_t)(((__uint128_t)t->r_eff_bps * cpb * l) / (256u * JBOF_NS_PER_S));
     return t->inflight_cost + t->ring[t->head].io->cost <= need;
@@ -2763,25 +2773,21 @@ static inline __attribute__((always_inline)) int dispatch_ctl(jbof_sched *s, uin
                 if (s->ctl.tokens[k] <= 0)
                     s->ctl.tokens[k] = 1;
     }
-    if (qos && !one && w_stopped(s, now_ns)) {
-        /* section 26: the write bucket reads as empty to all but
-         * latency-critical tenants; dispatch_qos_two gives its balance
-         * back after the call */
-        if (s->ctl.tokens[1] > 0) {
-            s->w_saved = s->ctl.tokens[1];
-            s->ctl.tokens[1] = 0;
+    if (qos && !one) {
+        /* section 26 (writes stopped beside a missed SLO) and 31c (paced
+         * beside a short reserved writer): the write bucket reads as empty
+         * to all but latency-critical tenants until then; dispatch_qos_two
+         * gives its balance back after the call */
+        uint64_t w_until = w_stopped(s, now_ns) ? s->w_stop_ns
+                           : now_ns < s->rw_next_ns && now_ns < s->rw_until_ns ? s->rw_next_ns : 0;
+        if (w_until) {
+            if (s->ctl.tokens[1] > 0) {
+                s->w_saved = s->ctl.tokens[1];
+                s->ctl.tokens[1] = 0;
+            }
+            if (w_until < s->next_limit_ns)
+                s->next_limit_ns = w_until;
         }
-        if (s->w_stop_ns < s->next_limit_ns)
-            s->next_limit_ns = s->w_stop_ns;
-    }
-    else if (qos && !one && now_ns < s->rw_next_ns && now_ns < s->rw_until_ns) {
-        /* section 31c: the same, for the pace beside a short reserved writer */
-        if (s->ctl.tokens[1] > 0) {
-            s->w_saved = s->ctl.tokens[1];
-            s->ctl.tokens[1] = 0;
-        }
-        if (s->rw_next_ns < s->next_limit_ns)
-            s->next_limit_ns = s->rw_next_ns;
     }
     int n = 0;
     if (qos && s->nresv) {
