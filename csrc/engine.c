@@ -96,6 +96,8 @@ static int cmd_apply(jbof_engine *e, cmd *k)
             return -ENOENT;
         drive_info_fill(drive_by_id(e, k->drive), k->out);
         return 0;
+    case CMD_DRIVE_SCRUB_MARK:
+        return drive_scrub_mark(e, k->drive, k->in);
     case CMD_ENGINE_STATS: {
         jbof_engine_stats *s = k->out;
         *s = e->st;
@@ -857,6 +859,15 @@ int jbof_engine_drive_stats(jbof_engine *e, uint32_t drive_id, jbof_drive_info *
     if (!e || !out || e->root != e)
         return -EINVAL;
     cmd k = {.type = CMD_DRIVE_STATS, .drive = drive_id, .out = out};
+    return drive_cmd(e, &k);
+}
+
+int jbof_drive_scrub_mark(jbof_engine *e, uint32_t drive_id, uint64_t off, uint64_t len)
+{
+    if (!e || e->root != e || len == 0)
+        return -EINVAL;
+    const uint64_t in[2] = {off, len};
+    cmd k = {.type = CMD_DRIVE_SCRUB_MARK, .drive = drive_id, .in = in};
     return drive_cmd(e, &k);
 }
 

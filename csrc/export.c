@@ -9,7 +9,16 @@
  * 2. An export is one tenant: a name, a scheduler tenant id and a
  *    namespace [base, base + size) on its drive.  Namespaces are placed
  *    first fit, aligned to 1 MiB when the size is a multiple of 1 MiB,
- *    else to the preferred block (4 KiB or the drive's block).
+ *    else to the preferred block (4 KiB or the drive's block) -- or at a
+ *    given base (jbof_export_cfg.at_base): a multiple of the drive's block,
+ *    inside the drive (-EINVAL), clear of every namespace, one being removed
+ *    included (-EEXIST).  First fit depends on what was added and removed
+ *    before, so a layout does not survive a restart by itself: the daemon
+ *    records each tenant's base (its `offset`) in its state file and gives
+ *    it back at start (control/state.py), else removing the first of two
+ *    tenants and restarting placed the second over the first's old space
+ *    (its own data gone, the first's shown).  Space that is dirty
+ *    (scrub.c) may be given: it reads as zeroes.
  *
  * 3. Worked example: on a 4 GiB drive, exports of 1 GiB, 3 MiB + 4 KiB and
  *    1 GiB land at 0, 1 GiB (4 KiB aligned, ends at 1 GiB + 3 MiB + 4 KiB)
@@ -194,6 +203,55 @@ static int ns_alloc(jbof_engine *e, drive *d, uint64_t size, uint64_t *base_out)
     }
 }
 
+/* The namespace of an export of d that overlaps [off, off + len), or NULL. */
+static export *ns_overlap(jbof_engine *e, const drive *d, uint64_t off, uint64_t len)
+{
+    for (uint32_t i = 0; i < e->nx; i++) {
+        export *x = e->xs[i];
+        if (x->d == d && off < x->base + x->size && x->base < off + len)
+            return x;
+    }
+    return NULL;
+}
+
+/* A given base (section 2): a multiple of the drive's block, inside it,
+ * clear of every other namespace (one being removed included). */
+static int ns_at(jbof_engine *e, const drive *d, uint64_t base, uint64_t size)
+{
+    if (base % d->block_bytes || base > d->size_bytes || size > d->size_bytes - base)
+        return -EINVAL;
+    return ns_overlap(e, d, base, size) ? -EEXIST : 0;
+}
+
+int drive_scrub_mark(jbof_engine *e, uint32_t drive_id, const uint64_t *in)
+{
+    drive *d = drive_by_id(e, drive_id);
+    if (!d)
+        return -ENOENT;
+    uint64_t off = in[0], len = in[1];
+    if (off % d->block_bytes || len % d->block_bytes || off > d->size_bytes ||
+        len > d->size_bytes - off)
+        return -EINVAL;
+    if (ns_overlap(e, d, off, len))
+        return -EBUSY; /* a tenant's data: never zero it */
+    /* scrub_mark takes clean space: mark the gaps between dirty extents */
+    for (uint64_t pos = off, end = off + len; pos < end;) {
+        uint32_t i = 0; /* the first extent that ends after pos */
+        while (i < d->ndirty && d->dirty[i].off + d->dirty[i].len <= pos)
+            i++;
+        if (i < d->ndirty && d->dirty[i].off <= pos) { /* dirty already */
+            pos = d->dirty[i].off + d->dirty[i].len;
+            continue;
+        }
+        uint64_t stop = i < d->ndirty && d->dirty[i].off < end ? d->dirty[i].off : end;
+        int rc = scrub_mark(d, pos, stop - pos);
+        if (rc < 0)
+            return rc;
+        pos = stop;
+    }
+    return 0;
+}
+
 int export_add(jbof_engine *e, const jbof_export_cfg *cfg)
 {
     size_t nlen = strnlen(cfg->name, sizeof(cfg->name));
@@ -217,8 +275,9 @@ int export_add(jbof_engine *e, const jbof_export_cfg *cfg)
         return -EINVAL;
     if (cfg->max_requests > e->cfg.max_requests || cfg->max_connections > e->cfg.max_connections)
         return -EINVAL;
-    uint64_t base;
-    int rc = ns_alloc(e, d, cfg->size_bytes, &base);
+    uint64_t base = cfg->base_bytes;
+    int rc = cfg->at_base ? ns_at(e, d, base, cfg->size_bytes)
+                          : ns_alloc(e, d, cfg->size_bytes, &base);
     if (rc < 0)
         return rc;
     export *x = calloc(1, sizeof(*x));

@@ -350,7 +350,7 @@ typedef struct listener {
 enum cmd_type {
     CMD_EXPORT_ADD = 1, CMD_EXPORT_REMOVE, CMD_EXPORT_SET, CMD_EXPORT_STATS, CMD_EXPORT_HIST,
     CMD_DRIVE_POLICY, CMD_DRIVE_CONFIGURE, CMD_DRIVE_GET_CFG, CMD_DRIVE_STATS, CMD_ENGINE_STATS,
-    CMD_STOP, CMD_STUB_ADD
+    CMD_STOP, CMD_STUB_ADD, CMD_DRIVE_SCRUB_MARK
 };
 
 typedef struct cmd {
@@ -516,6 +516,8 @@ drive *drive_by_id(jbof_engine *e, uint32_t id);
 int stub_add(jbof_engine *e, const jbof_export_cfg *cfg, uint32_t home);
 int stub_remove(jbof_engine *e, const char *name);
 int export_add(jbof_engine *e, const jbof_export_cfg *cfg);
+/* jbof_drive_scrub_mark on the drive's reactor: in[0] = off, in[1] = len. */
+int drive_scrub_mark(jbof_engine *e, uint32_t drive_id, const uint64_t *in);
 /* 0 when removed, -EINPROGRESS while its IO drains. */
 int export_remove_step(jbof_engine *e, export *x);
 void export_stats_fill(export *x, jbof_export_stats *out, uint64_t now_ns);

@@ -9,8 +9,8 @@
  *
  * 1. State.  Each drive keeps a sorted array of disjoint, non-adjacent
  *    dirty extents [off, off + len) (d->dirty, d->ndirty) and their total
- *    (scrub_pending_bytes).  Nothing else is persistent: the list lives as
- *    long as the engine (see 5).
+ *    (scrub_pending_bytes).  The list lives as long as the engine; the
+ *    daemon carries it across a restart (6).
  *
  * 2. Marking.  When an export's removal completes (no IO of it in a
  *    scheduler or a backend, export.c), scrub_mark adds its namespace.
@@ -50,9 +50,25 @@
  *    the read returns zeroes.  Meanwhile the background, at the default
  *    16 GiB/s (16 MiB per ms), punches the first extent, then the second
  *    in 16 MiB steps: after about 64 ms dirty is empty and IO no longer
- *    pays even the compare.  A restart before that forgets the list: the
- *    control plane must not hand the space to another tenant across a
- *    restart before scrub_pending_bytes reached 0 (jbof_drive_info).
+ *    pays even the compare.
+ *
+ * 6. Across a restart.  A new engine starts with an empty list, and a
+ *    removed namespace not yet zeroed would show its bytes to the next
+ *    owner.  So the daemon keeps each removed namespace in its state file
+ *    (scrub_pending) until the drive reports scrub_pending_bytes 0, and a
+ *    start marks them dirty again before it serves:
+ *    jbof_drive_scrub_mark(engine, drive, off, len) -- off and len multiples
+ *    of the drive's block and inside it (-EINVAL), never over a namespace in
+ *    use (-EBUSY: that would zero a tenant's data); space already dirty
+ *    stays dirty (only the gaps are marked).  Re-marking space that was in
+ *    fact zeroed before the restart costs one more zero (a hole punch on a
+ *    file).  The daemon never places a new tenant over space in its list
+ *    (tenant.add waits for the scrub, or refuses), so a re-mark can never
+ *    zero data a new owner wrote.  Worked example: A's [32 MiB, 64 MiB) is
+ *    removed at a scrub_rate of 1 MiB/s and the daemon stops 3 s later;
+ *    its state holds [32 MiB, 32 MiB); the next start marks it, pending is
+ *    32 MiB again, and the last 29 MiB of A's bytes still in the file are
+ *    zeroed before anyone reads them.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@ import errno as _errno
 import os as _os
 from typing import Any
 
-ABI_VERSION = 3  # must equal JBOF_ABI_VERSION in csrc/include/jbof.h
+ABI_VERSION = 4  # must equal JBOF_ABI_VERSION in csrc/include/jbof.h
 
 
 class DataplaneError(OSError):

@@ -36,7 +36,7 @@ extern "C" {
 
 /* CDEF-BEGIN */
 
-enum { JBOF_ABI_VERSION = 3 };
+enum { JBOF_ABI_VERSION = 4 };
 
 /* ---------------------------------------------------------------- IO ---- */
 

@@ -319,6 +319,12 @@ typedef struct jbof_export_cfg {
     uint64_t buffer_bytes;  /* data buffers this tenant may hold */
     uint32_t max_requests;  /* request slots this tenant may hold */
     uint32_t max_connections; /* established connections to this export */
+    /* Placement (export.c section 2): 0 = first fit; 1 = at base_bytes, which
+     * must be a multiple of the drive's block, inside the drive and not
+     * overlap another namespace (-EINVAL, -EEXIST for an overlap). */
+    uint32_t at_base;
+    uint32_t pad_base;
+    uint64_t base_bytes;
 } jbof_export_cfg;
 
 typedef struct jbof_engine_cfg {
@@ -460,6 +466,13 @@ int jbof_engine_drive_configure(jbof_engine *e, uint32_t drive, const jbof_sched
 int jbof_engine_drive_get_cfg(jbof_engine *e, uint32_t drive, jbof_sched_cfg *out);
 int jbof_engine_drive_stats(jbof_engine *e, uint32_t drive, jbof_drive_info *out);
 int jbof_engine_get_stats(jbof_engine *e, jbof_engine_stats *out);
+/* Mark [off, off + len) of a drive dirty: it reads as zeroes until the
+ * scrubber or an IO zeroes it (scrub.c section 6; the daemon restores a
+ * removed tenant's unscrubbed space this way at start).  -EINVAL: no engine,
+ * len 0, off or len not a multiple of the drive's block, or past its end;
+ * -ENOENT: no such drive; -EBUSY: the range overlaps a namespace in use
+ * (marking it would zero a tenant's data).  Space already dirty stays so. */
+int jbof_drive_scrub_mark(jbof_engine *e, uint32_t drive, uint64_t off, uint64_t len);
 
 /* CDEF-END */
 
