@@ -146,6 +146,7 @@ class Tenant:
     name: str
     drive: str
     size: int | None = None             # bytes; None = an equal share of what is left
+    offset: int | None = None           # bytes into the drive; None = first fit
     read_only: bool = False
     buffer: int | None = None           # bytes; None = limits.tenant_buffer
     max_requests: int | None = None
@@ -359,7 +360,7 @@ def _check_controller(knobs: Mapping[str, int], src: str, where: str) -> None:
 
 
 def _tenant_from(t: Mapping[str, Any], drive: str) -> Tenant:
-    return Tenant(name=t["name"], drive=drive, size=t.get("size"),
+    return Tenant(name=t["name"], drive=drive, size=t.get("size"), offset=t.get("offset"),
                   read_only=t.get("read_only", False), description=t.get("description"),
                   buffer=t.get("buffer"), max_requests=t.get("max_requests"),
                   max_connections=t.get("max_connections"),
@@ -631,6 +632,8 @@ def check_config(cfg: Config, src: str,
         if t.size is not None and d.block_size and t.size % d.block_size:
             raise ConfigError(src, f"{w}.size", f"{units.format_size(t.size)} is not a multiple "
                               f"of drive '{d.name}' block_size {d.block_size}")
+        if t.offset is not None:
+            _check_offset(cfg, i, src, w)
     for d in cfg.drives:
         mine = per_drive[d.name]
         if len(mine) > MAX_TENANTS_PER_DRIVE:
@@ -663,6 +666,33 @@ def check_config(cfg: Config, src: str,
                     raise ConfigError(src, f"{where(i)}.reserve", f"reservations on drive "
                                       f"'{d.name}' add up to {units.human_rate(total)}, more "
                                       f"than its capacity {units.human_rate(cap)} ({why})")
+
+
+def _check_offset(cfg: Config, i: int, src: str, w: str) -> None:
+    """Tenant i's given offset: with a size, a multiple of the drive's block_size,
+    inside the drive when its size is known, clear of the given offsets before it (the
+    Engine checks it again against what is in place)."""
+    t = cfg.tenants[i]
+    d = cfg.drive(t.drive)
+    fs = units.format_size
+    off = t.offset or 0
+    if t.size is None:
+        raise ConfigError(src, f"{w}.offset", "needs size (an equal share is not known before "
+                          "the daemon starts)")
+    if d.block_size and off % d.block_size:
+        raise ConfigError(src, f"{w}.offset", f"{fs(off)} is not a multiple of drive "
+                          f"'{d.name}' block_size {fs(d.block_size)}")
+    size = drive_size(d)
+    if size is not None and off + t.size > size:
+        raise ConfigError(src, f"{w}.offset", f"{fs(off)} + size {fs(t.size)} ends at "
+                          f"{fs(off + t.size)}, past the end of drive '{d.name}' ({fs(size)})")
+    for o in cfg.tenants[:i]:
+        if o.drive != t.drive or o.offset is None or o.size is None:
+            continue
+        if off < o.offset + o.size and o.offset < off + t.size:
+            raise ConfigError(src, f"{w}.offset", f"[{fs(off)}, {fs(off + t.size)}) overlaps "
+                              f"tenant '{o.name}' at [{fs(o.offset)}, {fs(o.offset + o.size)}) "
+                              "(allowed: space no other tenant holds)")
 
 
 def parse_tenant_args(args: Any, cfg: Config, src: str = "admin") -> Tenant:

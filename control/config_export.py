@@ -7,7 +7,7 @@ operator's config file is never rewritten by the daemon.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import yaml
@@ -80,6 +80,8 @@ def engine_tenant(t: Tenant) -> dict[str, Any]:
                            "latency_slo": t.latency_slo}
     if t.size is not None:
         out["size"] = t.size
+    if t.offset is not None:
+        out["offset"] = t.offset
     for k, ek in (("buffer", "buffer_bytes"), ("max_requests", "max_requests"),
                   ("max_connections", "max_connections")):
         if getattr(t, k) is not None:
@@ -94,8 +96,11 @@ def tenant_live_settings(t: Tenant) -> dict[str, Any]:
     return {k: spec[k] for k in TENANT_LIVE_KEYS if k in spec}
 
 
-def engine_config(cfg: Config) -> dict[str, Any]:
-    """The dataplane.engine.Engine config dict (integers, resolved socket paths)."""
+def engine_config(cfg: Config,
+                  scrub: Mapping[str, Sequence[tuple[int, int]]] | None = None) -> dict[str, Any]:
+    """The dataplane.engine.Engine config dict (integers, resolved socket paths);
+    ``scrub``: drive -> ranges to mark dirty before serving (control/state.py's
+    scrub_pending)."""
     listen: dict[str, Any] = {}
     if cfg.nbd_socket is not None:
         listen["unix"] = cfg.nbd_socket
@@ -106,7 +111,11 @@ def engine_config(cfg: Config) -> dict[str, Any]:
     listen["tls"] = {k: cfg.listen.tls_mode(k) for k in ("unix", "tcp")}
     if cfg.listen.insecure:
         listen["insecure"] = True
-    out = {"drives": [engine_drive(d) for d in cfg.drives],
+    drives = [engine_drive(d) for d in cfg.drives]
+    for d in drives:
+        if scrub and scrub.get(d["name"]):
+            d["scrub"] = [list(r) for r in scrub[d["name"]]]
+    out = {"drives": drives,
            "tenants": [engine_tenant(t) for t in cfg.tenants],
            "listen": listen}
     if (limits := limits_settings(cfg)):
@@ -150,6 +159,8 @@ def tenant_doc(t: Tenant) -> dict[str, Any]:
     out: dict[str, Any] = {"name": t.name, "drive": t.drive}
     if t.size is not None:
         out["size"] = units.format_size(t.size)
+    if t.offset is not None:
+        out["offset"] = units.format_size(t.offset)
     if t.read_only:
         out["read_only"] = True
     if t.buffer is not None:

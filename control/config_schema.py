@@ -347,6 +347,11 @@ TENANT_KEYS = section(
     Key("drive", "name", p_name, "the drive holding its namespace (default: the only drive)"),
     Key("size", "size", p_size_in(4096, MAX_SIZE, 4096), "namespace size (default: an equal "
         "share of what the drive has left; required when added live)"),
+    Key("offset", "size", p_size_in(0, MAX_SIZE, 4096), "where the namespace starts on its "
+        "drive (a multiple of the drive block, inside the drive, clear of the other "
+        "tenants; needs size).  Written into the state file by the daemon for every tenant, "
+        "so a restart puts each namespace back where it was; leave it out to place first "
+        "fit"),
     Key("read_only", "boolean", p_bool, "refuse writes (EPERM)", False),
     Key("description", "string", p_str, "NBD export description (nbdinfo --list; at most "
         "255 bytes)"),

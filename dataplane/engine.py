@@ -21,9 +21,15 @@ units and produces this dict).  Keys:
                io_mode (auto | uring | threads), direct,
                seed, queue_depth, threads, sched (overrides of jbof_sched_cfg),
                error_every (fault injection: every Nth IO fails with EIO),
-               reactor (the reactor thread that owns it; default round robin)
+               reactor (the reactor thread that owns it; default round robin),
+               scrub ([[offset, length], ...]: space marked dirty before the
+               engine serves -- it reads as zeroes until zeroed; the daemon
+               restores a removed tenant's unscrubbed space with it, csrc/scrub.c)
     tenants[]: name, drive (default: the only drive), size (default: an equal
-               share of what the drive has left), read_only, weight, class,
+               share of what the drive has left), offset (where the namespace
+               starts on the drive: a multiple of its block, inside it, clear of
+               the others; default: first fit, csrc/export.c section 2;
+               tenants with an offset are placed first), read_only, weight, class,
                reserve, limit, limit_iops, latency_slo, sq_depth,
                description (NBD export description, <= 255 bytes, shown by
                `nbdinfo --list`), default (true: also served under the empty
@@ -85,8 +91,9 @@ MIB = 1 << 20
 U64 = 2**64 - 1
 
 DRIVE_KEYS = ("name", "backend", "size", "path", "model", "policy", "block_size", "io_mode",
-              "direct", "seed", "queue_depth", "threads", "sched", "error_every", "reactor")
-TENANT_KEYS = ("name", "drive", "size", "read_only", "weight", "class", "reserve", "limit",
+              "direct", "seed", "queue_depth", "threads", "sched", "error_every", "reactor",
+              "scrub")
+TENANT_KEYS = ("name", "drive", "size", "offset", "read_only", "weight", "class", "reserve", "limit",
                 "limit_iops", "latency_slo", "sq_depth", "description", "default",
                 "buffer_bytes", "max_requests", "max_connections", "tls_identity", "allow_uids",
                 "allow_gids")
@@ -121,6 +128,16 @@ def _check_reactors(v: Any) -> tuple[int, list[int]]:
             raise EngineConfigError("engine.reactors", "a CPU is listed twice")
         return len(cpus), cpus
     return _int(v, "engine.reactors", 1, MAX_REACTORS), []
+
+
+def _bytes(n: int) -> str:
+    """A byte count as the config writes it when it can (32MiB, 8KiB), else bytes."""
+    if n == 0:
+        return "0"
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if n % (1 << shift) == 0:
+            return f"{n >> shift}{unit}"
+    return f"{n} bytes"
 
 
 class EngineConfigError(ValueError):
@@ -333,6 +350,12 @@ class Engine:
         out["error_every"] = _int(d.get("error_every", 0), f"{where}.error_every", 0, 2**32 - 1)
         # the reactor thread that owns the drive; -1 = round robin by drive index
         out["reactor"] = _int(d.get("reactor", -1), f"{where}.reactor", -1, MAX_REACTORS - 1)
+        scrub = d.get("scrub", [])
+        if not isinstance(scrub, list) or not all(
+                isinstance(r, (list, tuple)) and len(r) == 2 for r in scrub):
+            raise EngineConfigError(f"{where}.scrub", "expected a list of [offset, length] pairs")
+        out["scrub"] = [(_int(r[0], f"{where}.scrub[{i}]"), _int(r[1], f"{where}.scrub[{i}]", 1))
+                        for i, r in enumerate(scrub)]
         sched = d.get("sched", {})
         if not isinstance(sched, Mapping):
             raise EngineConfigError(f"{where}.sched", "expected a mapping of jbof_sched_cfg fields")
@@ -353,6 +376,8 @@ class Engine:
                                     f"(have: {', '.join(self._drive_ids)})")
         out["drive"] = drive
         out["size"] = _int(t.get("size", 0), f"{where}.size", 0, 1 << 50)
+        if t.get("offset") is not None:
+            out["offset"] = _int(t["offset"], f"{where}.offset", 0, 1 << 50)
         out["read_only"] = _bool(t.get("read_only", False), f"{where}.read_only")
         desc = t.get("description") or ""
         if desc:
@@ -452,8 +477,17 @@ class Engine:
             check(lib.jbof_engine_add_drive(self._eng, dc, ffi.NULL), "jbof_engine_add_drive",
                   f"drive {d['name']!r} ({d['path'] or 'backend ' + str(d['backend'])})")
         self._default_sizes()
-        for t in self._tenants.values():
-            self._add_export(t)
+        # stale space first: a tenant placed over it reads zeroes, not the old bytes
+        for i, d in enumerate(self._drives):
+            for j, (off, length) in enumerate(d["scrub"]):
+                check(lib.jbof_drive_scrub_mark(self._eng, i, off, length),
+                      "jbof_drive_scrub_mark", f"drives[{i}].scrub[{j}]: [{_bytes(off)}, "
+                      f"{_bytes(off + length)}) of drive {d['name']!r} (allowed: inside the "
+                      "drive, multiples of its block)")
+        # given offsets first: a first-fit namespace must not take their space
+        order = sorted(enumerate(self._tenants.values()), key=lambda it: "offset" not in it[1])
+        for i, t in order:
+            self._add_export(t, f"tenants[{i}]")
         if self._psk is not None:
             check(lib.jbof_engine_tls_load_psk(self._eng, self._psk.encode()),
                   "jbof_engine_tls_load_psk", self._psk)
@@ -501,7 +535,42 @@ class Engine:
         check(lib.jbof_engine_set_access(self._eng, t["name"].encode(), acc),
               "jbof_engine_set_access", t["name"])
 
-    def _add_export(self, t: Mapping[str, Any]) -> None:
+    def _namespaces(self, drive: str) -> list[tuple[str, int, int]]:
+        """(name, base, size) of the namespaces on drive, in place now."""
+        out = []
+        st = ffi.new("jbof_export_stats *")
+        for name, t in self._tenants.items():
+            if t["drive"] == drive and \
+                    lib.jbof_engine_export_stats(self._eng, name.encode(), st) == 0:
+                out.append((name, int(st.ns_base_bytes), int(st.size_bytes)))
+        return out
+
+    def _check_offset(self, t: Mapping[str, Any], where: str) -> None:
+        """A given offset: a multiple of the drive's block, inside it, clear of the
+        namespaces in place (EngineConfigError: one line saying what is allowed)."""
+        off, size, drive = t["offset"], t["size"], t["drive"]
+        info = ffi.new("jbof_drive_info *")
+        check(lib.jbof_engine_drive_stats(self._eng, self._drive_ids[drive], info),
+              "jbof_engine_drive_stats", drive)
+        blk, total = int(info.block_bytes), int(info.size_bytes)
+        if off % blk:
+            raise EngineConfigError(f"{where}.offset", f"{_bytes(off)} is not a multiple of the "
+                                    f"drive block ({blk} bytes) (allowed: multiples of {blk} "
+                                    "bytes)")
+        if off + size > total:
+            raise EngineConfigError(f"{where}.offset", f"{_bytes(off)} + size {_bytes(size)} "
+                                    f"ends at {_bytes(off + size)}, past the end of drive "
+                                    f"{drive!r} ({_bytes(total)})")
+        for name, base, n in self._namespaces(drive):
+            if off < base + n and base < off + size:
+                raise EngineConfigError(f"{where}.offset", f"[{_bytes(off)}, "
+                                        f"{_bytes(off + size)}) overlaps tenant {name!r} at "
+                                        f"[{_bytes(base)}, {_bytes(base + n)}) (allowed: space "
+                                        "no other tenant holds)")
+
+    def _add_export(self, t: Mapping[str, Any], where: str) -> None:
+        if "offset" in t:
+            self._check_offset(t, where)
         self._set_access(t)
         xc = ffi.new("jbof_export_cfg *")
         xc.name = t["name"].encode()
@@ -514,6 +583,9 @@ class Engine:
         xc.buffer_bytes = t.get("buffer_bytes", 0)
         xc.max_requests = t.get("max_requests", 0)
         xc.max_connections = t.get("max_connections", 0)
+        if "offset" in t:
+            xc.at_base = 1
+            xc.base_bytes = t["offset"]
         check(lib.jbof_engine_export_add(self._eng, xc), "jbof_engine_export_add",
               f"tenant {t['name']!r} ({t['size']} bytes on drive {t['drive']!r})")
 
@@ -612,7 +684,7 @@ class Engine:
         if not t["size"]:
             raise EngineConfigError("tenant.size", "is required for a tenant added live")
         self._need()
-        self._add_export(t)
+        self._add_export(t, f"tenant {t['name']!r}")
         self._tenants[t["name"]] = t
 
     def remove_tenant(self, name: str) -> None:
@@ -693,6 +765,12 @@ class Engine:
         check(lib.jbof_engine_export_hist(self._need(), name.encode(), h),
               "jbof_engine_export_hist", name)
         return struct_dict(h)
+
+    def scrub_mark(self, drive: str, offset: int, length: int) -> None:
+        """Mark [offset, offset + length) of a drive dirty: it reads as zeroes until
+        zeroed (csrc/scrub.c); refused over a tenant's namespace (EBUSY)."""
+        check(lib.jbof_drive_scrub_mark(self._need(), self._drive(drive), offset, length),
+              "jbof_drive_scrub_mark", f"{drive}: [{_bytes(offset)}, {_bytes(offset + length)})")
 
     def drive_stats(self, name: str) -> dict[str, Any]:
         """Scheduler, controller, backend (and SSD model) counters of one drive."""

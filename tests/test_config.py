@@ -163,6 +163,20 @@ BAD_CONFIGS: list[tuple[str, str | bytes, str, str]] = [
     ("admin-socket-too-long", ONE_DRIVE + f"admin: {{socket: /tmp/{'x' * 120}}}\n",
      "admin.socket", "longer than 107 bytes"),
     ("metrics-no-port", ONE_DRIVE + "metrics: localhost\n", "metrics", "is not HOST:PORT"),
+    # a tenant's offset (csrc/export.c section 2; the daemon writes it, operators may)
+    ("offset-overlap", ONE_DRIVE + "tenants:\n  - {name: a, size: 32MiB, offset: 0}\n"
+     "  - {name: b, size: 32MiB, offset: 16MiB}\n", "tenants[1].offset",
+     "[16MiB, 48MiB) overlaps tenant 'a' at [0, 32MiB) (allowed: space no other tenant holds)"),
+    ("offset-misaligned", ONE_DRIVE + "tenants: [{name: a, size: 32MiB, offset: 6KiB}]\n",
+     "tenants[0].offset", "'6KiB' is not a multiple of 4KiB"),
+    ("offset-block-size", "drives: [{name: d0, backend: memory, size: 1GiB, block_size: 64KiB}]\n"
+     "tenants: [{name: a, size: 64KiB, offset: 32KiB}]\n", "tenants[0].offset",
+     "32KiB is not a multiple of drive 'd0' block_size 64KiB"),
+    ("offset-past-end", ONE_DRIVE + "tenants: [{name: a, size: 32MiB, offset: 1000MiB}]\n",
+     "tenants[0].offset", "1000MiB + size 32MiB ends at 1032MiB, past the end of drive 'd0' "
+     "(1GiB)"),
+    ("offset-no-size", ONE_DRIVE + "tenants: [{name: a, offset: 0}]\n", "tenants[0].offset",
+     "needs size"),
 ]
 
 NEEDS_CORE = {"bad-model", "reserve-above-preset"}
@@ -252,6 +266,11 @@ def test_document_round_trips(tmp_path: Path) -> None:
     assert again == cfg
     assert document(cfg)["tenants"][0]["reserve"] == "1000000B/s"
     assert document(cfg)["drives"][0]["band"] == "300us..2ms"
+    # a tenant's offset round-trips too (the daemon writes it into the state file)
+    placed = parse_config(yaml.safe_load(text.replace("size: 1536B", "size: 12KiB, offset: 1MiB")),
+                          "c")
+    assert placed.tenants[0].offset == 1 << 20 and document(placed)["tenants"][0]["offset"] == "1MiB"
+    assert parse_config(yaml.safe_load(dump_yaml(placed)), "c") == placed
 
 
 def test_controller_defaults_match_the_c_core() -> None:
