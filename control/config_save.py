@@ -32,8 +32,14 @@ def normalized_yaml(doc: dict[str, Any]) -> str:
 
 
 def diff_text(file_path: str, running: dict[str, Any]) -> str:
-    """Unified diff file -> running of the normalized documents ('' when the same)."""
+    """Unified diff file -> running of the normalized documents ('' when the same).
+    A tenant's ``offset`` the file does not give is left out: the daemon records
+    where it placed each namespace (control/state.py), which is not a change."""
     file_doc = document(load_config(file_path))
+    given = {t["name"] for t in file_doc.get("tenants", []) if "offset" in t}
+    running = {**running, "tenants": [
+        t if t.get("name") in given else {k: v for k, v in t.items() if k != "offset"}
+        for t in running.get("tenants", [])]}
     a = normalized_yaml(file_doc).splitlines(keepends=True)
     b = normalized_yaml(running).splitlines(keepends=True)
     return "".join(difflib.unified_diff(a, b, f"{file_path} (file)", "running (daemon)"))

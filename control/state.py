@@ -18,6 +18,14 @@ change); a state written after the file changed (``jbof config save``, then
 more live changes) still wins, and the log line says so.  ``jbof config
 diff`` shows running vs file; ``jbof config save`` writes the running config
 into the file (control/config_save.py), comments kept.
+
+Besides the config (in which the daemon records every tenant's ``offset``, so
+a restart puts each namespace back where it was, csrc/export.c section 2) the
+state keeps ``scrub_pending``: per drive, the namespaces of removed tenants
+whose zeroing the drive has not confirmed yet (dropped once the drive reports
+``scrub_pending_bytes`` 0 at a save).  When the state is applied at start,
+the Engine marks them dirty again before it serves (csrc/scrub.c section 6):
+a restart never shows a removed tenant's bytes to the next owner.
 """
 from __future__ import annotations
 
@@ -25,19 +33,20 @@ import hashlib
 import os
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from control import units
 from control.config import Config, parse_config
 from control.config_export import document
 from control.errors import ConfigError
 from control.schema import load_yaml
 
-__all__ = ["GENERATIONS", "Loaded", "StateFile", "file_sha256", "load_with_state",
-           "state_config", "state_path_for", "write_atomic"]
+__all__ = ["GENERATIONS", "Loaded", "ScrubPending", "StateFile", "file_sha256",
+           "load_with_state", "scrub_pending", "state_config", "state_path_for", "write_atomic"]
 
 GENERATIONS = 5          # the current state file and 4 older ones
 STATE_FORMAT = 1
@@ -100,12 +109,15 @@ class StateFile:
     def generation_paths(self) -> list[Path]:
         return [self.path] + [Path(f"{self.path}.{i}") for i in range(1, self.generations)]
 
-    def write(self, cfg: Config, what: str) -> None:
+    def write(self, cfg: Config, what: str, scrub: ScrubPending | None = None) -> None:
         doc = {"jbof_state": STATE_FORMAT,
                "saved_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                "change": what,
                "base_sha256": self.base_sha256,
                "config": document(cfg)}
+        if scrub:
+            doc["scrub_pending"] = {d: [[units.format_size(o), units.format_size(n)]
+                                        for o, n in rs] for d, rs in scrub.items() if rs}
         text = ("# jbof serve state: the running config after live admin changes.\n"
                 "# Written by the daemon; the config file itself is never rewritten.\n"
                 "# `jbof config diff` shows the difference, `jbof config save` writes it.\n"
@@ -119,13 +131,18 @@ class StateFile:
         write_atomic(self.path, text, 0o600)
 
 
+# drive -> [(offset, length)] of removed namespaces not yet confirmed zeroed
+ScrubPending = dict[str, tuple[tuple[int, int], ...]]
+
+
 @dataclass(frozen=True)
 class Loaded:
-    """What serve starts from: the config (with the state applied when it was) and the
-    log line that says so."""
+    """What serve starts from: the config (with the state applied when it was), the
+    log line that says so, and the state's scrub_pending (applied with it)."""
     cfg: Config
     used_state: bool
     message: str
+    scrub: ScrubPending = field(default_factory=dict)
 
 
 def load_with_state(file_cfg: Config, config_path: str | None,
@@ -154,8 +171,48 @@ def load_with_state(file_cfg: Config, config_path: str | None,
         note = " (the config file changed under the last daemon, e.g. `jbof config save`: " \
                "the newer state wins; see `jbof config diff`)"
     cfg = parse_config(raw["config"], f"{src}: config")
+    scrub = scrub_pending(raw, cfg, src)
+    if scrub:
+        note += "; zeroing again " + ", ".join(
+            f"{units.human_size(sum(n for _, n in rs))} of removed tenants' space on {d}"
+            for d, rs in scrub.items())
     return Loaded(cfg, True, f"jbof serve: config {shown} + state {src} (saved "
-                  f"{raw.get('saved_at')} after {raw.get('change')}){note}")
+                  f"{raw.get('saved_at')} after {raw.get('change')}){note}", scrub)
+
+
+def scrub_pending(raw: dict[str, Any], cfg: Config, src: str) -> ScrubPending:
+    """The state's scrub_pending: {drive: [[offset, length], ...]} (ConfigError: one line)."""
+    got = raw.get("scrub_pending") or {}
+    where = "scrub_pending"
+    if not isinstance(got, dict):
+        raise ConfigError(src, where, "expected a mapping drive: [[offset, length], ...]")
+    names = [d.name for d in cfg.drives]
+    out: ScrubPending = {}
+    for drive, ranges in got.items():
+        if drive not in names:
+            raise ConfigError(src, f"{where}.{drive}", f"is not a drive (have: {', '.join(names)})")
+        if not isinstance(ranges, list):
+            raise ConfigError(src, f"{where}.{drive}", "expected a list of [offset, length]")
+        rs = []
+        for i, r in enumerate(ranges):
+            try:
+                off, n = (units.parse_size(x) for x in r)
+                if len(r) != 2 or n <= 0:
+                    raise ValueError
+            except (TypeError, ValueError):
+                raise ConfigError(src, f"{where}.{drive}[{i}]", f"{r!r} is not [offset, "
+                                  "length] (sizes, length above 0)") from None
+            for t in cfg.tenants:       # the daemon never places a tenant over it
+                if t.drive == drive and t.offset is not None and t.size is not None \
+                        and off < t.offset + t.size and t.offset < off + n:
+                    raise ConfigError(src, f"{where}.{drive}[{i}]", f"[{units.format_size(off)}, "
+                                      f"{units.format_size(off + n)}) overlaps tenant "
+                                      f"'{t.name}' (allowed: space no tenant holds; zeroing "
+                                      "it would destroy that tenant's data)")
+            rs.append((off, n))
+        if rs:
+            out[drive] = tuple(rs)
+    return out
 
 
 def _mtime(path: str | Path | None) -> float:

@@ -59,27 +59,38 @@ class Daemon:
 
 
 @contextmanager
-def daemon(config_text: str, metrics: bool = False, **admin: Any) -> Iterator[Daemon]:
-    """Serve config_text (YAML) in this process; sockets in a fresh short dir."""
+def daemon(config_text: str, metrics: bool = False, restart: Path | None = None,
+           keep: bool = False, **admin: Any) -> Iterator[Daemon]:
+    """Serve config_text (YAML) in this process; sockets in a fresh short dir
+    (removed at the end unless ``keep``).  ``restart=DIR``: start again in the DIR
+    of a stopped daemon from its config file and state file, like ``jbof serve``
+    (config_text is ignored; DIR is kept)."""
     from control.daemon.services import Services
     from control.config import load_config
     from control.config_export import engine_config
+    from control.state import load_with_state
     from dataplane.engine import Engine
 
-    tmp = short_tmp()
+    tmp = restart or short_tmp()
     path = tmp / "c.yaml"
-    path.write_text(textwrap.dedent(config_text))
-    file_cfg = load_config(path)
+    scrub: dict[str, Any] = {}
+    if restart is None:
+        path.write_text(textwrap.dedent(config_text))
+        file_cfg = load_config(path)
+    else:
+        loaded = load_with_state(load_config(path), str(path), tmp / "c.state.yaml")
+        file_cfg = loaded.cfg
+        scrub = dict(loaded.scrub)
     cfg = file_cfg.with_overrides(unix=str(tmp / "nbd.sock"), admin_socket=str(tmp / "admin.sock"),
                                   metrics="127.0.0.1:0" if metrics else None)
     if admin:
         import dataclasses
         cfg = dataclasses.replace(cfg, admin=dataclasses.replace(cfg.admin, **admin))
-    eng = Engine(engine_config(cfg))
+    eng = Engine(engine_config(cfg, scrub))
     eng.start()
     stop = threading.Event()
     state = tmp / "c.state.yaml"
-    plane = Services(eng, cfg, str(state), stop.set, file_cfg)
+    plane = Services(eng, cfg, str(state), stop.set, file_cfg, scrub=scrub)
     plane.control.config_path = str(path)
     try:
         plane.start()
@@ -87,7 +98,8 @@ def daemon(config_text: str, metrics: bool = False, **admin: Any) -> Iterator[Da
     finally:
         plane.close()
         eng.close()
-        shutil.rmtree(tmp, ignore_errors=True)
+        if restart is None and not keep:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def connect_as(path: str, uid: int, gid: int) -> tuple[str, str]:

@@ -54,7 +54,10 @@ class FakeEngine:
         self.removed.append(name)
 
     def tenant_stats(self, name: str) -> dict[str, Any]:
-        return {"connections": self.conns}
+        return {"connections": self.conns, "ns_base_bytes": 0, "size_bytes": 64 << 20}
+
+    def drive_stats(self, name: str) -> dict[str, Any]:
+        return {"scrub_pending_bytes": 0}
 
     def uri(self, name: str, transport: str) -> str:
         if transport != "unix":

@@ -26,6 +26,17 @@ saved to the state file (control/state.py: beside the config or under
 ``persist: false`` to apply a change without saving it (``jbof bench`` uses
 it for its temporary changes).
 
+Placement across restarts (csrc/export.c section 2, csrc/scrub.c section 6):
+every tenant's namespace offset is recorded in the config (``pin_sizes`` at
+start, ``tenant.add`` after the Engine placed it), so the state file puts each
+namespace back where it was.  A removed tenant's namespace stays in the
+state's ``scrub_pending`` until its drive reports nothing left to zero (checked
+at each save); a restart marks it dirty again.  ``tenant.add`` never places a
+tenant over such space: while the drive still zeroes it, the op waits (up to
+ADD_SCRUB_WAIT_S of estimated work at limits.scrub_rate) or is refused with
+one line -- else a restart would zero the new tenant's data, or show it the
+old tenant's.
+
 The wire protocol and the socket are control/daemon/admin.py's.
 """
 from __future__ import annotations
@@ -48,6 +59,7 @@ from control.config import (
     Tenant,
     check_config,
     drive_capacity_bps,
+    limits_settings,
     parse_drive_changes,
     parse_tenant_args,
     parse_tenant_changes,
@@ -62,9 +74,12 @@ from control.config_export import (
     tenant_settings,
 )
 from control.daemon.admin import OPS, PROTOCOL_VERSION, READ_ONLY_OPS, AdminError
-from control.state import StateFile
+from control.state import ScrubPending, StateFile
 
 log = logging.getLogger("jbof.admin")
+
+ADD_SCRUB_WAIT_S = 5.0          # tenant.add waits this long at most for a drive's zeroing
+DEFAULT_SCRUB_BPS = 16 << 30    # limits.scrub_rate's default (csrc/scrub.c)
 
 
 def _errno_code(e: OSError) -> str:
@@ -77,8 +92,11 @@ class Operations:
     truth for persistence) in step.  Ops are serialized by one lock."""
 
     def __init__(self, engine: Any, cfg: Config, persist_path: str | None,
-                 on_shutdown: Callable[[], None], file_cfg: Config | None = None) -> None:
+                 on_shutdown: Callable[[], None], file_cfg: Config | None = None,
+                 scrub: ScrubPending | None = None) -> None:
         self.engine = engine
+        # drive -> removed namespaces not confirmed zeroed yet (the state's scrub_pending)
+        self._scrub: ScrubPending = dict(scrub or {})
         self._cfg = cfg
         self.persist_path = persist_path      # the state file (never the config file)
         self.state = StateFile(Path(persist_path), None) if persist_path else None
@@ -215,15 +233,54 @@ class Operations:
         return dict(back)
 
     def pin_sizes(self) -> None:
-        """Tenants without a size got an equal share at start: record it, so a
-        restart from the persisted file lays the namespaces out the same.
-        Call once the Engine runs."""
+        """Tenants without a size got an equal share at start, tenants without an
+        offset were placed first fit: record both, so a restart from the persisted
+        file lays the namespaces out the same.  Call once the Engine runs."""
         pinned = []
         for t in self._cfg.tenants:
-            if t.size is None:
-                t = dataclasses.replace(t, size=int(self.engine.tenant_stats(t.name)["size_bytes"]))
+            if t.size is None or t.offset is None:
+                st = self.engine.tenant_stats(t.name)
+                t = dataclasses.replace(t, size=int(st["size_bytes"]),
+                                        offset=int(st["ns_base_bytes"]))
             pinned.append(t)
         self._cfg = dataclasses.replace(self._cfg, tenants=tuple(pinned))
+
+    def _scrub_refresh(self) -> None:
+        """Forget the removed namespaces of drives that report nothing left to zero."""
+        for drive in [d for d, rs in self._scrub.items() if rs]:
+            try:
+                left = int(self.engine.drive_stats(drive)["scrub_pending_bytes"])
+            except (OSError, ValueError, KeyError):
+                continue
+            if left == 0:
+                self._scrub = {k: v for k, v in self._scrub.items() if k != drive}
+
+    def _scrub_guard(self, t: Tenant) -> None:
+        """Before tenant t is placed: not over space its drive still zeroes (see the
+        module docstring).  Waits for the drive while that takes at most
+        ADD_SCRUB_WAIT_S; AdminError ``busy`` (one line) otherwise."""
+        self._scrub_refresh()
+        pending = self._scrub.get(t.drive, ())
+        if not pending:
+            return
+        if t.offset is not None and t.size is not None and not any(
+                t.offset < o + n and o < t.offset + t.size for o, n in pending):
+            return                          # placed clear of it
+        rate = int(limits_settings(self._cfg).get("scrub_rate") or DEFAULT_SCRUB_BPS)
+        left = int(self.engine.drive_stats(t.drive)["scrub_pending_bytes"])
+        est = left / rate
+        deadline = time.monotonic() + 2 * est + 1.0
+        while left and est <= ADD_SCRUB_WAIT_S and time.monotonic() < deadline:
+            time.sleep(0.01)
+            left = int(self.engine.drive_stats(t.drive)["scrub_pending_bytes"])
+        self._scrub_refresh()
+        if self._scrub.get(t.drive):
+            raise AdminError("busy", f"drive '{t.drive}' still has {units.human_size(left)} of "
+                             f"removed tenants' space being zeroed (limits.scrub_rate "
+                             f"{units.format_rate(rate)}: about {max(1, round(left / rate))} s); "
+                             "a new tenant is placed there only once it is zeroed, so that no "
+                             "restart shows it the old data: retry then, or give an offset "
+                             "clear of it")
 
     # -- dispatch ---------------------------------------------------------
 
@@ -261,8 +318,9 @@ class Operations:
         self._cfg = cfg
         if self.state is None or not self._persist:
             return {"persisted": None}
+        self._scrub_refresh()
         try:
-            self.state.write(self.file_form(cfg), what)
+            self.state.write(self.file_form(cfg), what, self._scrub)
         except OSError as e:
             log.error("could not save %s: %s", self.persist_path, e)
             raise AdminError("persist", f"applied to the running daemon, but saving "
@@ -318,12 +376,17 @@ class Operations:
             raise AdminError("exists", f"args.name: tenant {t.name!r} already exists")
         new = dataclasses.replace(cfg, tenants=cfg.tenants + (t,))
         check_config(new, "admin", self._where(len(cfg.tenants)))
+        self._scrub_guard(t)
         try:
             self.engine.add_tenant(engine_tenant(t))
         except OSError as e:
             raise AdminError(_errno_code(e), f"tenant {t.name!r}: {e}") from None
         except ValueError as e:
             raise AdminError("engine", f"tenant {t.name!r}: {e}") from None
+        if t.offset is None:          # first fit: record where, for restarts
+            t = dataclasses.replace(t, offset=int(self.engine.tenant_stats(t.name)
+                                                  ["ns_base_bytes"]))
+            new = dataclasses.replace(cfg, tenants=cfg.tenants + (t,))
         out = {"tenant": tenant_doc(t), "uris": self._uris(t.name)}
         out.update(self._commit(new, f"tenant.add {t.name}"))
         return out
@@ -370,10 +433,15 @@ class Operations:
             self._removing = self._removing | {t.name}
         try:
             try:
+                st = self.engine.tenant_stats(t.name)
+                space = (int(st["ns_base_bytes"]), int(st["size_bytes"]))
                 self.engine.remove_tenant(t.name)
             except OSError as e:
                 raise AdminError(_errno_code(e), f"tenant {t.name!r}: {e}") from None
             with self._lock:
+                # its space is zeroed lazily: keep it in the state until the drive is done
+                self._scrub = {**self._scrub,
+                               t.drive: tuple(self._scrub.get(t.drive, ())) + (space,)}
                 cfg = self._cfg
                 new = dataclasses.replace(cfg, tenants=tuple(x for x in cfg.tenants
                                                              if x.name != t.name))

@@ -112,22 +112,24 @@ def run(cfg: Config, file_cfg: Config, persist_path: str | None,
         guard: Callable[[Callable[[], T]], T] = lambda fn: fn(),
         out: Callable[[str], None] = print, err: Callable[[str], None] = print,
         config_path: str | None = None, base_sha256: str | None = None,
-        banner: str | None = None) -> None:
+        banner: str | None = None, scrub: Any = None) -> None:
     """Run the Engine and its services (admin socket, metrics, forecast, tuners) for
     ``cfg`` until SIGINT/SIGTERM or the admin ``shutdown`` op; print one NBD URI per
     export with ``out`` once serving.  ``guard`` wraps each step that may fail (the CLI
     turns failures into one line); changes over the admin socket go to the state
-    file persist_path (control/state.py), never to config_path."""
+    file persist_path (control/state.py), never to config_path.  ``scrub``: the state's
+    scrub_pending, marked dirty before the Engine serves and kept in the state until
+    the drive reports it zeroed."""
     from control.daemon.services import Services
 
     def make() -> Any:
         from dataplane.engine import Engine
-        return Engine(engine_config(cfg))
+        return Engine(engine_config(cfg, scrub))
 
     eng = guard(make)
     stop = threading.Event()
     services = Services(eng, cfg, persist_path, stop.set, file_cfg,
-                        admin_explicit=cfg.admin.socket is not None)
+                        admin_explicit=cfg.admin.socket is not None, scrub=scrub)
     services.control.config_path = config_path
     if services.control.state is not None:
         services.control.state.base_sha256 = base_sha256

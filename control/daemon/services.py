@@ -25,8 +25,8 @@ class Services:
 
     def __init__(self, engine: Any, cfg: Config, persist_path: str | None,
                  on_shutdown: Callable[[], None], file_cfg: Config | None = None,
-                 admin_explicit: bool = True) -> None:
-        self.control = Operations(engine, cfg, persist_path, on_shutdown, file_cfg)
+                 admin_explicit: bool = True, scrub: Any = None) -> None:
+        self.control = Operations(engine, cfg, persist_path, on_shutdown, file_cfg, scrub)
         self.admin: AdminServer | None = None
         self.metrics: Any = None
         self.forecast: Any = None
