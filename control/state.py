@@ -29,6 +29,7 @@ a restart never shows a removed tenant's bytes to the next owner.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import tempfile
@@ -40,7 +41,7 @@ from typing import Any
 import yaml
 
 from control import units
-from control.config import Config, parse_config
+from control.config import Config, check_config, drive_size, parse_config
 from control.config_export import document
 from control.errors import ConfigError
 from control.schema import load_yaml
@@ -164,24 +165,66 @@ def load_with_state(file_cfg: Config, config_path: str | None,
     note = ""
     if base is not None and base != file_sha256(config_path):
         if _mtime(config_path) >= _mtime(state_path):
-            return Loaded(file_cfg, False,
+            cfg, scrub, kept = _carry_over(file_cfg, raw, src)
+            return Loaded(cfg, False,
                           f"jbof serve: config {shown}; state {src} (saved "
                           f"{raw.get('saved_at')}) NOT applied: the config file was edited "
-                          "after it; the file wins")
+                          f"after it; the file wins{kept}", scrub)
         note = " (the config file changed under the last daemon, e.g. `jbof config save`: " \
                "the newer state wins; see `jbof config diff`)"
     cfg = parse_config(raw["config"], f"{src}: config")
     scrub = scrub_pending(raw, cfg, src)
-    if scrub:
-        note += "; zeroing again " + ", ".join(
-            f"{units.human_size(sum(n for _, n in rs))} of removed tenants' space on {d}"
-            for d, rs in scrub.items())
+    note += _zeroing(scrub)
     return Loaded(cfg, True, f"jbof serve: config {shown} + state {src} (saved "
                   f"{raw.get('saved_at')} after {raw.get('change')}){note}", scrub)
 
 
-def scrub_pending(raw: dict[str, Any], cfg: Config, src: str) -> ScrubPending:
-    """The state's scrub_pending: {drive: [[offset, length], ...]} (ConfigError: one line)."""
+def _zeroing(scrub: ScrubPending) -> str:
+    return "; zeroing again " + ", ".join(
+        f"{units.human_size(sum(n for _, n in rs))} of removed tenants' space on {d}"
+        for d, rs in scrub.items()) if scrub else ""
+
+
+def _carry_over(file_cfg: Config, raw: dict[str, Any],
+                src: str) -> tuple[Config, ScrubPending, str]:
+    """The file wins over an older state, but only the state knows where the daemon
+    placed namespaces and which removed space is not zeroed yet.  On drives the file
+    still describes the same way (backend, path, size): a file tenant without an offset
+    whose name and size match a state tenant gets its offset back (all or none: the
+    result must pass check_config), and scrub_pending ranges inside the drive that no
+    tenant of the file is placed on stay pending.  Returns (config, scrub, note)."""
+    try:
+        old = parse_config(raw["config"], f"{src}: config")
+    except (ConfigError, KeyError):
+        return file_cfg, {}, ""
+    same = {d.name for d in file_cfg.drives for o in old.drives
+            if (d.name, d.backend, d.path, d.size) == (o.name, o.backend, o.path, o.size)}
+    placed = {t.name: t for t in old.tenants if t.drive in same and t.offset is not None}
+    tenants, kept = [], 0
+    for t in file_cfg.tenants:
+        o = placed.get(t.name)
+        if t.offset is None and o is not None and (o.drive, o.size) == (t.drive, t.size):
+            t = dataclasses.replace(t, offset=o.offset)
+            kept += 1
+        tenants.append(t)
+    cfg = dataclasses.replace(file_cfg, tenants=tuple(tenants))
+    try:
+        check_config(cfg, file_cfg.source)
+    except ConfigError:
+        cfg, kept = file_cfg, 0
+    try:
+        scrub = scrub_pending(raw, cfg, src, strict=False, drives=same)
+    except ConfigError:
+        scrub = {}
+    note = f"; {kept} tenant(s) kept where the state placed them" if kept else ""
+    return cfg, scrub, note + _zeroing(scrub)
+
+
+def scrub_pending(raw: dict[str, Any], cfg: Config, src: str, strict: bool = True,
+                  drives: set[str] | None = None) -> ScrubPending:
+    """The state's scrub_pending: {drive: [[offset, length], ...]} (ConfigError: one line).
+    ``strict=False`` (a state set aside): ranges of drives not in ``drives``, past a
+    drive's end or under a tenant with an offset are left out instead of refused."""
     got = raw.get("scrub_pending") or {}
     where = "scrub_pending"
     if not isinstance(got, dict):
@@ -189,6 +232,8 @@ def scrub_pending(raw: dict[str, Any], cfg: Config, src: str) -> ScrubPending:
     names = [d.name for d in cfg.drives]
     out: ScrubPending = {}
     for drive, ranges in got.items():
+        if not strict and drive not in (drives or set()):
+            continue
         if drive not in names:
             raise ConfigError(src, f"{where}.{drive}", f"is not a drive (have: {', '.join(names)})")
         if not isinstance(ranges, list):
@@ -202,10 +247,15 @@ def scrub_pending(raw: dict[str, Any], cfg: Config, src: str) -> ScrubPending:
             except (TypeError, ValueError):
                 raise ConfigError(src, f"{where}.{drive}[{i}]", f"{r!r} is not [offset, "
                                   "length] (sizes, length above 0)") from None
-            for t in cfg.tenants:       # the daemon never places a tenant over it
-                if t.drive == drive and t.offset is not None and t.size is not None \
-                        and off < t.offset + t.size and t.offset < off + n:
-                    raise ConfigError(src, f"{where}.{drive}[{i}]", f"[{units.format_size(off)}, "
+            end = drive_size(cfg.drive(drive))
+            if not strict and end is not None and off + n > end:
+                continue
+            over = [t for t in cfg.tenants if t.drive == drive and t.offset is not None and
+                    t.size is not None and off < t.offset + t.size and t.offset < off + n]
+            if over and not strict:
+                continue
+            for t in over:              # the daemon never places a tenant over it
+                raise ConfigError(src, f"{where}.{drive}[{i}]", f"[{units.format_size(off)}, "
                                       f"{units.format_size(off + n)}) overlaps tenant "
                                       f"'{t.name}' (allowed: space no tenant holds; zeroing "
                                       "it would destroy that tenant's data)")

@@ -68,7 +68,7 @@ def daemon(config_text: str, metrics: bool = False, restart: Path | None = None,
     from control.daemon.services import Services
     from control.config import load_config
     from control.config_export import engine_config
-    from control.state import load_with_state
+    from control.state import file_sha256, load_with_state
     from dataplane.engine import Engine
 
     tmp = restart or short_tmp()
@@ -92,6 +92,8 @@ def daemon(config_text: str, metrics: bool = False, restart: Path | None = None,
     state = tmp / "c.state.yaml"
     plane = Services(eng, cfg, str(state), stop.set, file_cfg, scrub=scrub)
     plane.control.config_path = str(path)
+    if plane.control.state is not None:     # as jbof serve: the state names its base
+        plane.control.state.base_sha256 = file_sha256(path)
     try:
         plane.start()
         yield Daemon(eng, plane, stop, tmp, path, cfg.admin_socket, str(tmp / "nbd.sock"), state)

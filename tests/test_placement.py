@@ -127,6 +127,40 @@ def test_restart_then_a_new_tenant_over_removed_space_reads_zeroes() -> None:
         shutil.rmtree(d.dir, ignore_errors=True)
 
 
+def test_config_edited_after_the_state_keeps_placement_and_pending_space() -> None:
+    """The operator mirrors `tenant rm a` in the config file (and adds tenant n) and
+    restarts: the file wins over the older state, yet b stays at 32 MiB (its offset
+    is carried over from the state), a's unzeroed space is pending again, and n,
+    placed first fit over it, reads zeroes -- not a's bytes."""
+    from control_helpers import daemon, short_tmp
+    tmp = short_tmp()
+    img = str(tmp / "disk.img")
+    try:
+        with daemon(_cfg(img, "a", "b", "1MiB/s"), keep=True) as d, d.client() as c:
+            _write(d.nbd, "a", PAT_A)
+            _write(d.nbd, "b", PAT_B)
+            c.call("tenant.remove", name="a", force=True)
+        f = d.dir / "c.yaml"
+        f.write_text(f.read_text().replace("  - {name: a, size: 32MiB}\n", "")
+                     .replace("limits:", "  - {name: n, size: 32MiB}\nlimits:"))
+        st = os.stat(d.dir / "c.state.yaml")
+        os.utime(f, (st.st_atime + 2, st.st_mtime + 2))     # edited after the state
+        with daemon("", restart=d.dir) as d2, d2.client() as c2:
+            assert d2.engine.tenant_stats("b")["ns_base_bytes"] == 32 * MIB
+            assert _read(d2.nbd, "b") == [PAT_B, PAT_B]
+            assert d2.engine.tenant_stats("n")["ns_base_bytes"] == 0
+            assert _read(d2.nbd, "n") == [bytes(4096), bytes(4096)]
+            c2.call("tenant.set", name="b", weight=2)
+            raw = yaml.safe_load(d2.state_path.read_text())
+            # n holds all of a's old space now: nothing a restart may zero under it
+            assert "scrub_pending" not in raw, raw.get("scrub_pending")
+            assert {t["name"]: t["offset"] for t in raw["config"]["tenants"]} == \
+                {"b": "32MiB", "n": "0"}
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(d.dir, ignore_errors=True)
+
+
 def test_engine_scrub_key_marks_space_dirty_before_serving() -> None:
     """The Engine's drives[].scrub ranges (what the daemon restores at start) read as
     zeroes to a tenant placed over them, before the background got there."""

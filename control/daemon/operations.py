@@ -244,6 +244,25 @@ class Operations:
                                         offset=int(st["ns_base_bytes"]))
             pinned.append(t)
         self._cfg = dataclasses.replace(self._cfg, tenants=tuple(pinned))
+        self._settle_scrub()
+
+    def _settle_scrub(self) -> None:
+        """At start: a tenant of an edited config file may have been placed first fit
+        over space the state had pending (control/state.py's carry-over; it read
+        zeroes there).  Wait for such a drive like tenant.add does, then keep only the
+        space no tenant holds: a restart must never zero a tenant's data."""
+        for drive, rs in list(self._scrub.items()):
+            held = [(t.offset or 0, t.size or 0) for t in self._cfg.tenants if t.drive == drive]
+            if not any(o < b + n and b < o + m for o, m in rs for b, n in held):
+                continue
+            try:
+                self._scrub_wait(drive)
+            except AdminError as e:
+                log.warning("%s", e)
+            self._scrub_refresh()
+            left = [r for o, m in self._scrub.get(drive, ()) for r in _minus((o, m), held)]
+            self._scrub = {**{k: v for k, v in self._scrub.items() if k != drive},
+                           **({drive: tuple(left)} if left else {})}
 
     def _scrub_refresh(self) -> None:
         """Forget the removed namespaces of drives that report nothing left to zero."""
@@ -266,16 +285,21 @@ class Operations:
         if t.offset is not None and t.size is not None and not any(
                 t.offset < o + n and o < t.offset + t.size for o, n in pending):
             return                          # placed clear of it
+        self._scrub_wait(t.drive)
+
+    def _scrub_wait(self, drive: str) -> None:
+        """Wait until drive has nothing left to zero, if that takes at most
+        ADD_SCRUB_WAIT_S at limits.scrub_rate; else AdminError ``busy`` (one line)."""
         rate = int(limits_settings(self._cfg).get("scrub_rate") or DEFAULT_SCRUB_BPS)
-        left = int(self.engine.drive_stats(t.drive)["scrub_pending_bytes"])
+        left = int(self.engine.drive_stats(drive)["scrub_pending_bytes"])
         est = left / rate
         deadline = time.monotonic() + 2 * est + 1.0
         while left and est <= ADD_SCRUB_WAIT_S and time.monotonic() < deadline:
             time.sleep(0.01)
-            left = int(self.engine.drive_stats(t.drive)["scrub_pending_bytes"])
+            left = int(self.engine.drive_stats(drive)["scrub_pending_bytes"])
         self._scrub_refresh()
-        if self._scrub.get(t.drive):
-            raise AdminError("busy", f"drive '{t.drive}' still has {units.human_size(left)} of "
+        if self._scrub.get(drive):
+            raise AdminError("busy", f"drive '{drive}' still has {units.human_size(left)} of "
                              f"removed tenants' space being zeroed (limits.scrub_rate "
                              f"{units.format_rate(rate)}: about {max(1, round(left / rate))} s); "
                              "a new tenant is placed there only once it is zeroed, so that no "
@@ -641,6 +665,15 @@ def _in_force(t: Tenant, planned: Mapping[str, int]) -> Tenant:
         return t
     limit = max(min(bps, t.limit) if t.limit else bps, t.reserve)
     return t if limit == t.limit else dataclasses.replace(t, limit=limit)
+
+
+def _minus(r: tuple[int, int], held: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Range r = (offset, length) without the ranges in held, as (offset, length)s."""
+    parts = [(r[0], r[0] + r[1])]
+    for b, n in held:
+        parts = [q for lo, hi in parts
+                 for q in ((lo, min(hi, b)), (max(lo, b + n), hi)) if q[0] < q[1]]
+    return [(lo, hi - lo) for lo, hi in parts]
 
 
 def _enabled_names(raw_tune: Mapping[str, Any], cfg: Config) -> tuple[str, ...]:
