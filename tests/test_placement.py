@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -204,3 +205,29 @@ def test_engine_bad_offset_is_one_line(offset: int, phrase: str) -> None:
             assert eng.tenant_stats("b")["ns_base_bytes"] == 64 * MIB
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.mark.parametrize("pending,phrase", [
+    ("[[0, 32MiB]]", "scrub_pending.d0[0]: [0, 32MiB) overlaps tenant 'b'"),
+    ("[[32MiB]]", "scrub_pending.d0[0]: ['32MiB'] is not [offset, length]"),
+    ("{x: 1}", "scrub_pending.d0: expected a list of [offset, length]"),
+])
+def test_bad_scrub_pending_in_the_state_is_one_line(tmp_path: Path, pending: str,
+                                                    phrase: str) -> None:
+    """A state whose scrub_pending would zero a tenant's data, or is malformed, is
+    refused at start with one line (the daemon never writes one)."""
+    from control.config import load_config
+    from control.errors import ConfigError
+    from control.state import file_sha256, load_with_state
+    f = tmp_path / "c.yaml"
+    f.write_text("drives: [{name: d0, backend: memory, size: 128MiB}]\n"
+                 "tenants: [{name: b, size: 32MiB}]\n")
+    st = tmp_path / "c.state.yaml"
+    st.write_text(f"jbof_state: 1\nbase_sha256: {file_sha256(f)}\nconfig:\n"
+                  "  drives: [{name: d0, backend: memory, size: 128MiB}]\n"
+                  "  tenants: [{name: b, size: 32MiB, offset: 0}]\n"
+                  f"scrub_pending:\n  d0: {pending}\n")
+    with pytest.raises(ConfigError) as info:
+        load_with_state(load_config(f), str(f), st)
+    msg = str(info.value)
+    assert "\n" not in msg and phrase in msg, msg
