@@ -90,7 +90,12 @@ def test_restart_before_the_scrub_finished_keeps_the_space_dirty() -> None:
             msg = str(e.value)
             assert "\n" not in msg and "being zeroed" in msg, msg
             # clear of it, a tenant is placed at once; the state keeps the pending space
-            c2.call("tenant.add", name="c", size="32MiB", offset="64MiB")
+            from click.testing import CliRunner
+
+            from control.cli import main
+            res = CliRunner().invoke(main, ["-s", d2.admin, "tenant", "add", "c", "--size",
+                                            "32MiB", "--offset", "64MiB"])
+            assert res.exit_code == 0 and res.output.startswith("added tenant c"), res.output
             assert d2.engine.tenant_stats("c")["ns_base_bytes"] == 64 * MIB
             raw = yaml.safe_load(d2.state_path.read_text())
             assert raw["scrub_pending"] == {"d0": [["32MiB", "32MiB"]]}

@@ -285,6 +285,7 @@ def tenant() -> None:
 @click.argument("name")
 @schema_option(TENANT_KEYS, "drive")
 @schema_option(TENANT_KEYS, "size", required=True)
+@schema_option(TENANT_KEYS, "offset")
 @tenant_options
 @click.option("--read-only", is_flag=True, default=False, help="Refuse writes (EPERM).")
 @schema_option(TENANT_KEYS, "tls_identity")
@@ -294,9 +295,10 @@ def tenant() -> None:
               help="Unix sockets: a peer gid allowed to open it (repeatable).")
 @click.option("--json", "as_json", is_flag=True, help="Print the daemon's reply as JSON.")
 @socket_option
-def tenant_add(name: str, drive: str | None, size: str, read_only: bool, as_json: bool,
-               socket_path: str, tls_identity: str | None, allow_uids: tuple[int, ...],
-               allow_gids: tuple[int, ...], **settings: Any) -> None:
+def tenant_add(name: str, drive: str | None, size: str, offset: str | None, read_only: bool,
+               as_json: bool, socket_path: str, tls_identity: str | None,
+               allow_uids: tuple[int, ...], allow_gids: tuple[int, ...],
+               **settings: Any) -> None:
     """Add tenant NAME (a new NBD export) to the running daemon.
 
     \b
@@ -310,6 +312,8 @@ def tenant_add(name: str, drive: str | None, size: str, read_only: bool, as_json
     args: dict[str, Any] = {"name": name, "size": size, **_settings(**settings)}
     if drive is not None:
         args["drive"] = drive
+    if offset is not None:
+        args["offset"] = offset
     if read_only:
         args["read_only"] = True
     if tls_identity is not None:
