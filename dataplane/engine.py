@@ -93,8 +93,8 @@ U64 = 2**64 - 1
 DRIVE_KEYS = ("name", "backend", "size", "path", "model", "policy", "block_size", "io_mode",
               "direct", "seed", "queue_depth", "threads", "sched", "error_every", "reactor",
               "scrub")
-TENANT_KEYS = ("name", "drive", "size", "offset", "read_only", "weight", "class", "reserve", "limit",
-                "limit_iops", "latency_slo", "sq_depth", "description", "default",
+TENANT_KEYS = ("name", "drive", "size", "offset", "read_only", "weight", "class", "reserve",
+                "limit", "limit_iops", "latency_slo", "sq_depth", "description", "default",
                 "buffer_bytes", "max_requests", "max_connections", "tls_identity", "allow_uids",
                 "allow_gids")
 TENANT_LIVE_KEYS = ("weight", "class", "reserve", "limit", "limit_iops", "latency_slo", "sq_depth")

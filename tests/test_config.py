@@ -267,9 +267,10 @@ def test_document_round_trips(tmp_path: Path) -> None:
     assert document(cfg)["tenants"][0]["reserve"] == "1000000B/s"
     assert document(cfg)["drives"][0]["band"] == "300us..2ms"
     # a tenant's offset round-trips too (the daemon writes it into the state file)
-    placed = parse_config(yaml.safe_load(text.replace("size: 1536B", "size: 12KiB, offset: 1MiB")),
-                          "c")
-    assert placed.tenants[0].offset == 1 << 20 and document(placed)["tenants"][0]["offset"] == "1MiB"
+    placed = parse_config(yaml.safe_load(text.replace("size: 1536B",
+                                                      "size: 12KiB, offset: 1MiB")), "c")
+    assert placed.tenants[0].offset == 1 << 20
+    assert document(placed)["tenants"][0]["offset"] == "1MiB"
     assert parse_config(yaml.safe_load(dump_yaml(placed)), "c") == placed
 
 
