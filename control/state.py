@@ -23,7 +23,8 @@ Besides the config (in which the daemon records every tenant's ``offset``, so
 a restart puts each namespace back where it was, csrc/export.c section 2) the
 state keeps ``scrub_pending``: per drive, the namespaces of removed tenants
 whose zeroing the drive has not confirmed yet (dropped once the drive reports
-``scrub_pending_bytes`` 0 at a save).  When the state is applied at start,
+``scrub_pending_bytes`` 0 at a save; the daemon saves once more at shutdown,
+change ``scrub.done``, when that happened since the last save).  When the state is applied at start,
 the Engine marks them dirty again before it serves (csrc/scrub.c section 6):
 a restart never shows a removed tenant's bytes to the next owner.
 """

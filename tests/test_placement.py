@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -162,6 +163,31 @@ def test_config_edited_after_the_state_keeps_placement_and_pending_space() -> No
             assert "scrub_pending" not in raw, raw.get("scrub_pending")
             assert {t["name"]: t["offset"] for t in raw["config"]["tenants"]} == \
                 {"b": "32MiB", "n": "0"}
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(d.dir, ignore_errors=True)
+
+
+def test_shutdown_after_the_scrub_finished_forgets_the_pending_space() -> None:
+    """The state lists a's space at `tenant rm a`; once the drive reports it zeroed,
+    the daemon's shutdown writes the state once more without it (scrub.done), so the
+    next start neither zeroes it again nor holds tenant.add back."""
+    from control_helpers import daemon, short_tmp
+    tmp = short_tmp()
+    img = str(tmp / "disk.img")
+    try:
+        with daemon(_cfg(img, "a", "b", "64MiB/s"), keep=True) as d, d.client() as c:
+            _write(d.nbd, "a", PAT_A)
+            c.call("tenant.remove", name="a", force=True)
+            assert yaml.safe_load(d.state_path.read_text())["scrub_pending"] == \
+                {"d0": [["0", "32MiB"]]}
+            deadline = time.monotonic() + 10
+            while d.engine.drive_stats("d0")["scrub_pending_bytes"] and \
+                    time.monotonic() < deadline:
+                time.sleep(0.02)
+        raw = yaml.safe_load(d.state_path.read_text())
+        assert raw["change"] == "scrub.done" and "scrub_pending" not in raw
+        assert [t["name"] for t in raw["config"]["tenants"]] == ["b"]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         shutil.rmtree(d.dir, ignore_errors=True)

@@ -31,7 +31,8 @@ every tenant's namespace offset is recorded in the config (``pin_sizes`` at
 start, ``tenant.add`` after the Engine placed it), so the state file puts each
 namespace back where it was.  A removed tenant's namespace stays in the
 state's ``scrub_pending`` until its drive reports nothing left to zero (checked
-at each save); a restart marks it dirty again.  ``tenant.add`` never places a
+at each save, and at shutdown: ``save_scrub_done``); a restart marks it dirty
+again.  ``tenant.add`` never places a
 tenant over such space: while the drive still zeroes it, the op waits (up to
 ADD_SCRUB_WAIT_S of estimated work at limits.scrub_rate) or is refused with
 one line -- else a restart would zero the new tenant's data, or show it the
@@ -97,6 +98,7 @@ class Operations:
         self.engine = engine
         # drive -> removed namespaces not confirmed zeroed yet (the state's scrub_pending)
         self._scrub: ScrubPending = dict(scrub or {})
+        self._saved_scrub: ScrubPending = dict(self._scrub)   # what the state file holds
         self._cfg = cfg
         self.persist_path = persist_path      # the state file (never the config file)
         self.state = StateFile(Path(persist_path), None) if persist_path else None
@@ -269,10 +271,26 @@ class Operations:
         for drive in [d for d, rs in self._scrub.items() if rs]:
             try:
                 left = int(self.engine.drive_stats(drive)["scrub_pending_bytes"])
-            except (OSError, ValueError, KeyError):
+            except (OSError, ValueError, KeyError, RuntimeError):   # RuntimeError: closed
                 continue
             if left == 0:
                 self._scrub = {k: v for k, v in self._scrub.items() if k != drive}
+
+    def save_scrub_done(self) -> None:
+        """At shutdown: when a drive finished zeroing space the state file still lists,
+        write the state once more (change ``scrub.done``), so the next start does not
+        zero it again nor hold tenant.add back for it.  Errors are logged."""
+        with self._lock:
+            if self.state is None:
+                return
+            self._scrub_refresh()
+            if self._scrub == self._saved_scrub:
+                return
+            try:
+                self.state.write(self.file_form(), "scrub.done", self._scrub)
+                self._saved_scrub = self._scrub
+            except OSError as e:
+                log.error("could not save %s: %s", self.persist_path, e)
 
     def _scrub_guard(self, t: Tenant) -> None:
         """Before tenant t is placed: not over space its drive still zeroes (see the
@@ -345,6 +363,7 @@ class Operations:
         self._scrub_refresh()
         try:
             self.state.write(self.file_form(cfg), what, self._scrub)
+            self._saved_scrub = self._scrub
         except OSError as e:
             log.error("could not save %s: %s", self.persist_path, e)
             raise AdminError("persist", f"applied to the running daemon, but saving "

@@ -142,4 +142,5 @@ class Services:
         if self.admin is not None:
             self.admin.close()
             self.admin = None
+        self.control.save_scrub_done()  # before the Engine closes; a no-op once saved
 
