@@ -279,9 +279,11 @@ class Operations:
     def save_scrub_done(self) -> None:
         """At shutdown: when a drive finished zeroing space the state file still lists,
         write the state once more (change ``scrub.done``), so the next start does not
-        zero it again nor hold tenant.add back for it.  Errors are logged."""
+        zero it again nor hold tenant.add back for it.  Never writes when the state
+        lists nothing (a ``persist: false`` bench that removed its temporary tenant
+        leaves no state file behind).  Errors are logged."""
         with self._lock:
-            if self.state is None:
+            if self.state is None or not self._saved_scrub:
                 return
             self._scrub_refresh()
             if self._scrub == self._saved_scrub:
