@@ -1751,6 +1751,14 @@ static __attribute__((noinline)) void submit_backlogged(jbof_sched *s, uint32_t 
          * re-entering at the head with a fresh quantum would let it
          * take a quantum every time its queue empties) */
         int head = t->cfg.klass == JBOF_CLASS_LATENCY && t->inflight_cost < s->cfg.slot_bytes;
+        /* section 35: in one-bucket mode a tenant whose deficit already
+         * pays its head IO (a turn's leftover, section 23's credit) joins
+         * at the head in its turn: it spends that, and gets no quantum */
+        if (!head && one_bucket(s) && t->deficit >= (int64_t)t->ring[t->head].io->cost) {
+            list_push(s, &s->drr, id, 1, LIST_DRR);
+            t->in_turn = 1;
+            return;
+        }
         list_push(s, &s->drr, id, head, LIST_DRR);
     }
     t->in_turn = 0;
