@@ -784,6 +784,33 @@
  *    -> 819 us (1.1 x gimbal's 819 = 901).  1000-mix seed 1: slo 42 ->
  *    41, no row worse; 200-mix seed 2: slo 11 -> 9.
  *    (measurements and variants: docs/scheduler-log.md section 32)
+ *
+ * 35. A tenant that has already earned its IO joins at the head (issue
+ *    11, qos, one-bucket mode; the jain invariant).  In the 16 jain mixes
+ *    of the 200-mix sweeps (seeds 1 / 2; all equal-weight, so one bucket)
+ *    the tenant that loses most share against gimbal is latency-bound
+ *    (queued < 90% of its active time, QD 1-8) in 10, and giving the
+ *    latency-bound tenants gimbal's shares back passes 6 of them, and 5
+ *    more with the deep tenants' too.  Such a tenant's queue empties at
+ *    every dispatch, so it rejoins at the tail (3c) and waits a round
+ *    behind every deep tenant per IO, though section 23 has already
+ *    credited it the weighted share of the rate while its IO was in the
+ *    drive.  Now, in one-bucket mode, a tenant whose deficit on becoming
+ *    backlogged already pays its head IO (a turn's leftover, at most a
+ *    quantum, or section 23's credit) joins at the head, in its turn: it
+ *    gets no fresh quantum, so it spends only what DRR owes it, sooner.
+ *    One with less joins at the tail as before (so a QD-1 tenant of IO
+ *    larger than its credit gains nothing).  Joining at the head with a
+ *    fresh quantum whenever nothing was in flight gave a 16 KiB QD-1
+ *    writer 0.79 of the cost (s1-38).  s1-185 (15 tenants, dct983): the
+ *    32 KiB QD-2 reader's share 0.186 -> 0.325 (gimbal 0.332), Jain 0.385
+ *    -> 0.429 (gimbal 0.405).  1000-mix seed 1: jain 51 -> 43, work 206
+ *    -> 197, weights 248 -> 244, no row worse.  Of the 43 left, 31 still
+ *    have a latency-bound loser, typically a small reader that waits for
+ *    the one bucket to repay a write costing more than the bucket (the
+ *    overdraft, section 19; s1-505); 12 have none (cost-fair shares that
+ *    are not solo-fair).
+ *    (measurements and variants: docs/scheduler-log.md section 35)
  */
 #include <errno.h>
 #include <stdlib.h>
