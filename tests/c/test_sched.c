@@ -1076,6 +1076,49 @@ static void test_queued_ns(void)
     }
 }
 
+/* sched.c section 35: in one-bucket mode a tenant whose deficit already
+ * pays its head IO (here the leftover of its last turn, section 23) joins
+ * the round at the head, in its turn; a tenant with none joins at the tail
+ * (3c).  The old order put C behind A's turn in progress. */
+static void test_earned_head_join(void)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    uint32_t a = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    uint32_t b = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    uint32_t c = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    static jbof_io ia[8], ib[8], ic[2];
+    memset(ia, 0, sizeof(ia));
+    memset(ib, 0, sizeof(ib));
+    memset(ic, 0, sizeof(ic));
+    jbof_io *out[8];
+    uint64_t now = 1000;
+    for (int i = 0; i < 2; i++)
+        ic[i] = (jbof_io){.tenant = c, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = 100u + (uint64_t)i};
+    /* C alone: its one IO goes, its queue empties with it in the drive,
+     * and the rest of its quantum carries (section 23) */
+    CHECK_EQ(jbof_sched_submit(s, &ic[0], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
+    CHECK(out[0] == &ic[0]);
+    for (int i = 0; i < 8; i++) {
+        ia[i] = (jbof_io){.tenant = a, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = (uint64_t)i};
+        ib[i] = (jbof_io){.tenant = b, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = 10u + (uint64_t)i};
+        CHECK_EQ(jbof_sched_submit(s, &ia[i], now), 0);
+        CHECK_EQ(jbof_sched_submit(s, &ib[i], now), 0);
+    }
+    /* A's turn begins (A and B, with no deficit, joined at the tail) */
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 1), 1);
+    CHECK(out[0] == &ia[0]);
+    now += 100000;
+    CHECK_EQ(jbof_sched_complete(s, &ic[0], now, 0), 0);
+    CHECK_EQ(jbof_sched_submit(s, &ic[1], now), 0);
+    /* C's deficit pays its IO: it goes before A's turn resumes */
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 1), 1);
+    CHECK(out[0] == &ic[1]);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 1), 1);
+    CHECK(out[0] == &ia[1]);
+    jbof_sched_destroy(s);
+}
+
 int main(void)
 {
     test_validation();
@@ -1093,5 +1136,6 @@ int main(void)
     test_flush();
     test_batch_matches_single();
     test_queued_ns();
+    test_earned_head_join();
     TEST_SUMMARY();
 }
