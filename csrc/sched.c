@@ -802,9 +802,11 @@
  *    One with less joins at the tail as before (so a QD-1 tenant of IO
  *    larger than its credit gains nothing).  Joining at the head with a
  *    fresh quantum whenever nothing was in flight gave a 16 KiB QD-1
- *    writer 0.79 of the cost (s1-38).  s1-185 (15 tenants, dct983): the
- *    32 KiB QD-2 reader's share 0.186 -> 0.325 (gimbal 0.332), Jain 0.385
- *    -> 0.429 (gimbal 0.405).  1000-mix seed 1: jain 51 -> 43, work 206
+ *    writer 0.79 of the cost (s1-38; section 23's dropped head join
+ *    starved s1-5, which now has no starve).  s1-185 (15 tenants,
+ *    dct983): the 32 KiB QD-2 reader's share 0.186 -> 0.325 (gimbal
+ *    0.332), Jain 0.385 -> 0.429 (gimbal 0.405).  1000-mix seed 1: jain
+ *    51 -> 43, one-bucket weights 60 -> 56, work 206
  *    -> 197, weights 248 -> 244, no row worse.  Of the 43 left, 31 still
  *    have a latency-bound loser, typically a small reader that waits for
  *    the one bucket to repay a write costing more than the bucket (the
