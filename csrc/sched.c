@@ -806,12 +806,11 @@
  *    starved s1-5, which now has no starve).  s1-185 (15 tenants,
  *    dct983): the 32 KiB QD-2 reader's share 0.186 -> 0.325 (gimbal
  *    0.332), Jain 0.385 -> 0.429 (gimbal 0.405).  1000-mix seed 1: jain
- *    51 -> 43, one-bucket weights 60 -> 56, work 206
- *    -> 197, weights 248 -> 244, no row worse.  Of the 43 left, 31 still
- *    have a latency-bound loser, typically a small reader that waits for
- *    the one bucket to repay a write costing more than the bucket (the
- *    overdraft, section 19; s1-505); 12 have none (cost-fair shares that
- *    are not solo-fair).
+ *    51 -> 43, work 206 -> 197, weights 248 -> 244 (one-bucket 60 ->
+ *    56), no row worse.  Of the 43 left, 31 still have a latency-bound
+ *    loser, often a small reader waiting for the one bucket to repay a
+ *    write that costs more than the bucket (the overdraft, section 19;
+ *    s1-505); 12 have none (cost-fair shares that are not solo-fair).
  *    (measurements and variants: docs/scheduler-log.md section 35)
  */
 #include <errno.h>
