@@ -812,6 +812,19 @@
  *    write that costs more than the bucket (the overdraft, section 19;
  *    s1-505); 12 have none (cost-fair shares that are not solo-fair).
  *    (measurements and variants: docs/scheduler-log.md section 35)
+ *
+ * 36. The work row against gimbal (issue 11, the work invariant;
+ *    investigation, no mechanism kept).  Of 45 mixes where gimbal beats
+ *    qos on util, 21 have the drive's write buffer full under qos and not
+ *    under gimbal (fragmented or SATA drives, 14 in one-bucket mode):
+ *    gimbal's write bucket, half the refill, keeps writes near the drain;
+ *    qos's one bucket (section 18) lets deep writers fill the buffer, reads
+ *    wait for programs, and the controller sits OVERLOADED while the
+ *    latency-bound tenants lose their shares.  Pacing writes at the drain
+ *    in one-bucket mode (section 26's rules) recovers some of them, but
+ *    hands the writers' share to the readers and weights pays; gimbal
+ *    itself violates weights in 9 of the 21.
+ *    (measurements and variants: docs/scheduler-log.md section 36)
  */
 #include <errno.h>
 #include <stdlib.h>
