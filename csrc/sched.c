@@ -822,8 +822,9 @@
  *    wait for programs, and the controller sits OVERLOADED while the
  *    latency-bound tenants lose their shares.  Pacing writes at the drain
  *    in one-bucket mode (section 26's rules) recovers some of them, but
- *    hands the writers' share to the readers and weights pays; gimbal
- *    itself violates weights in 9 of the 21.
+ *    hands the writers' share to the readers and weights pays; a write
+ *    factor allowed past 9 while the buffer is full gives other mixes to
+ *    drr and fifo.  Gimbal itself violates weights in 9 of the 21.
  *    (measurements and variants: docs/scheduler-log.md section 36)
  */
 #include <errno.h>
