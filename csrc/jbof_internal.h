@@ -6,6 +6,7 @@
 #ifndef JBOF_INTERNAL_H
 #define JBOF_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "jbof.h"
@@ -13,15 +14,28 @@
 #define JBOF_NS_PER_S 1000000000ull
 
 /* ---- hist.c (inline recording for the IO path) ---- */
+/* idx(v) (hist.c section 2) without a branch: e = floor(log2(v | 32))
+ * (v < 64 gives 5: shift 0, idx = v), then a shift and a base per e; past
+ * HIST_MAX_EXP (40) the shift is e itself, so v >> e = 1 and base 1182 puts
+ * it on the last bucket (tests/c/test_sched.c test_hist_index checks it
+ * against the branching form). */
 static inline uint32_t hist_index_inline(uint64_t v)
 {
-    if (v < 64)
-        return (uint32_t)v;
-    unsigned e = 63u ^ (unsigned)__builtin_clzll(v); /* = 63 - clz (clz <= 63): one bsr */
-    if (e > 40)
-        return JBOF_HIST_BUCKETS - 1;
-    unsigned shift = e - 5;
-    return (uint32_t)(shift * 32u + (unsigned)(v >> shift));
+    static const struct { uint16_t base; uint8_t shift; } oct[64] = {
+        {0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0},
+        {32, 1}, {64, 2}, {96, 3}, {128, 4}, {160, 5}, {192, 6},
+        {224, 7}, {256, 8}, {288, 9}, {320, 10}, {352, 11}, {384, 12},
+        {416, 13}, {448, 14}, {480, 15}, {512, 16}, {544, 17}, {576, 18},
+        {608, 19}, {640, 20}, {672, 21}, {704, 22}, {736, 23}, {768, 24},
+        {800, 25}, {832, 26}, {864, 27}, {896, 28}, {928, 29}, {960, 30},
+        {992, 31}, {1024, 32}, {1056, 33}, {1088, 34}, {1120, 35}, {1182, 41},
+        {1182, 42}, {1182, 43}, {1182, 44}, {1182, 45}, {1182, 46}, {1182, 47},
+        {1182, 48}, {1182, 49}, {1182, 50}, {1182, 51}, {1182, 52}, {1182, 53},
+        {1182, 54}, {1182, 55}, {1182, 56}, {1182, 57}, {1182, 58}, {1182, 59},
+        {1182, 60}, {1182, 61}, {1182, 62}, {1182, 63},
+    };
+    size_t e = 63u ^ (unsigned)__builtin_clzll(v | 32); /* = 63 - clz: one bsr */
+    return oct[e].base + (uint32_t)(v >> oct[e].shift);
 }
 
 static inline void hist_add(jbof_hist *h, uint64_t v)

@@ -3078,8 +3078,7 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
     }
     s->completed++;
 
-    uint64_t e2e = now_ns > io->submit_ns ? now_ns - io->submit_ns : 0;
-    uint64_t dev = now_ns > io->dispatch_ns ? now_ns - io->dispatch_ns : 0;
+    uint64_t e2e = (now_ns - io->submit_ns) & -(uint64_t)(now_ns > io->submit_ns);
     if (status) {
         t->st.errors++;
     } else {
@@ -3101,6 +3100,7 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
          * the SLO cap itself is kept current by slo_cap_refresh */
         if (t->lc_slo && pol == JBOF_POLICY_QOS)
             ctl_on_lc(&s->ctl, e2e, now_ns);
+        uint64_t dev = now_ns > io->dispatch_ns ? now_ns - io->dispatch_ns : 0; /* time in the drive */
         ctl_sample(&s->ctl, op, io->length_bytes, c, dev, now_ns);
         if (now_ns >= s->due_ns || s->ctl.pend_n >= CTL_EVAL_EVERY)
             complete_due(s, t, op, io, dev, now_ns); /* also counts a slow write */

@@ -687,6 +687,61 @@ static void test_hist(void)
     CHECK_EQ(jbof_hist_index(UINT64_MAX), JBOF_HIST_BUCKETS - 1);
 }
 
+/* The histogram index as it was computed with branches (hist.c section 2;
+ * before sched.c section 6's eighth pass): the table form must give the same
+ * bucket for every value. */
+static uint32_t hist_index_branching(uint64_t v)
+{
+    if (v < 64)
+        return (uint32_t)v;
+    unsigned e = 63u ^ (unsigned)__builtin_clzll(v);
+    if (e > 40)
+        return JBOF_HIST_BUCKETS - 1;
+    unsigned shift = e - 5;
+    return (uint32_t)(shift * 32u + (unsigned)(v >> shift));
+}
+
+static void test_hist_index(void)
+{
+    uint64_t bad = 0;
+    /* exhaustive below 2^24 (octaves 0..23) */
+    for (uint64_t v = 0; v < (1ull << 24); v++)
+        bad += jbof_hist_index(v) != hist_index_branching(v);
+    /* every octave's edges: 2^e + d, 2^e - 1 - d, and each sub-bucket's
+     * first and last value (32 per octave) */
+    for (unsigned e = 0; e < 64; e++) {
+        uint64_t p = 1ull << e;
+        for (uint64_t d = 0; d < 256; d++) {
+            if (p + d >= p)
+                bad += jbof_hist_index(p + d) != hist_index_branching(p + d);
+            if (p - 1 >= d)
+                bad += jbof_hist_index(p - 1 - d) != hist_index_branching(p - 1 - d);
+        }
+        if (e >= 5)
+            for (uint64_t m = 32; m < 64; m++) {
+                uint64_t lo = m << (e - 5), hi = ((m + 1) << (e - 5)) - 1;
+                if (e == 63 && m == 63)
+                    hi = UINT64_MAX;
+                bad += jbof_hist_index(lo) != hist_index_branching(lo);
+                bad += jbof_hist_index(hi) != hist_index_branching(hi);
+            }
+    }
+    /* 2^24 pseudo-random values of random magnitude */
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (uint32_t i = 0; i < (1u << 24); i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        uint64_t v = x >> (x & 63);
+        bad += jbof_hist_index(v) != hist_index_branching(v);
+    }
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(jbof_hist_index(UINT64_MAX), JBOF_HIST_BUCKETS - 1);
+    CHECK_EQ(jbof_hist_index((1ull << 41) - 1), JBOF_HIST_BUCKETS - 1); /* octave 40 ends on it */
+    CHECK_EQ(jbof_hist_index(1ull << 40), JBOF_HIST_BUCKETS - 32);
+    CHECK_EQ(jbof_hist_index(1ull << 41), JBOF_HIST_BUCKETS - 1);
+}
+
 /* qos holds a tenant whose token bucket is empty off the round: every held
  * tenant must be served again (next_event_ns must wake for it), also across
  * live policy switches in and out of qos, and per-tenant order must hold */
@@ -1132,6 +1187,7 @@ int main(void)
     test_live_changes();
     test_toggle();
     test_hist();
+    test_hist_index();
     test_held_tenants();
     test_flush();
     test_batch_matches_single();
