@@ -6,7 +6,6 @@
 #ifndef JBOF_INTERNAL_H
 #define JBOF_INTERNAL_H
 
-#include <stddef.h>
 #include <stdint.h>
 
 #include "jbof.h"
@@ -18,8 +17,9 @@
  * (v < 64 gives 5: shift 0, idx = v), then a shift and a base per e; past
  * HIST_MAX_EXP (40) the shift is e itself, so v >> e = 1 and base 1182 puts
  * it on the last bucket (tests/c/test_sched.c test_hist_index checks it
- * against the branching form). */
-static inline uint32_t hist_index_inline(uint64_t v)
+ * against the branching form).  64-bit, so indexing the buckets with it
+ * needs no zero-extension. */
+static inline uint64_t hist_slot(uint64_t v)
 {
     static const struct { uint16_t base; uint8_t shift; } oct[64] = {
         {0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0},
@@ -34,13 +34,14 @@ static inline uint32_t hist_index_inline(uint64_t v)
         {1182, 54}, {1182, 55}, {1182, 56}, {1182, 57}, {1182, 58}, {1182, 59},
         {1182, 60}, {1182, 61}, {1182, 62}, {1182, 63},
     };
-    size_t e = 63u ^ (unsigned)__builtin_clzll(v | 32); /* = 63 - clz: one bsr */
-    return oct[e].base + (uint32_t)(v >> oct[e].shift);
+    uint64_t e = 63u ^ (uint64_t)__builtin_clzll(v | 32); /* = 63 - clz: one bsr */
+    return oct[e].base + (v >> oct[e].shift);
 }
+static inline uint32_t hist_index_inline(uint64_t v) { return (uint32_t)hist_slot(v); }
 
 static inline void hist_add(jbof_hist *h, uint64_t v)
 {
-    h->buckets[hist_index_inline(v)]++;
+    h->buckets[hist_slot(v)]++;
     h->count++;
     h->sum_ns += v;
     if (v > h->max_ns)
