@@ -154,15 +154,19 @@
  *    depth 8, 25% writes, 10 us ticks, one batch call per tick;
  *    callgrind; gcc 12 -O2, the Makefile's and the cffi build's
  *    optimization -- -O3, -flto and a unity build each cost more):
- *    490.9 instructions per IO whole program, 411.7 in the scheduler
+ *    488.1 instructions per IO whole program, 409.0 in the scheduler
  *    (single calls, before the batch call: 509.5 / 433.3).  Where the
- *    411.7 are (callgrind's per-line counts of build/bench_sched 200000,
- *    per IO): the completion ~156 (complete_t 58, complete_due 13, the
- *    histogram 21, the controller with the refill 63), the qos round 77,
- *    the batch call's own lines (frame, argument checks, entry loop,
- *    tenant lookup) 54, submit + cost_of 48, take 31, dispatch_ctl's
- *    fixed part 18 and dispatch_body 5, small helpers inlined everywhere
- *    24.  None is a loop; each is a few instructions per mechanism above.
+ *    409.0 are (callgrind's per-line counts of build/bench_sched 200000,
+ *    per IO): the completion ~156 (complete_t 61, complete_due 13, the
+ *    histogram 17, the controller with the refill 63, write_done 2), the
+ *    qos round 76, the batch call's own lines (frame, argument checks,
+ *    entry loop, tenant lookup) 53, submit + cost_of 48, take 30,
+ *    dispatch_ctl's fixed part 18 and dispatch_body 5, small helpers
+ *    inlined everywhere 24.  None is a loop; each is a few instructions
+ *    per mechanism above.  The histogram's bucket takes no branch: one
+ *    bsr of v | 32 (v < 64 is octave 5, shift 0) and a 64-entry (base,
+ *    shift) table whose octaves past 40 shift by e, so v >> e = 1 lands
+ *    on the last bucket (jbof_internal.h hist_slot).
  *    (measurements and variants: docs/scheduler-log.md section 6)
  *
  * 7. Live reconfiguration and rate tags (issue 11).  A tag only means
