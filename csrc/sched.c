@@ -154,10 +154,10 @@
  *    depth 8, 25% writes, 10 us ticks, one batch call per tick;
  *    callgrind; gcc 12 -O2, the Makefile's and the cffi build's
  *    optimization -- -O3, -flto and a unity build each cost more):
- *    488.1 instructions per IO whole program, 409.0 in the scheduler
+ *    486.1 instructions per IO whole program, 407.0 in the scheduler
  *    (single calls, before the batch call: 509.5 / 433.3).  Where the
- *    409.0 are (callgrind's per-line counts of build/bench_sched 200000,
- *    per IO): the completion ~156 (complete_t 61, complete_due 13, the
+ *    407.0 are (callgrind's per-line counts of build/bench_sched 200000,
+ *    per IO): the completion ~154 (complete_t 59, complete_due 13, the
  *    histogram 17, the controller with the refill 63, write_done 2), the
  *    qos round 76, the batch call's own lines (frame, argument checks,
  *    entry loop, tenant lookup) 53, submit + cost_of 48, take 30,
@@ -166,7 +166,9 @@
  *    per mechanism above.  The histogram's bucket takes no branch: one
  *    bsr of v | 32 (v < 64 is octave 5, shift 0) and a 64-entry (base,
  *    shift) table whose octaves past 40 shift by e, so v >> e = 1 lands
- *    on the last bucket (jbof_internal.h hist_slot).
+ *    on the last bucket (jbof_internal.h hist_slot).  The controller's
+ *    state is jbof_sched's first member, so a completion passes s itself
+ *    where ctl.c wants &s->ctl.
  *    (measurements and variants: docs/scheduler-log.md section 6)
  *
  * 7. Live reconfiguration and rate tags (issue 11).  A tag only means
@@ -933,6 +935,7 @@ typedef struct dlist {
 } dlist;
 
 struct jbof_sched {
+    ctl_state ctl;            /* first: &s->ctl is s, no address to keep (section 6) */
     jbof_sched_cfg cfg;
     tenant **t;
     uint32_t ntenants;
@@ -994,7 +997,6 @@ struct jbof_sched {
     cost_state cost;
     uint32_t cost_mode;       /* cost_of's mode (COST_MODE_*; qos: cost.c section 5): mode_sync */
     uint32_t one_mode;        /* one_bucket(s) as of the last mode_sync (section 6) */
-    ctl_state ctl;
 };
 
 /* ------------------------------------------------------------ helpers --- */
