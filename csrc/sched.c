@@ -154,13 +154,13 @@
  *    depth 8, 25% writes, 10 us ticks, one batch call per tick;
  *    callgrind; gcc 12 -O2, the Makefile's and the cffi build's
  *    optimization -- -O3, -flto and a unity build each cost more):
- *    486.1 instructions per IO whole program, 407.0 in the scheduler
+ *    487.4 instructions per IO whole program, 408.2 in the scheduler
  *    (single calls, before the batch call: 509.5 / 433.3).  Where the
- *    407.0 are (callgrind's per-line counts of build/bench_sched 200000,
+ *    408.2 are (callgrind's per-line counts of build/bench_sched 200000,
  *    per IO): the completion ~154 (complete_t 59, complete_due 13, the
  *    histogram 17, the controller with the refill 63, write_done 2), the
  *    qos round 76, the batch call's own lines (frame, argument checks,
- *    entry loop, tenant lookup) 53, submit + cost_of 48, take 30,
+ *    entry loop, tenant lookup) 53, submit + cost_of 49, take 30,
  *    dispatch_ctl's fixed part 18 and dispatch_body 5, small helpers
  *    inlined everywhere 24.  None is a loop; each is a few instructions
  *    per mechanism above.  The histogram's bucket takes no branch: one
