@@ -71,6 +71,17 @@ def test_restart_after_removing_the_first_tenant_keeps_the_others_data() -> None
         shutil.rmtree(d.dir, ignore_errors=True)
 
 
+def _remove_a_at_a_slow_scrub(img: str) -> tuple[Any, int]:
+    """A daemon with b at 0 and a at 32 MiB on a file drive scrubbing at 1 MiB/s: a
+    writes PAT_A and is removed; returns the (stopped, kept) daemon and the drive's
+    scrub_pending_bytes just after the removal."""
+    from control_helpers import daemon
+    with daemon(_cfg(img, "b", "a", "1MiB/s"), keep=True) as d, d.client() as c:
+        _write(d.nbd, "a", PAT_A)
+        c.call("tenant.remove", name="a", force=True)
+        return d, int(d.engine.drive_stats("d0")["scrub_pending_bytes"])
+
+
 def test_restart_before_the_scrub_finished_keeps_the_space_dirty() -> None:
     """(2) b at 0, a at 32 MiB; a writes and is removed with the scrub at 1 MiB/s
     (32 s of work); restart: the drive reports a's space pending again, and a tenant
@@ -80,10 +91,8 @@ def test_restart_before_the_scrub_finished_keeps_the_space_dirty() -> None:
     tmp = short_tmp()
     img = str(tmp / "disk.img")
     try:
-        with daemon(_cfg(img, "b", "a", "1MiB/s"), keep=True) as d, d.client() as c:
-            _write(d.nbd, "a", PAT_A)
-            c.call("tenant.remove", name="a", force=True)
-            assert d.engine.drive_stats("d0")["scrub_pending_bytes"] > 16 * MIB
+        d, pending = _remove_a_at_a_slow_scrub(img)
+        assert pending > 16 * MIB
         with daemon("", restart=d.dir) as d2, d2.client() as c2:
             assert d2.engine.drive_stats("d0")["scrub_pending_bytes"] > 16 * MIB
             with pytest.raises(AdminError) as e:
@@ -117,9 +126,7 @@ def test_restart_then_a_new_tenant_over_removed_space_reads_zeroes() -> None:
     tmp = short_tmp()
     img = str(tmp / "disk.img")
     try:
-        with daemon(_cfg(img, "b", "a", "1MiB/s"), keep=True) as d, d.client() as c:
-            _write(d.nbd, "a", PAT_A)
-            c.call("tenant.remove", name="a", force=True)
+        d, _ = _remove_a_at_a_slow_scrub(img)
         # restart with a fast scrub rate (the state's limits win over the file's)
         state = d.dir / "c.state.yaml"
         text = state.read_text()
