@@ -872,6 +872,9 @@ static const uint64_t WSTOP_MAX_NS = 10000000ull;   /* qos: one slow write stops
 static const uint64_t WSLOW_MIN_NS = 1000000ull;   /* qos: a write slower than this (per 128 KiB) found the buffer full (26) */
 static const uint64_t WWIN_NS = 10000000ull;        /* qos: write throughput measured over 10 ms (section 26) */
 static const uint64_t WRATE_HOLD_NS = 50000000ull;  /* qos: a write pace holds 50 ms after its last cut (section 26) */
+static const uint64_t WBASE_WIN_NS = 100000000ull;  /* qos: unloaded write time learned over 100 ms windows (section 37) */
+static const uint64_t WFULL_MIN_NS = 100000ull;     /* qos: a write waiting less than this did not find the buffer full (37) */
+enum { WFULL_X_BASE = 4 };                          /* qos: a write this many times its unloaded time waited for space (37) */
 enum { RESV_FRAC_X256 = 128 };                      /* qos: reservations may take 1/2 of the pacing rate (section 20) */
 
 /* An SQ entry points at the caller's descriptor (section 6): submit fills
@@ -977,6 +980,9 @@ struct jbof_sched {
     uint64_t w_meas_bps;      /* ... write throughput over the last window */
     uint64_t w_cut_ns;        /* last cut of w_rate_bps */
     uint64_t w_rate_floor_bps; /* w_rate_bps's floor in this episode */
+    uint64_t w_base_ns;       /* qos: learned unloaded write time per 128 KiB, min of 2 windows (section 37) */
+    uint64_t w_base_cur_ns, w_base_prev_ns, w_base_win_ns;
+    uint64_t w_peak_bps;      /* qos: the highest w_meas_bps seen (section 37) */
     uint64_t seq;
     uint64_t completed;       /* dispatched = completed + inflight_ios */
     uint64_t next_limit_ns;   /* earliest limit/reservation tag seen held back */
@@ -2255,13 +2261,28 @@ static __attribute__((noinline)) void wbuf_write(jbof_sched *s, const jbof_io *i
     uint64_t el = now_ns - s->w_win_ns;
     if (el >= WWIN_NS) { /* write bytes completed per window: with the buffer full, its drain */
         s->w_meas_bps = s->w_win_ns && el < 10 * WWIN_NS ? s->w_win_bytes * JBOF_NS_PER_S / el : 0;
+        if (s->w_meas_bps > s->w_peak_bps)
+            s->w_peak_bps = s->w_meas_bps;
         s->w_win_ns = now_ns;
         s->w_win_bytes = 0;
     }
     s->w_win_bytes += io->length_bytes;
     uint64_t cap = s->ctl.target_cap_ns;
     uint64_t d = per_norm(dev, io->length_bytes);
+    if (now_ns - s->w_base_win_ns >= WBASE_WIN_NS) { /* section 37: the unloaded write, min of 2 windows */
+        s->w_base_prev_ns = s->w_base_cur_ns;
+        s->w_base_cur_ns = 0;
+        s->w_base_win_ns = now_ns;
+    }
+    if (!s->w_base_cur_ns || d < s->w_base_cur_ns)
+        s->w_base_cur_ns = d;
+    s->w_base_ns = s->w_base_prev_ns && s->w_base_prev_ns < s->w_base_cur_ns ? s->w_base_prev_ns : s->w_base_cur_ns;
     uint64_t thr = cap > WSLOW_MIN_NS ? cap : WSLOW_MIN_NS;
+    uint64_t full = s->w_base_ns * WFULL_X_BASE; /* section 37: past this it waited for buffer space */
+    if (full < WFULL_MIN_NS)
+        full = WFULL_MIN_NS;
+    if (full < thr && s->w_meas_bps && s->w_meas_bps <= s->w_peak_bps / 2)
+        thr = full;
     if (d <= thr || now_ns - s->ctl.last_lc_ns >= CTL_SIGNAL_FRESH_NS || s->ctl.ewma_lc_ns <= cap)
         return;
     uint64_t stop = d - thr;
@@ -2288,8 +2309,16 @@ static __attribute__((noinline)) void wbuf_write(jbof_sched *s, const jbof_io *i
 static __attribute__((noinline)) void wbuf_pace(jbof_sched *s, const jbof_io *io, uint64_t now_ns)
 {
     if (now_ns >= s->w_rate_until_ns) {
-        s->w_rate_bps = 0;
-        return;
+        /* section 37: beside an active SLO the pace is not dropped at once
+         * (the buffer, drained by a quarter, would refill in ms) but grows
+         * by 1/8 per hold, and ends past twice the episode's unpaced rate */
+        uint64_t r = s->w_rate_bps + s->w_rate_bps / 8;
+        if (!r || !s->n_lc_active || r > 8 * s->w_rate_floor_bps) { /* !r: dropped earlier in this call */
+            s->w_rate_bps = 0;
+            return;
+        }
+        s->w_rate_bps = r;
+        s->w_rate_until_ns = now_ns + WRATE_HOLD_NS;
     }
     s->w_stop_ns = pace_past(s->w_stop_ns, io->length_bytes, s->w_rate_bps, now_ns);
 }
