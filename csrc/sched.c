@@ -917,6 +917,7 @@ static const uint64_t WBASE_WIN_NS = 100000000ull;  /* qos: unloaded write time 
 static const uint64_t WFULL_MIN_NS = 100000ull;     /* qos: a write waiting less than this did not find the buffer full (37) */
 enum { WFULL_CONFIRM = 3 };                         /* qos: ... and at least this many, half the window's writes, did (37b) */
 enum { WFULL_X_BASE = 4 };                          /* qos: a write this many times its unloaded time waited for space (37) */
+static const uint64_t PACE_SKIP_NS = 40000000ull;   /* qos, one bucket: 31c passes a tenant's writes over for 40 ms at most (34) */
 enum { RESV_FRAC_X256 = 128 };                      /* qos: reservations may take 1/2 of the pacing rate (section 20) */
 
 /* An SQ entry points at the caller's descriptor (section 6): submit fills
@@ -1032,9 +1033,9 @@ struct jbof_sched {
     uint64_t next_limit_ns;   /* earliest limit/reservation tag seen held back */
     uint32_t rr_cursor;
     uint32_t n_lc_active;     /* latency-critical tenants active (qos SLO steering) */
-    uint32_t n_resv_active;   /* tenants with a reservation active (qos: two buckets, section 18) */
+    uint32_t n_resv_active;   /* tenants with a reservation active (qos: two buckets beside an SLO tenant, 18, 34) */
     uint64_t esc_next_ns;     /* qos: next walk for tenants starving behind reservation debt (section 28) */
-    uint32_t n_two;           /* n_lc_active + n_resv_active + n_active_scav: qos needs two buckets (18) */
+    uint32_t n_two;           /* n_lc_active + n_active_scav (+ n_resv_active beside an SLO tenant, 34): qos needs two buckets (18) */
     uint64_t resv_next_ns;    /* qos: next rescale of the reservations (section 20; 0 = at once) */
     uint32_t resv_fit;        /* qos: the active reservations' demand fits the pacing rate (section 31b) */
     uint64_t resv_win_ns;     /* qos: start of the reservations' attainment window (section 20) */
@@ -1068,7 +1069,7 @@ static inline uint32_t cost_mode_for(uint32_t p)
  * SLO is active (section 18) */
 static inline int two_buckets_needed(const jbof_sched *s)
 {
-    return s->n_two != 0; /* n_lc_active || n_resv_active || n_active_scav, one load (section 6) */
+    return s->n_two != 0; /* two_sync's count, one load (section 6) */
 }
 static inline int one_bucket(const jbof_sched *s)
 {
@@ -1196,6 +1197,14 @@ static inline void list_rotate(jbof_sched *s, dlist *l)
 {
     if (l->head >= 0)
         l->head = s->t[l->head]->next;
+}
+
+/* n_two: latency-critical tenants with an SLO and scavengers active, and
+ * reserved ones while a latency-critical tenant with an SLO is configured
+ * (nlc; section 34: reservations alone pace with one bucket) */
+static inline void two_sync(jbof_sched *s)
+{
+    s->n_two = s->n_lc_active + s->n_active_scav + (s->nlc ? s->n_resv_active : 0u);
 }
 
 /* What follows one_bucket(s), kept where the policy or n_two changes
@@ -1558,6 +1567,11 @@ static void resv_rebuild(jbof_sched *s)
                 s->resv[s->nresv++] = i;
         }
     slo_cap_refresh(s);
+    /* section 34: whether reservations need two buckets follows nlc */
+    two_sync(s);
+    mode_sync(s);
+    if (s->held[1].head >= 0 && one_bucket(s))
+        release_all(s);
 }
 
 /* Put a backlogged tenant on the list its class and the policy call for. */
@@ -1626,7 +1640,7 @@ static void active_weight_adjust(jbof_sched *s, const tenant *t, int sign)
 {
     if (t->cfg.klass == JBOF_CLASS_SCAVENGER) {
         s->n_active_scav += sign > 0 ? 1u : (uint32_t)-1;
-        s->n_two += sign > 0 ? 1u : (uint32_t)-1;
+        two_sync(s);
         mode_sync(s);
         if (s->held[1].head >= 0 && one_bucket(s))
             release_all(s); /* back to one bucket (section 18) */
@@ -1642,11 +1656,11 @@ static void active_weight_adjust(jbof_sched *s, const tenant *t, int sign)
     s->win_gen++;
     if (t->cfg.reserve_bps) {
         s->n_resv_active += sign > 0 ? 1u : (uint32_t)-1;
-        s->n_two += sign > 0 ? 1u : (uint32_t)-1;
+        two_sync(s);
     }
     if (t->lc_slo) {
         s->n_lc_active += sign > 0 ? 1u : (uint32_t)-1;
-        s->n_two += sign > 0 ? 1u : (uint32_t)-1;
+        two_sync(s);
         slo_cap_refresh(s);
         due_rearm(s); /* the windows' shrink step (section 10) */
     }
@@ -2245,7 +2259,7 @@ static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t n
     int32_t id = s->drr.head;
     for (uint32_t i = 0, len = s->drr.len; i < len; i++) {
         int32_t nx = s->t[id]->next;
-        int k = head_bucket(s->t[id]);
+        int k = one_bucket(s) ? 0 : head_bucket(s->t[id]); /* one bucket: all on 0 (34) */
         if ((deep >> k & 1) && resv_escape_earn(s, s->t[id], now_ns)) {
             list_del(s, &s->drr, (uint32_t)id);
             list_push(s, &s->drr, (uint32_t)id, 1, LIST_DRR);
@@ -2468,7 +2482,9 @@ static inline int slot_blocked(const jbof_sched *s, tenant *t)
     if (s->cfg.policy == JBOF_POLICY_QOS) {
         if (t->inflight == 0)
             return 0;
-        if (one_bucket(s)) /* one bucket: no windows unless they protect (section 18) */
+        /* one bucket: no windows unless they protect (section 18); a
+         * reserved tenant keeps its own, for section 12 (34) */
+        if (one_bucket(s) && !t->cfg.reserve_bps)
             return window_protects(s) && t->inflight_cost + t->ring[t->head].io->cost > one_win(s);
         uint64_t cap = win_cap(s, t);
         /* section 32: beside an SLO, small IOs count by number too (not a
@@ -2496,7 +2512,7 @@ static __attribute__((noinline)) int resv_escape_more(jbof_sched *s, uint32_t id
     while (n < nmax && t->count && (t->rated ? limit_ok(s, t, now_ns) : 1)) {
         const jbof_io *h = t->ring[t->head].io;
         uint32_t c = h->cost;
-        int k = ctl_bucket(h->opcode);
+        int k = io_bucket(s, h->opcode);
         if (spent + c > q || t->deficit < (int64_t)c || !debt_deep(s, k) ||
             t->inflight_cost + c > win_cap(s, t))
             break;
@@ -2663,7 +2679,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             if ((held >> k & 1) && starving(s->t[s->held[k].head], now_ns))
                 sm |= 1u << k;
     s->starve_mask = sm;
-    if (!one && s->n_resv_active) {
+    if (s->n_resv_active) { /* (one bucket too: section 34) */
         esc = resv_escapes(s, now_ns); /* section 28 */
         held = s->held_mask;
     }
@@ -2706,8 +2722,22 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             continue;
         }
         const jbof_io *h = t->ring[t->head].io;
+        if (one && now_ns < s->rw_until_ns && now_ns < s->rw_next_ns && h->opcode == JBOF_OP_WRITE &&
+            !t->cfg.reserve_bps && t->cfg.klass != JBOF_CLASS_LATENCY && now_ns - t->last_take_ns < PACE_SKIP_NS &&
+            (h->cost > s->cfg.quantum_bytes || now_ns - h->submit_ns < PACE_SKIP_NS)) {
+            /* section 34: with one bucket (reservations alone) section
+             * 31c's pace of the others' writes passes them over on the
+             * round -- the write bucket it empties is not there -- unless
+             * the tenant has sent nothing for PACE_SKIP_NS */
+            *waiting = 1;
+            if (s->rw_next_ns < s->next_limit_ns)
+                s->next_limit_ns = s->rw_next_ns;
+            list_rotate(s, l);
+            idle_visits++;
+            continue;
+        }
         /* (one bucket: the rarely true window_protects() first, section 6) */
-        if (!alone && (one ? window_protects(s) && t->inflight : t->inflight)) {
+        if (!alone && (one ? window_protects(s) && t->inflight > (s->n_resv_active && !t->cfg.reserve_bps ? 1u : 0u) : t->inflight)) {
             /* in-flight window w / W of total_slots * slot_bytes (3, Virtual
              * slots); with one bucket the whole window, and only while it
              * protects a latency-bound tenant (section 18) */
@@ -2722,7 +2752,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             }
         }
         int k = one ? 0 : ctl_bucket(h->opcode);
-        if (!one && t->esc_ok) {
+        if (t->esc_ok) {
             t->esc_ok = 0;
             /* still past DEBT_BUCKETS: a flag left from before a switch to
              * one bucket and back does not let an IO past a shallow debt */
@@ -3021,6 +3051,15 @@ static __attribute__((noinline)) int dispatch_qos_two(jbof_sched *s, uint64_t no
     return n;
 }
 
+/* qos with one bucket (section 18), and section 31c's pace (34) */
+static inline __attribute__((always_inline)) int dispatch_qos_one(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
+{
+    int n = dispatch_ctl(s, now_ns, out, max, 1, 1);
+    if (now_ns < s->rw_until_ns)
+        resv_wpace(s, out, n, now_ns);
+    return n;
+}
+
 /* dispatch past the argument checks (max > 0): jbof_sched_dispatch and
  * the batch call */
 static inline __attribute__((always_inline)) int dispatch_body(jbof_sched *s, uint64_t now_ns, jbof_io **out,
@@ -3032,7 +3071,7 @@ static inline __attribute__((always_inline)) int dispatch_body(jbof_sched *s, ui
     s->starved = 0;
     uint32_t pol = s->cfg.policy;
     if (pol == JBOF_POLICY_QOS)
-        return one_bucket(s) ? dispatch_ctl(s, now_ns, out, max, 1, 1) : dispatch_qos_two(s, now_ns, out, max);
+        return one_bucket(s) ? dispatch_qos_one(s, now_ns, out, max) : dispatch_qos_two(s, now_ns, out, max);
     if (pol == JBOF_POLICY_GIMBAL)
         return dispatch_ctl(s, now_ns, out, max, 0, 0);
     switch (pol) {
