@@ -1034,6 +1034,8 @@ struct jbof_sched {
     uint32_t rr_cursor;
     uint32_t n_lc_active;     /* latency-critical tenants active (qos SLO steering) */
     uint32_t n_resv_active;   /* tenants with a reservation active (qos: two buckets beside an SLO tenant, 18, 34) */
+    uint64_t resv_path_ns;    /* qos, one bucket: dispatch_qos_one_resv until then (UINT64_MAX while
+                                 n_resv_active, else rw_until_ns; section 38) */
     uint64_t esc_next_ns;     /* qos: next walk for tenants starving behind reservation debt (section 28) */
     uint32_t n_two;           /* n_lc_active + n_active_scav (+ n_resv_active beside an SLO tenant, 34): qos needs two buckets (18) */
     uint64_t resv_next_ns;    /* qos: next rescale of the reservations (section 20; 0 = at once) */
@@ -1657,6 +1659,7 @@ static void active_weight_adjust(jbof_sched *s, const tenant *t, int sign)
     if (t->cfg.reserve_bps) {
         s->n_resv_active += sign > 0 ? 1u : (uint32_t)-1;
         two_sync(s);
+        s->resv_path_ns = s->n_resv_active ? UINT64_MAX : s->rw_until_ns;
     }
     if (t->lc_slo) {
         s->n_lc_active += sign > 0 ? 1u : (uint32_t)-1;
@@ -2408,6 +2411,7 @@ static __attribute__((noinline)) void resv_wslow(jbof_sched *s, const tenant *t,
     if (now_ns >= s->rw_until_ns || r < s->rw_bps)
         s->rw_bps = r > 1 ? r : 1;
     s->rw_until_ns = now_ns + WRATE_HOLD_NS;
+    s->resv_path_ns = s->n_resv_active ? UINT64_MAX : s->rw_until_ns;
 }
 
 /* section 31c: a paced write (not a reserved tenant's) moves the next
@@ -2639,7 +2643,7 @@ static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *
  * bucket is empty is held off the round (hold) instead of being passed over
  * at every call, and a call that can send nothing visits nobody. */
 static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *s, uint64_t now_ns, jbof_io **out,
-                                                                     int max, int *waiting, int one)
+                                                                     int max, int *waiting, int one, int resv)
 {
     dlist *l = &s->drr;
     int n = 0, alone = (int)s->alone;
@@ -2679,7 +2683,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             if ((held >> k & 1) && starving(s->t[s->held[k].head], now_ns))
                 sm |= 1u << k;
     s->starve_mask = sm;
-    if (s->n_resv_active) { /* (one bucket too: section 34) */
+    if ((!one || resv) && s->n_resv_active) { /* (one bucket too: section 34) */
         esc = resv_escapes(s, now_ns); /* section 28 */
         held = s->held_mask;
     }
@@ -2722,7 +2726,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             continue;
         }
         const jbof_io *h = t->ring[t->head].io;
-        if (one && now_ns < s->rw_until_ns && now_ns < s->rw_next_ns && h->opcode == JBOF_OP_WRITE &&
+        if (one && resv && now_ns < s->rw_until_ns && now_ns < s->rw_next_ns && h->opcode == JBOF_OP_WRITE &&
             !t->cfg.reserve_bps && t->cfg.klass != JBOF_CLASS_LATENCY && now_ns - t->last_take_ns < PACE_SKIP_NS &&
             (h->cost > s->cfg.quantum_bytes || now_ns - h->submit_ns < PACE_SKIP_NS)) {
             /* section 34: with one bucket (reservations alone) section
@@ -2737,7 +2741,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             continue;
         }
         /* (one bucket: the rarely true window_protects() first, section 6) */
-        if (!alone && (one ? window_protects(s) && t->inflight > (s->n_resv_active && !t->cfg.reserve_bps ? 1u : 0u) : t->inflight)) {
+        if (!alone && (one ? window_protects(s) && t->inflight > (resv && s->n_resv_active && !t->cfg.reserve_bps ? 1u : 0u) : t->inflight)) {
             /* in-flight window w / W of total_slots * slot_bytes (3, Virtual
              * slots); with one bucket the whole window, and only while it
              * protects a latency-bound tenant (section 18) */
@@ -2752,7 +2756,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             }
         }
         int k = one ? 0 : ctl_bucket(h->opcode);
-        if (t->esc_ok) {
+        if ((!one || resv) && t->esc_ok) {
             t->esc_ok = 0;
             /* still past DEBT_BUCKETS: a flag left from before a switch to
              * one bucket and back does not let an IO past a shallow debt */
@@ -2888,7 +2892,7 @@ static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io **out, 
 /* gimbal and qos (qos: the policy is qos; one: one_bucket(s), section 18 --
  * constants in each inlined copy, section 6). */
 static inline __attribute__((always_inline)) int dispatch_ctl(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max,
-                                                              int qos, int one)
+                                                              int qos, int one, int resv)
 {
     int waiting = 0;
     if (one) {
@@ -2965,7 +2969,7 @@ static inline __attribute__((always_inline)) int dispatch_ctl(jbof_sched *s, uin
         n += dispatch_reservations(s, now_ns, out, max);
     }
     if (qos)
-        n += dispatch_qos_round(s, now_ns, out + n, max - n, &waiting, one);
+        n += dispatch_qos_round(s, now_ns, out + n, max - n, &waiting, one, resv);
     else
         n += dispatch_drr_list(s, &s->drr, now_ns, out + n, max - n, 1, 0, &waiting);
     /* parked or held tenants, or a scavenger waiting: rare, one test (section 6) */
@@ -3039,7 +3043,7 @@ static inline __attribute__((always_inline)) int dispatch_ctl(jbof_sched *s, uin
  * does not pay for it. */
 static __attribute__((noinline)) int dispatch_qos_two(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
 {
-    int n = dispatch_ctl(s, now_ns, out, max, 1, 0);
+    int n = dispatch_ctl(s, now_ns, out, max, 1, 0, 0);
     s->ctl.tokens[1] += s->w_saved; /* set by dispatch_ctl after the refill */
     s->w_saved = 0;
     if (s->w_rate_bps)
@@ -3051,10 +3055,12 @@ static __attribute__((noinline)) int dispatch_qos_two(jbof_sched *s, uint64_t no
     return n;
 }
 
-/* qos with one bucket (section 18), and section 31c's pace (34) */
-static inline __attribute__((always_inline)) int dispatch_qos_one(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
+/* qos with one bucket (section 18) while a reservation is active or
+ * section 31c's pace holds (38): its own copy, so the plain one-bucket
+ * path (section 6) does not pay for 38's checks */
+static __attribute__((noinline)) int dispatch_qos_one_resv(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
 {
-    int n = dispatch_ctl(s, now_ns, out, max, 1, 1);
+    int n = dispatch_ctl(s, now_ns, out, max, 1, 1, 1);
     if (now_ns < s->rw_until_ns)
         resv_wpace(s, out, n, now_ns);
     return n;
@@ -3071,9 +3077,11 @@ static inline __attribute__((always_inline)) int dispatch_body(jbof_sched *s, ui
     s->starved = 0;
     uint32_t pol = s->cfg.policy;
     if (pol == JBOF_POLICY_QOS)
-        return one_bucket(s) ? dispatch_qos_one(s, now_ns, out, max) : dispatch_qos_two(s, now_ns, out, max);
+        return !one_bucket(s) ? dispatch_qos_two(s, now_ns, out, max)
+               : now_ns < s->resv_path_ns ? dispatch_qos_one_resv(s, now_ns, out, max)
+                                                             : dispatch_ctl(s, now_ns, out, max, 1, 1, 0);
     if (pol == JBOF_POLICY_GIMBAL)
-        return dispatch_ctl(s, now_ns, out, max, 0, 0);
+        return dispatch_ctl(s, now_ns, out, max, 0, 0, 0);
     switch (pol) {
     case JBOF_POLICY_FIFO:
         return dispatch_fifo(s, now_ns, out, max);
