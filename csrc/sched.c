@@ -3078,7 +3078,7 @@ static inline __attribute__((always_inline)) int dispatch_body(jbof_sched *s, ui
     uint32_t pol = s->cfg.policy;
     if (pol == JBOF_POLICY_QOS)
         return !one_bucket(s) ? dispatch_qos_two(s, now_ns, out, max)
-               : now_ns < s->resv_path_ns ? dispatch_qos_one_resv(s, now_ns, out, max)
+               : __builtin_expect(now_ns < s->resv_path_ns, 0) ? dispatch_qos_one_resv(s, now_ns, out, max)
                                                              : dispatch_ctl(s, now_ns, out, max, 1, 1, 0);
     if (pol == JBOF_POLICY_GIMBAL)
         return dispatch_ctl(s, now_ns, out, max, 0, 0, 0);
