@@ -873,6 +873,24 @@
  *    SLO met on average (26's EWMA gate), s1-568 and s1-958 (fixed only
  *    with every pace kept).
  *    (measurements and variants: docs/scheduler-log.md section 37)
+ *
+ * 38. Reservations alone pace with one bucket (issue 11, qos; the weights
+ *    row).  Reservations need two buckets (18) only beside a configured
+ *    latency-critical tenant with an SLO (two_sync: n_two counts
+ *    n_resv_active only while nlc); alone they pace with one, whose
+ *    round then carries what two buckets gave them: section 31c's pace of
+ *    the others' writes as a pass-over (no write bucket to empty), at
+ *    most PACE_SKIP_NS since the tenant last sent and never for a write
+ *    of at most one quantum whose head has waited PACE_SKIP_NS; section
+ *    28's escapes past the reservations' debt, all on bucket 0; and a
+ *    reserved tenant's own window (win_cap, for 12).  Section 18's
+ *    one-bucket window parks a tenant without a reservation only past one
+ *    IO in flight while a reservation is active, so a deep writer's IO
+ *    stuck behind reserved writes does not park its reads.  These checks
+ *    live in their own copy of the one-bucket round
+ *    (dispatch_qos_one_resv), taken while a reservation is active or
+ *    31c's pace holds (resv_path_ns); the plain one-bucket path (6) does
+ *    not pay for them.  (measurements: docs/scheduler-log.md section 38)
  */
 #include <errno.h>
 #include <stdlib.h>
