@@ -935,7 +935,7 @@ static const uint64_t WBASE_WIN_NS = 100000000ull;  /* qos: unloaded write time 
 static const uint64_t WFULL_MIN_NS = 100000ull;     /* qos: a write waiting less than this did not find the buffer full (37) */
 enum { WFULL_CONFIRM = 3 };                         /* qos: ... and at least this many, half the window's writes, did (37b) */
 enum { WFULL_X_BASE = 4 };                          /* qos: a write this many times its unloaded time waited for space (37) */
-static const uint64_t PACE_SKIP_NS = 40000000ull;   /* qos, one bucket: 31c passes a tenant's writes over for 40 ms at most (34) */
+static const uint64_t PACE_SKIP_NS = 40000000ull;   /* qos, one bucket: 31c passes a tenant's writes over for 40 ms at most (38) */
 enum { RESV_FRAC_X256 = 128 };                      /* qos: reservations may take 1/2 of the pacing rate (section 20) */
 
 /* An SQ entry points at the caller's descriptor (section 6): submit fills
@@ -1051,11 +1051,11 @@ struct jbof_sched {
     uint64_t next_limit_ns;   /* earliest limit/reservation tag seen held back */
     uint32_t rr_cursor;
     uint32_t n_lc_active;     /* latency-critical tenants active (qos SLO steering) */
-    uint32_t n_resv_active;   /* tenants with a reservation active (qos: two buckets beside an SLO tenant, 18, 34) */
+    uint32_t n_resv_active;   /* tenants with a reservation active (qos: two buckets beside an SLO tenant, 18, 38) */
     uint64_t resv_path_ns;    /* qos, one bucket: dispatch_qos_one_resv until then (UINT64_MAX while
                                  n_resv_active, else rw_until_ns; section 38) */
     uint64_t esc_next_ns;     /* qos: next walk for tenants starving behind reservation debt (section 28) */
-    uint32_t n_two;           /* n_lc_active + n_active_scav (+ n_resv_active beside an SLO tenant, 34): qos needs two buckets (18) */
+    uint32_t n_two;           /* n_lc_active + n_active_scav (+ n_resv_active beside an SLO tenant, 38): qos needs two buckets (18) */
     uint64_t resv_next_ns;    /* qos: next rescale of the reservations (section 20; 0 = at once) */
     uint32_t resv_fit;        /* qos: the active reservations' demand fits the pacing rate (section 31b) */
     uint64_t resv_win_ns;     /* qos: start of the reservations' attainment window (section 20) */
@@ -1221,7 +1221,7 @@ static inline void list_rotate(jbof_sched *s, dlist *l)
 
 /* n_two: latency-critical tenants with an SLO and scavengers active, and
  * reserved ones while a latency-critical tenant with an SLO is configured
- * (nlc; section 34: reservations alone pace with one bucket) */
+ * (nlc; section 38: reservations alone pace with one bucket) */
 static inline void two_sync(jbof_sched *s)
 {
     s->n_two = s->n_lc_active + s->n_active_scav + (s->nlc ? s->n_resv_active : 0u);
@@ -1587,7 +1587,7 @@ static void resv_rebuild(jbof_sched *s)
                 s->resv[s->nresv++] = i;
         }
     slo_cap_refresh(s);
-    /* section 34: whether reservations need two buckets follows nlc */
+    /* section 38: whether reservations need two buckets follows nlc */
     two_sync(s);
     mode_sync(s);
     if (s->held[1].head >= 0 && one_bucket(s))
@@ -2280,7 +2280,7 @@ static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t n
     int32_t id = s->drr.head;
     for (uint32_t i = 0, len = s->drr.len; i < len; i++) {
         int32_t nx = s->t[id]->next;
-        int k = one_bucket(s) ? 0 : head_bucket(s->t[id]); /* one bucket: all on 0 (34) */
+        int k = one_bucket(s) ? 0 : head_bucket(s->t[id]); /* one bucket: all on 0 (38) */
         if ((deep >> k & 1) && resv_escape_earn(s, s->t[id], now_ns)) {
             list_del(s, &s->drr, (uint32_t)id);
             list_push(s, &s->drr, (uint32_t)id, 1, LIST_DRR);
@@ -2505,7 +2505,7 @@ static inline int slot_blocked(const jbof_sched *s, tenant *t)
         if (t->inflight == 0)
             return 0;
         /* one bucket: no windows unless they protect (section 18); a
-         * reserved tenant keeps its own, for section 12 (34) */
+         * reserved tenant keeps its own, for section 12 (38) */
         if (one_bucket(s) && !t->cfg.reserve_bps)
             return window_protects(s) && t->inflight_cost + t->ring[t->head].io->cost > one_win(s);
         uint64_t cap = win_cap(s, t);
@@ -2701,7 +2701,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             if ((held >> k & 1) && starving(s->t[s->held[k].head], now_ns))
                 sm |= 1u << k;
     s->starve_mask = sm;
-    if ((!one || resv) && s->n_resv_active) { /* (one bucket too: section 34) */
+    if ((!one || resv) && s->n_resv_active) { /* (one bucket too: section 38) */
         esc = resv_escapes(s, now_ns); /* section 28 */
         held = s->held_mask;
     }
@@ -2747,7 +2747,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
         if (one && resv && now_ns < s->rw_until_ns && now_ns < s->rw_next_ns && h->opcode == JBOF_OP_WRITE &&
             !t->cfg.reserve_bps && t->cfg.klass != JBOF_CLASS_LATENCY && now_ns - t->last_take_ns < PACE_SKIP_NS &&
             (h->cost > s->cfg.quantum_bytes || now_ns - h->submit_ns < PACE_SKIP_NS)) {
-            /* section 34: with one bucket (reservations alone) section
+            /* section 38: with one bucket (reservations alone) section
              * 31c's pace of the others' writes passes them over on the
              * round -- the write bucket it empties is not there -- unless
              * the tenant has sent nothing for PACE_SKIP_NS */
