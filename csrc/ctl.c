@@ -225,8 +225,8 @@ static void ctl_base_gates(ctl_state *c)
         c->base_roll_ns = UINT64_MAX;
         return;
     }
-    c->base_gate_ns = c->base_cur_ns ? c->base_cur_ns : UINT64_MAX;
-    c->base_roll_ns = c->base_win_start_ns + CTL_BASE_WINDOW_NS;
+    c->base_gate_ns = c->base_win.cur ? c->base_win.cur : UINT64_MAX;
+    c->base_roll_ns = c->base_win.start_ns + CTL_BASE_WINDOW_NS;
 }
 
 void ctl_init(ctl_state *c, const jbof_ctl_cfg *cfg, uint64_t now_ns)
@@ -339,14 +339,8 @@ void ctl_window_roll(ctl_state *c, uint64_t now_ns)
  * of a new 1 s window: min over the last two windows (section 3b). */
 void ctl_base_sample(ctl_state *c, uint64_t lat_ns, uint64_t now_ns)
 {
-    if (now_ns - c->base_win_start_ns >= CTL_BASE_WINDOW_NS) {
-        c->base_prev_ns = c->base_cur_ns;
-        c->base_cur_ns = 0;
-        c->base_win_start_ns = now_ns;
-    }
-    if (c->base_cur_ns == 0 || lat_ns < c->base_cur_ns) {
-        c->base_cur_ns = lat_ns;
-        uint64_t b = c->base_prev_ns && c->base_prev_ns < lat_ns ? c->base_prev_ns : lat_ns;
+    if (min2_sample(&c->base_win, lat_ns, now_ns, CTL_BASE_WINDOW_NS)) {
+        uint64_t b = min2_get(&c->base_win);
         if (b != c->base_ns) {
             c->base_ns = b;
             band_refresh(c);

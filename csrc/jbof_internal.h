@@ -94,6 +94,33 @@ void cost_period_end(cost_state *c, uint64_t now_ns);
  * folded into sched.c's due_ns (section 6 there), checked in complete_due. */
 static inline void cost_on_slow_write(cost_state *c) { c->w_slow++; }
 
+/* The least of a value over the current and the previous window of win_ns
+ * (ctl.c 3b's unloaded read latency, sched.c section 37's unloaded write):
+ * a sample past the window's end starts the next one.  min2_sample says
+ * whether the current window's least changed (only then can min2_get). */
+typedef struct min2 {
+    uint64_t cur, prev; /* least in the current / previous window (0 = none yet) */
+    uint64_t start_ns;  /* the current window's start */
+} min2;
+
+static inline int min2_sample(min2 *m, uint64_t v, uint64_t now_ns, uint64_t win_ns)
+{
+    if (now_ns - m->start_ns >= win_ns) {
+        m->prev = m->cur;
+        m->cur = 0;
+        m->start_ns = now_ns;
+    }
+    if (m->cur && v >= m->cur)
+        return 0;
+    m->cur = v;
+    return 1;
+}
+
+static inline uint64_t min2_get(const min2 *m)
+{
+    return m->prev && m->prev < m->cur ? m->prev : m->cur;
+}
+
 /* ---- ctl.c ---- */
 typedef struct ctl_state {
     jbof_ctl_cfg cfg;
@@ -114,9 +141,8 @@ typedef struct ctl_state {
     uint32_t self_queued;        /* set by sched.c (qos): the drive holds one tenant's IO only, another waits (sched.c 17) */
     uint64_t meas_rate_cost_bps;      /* measured completion rate, last full window */
     uint64_t base_ns;            /* learned unloaded read latency: min of 2 windows */
-    uint64_t base_cur_ns, base_prev_ns;
-    uint64_t base_win_start_ns;
-    uint64_t base_gate_ns;       /* a small read faster than this updates the base (base_cur_ns, or all when 0) */
+    min2 base_win;               /* ... its two windows (CTL_BASE_WINDOW_NS) */
+    uint64_t base_gate_ns;       /* a small read faster than this updates the base (base_win.cur, or all when 0) */
     uint64_t base_roll_ns;       /* ... and any small read from this time on (the 1 s window is over) */
     uint64_t band_lo_ns, band_hi_ns; /* cached ctl_band(); refreshed by band_refresh (ctl.c) when base_ns or target_cap_ns changes */
     uint64_t pend_cost;          /* cost completed since the last evaluation */

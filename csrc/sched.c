@@ -590,9 +590,9 @@
  *    them reached the 4 GiB/s ceiling (section 21a).  Now, while qos
  *    paces with one bucket (section 18), a write submitted costs a_w +
  *    n x wf (512 B at wf 8: 7.7 KB; 4 KiB: 36.4 KB, was 61.4 KB; 128 KiB
- *    1.05 MB, was 1.08 MB); with two buckets (an SLO tenant, a
- *    reservation or a scavenger active) and under gimbal the old price
- *    stays.  The price is fixed at submit (io->cost), as before.
+ *    1.05 MB, was 1.08 MB); with two buckets (an SLO tenant or a
+ *    scavenger active, reservations beside an SLO tenant: 38) and under
+ *    gimbal the old price stays.  The price is fixed at submit (io->cost), as before.
  *    (measurements and variants: docs/scheduler-log.md section 24)
  *
  * 25. Time queued, measured (issue 11, the weights invariant; every
@@ -1041,8 +1041,7 @@ struct jbof_sched {
     uint64_t w_meas_bps;      /* ... write throughput over the last window */
     uint64_t w_cut_ns;        /* last cut of w_rate_bps */
     uint64_t w_rate_floor_bps; /* w_rate_bps's floor in this episode */
-    uint64_t w_base_ns;       /* qos: learned unloaded write time per 128 KiB, min of 2 windows (section 37) */
-    uint64_t w_base_cur_ns, w_base_prev_ns, w_base_win_ns;
+    min2 w_base;              /* qos: learned unloaded write time per 128 KiB, min of 2 windows (section 37) */
     uint64_t w_peak_bps;      /* qos: the highest w_meas_bps seen (section 37) */
     uint32_t w_keep;          /* qos: this pace episode was cut by the full-buffer test, keep it (37b) */
     uint32_t w_win_n, w_win_slow; /* qos: writes completed in the window, and those past the full threshold (37b) */
@@ -1227,12 +1226,19 @@ static inline void two_sync(jbof_sched *s)
     s->n_two = s->n_lc_active + s->n_active_scav + (s->nlc ? s->n_resv_active : 0u);
 }
 
+/* section 38: the one-bucket round with reservations' rules runs while a
+ * reservation is active, or while section 31c's pace still holds */
+static inline void resv_path_sync(jbof_sched *s)
+{
+    s->resv_path_ns = s->n_resv_active ? UINT64_MAX : s->rw_until_ns;
+}
+
 /* What follows one_bucket(s), kept where the policy or n_two changes
  * (create, configure, active_weight_adjust; section 6):
  *  - s->cost_mode, the mode submit prices with: qos prices wf on the data
  *    only while it paces with one bucket (cost.c section 5, section 24);
- *    with two buckets (an SLO tenant, a reservation, a scavenger) writes
- *    keep gimbal's price;
+ *    with two buckets (an SLO tenant or a scavenger active, reservations
+ *    beside an SLO tenant: section 38) writes keep gimbal's price;
  *  - the round's census n_head: in one-bucket mode take does not keep it
  *    (nothing reads it there: the round's want is l->len), so it is
  *    recounted from the round when the mode ends. */
@@ -1677,7 +1683,7 @@ static void active_weight_adjust(jbof_sched *s, const tenant *t, int sign)
     if (t->cfg.reserve_bps) {
         s->n_resv_active += sign > 0 ? 1u : (uint32_t)-1;
         two_sync(s);
-        s->resv_path_ns = s->n_resv_active ? UINT64_MAX : s->rw_until_ns;
+        resv_path_sync(s);
     }
     if (t->lc_slo) {
         s->n_lc_active += sign > 0 ? 1u : (uint32_t)-1;
@@ -2350,16 +2356,9 @@ static __attribute__((noinline)) void wbuf_write(jbof_sched *s, const jbof_io *i
     s->w_win_n++;
     uint64_t cap = s->ctl.target_cap_ns;
     uint64_t d = per_norm(dev, io->length_bytes);
-    if (now_ns - s->w_base_win_ns >= WBASE_WIN_NS) { /* section 37: the unloaded write, min of 2 windows */
-        s->w_base_prev_ns = s->w_base_cur_ns;
-        s->w_base_cur_ns = 0;
-        s->w_base_win_ns = now_ns;
-    }
-    if (!s->w_base_cur_ns || d < s->w_base_cur_ns)
-        s->w_base_cur_ns = d;
-    s->w_base_ns = s->w_base_prev_ns && s->w_base_prev_ns < s->w_base_cur_ns ? s->w_base_prev_ns : s->w_base_cur_ns;
+    min2_sample(&s->w_base, d, now_ns, WBASE_WIN_NS); /* section 37: the unloaded write */
     uint64_t thr = cap > WSLOW_MIN_NS ? cap : WSLOW_MIN_NS;
-    uint64_t full = s->w_base_ns * WFULL_X_BASE; /* section 37: past this it waited for buffer space */
+    uint64_t full = min2_get(&s->w_base) * WFULL_X_BASE; /* section 37: past this it waited for buffer space */
     if (full < WFULL_MIN_NS)
         full = WFULL_MIN_NS;
     if (full < thr && d > full)
@@ -2429,7 +2428,7 @@ static __attribute__((noinline)) void resv_wslow(jbof_sched *s, const tenant *t,
     if (now_ns >= s->rw_until_ns || r < s->rw_bps)
         s->rw_bps = r > 1 ? r : 1;
     s->rw_until_ns = now_ns + WRATE_HOLD_NS;
-    s->resv_path_ns = s->n_resv_active ? UINT64_MAX : s->rw_until_ns;
+    resv_path_sync(s);
 }
 
 /* section 31c: a paced write (not a reserved tenant's) moves the next
