@@ -668,6 +668,12 @@ def check_config(cfg: Config, src: str,
                                       f"than its capacity {units.human_rate(cap)} ({why})")
 
 
+def ranges_overlap(a_off: int, a_len: int, b_off: int, b_len: int) -> bool:
+    """Do [a_off, a_off + a_len) and [b_off, b_off + b_len) share a byte?  (Namespaces
+    and not-yet-zeroed space on a drive: this module, control/state.py, the daemon.)"""
+    return a_off < b_off + b_len and b_off < a_off + a_len
+
+
 def _check_offset(cfg: Config, i: int, src: str, w: str) -> None:
     """Tenant i's given offset: with a size, a multiple of the drive's block_size,
     inside the drive when its size is known, clear of the given offsets before it (the
@@ -689,7 +695,7 @@ def _check_offset(cfg: Config, i: int, src: str, w: str) -> None:
     for o in cfg.tenants[:i]:
         if o.drive != t.drive or o.offset is None or o.size is None:
             continue
-        if off < o.offset + o.size and o.offset < off + t.size:
+        if ranges_overlap(off, t.size, o.offset, o.size):
             raise ConfigError(src, f"{w}.offset", f"[{fs(off)}, {fs(off + t.size)}) overlaps "
                               f"tenant '{o.name}' at [{fs(o.offset)}, {fs(o.offset + o.size)}) "
                               "(allowed: space no other tenant holds)")

@@ -42,7 +42,7 @@ from typing import Any
 import yaml
 
 from control import units
-from control.config import Config, check_config, drive_size, parse_config
+from control.config import Config, check_config, drive_size, parse_config, ranges_overlap
 from control.config_export import document
 from control.errors import ConfigError
 from control.schema import load_yaml
@@ -252,7 +252,7 @@ def scrub_pending(raw: dict[str, Any], cfg: Config, src: str, strict: bool = Tru
             if not strict and end is not None and off + n > end:
                 continue
             over = [t for t in cfg.tenants if t.drive == drive and t.offset is not None and
-                    t.size is not None and off < t.offset + t.size and t.offset < off + n]
+                    t.size is not None and ranges_overlap(off, n, t.offset, t.size)]
             if over and not strict:
                 continue
             for t in over:              # the daemon never places a tenant over it

@@ -61,6 +61,7 @@ from control.config import (
     check_config,
     drive_capacity_bps,
     limits_settings,
+    ranges_overlap,
     parse_drive_changes,
     parse_tenant_args,
     parse_tenant_changes,
@@ -74,13 +75,14 @@ from control.config_export import (
     tenant_live_settings,
     tenant_settings,
 )
+from control.config_schema import LIMITS_KEYS, p_rate
 from control.daemon.admin import OPS, PROTOCOL_VERSION, READ_ONLY_OPS, AdminError
 from control.state import ScrubPending, StateFile
 
 log = logging.getLogger("jbof.admin")
 
 ADD_SCRUB_WAIT_S = 5.0          # tenant.add waits this long at most for a drive's zeroing
-DEFAULT_SCRUB_BPS = 16 << 30    # limits.scrub_rate's default (csrc/scrub.c)
+DEFAULT_SCRUB_BPS = p_rate(LIMITS_KEYS["scrub_rate"].default)   # limits.scrub_rate's default
 
 
 def _errno_code(e: OSError) -> str:
@@ -255,7 +257,7 @@ class Operations:
         space no tenant holds: a restart must never zero a tenant's data."""
         for drive, rs in list(self._scrub.items()):
             held = [(t.offset or 0, t.size or 0) for t in self._cfg.tenants if t.drive == drive]
-            if not any(o < b + n and b < o + m for o, m in rs for b, n in held):
+            if not any(ranges_overlap(o, m, b, n) for o, m in rs for b, n in held):
                 continue
             try:
                 self._scrub_wait(drive)
@@ -303,7 +305,7 @@ class Operations:
         if not pending:
             return
         if t.offset is not None and t.size is not None and not any(
-                t.offset < o + n and o < t.offset + t.size for o, n in pending):
+                ranges_overlap(t.offset, t.size, o, n) for o, n in pending):
             return                          # placed clear of it
         self._scrub_wait(t.drive)
 
