@@ -392,7 +392,8 @@ static void structured(const char *sock, const char *name, int exact)
     close(fd);
 }
 
-static void add_export(jbof_engine *e, const char *name, uint32_t drive)
+/* An export of NS_BYTES on drive with the default tenant settings. */
+static jbof_export_cfg export_cfg(const char *name, uint32_t drive)
 {
     jbof_export_cfg x;
     memset(&x, 0, sizeof x);
@@ -400,6 +401,12 @@ static void add_export(jbof_engine *e, const char *name, uint32_t drive)
     x.drive = drive;
     x.size_bytes = NS_BYTES;
     CHECK_EQ(jbof_tenant_default_cfg(&x.tenant), 0);
+    return x;
+}
+
+static void add_export(jbof_engine *e, const char *name, uint32_t drive)
+{
+    jbof_export_cfg x = export_cfg(name, drive);
     CHECK_EQ(jbof_engine_export_add(e, &x), 0);
 }
 
@@ -447,12 +454,7 @@ static void two_reactors(const char *dir)
     add_export(e, "r1-b", id[1]);
     add_export(e, "r1-c", id[1]);
     /* names are unique engine-wide, whichever reactor owns the drive */
-    jbof_export_cfg x;
-    memset(&x, 0, sizeof x);
-    snprintf(x.name, sizeof x.name, "r0-a");
-    x.drive = id[1];
-    x.size_bytes = NS_BYTES;
-    CHECK_EQ(jbof_tenant_default_cfg(&x.tenant), 0);
+    jbof_export_cfg x = export_cfg("r0-a", id[1]);
     CHECK_EQ(jbof_engine_export_add(e, &x), -EEXIST);
     snprintf(x.name, sizeof x.name, "r1-a");
     x.drive = id[0];
@@ -543,12 +545,7 @@ static void *remove_thread(void *arg)
 static void remove_throttled(jbof_engine *e, const char *sock, uint32_t drive)
 {
     enum { N = 24 };
-    jbof_export_cfg x;
-    memset(&x, 0, sizeof x);
-    snprintf(x.name, sizeof x.name, "m-slow");
-    x.drive = drive;
-    x.size_bytes = NS_BYTES;
-    CHECK_EQ(jbof_tenant_default_cfg(&x.tenant), 0);
+    jbof_export_cfg x = export_cfg("m-slow", drive);
     x.tenant.limit_bps = 1u << 20;
     x.tenant.sq_depth = 16; /* 16 queued, the rest parked or unread */
     CHECK_EQ(jbof_engine_export_add(e, &x), 0);
@@ -731,12 +728,7 @@ static void placement_and_scrub_mark(void)
     CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &d.sched), 0);
     CHECK_EQ(jbof_engine_add_drive(e, &d, &id), 0);
 
-    jbof_export_cfg x;
-    memset(&x, 0, sizeof x);
-    snprintf(x.name, sizeof x.name, "at1");
-    x.drive = id;
-    x.size_bytes = NS_BYTES;
-    CHECK_EQ(jbof_tenant_default_cfg(&x.tenant), 0);
+    jbof_export_cfg x = export_cfg("at1", id);
     x.at_base = 1;
     x.base_bytes = 512;                     /* not a multiple of the block */
     CHECK_EQ(jbof_engine_export_add(e, &x), -EINVAL);
