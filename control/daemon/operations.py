@@ -34,9 +34,10 @@ state's ``scrub_pending`` until its drive reports nothing left to zero (checked
 at each save, and at shutdown: ``save_scrub_done``); a restart marks it dirty
 again.  ``tenant.add`` never places a
 tenant over such space: while the drive still zeroes it, the op waits (up to
-ADD_SCRUB_WAIT_S of estimated work at limits.scrub_rate) or is refused with
-one line -- else a restart would zero the new tenant's data, or show it the
-old tenant's.
+ADD_SCRUB_WAIT_S of estimated work at limits.scrub_rate; without the ops lock,
+so other admin ops are answered meanwhile) or is refused with one line naming
+the pending ranges -- else a restart would zero the new tenant's data, or show
+it the old tenant's.
 
 The wire protocol and the socket are control/daemon/admin.py's.
 """
@@ -259,11 +260,10 @@ class Operations:
             held = [(t.offset or 0, t.size or 0) for t in self._cfg.tenants if t.drive == drive]
             if not any(ranges_overlap(o, m, b, n) for o, m in rs for b, n in held):
                 continue
-            try:
-                self._scrub_wait(drive)
-            except AdminError as e:
-                log.warning("%s", e)
+            self._scrub_wait(drive)
             self._scrub_refresh()
+            if self._scrub.get(drive):
+                log.warning("%s", self._scrub_busy(drive).message)
             left = [r for o, m in self._scrub.get(drive, ()) for r in _minus((o, m), held)]
             self._scrub = {**{k: v for k, v in self._scrub.items() if k != drive},
                            **({drive: tuple(left)} if left else {})}
@@ -296,37 +296,52 @@ class Operations:
             except OSError as e:
                 log.error("could not save %s: %s", self.persist_path, e)
 
-    def _scrub_guard(self, t: Tenant) -> None:
-        """Before tenant t is placed: not over space its drive still zeroes (see the
-        module docstring).  Waits for the drive while that takes at most
-        ADD_SCRUB_WAIT_S; AdminError ``busy`` (one line) otherwise."""
+    def _scrub_blocking(self, t: Tenant) -> str | None:
+        """With the lock held, before tenant t is placed: its drive if t could land on
+        space the drive still zeroes (see the module docstring), else None."""
         self._scrub_refresh()
         pending = self._scrub.get(t.drive, ())
         if not pending:
-            return
+            return None
         if t.offset is not None and t.size is not None and not any(
                 ranges_overlap(t.offset, t.size, o, n) for o, n in pending):
-            return                          # placed clear of it
-        self._scrub_wait(t.drive)
+            return None                     # placed clear of it
+        return t.drive
+
+    def _scrub_rate(self) -> int:
+        return int(limits_settings(self._cfg).get("scrub_rate") or DEFAULT_SCRUB_BPS)
 
     def _scrub_wait(self, drive: str) -> None:
         """Wait until drive has nothing left to zero, if that takes at most
-        ADD_SCRUB_WAIT_S at limits.scrub_rate; else AdminError ``busy`` (one line)."""
-        rate = int(limits_settings(self._cfg).get("scrub_rate") or DEFAULT_SCRUB_BPS)
-        left = int(self.engine.drive_stats(drive)["scrub_pending_bytes"])
-        est = left / rate
-        deadline = time.monotonic() + 2 * est + 1.0
-        while left and est <= ADD_SCRUB_WAIT_S and time.monotonic() < deadline:
-            time.sleep(0.01)
+        ADD_SCRUB_WAIT_S at limits.scrub_rate (bounded by twice that plus 1 s).  Reads
+        only the Engine's counters: called WITHOUT the lock (tenant.add), so other
+        admin ops are answered meanwhile."""
+        rate = self._scrub_rate()
+        try:
             left = int(self.engine.drive_stats(drive)["scrub_pending_bytes"])
-        self._scrub_refresh()
-        if self._scrub.get(drive):
-            raise AdminError("busy", f"drive '{drive}' still has {units.human_size(left)} of "
-                             f"removed tenants' space being zeroed (limits.scrub_rate "
-                             f"{units.format_rate(rate)}: about {max(1, round(left / rate))} s); "
-                             "a new tenant is placed there only once it is zeroed, so that no "
-                             "restart shows it the old data: retry then, or give an offset "
-                             "clear of it")
+            est = left / rate
+            deadline = time.monotonic() + 2 * est + 1.0
+            while left and est <= ADD_SCRUB_WAIT_S and time.monotonic() < deadline:
+                time.sleep(0.01)
+                left = int(self.engine.drive_stats(drive)["scrub_pending_bytes"])
+        except (OSError, ValueError, KeyError, RuntimeError):   # RuntimeError: closed
+            return                  # the caller checks again under the lock
+
+    def _scrub_busy(self, drive: str) -> AdminError:
+        """tenant.add's one-line refusal while drive still zeroes removed space."""
+        rate = self._scrub_rate()
+        try:
+            left = int(self.engine.drive_stats(drive)["scrub_pending_bytes"])
+        except (OSError, ValueError, KeyError, RuntimeError):   # RuntimeError: closed
+            left = sum(n for _, n in self._scrub.get(drive, ()))
+        where = ", ".join(f"[{units.format_size(o)}, {units.format_size(o + n)})"
+                          for o, n in self._scrub.get(drive, ()))
+        return AdminError("busy", f"drive '{drive}' still has {units.human_size(left)} of "
+                          f"removed tenants' space being zeroed ({where}; limits.scrub_rate "
+                          f"{units.format_rate(rate)}: about {max(1, round(left / rate))} s); "
+                          "a new tenant is placed there only once it is zeroed, so that no "
+                          "restart shows it the old data: retry then, or give an offset "
+                          "clear of it")
 
     # -- dispatch ---------------------------------------------------------
 
@@ -347,6 +362,8 @@ class Operations:
                 result = fn(args)
             elif op == "tenant.remove":  # takes the lock itself, not while the Engine removes
                 result = self._tenant_remove(args, persist)
+            elif op == "tenant.add":     # takes the lock itself, not while the drive zeroes
+                result = self._tenant_add(args, persist)
             else:
                 with self._lock:
                     self._persist = persist
@@ -417,13 +434,35 @@ class Operations:
                 "config": document(cfg), "yaml": dump_yaml(cfg)}
 
     def op_tenant_add(self, args: dict[str, Any]) -> dict[str, Any]:
-        cfg = self._cfg
-        t = parse_tenant_args(args, cfg)
-        if any(x.name == t.name for x in cfg.tenants):
-            raise AdminError("exists", f"args.name: tenant {t.name!r} already exists")
-        new = dataclasses.replace(cfg, tenants=cfg.tenants + (t,))
-        check_config(new, "admin", self._where(len(cfg.tenants)))
-        self._scrub_guard(t)
+        return self._tenant_add(args, self._persist)
+
+    def _tenant_add(self, args: dict[str, Any], persist: bool) -> dict[str, Any]:
+        """tenant.add.  When the tenant could land on space its drive still zeroes
+        (_scrub_blocking), the op waits for the zeroing (_scrub_wait, at most
+        ADD_SCRUB_WAIT_S of estimated work) WITHOUT the lock -- other admin ops, a
+        tenant.remove or tenant.set included, are answered meanwhile (it used to hold
+        the lock for up to 11 s) -- then checks everything again under the lock, since
+        the config may have changed; still blocked: AdminError ``busy`` (one line)."""
+        waited = False
+        while True:
+            with self._lock:
+                cfg = self._cfg
+                t = parse_tenant_args(args, cfg)
+                if any(x.name == t.name for x in cfg.tenants):
+                    raise AdminError("exists", f"args.name: tenant {t.name!r} already exists")
+                new = dataclasses.replace(cfg, tenants=cfg.tenants + (t,))
+                check_config(new, "admin", self._where(len(cfg.tenants)))
+                drive = self._scrub_blocking(t)
+                if drive is None:
+                    self._persist = persist
+                    return self._place(t, new)
+                if waited:
+                    raise self._scrub_busy(drive)
+            self._scrub_wait(drive)
+            waited = True
+
+    def _place(self, t: Tenant, new: Config) -> dict[str, Any]:
+        """tenant.add's Engine part and commit (the lock held)."""
         try:
             self.engine.add_tenant(engine_tenant(t))
         except OSError as e:
@@ -433,7 +472,7 @@ class Operations:
         if t.offset is None:          # first fit: record where, for restarts
             t = dataclasses.replace(t, offset=int(self.engine.tenant_stats(t.name)
                                                   ["ns_base_bytes"]))
-            new = dataclasses.replace(cfg, tenants=cfg.tenants + (t,))
+            new = dataclasses.replace(new, tenants=new.tenants[:-1] + (t,))
         out = {"tenant": tenant_doc(t), "uris": self._uris(t.name)}
         out.update(self._commit(new, f"tenant.add {t.name}"))
         return out
