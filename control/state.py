@@ -27,6 +27,13 @@ whose zeroing the drive has not confirmed yet (dropped once the drive reports
 change ``scrub.done``, when that happened since the last save).  When the state is applied at start,
 the Engine marks them dirty again before it serves (csrc/scrub.c section 6):
 a restart never shows a removed tenant's bytes to the next owner.
+
+Formats (``jbof_state:``): 2 since tenant offsets and ``scrub_pending``; 1
+before them (its tenants carry no ``offset``).  A format-1 state is applied as
+before -- its tenants placed first fit, as the daemon that wrote it placed them
+-- and the start writes it again as format 2 (change ``state.format 1 -> 2``)
+with the offsets recorded.  Any other format is refused at start with one line
+naming it and the formats read (an older daemon cannot read format 2).
 """
 from __future__ import annotations
 
@@ -47,11 +54,12 @@ from control.config_export import document
 from control.errors import ConfigError
 from control.schema import load_yaml
 
-__all__ = ["GENERATIONS", "Loaded", "ScrubPending", "StateFile", "file_sha256",
+__all__ = ["GENERATIONS", "STATE_FORMAT", "STATE_FORMATS", "Loaded", "ScrubPending", "StateFile", "file_sha256",
            "load_with_state", "scrub_pending", "state_config", "state_path_for", "write_atomic"]
 
 GENERATIONS = 5          # the current state file and 4 older ones
-STATE_FORMAT = 1
+STATE_FORMAT = 2          # what this daemon writes (``jbof_state:``)
+STATE_FORMATS = (1, 2)    # what it reads: 1 = before tenant offsets and scrub_pending
 
 
 def state_path_for(config_path: str | None, state_dir: str | None) -> Path | None:
@@ -160,8 +168,10 @@ def load_with_state(file_cfg: Config, config_path: str | None,
     try:
         raw = read_state_doc(state_path)
     except ConfigError as e:
-        raise ConfigError(src, "", f"{e.message or 'is not a jbof state file'} (move it away "
-                          "to start from the config alone)") from None
+        msg = e.message or "is not a jbof state file"
+        if "move it away" not in msg:
+            msg += " (move it away to start from the config alone)"
+        raise ConfigError(src, "", msg) from None
     base = raw.get("base_sha256")
     note = ""
     if base is not None and base != file_sha256(config_path):
@@ -274,11 +284,28 @@ def _mtime(path: str | Path | None) -> float:
 
 
 def read_state_doc(path: str | Path) -> dict[str, Any]:
+    """The state file's document (ConfigError, one line: not a state file, or a
+    format this daemon does not read -- e.g. one written by a newer jbof)."""
     raw = load_yaml(path)
-    if not isinstance(raw, dict) or raw.get("jbof_state") != STATE_FORMAT \
-            or not isinstance(raw.get("config"), dict):
+    if not isinstance(raw, dict) or "jbof_state" not in raw:
         raise ConfigError(str(path), "", "is not a jbof state file")
+    fmt = raw["jbof_state"]
+    if isinstance(fmt, bool) or fmt not in STATE_FORMATS:
+        raise ConfigError(str(path), "", f"jbof_state: format {fmt!r} is not supported; this "
+                          f"jbof reads formats {', '.join(map(str, STATE_FORMATS))} (a newer "
+                          "jbof wrote it? move it away to start from the config alone)")
+    if not isinstance(raw.get("config"), dict):
+        raise ConfigError(str(path), "", f"is not a jbof state file (format {fmt} without "
+                          "a config mapping)")
     return raw
+
+
+def state_format(path: str | Path) -> int | None:
+    """The format of the state file at path; None when it is missing or unreadable."""
+    try:
+        return int(read_state_doc(path)["jbof_state"])
+    except (ConfigError, OSError):
+        return None
 
 
 def state_config(path: str | Path) -> Config:

@@ -261,7 +261,7 @@ def test_bad_scrub_pending_in_the_state_is_one_line(tmp_path: Path, pending: str
     f.write_text("drives: [{name: d0, backend: memory, size: 128MiB}]\n"
                  "tenants: [{name: b, size: 32MiB}]\n")
     st = tmp_path / "c.state.yaml"
-    st.write_text(f"jbof_state: 1\nbase_sha256: {file_sha256(f)}\nconfig:\n"
+    st.write_text(f"jbof_state: 2\nbase_sha256: {file_sha256(f)}\nconfig:\n"
                   "  drives: [{name: d0, backend: memory, size: 128MiB}]\n"
                   "  tenants: [{name: b, size: 32MiB, offset: 0}]\n"
                   f"scrub_pending:\n  d0: {pending}\n")

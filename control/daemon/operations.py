@@ -78,7 +78,7 @@ from control.config_export import (
 )
 from control.config_schema import LIMITS_KEYS, p_rate
 from control.daemon.admin import OPS, PROTOCOL_VERSION, READ_ONLY_OPS, AdminError
-from control.state import ScrubPending, StateFile
+from control.state import STATE_FORMAT, ScrubPending, StateFile, state_format
 
 log = logging.getLogger("jbof.admin")
 
@@ -250,6 +250,21 @@ class Operations:
             pinned.append(t)
         self._cfg = dataclasses.replace(self._cfg, tenants=tuple(pinned))
         self._settle_scrub()
+        self._upgrade_state()
+
+    def _upgrade_state(self) -> None:
+        """At start, after pin_sizes: a format-1 state (control/state.py: written before
+        tenant offsets were) is written again as format 2 with every tenant's offset,
+        so a later start -- also one where an edited config file wins and only the
+        state knows the layout -- puts each namespace back where this one placed it.
+        Errors are logged (the daemon serves anyway, as with a format-1 state)."""
+        if self.state is None or state_format(self.state.path) != 1:
+            return
+        try:
+            self.state.write(self.file_form(), f"state.format 1 -> {STATE_FORMAT}", self._scrub)
+            self._saved_scrub = self._scrub
+        except OSError as e:
+            log.error("could not save %s: %s", self.persist_path, e)
 
     def _settle_scrub(self) -> None:
         """At start: a tenant of an edited config file may have been placed first fit
