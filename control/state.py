@@ -26,7 +26,10 @@ whose zeroing the drive has not confirmed yet (dropped once the drive reports
 ``scrub_pending_bytes`` 0 at a save; the daemon saves once more at shutdown,
 change ``scrub.done``, when that happened since the last save).  When the state is applied at start,
 the Engine marks them dirty again before it serves (csrc/scrub.c section 6):
-a restart never shows a removed tenant's bytes to the next owner.
+a restart never shows a removed tenant's bytes to the next owner.  Nor does a
+start place a tenant over that space (place_clear_of_pending: a tenant without
+an offset goes first fit clear of it; one given an offset over it, or fitting
+only over it, is refused with one line).
 
 Formats (``jbof_state:``): 2 since tenant offsets and ``scrub_pending``; 1
 before them (its tenants carry no ``offset``).  A format-1 state is applied as
@@ -54,9 +57,11 @@ from control.config_export import document
 from control.errors import ConfigError
 from control.schema import load_yaml
 
-__all__ = ["GENERATIONS", "STATE_FORMAT", "STATE_FORMATS", "Loaded", "ScrubPending", "StateFile", "file_sha256",
-           "load_with_state", "scrub_pending", "state_config", "state_path_for", "write_atomic"]
+__all__ = ["GENERATIONS", "STATE_FORMAT", "STATE_FORMATS", "Loaded", "ScrubPending",
+           "StateFile", "file_sha256", "load_with_state", "place_clear_of_pending",
+           "scrub_pending", "state_config", "state_format", "state_path_for", "write_atomic"]
 
+MIB = 1 << 20
 GENERATIONS = 5          # the current state file and 4 older ones
 STATE_FORMAT = 2          # what this daemon writes (``jbof_state:``)
 STATE_FORMATS = (1, 2)    # what it reads: 1 = before tenant offsets and scrub_pending
@@ -185,6 +190,7 @@ def load_with_state(file_cfg: Config, config_path: str | None,
                "the newer state wins; see `jbof config diff`)"
     cfg = parse_config(raw["config"], f"{src}: config")
     scrub = scrub_pending(raw, cfg, src)
+    cfg = place_clear_of_pending(cfg, scrub, f"{src}: config")
     note += _zeroing(scrub)
     return Loaded(cfg, True, f"jbof serve: config {shown} + state {src} (saved "
                   f"{raw.get('saved_at')} after {raw.get('change')}){note}", scrub)
@@ -227,6 +233,8 @@ def _carry_over(file_cfg: Config, raw: dict[str, Any],
         scrub = scrub_pending(raw, cfg, src, strict=False, drives=same)
     except ConfigError:
         scrub = {}
+    _refuse_given_offsets_over(cfg, scrub, src)
+    cfg = place_clear_of_pending(cfg, scrub, file_cfg.source)
     note = f"; {kept} tenant(s) kept where the state placed them" if kept else ""
     return cfg, scrub, note + _zeroing(scrub)
 
@@ -234,8 +242,10 @@ def _carry_over(file_cfg: Config, raw: dict[str, Any],
 def scrub_pending(raw: dict[str, Any], cfg: Config, src: str, strict: bool = True,
                   drives: set[str] | None = None) -> ScrubPending:
     """The state's scrub_pending: {drive: [[offset, length], ...]} (ConfigError: one line).
-    ``strict=False`` (a state set aside): ranges of drives not in ``drives``, past a
-    drive's end or under a tenant with an offset are left out instead of refused."""
+    ``strict=False`` (a state set aside): ranges of drives not in ``drives`` or past a
+    drive's end are left out instead of refused; ranges under a tenant with an offset
+    are kept (_refuse_given_offsets_over refuses such a tenant: leaving the range out
+    handed the old tenant's bytes to the new one)."""
     got = raw.get("scrub_pending") or {}
     where = "scrub_pending"
     if not isinstance(got, dict):
@@ -263,9 +273,7 @@ def scrub_pending(raw: dict[str, Any], cfg: Config, src: str, strict: bool = Tru
                 continue
             over = [t for t in cfg.tenants if t.drive == drive and t.offset is not None and
                     t.size is not None and ranges_overlap(off, n, t.offset, t.size)]
-            if over and not strict:
-                continue
-            for t in over:              # the daemon never places a tenant over it
+            for t in over if strict else ():   # the daemon never places a tenant over it
                 raise ConfigError(src, f"{where}.{drive}[{i}]", f"[{units.format_size(off)}, "
                                       f"{units.format_size(off + n)}) overlaps tenant "
                                       f"'{t.name}' (allowed: space no tenant holds; zeroing "
@@ -274,6 +282,102 @@ def scrub_pending(raw: dict[str, Any], cfg: Config, src: str, strict: bool = Tru
         if rs:
             out[drive] = tuple(rs)
     return out
+
+
+def _refuse_given_offsets_over(cfg: Config, scrub: ScrubPending, src: str) -> None:
+    """A config file edited after the state may give a tenant an offset over space the
+    state still lists as not zeroed (the state's own tenants never are): that tenant
+    would read the removed tenant's bytes -- at once, or after a restart.  ConfigError
+    (one line): the daemon does not start with it."""
+    for i, t in enumerate(cfg.tenants):
+        if t.offset is None or t.size is None:
+            continue
+        over = [(o, n) for o, n in scrub.get(t.drive, ())
+                if ranges_overlap(t.offset, t.size, o, n)]
+        if over:
+            raise ConfigError(cfg.source, f"tenants[{i}].offset", f"tenant '{t.name}' at "
+                              f"{_span(t.offset, t.size)} overlaps removed tenants' space "
+                              f"drive '{t.drive}' has not zeroed yet ({_spans(over)}, in "
+                              f"{src}'s scrub_pending): it would read their data; give an "
+                              "offset clear of it, or start once without this tenant (the "
+                              "drive zeroes that space while the daemon serves)")
+
+
+def place_clear_of_pending(cfg: Config, scrub: ScrubPending, src: str) -> Config:
+    """At start, before the Engine places anything: each tenant without an offset on a
+    drive with pending (not yet zeroed) space gets one here -- the Engine's first fit
+    (csrc/export.c section 2: given offsets first, then config order; 1 MiB aligned
+    when the size is a multiple of 1 MiB, else the drive's block, at least 4 KiB) with
+    the pending space counted as taken; a tenant without a size gets an equal share of
+    what is left clear of the pending space, in whole MiB (the Engine's share would
+    not fit beside it).  The Engine used to place such a tenant over
+    the pending space (it reads zeroes there while the daemon runs), and the daemon
+    then had to forget that space as pending: a restart before the drive had zeroed it
+    showed the new tenant the removed one's bytes.  ConfigError (one line) when a
+    tenant fits only over pending space."""
+    if not any(scrub.values()):
+        return cfg
+    tenants = list(cfg.tenants)
+    for d in cfg.drives:
+        pending = list(scrub.get(d.name, ()))
+        mine = [i for i, t in enumerate(tenants) if t.drive == d.name]
+        if not pending or all(tenants[i].offset is not None for i in mine):
+            continue
+        end = drive_size(d)
+        if end is None:
+            raise ConfigError(src, f"drives.{d.name}", "its size is unknown, so tenants "
+                              "without an offset cannot be placed clear of the removed "
+                              f"tenants' space it has not zeroed yet ({_spans(pending)}): "
+                              "give the drive a size, or the tenants offsets")
+        block = max(d.block_size or 0, 4096)
+        fixed = sum(tenants[i].size or 0 for i in mine)
+        open_ = [i for i in mine if tenants[i].size is None]
+        left = end - fixed - sum(n for _, n in pending)      # pending: under no tenant
+        share = left // len(open_) // MIB * MIB if open_ and left > 0 else 0
+        placed = [(t.offset, t.size or 0) for t in (tenants[i] for i in mine)
+                  if t.offset is not None]
+        for i in mine:
+            t = tenants[i]
+            if t.offset is not None:
+                continue
+            size = t.size if t.size is not None else share
+            align = MIB if size % MIB == 0 else block
+            at = _first_fit(size, align, placed + pending, end) if size else None
+            if at is None:
+                if size and _first_fit(size, align, placed, end) is None:
+                    continue        # no room even over the pending space: the Engine says so
+                what = units.format_size(size) if size else "no size: an equal share of the rest"
+                raise ConfigError(src, f"tenants[{i}]", f"tenant '{t.name}' "
+                                  f"({what}) fits on drive '{d.name}' only "
+                                  "over removed tenants' space not zeroed yet "
+                                  f"({_spans(pending)}): a restart would show it their data; "
+                                  "give it an offset clear of that space, or start once "
+                                  "without it (the drive zeroes that space while the daemon "
+                                  "serves)")
+            tenants[i] = dataclasses.replace(t, offset=at, size=size)
+            placed.append((at, size))
+    return dataclasses.replace(cfg, tenants=tuple(tenants))
+
+
+def _first_fit(size: int, align: int, taken: list[tuple[int, int]], end: int) -> int | None:
+    """The lowest multiple of align where [at, at + size) fits in [0, end) clear of taken."""
+    at = 0
+    while True:
+        at = -(-at // align) * align
+        if at + size > end:
+            return None
+        clash = [o + n for o, n in taken if ranges_overlap(at, size, o, n)]
+        if not clash:
+            return at
+        at = max(clash)
+
+
+def _span(off: int, n: int) -> str:
+    return f"[{units.format_size(off)}, {units.format_size(off + n)})"
+
+
+def _spans(rs: list[tuple[int, int]] | tuple[tuple[int, int], ...]) -> str:
+    return ", ".join(_span(o, n) for o, n in rs)
 
 
 def _mtime(path: str | Path | None) -> float:

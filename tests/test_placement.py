@@ -141,11 +141,24 @@ def test_restart_then_a_new_tenant_over_removed_space_reads_zeroes() -> None:
         shutil.rmtree(d.dir, ignore_errors=True)
 
 
+def _edit_after_state(d: Any, new_line: str) -> None:
+    """The operator mirrors `tenant rm a` in the config file and adds new_line,
+    after the state was written (the file wins at the next start)."""
+    f = d.dir / "c.yaml"
+    f.write_text(f.read_text().replace("  - {name: a, size: 32MiB}\n", "")
+                 .replace("limits:", f"  - {new_line}\nlimits:"))
+    st = os.stat(d.dir / "c.state.yaml")
+    os.utime(f, (st.st_atime + 2, st.st_mtime + 2))     # edited after the state
+
+
 def test_config_edited_after_the_state_keeps_placement_and_pending_space() -> None:
     """The operator mirrors `tenant rm a` in the config file (and adds tenant n) and
     restarts: the file wins over the older state, yet b stays at 32 MiB (its offset
-    is carried over from the state), a's unzeroed space is pending again, and n,
-    placed first fit over it, reads zeroes -- not a's bytes."""
+    is carried over from the state), a's unzeroed space is pending again, and n is
+    placed first fit clear of it (64 MiB), reading zeroes; the state keeps a's space
+    pending, so no later restart shows n a's bytes.  (n used to be placed over a's
+    space and the space forgotten as pending after a 5 s wait: a restart before the
+    1 MiB/s scrub got there showed n a's bytes at its 31 MiB.)"""
     from control_helpers import daemon, short_tmp
     tmp = short_tmp()
     img = str(tmp / "disk.img")
@@ -154,25 +167,111 @@ def test_config_edited_after_the_state_keeps_placement_and_pending_space() -> No
             _write(d.nbd, "a", PAT_A)
             _write(d.nbd, "b", PAT_B)
             c.call("tenant.remove", name="a", force=True)
-        f = d.dir / "c.yaml"
-        f.write_text(f.read_text().replace("  - {name: a, size: 32MiB}\n", "")
-                     .replace("limits:", "  - {name: n, size: 32MiB}\nlimits:"))
-        st = os.stat(d.dir / "c.state.yaml")
-        os.utime(f, (st.st_atime + 2, st.st_mtime + 2))     # edited after the state
-        with daemon("", restart=d.dir) as d2, d2.client() as c2:
-            assert d2.engine.tenant_stats("b")["ns_base_bytes"] == 32 * MIB
-            assert _read(d2.nbd, "b") == [PAT_B, PAT_B]
-            assert d2.engine.tenant_stats("n")["ns_base_bytes"] == 0
-            assert _read(d2.nbd, "n") == [bytes(4096), bytes(4096)]
-            c2.call("tenant.set", name="b", weight=2)
-            raw = yaml.safe_load(d2.state_path.read_text())
-            # n holds all of a's old space now: nothing a restart may zero under it
-            assert "scrub_pending" not in raw, raw.get("scrub_pending")
-            assert {t["name"]: t["offset"] for t in raw["config"]["tenants"]} == \
-                {"b": "32MiB", "n": "0"}
+        _edit_after_state(d, "{name: n, size: 32MiB}")
+        for _ in range(2):                   # the edited start, then one from its state
+            with daemon("", restart=d.dir) as d2, d2.client() as c2:
+                assert d2.engine.tenant_stats("b")["ns_base_bytes"] == 32 * MIB
+                assert _read(d2.nbd, "b") == [PAT_B, PAT_B]
+                assert d2.engine.tenant_stats("n")["ns_base_bytes"] == 64 * MIB
+                assert _read(d2.nbd, "n") == [bytes(4096), bytes(4096)]
+                assert d2.engine.drive_stats("d0")["scrub_pending_bytes"] > 16 * MIB
+                c2.call("tenant.set", name="b", weight=2)
+                raw = yaml.safe_load(d2.state_path.read_text())
+                assert raw["scrub_pending"] == {"d0": [["0", "32MiB"]]}
+                assert {t["name"]: t["offset"] for t in raw["config"]["tenants"]} == \
+                    {"b": "32MiB", "n": "64MiB"}
+        with open(img, "rb") as f:           # a's bytes are still there: still pending
+            f.seek(31 * MIB)
+            assert f.read(4096) == PAT_A
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         shutil.rmtree(d.dir, ignore_errors=True)
+
+
+def test_config_edited_with_an_offset_over_pending_space_is_refused() -> None:
+    """The edited file gives n an offset over a's space that is not zeroed yet: the
+    start is refused with one line (the range used to be dropped from the pending
+    list, and n read a's bytes at once)."""
+    from control.config import load_config
+    from control.errors import ConfigError
+    from control.state import load_with_state
+    from control_helpers import daemon, short_tmp
+    tmp = short_tmp()
+    img = str(tmp / "disk.img")
+    try:
+        with daemon(_cfg(img, "a", "b", "1MiB/s"), keep=True) as d, d.client() as c:
+            _write(d.nbd, "a", PAT_A)
+            c.call("tenant.remove", name="a", force=True)
+        _edit_after_state(d, "{name: n, size: 16MiB, offset: 16MiB}")
+        f = d.dir / "c.yaml"
+        with pytest.raises(ConfigError) as e:
+            load_with_state(load_config(f), str(f), d.dir / "c.state.yaml")
+        msg = str(e.value)
+        assert "\n" not in msg and msg.startswith(f"{f}: tenants[1].offset: tenant 'n' at "
+                                                   "[16MiB, 32MiB) overlaps removed tenants' "
+                                                   "space drive 'd0' has not zeroed yet "
+                                                   "([0, 32MiB), in "), msg
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(d.dir, ignore_errors=True)
+
+
+MEM = "drives: [{name: d0, backend: memory, size: 128MiB, block_size: 4096}]\n"
+
+
+@pytest.mark.parametrize("tenants,pending,want", [
+    # first fit clear of the pending space and of the given offsets, config order
+    ("[{name: b, size: 32MiB, offset: 32MiB}, {name: n, size: 32MiB}]",
+     "[[0, 32MiB]]", {"b": (32, 32), "n": (64, 32)}),
+    ("[{name: n, size: 8MiB}, {name: m, size: 8MiB}]",
+     "[[0, 4MiB], [12MiB, 4MiB]]", {"n": (4, 8), "m": (16, 8)}),
+    ("[{name: n, size: 4MiB}]", "[[0, 1MiB]]", {"n": (1, 4)}),
+    # not a multiple of 1 MiB: the drive's block (4 KiB)
+    ("[{name: n, size: 12KiB}]", "[[0, 8KiB]]", {"n": (8 / 1024, 12 / 1024)}),
+    # no size: an equal share of what is left clear of the pending space, whole MiB
+    ("[{name: b, size: 32MiB, offset: 0}, {name: n}, {name: m}]",
+     "[[32MiB, 16MiB]]", {"b": (0, 32), "n": (48, 40), "m": (88, 40)}),
+    # no room even over the pending space: left to the Engine (no_space)
+    ("[{name: b, size: 32MiB, offset: 32MiB}, {name: n, size: 80MiB}]", "[[0, 8MiB]]",
+     {"n": None}),
+    # nothing pending: the Engine's first fit, untouched
+    ("[{name: n, size: 32MiB}]", "[]", {"n": None}),
+])
+def test_tenants_are_placed_clear_of_pending_space(tenants: str, pending: str,
+                                                   want: dict[str, Any]) -> None:
+    from control.config import parse_config
+    from control.state import place_clear_of_pending, scrub_pending
+    cfg = parse_config(yaml.safe_load(MEM + f"tenants: {tenants}\n"), "c.yaml")
+    scrub = scrub_pending({"scrub_pending": {"d0": yaml.safe_load(pending)}}, cfg, "s")
+    got = place_clear_of_pending(cfg, scrub, "c.yaml")
+    for name, w in want.items():
+        t = got.tenant(name)
+        if w is None:
+            assert t.offset is None, t
+        else:
+            assert (t.offset / MIB, t.size / MIB) == w, t
+
+
+@pytest.mark.parametrize("tenants,pending,phrase", [
+    ("[{name: b, size: 32MiB, offset: 64MiB}, {name: n, size: 64MiB}]", "[[0, 32MiB]]",
+     "c.yaml: tenants[1]: tenant 'n' (64MiB) fits on drive 'd0' only over removed tenants' "
+     "space not zeroed yet ([0, 32MiB)): a restart would show it their data; give it an "
+     "offset clear of that space, or start once without it"),
+    ("[{name: n, size: 100MiB}]", "[[64MiB, 1MiB]]", "tenant 'n' (100MiB) fits on drive"),
+    ("[{name: b, size: 32MiB, offset: 0}, {name: n}]", "[[32MiB, 96MiB]]",
+     "tenant 'n' (no size: an equal share of the rest) fits on drive 'd0' only over"),
+])
+def test_a_tenant_that_fits_only_over_pending_space_is_one_line(tenants: str, pending: str,
+                                                                 phrase: str) -> None:
+    from control.config import parse_config
+    from control.errors import ConfigError
+    from control.state import place_clear_of_pending, scrub_pending
+    cfg = parse_config(yaml.safe_load(MEM + f"tenants: {tenants}\n"), "c.yaml")
+    scrub = scrub_pending({"scrub_pending": {"d0": yaml.safe_load(pending)}}, cfg, "s")
+    with pytest.raises(ConfigError) as e:
+        place_clear_of_pending(cfg, scrub, "c.yaml")
+    msg = str(e.value)
+    assert "\n" not in msg and phrase in msg, msg
 
 
 def test_shutdown_after_the_scrub_finished_forgets_the_pending_space() -> None:

@@ -267,21 +267,23 @@ class Operations:
             log.error("could not save %s: %s", self.persist_path, e)
 
     def _settle_scrub(self) -> None:
-        """At start: a tenant of an edited config file may have been placed first fit
-        over space the state had pending (control/state.py's carry-over; it read
-        zeroes there).  Wait for such a drive like tenant.add does, then keep only the
-        space no tenant holds: a restart must never zero a tenant's data."""
+        """At start, a last guard: no tenant may hold space the state has pending
+        (control/state.py's place_clear_of_pending places tenants without an offset
+        clear of it and refuses offsets over it; before, a tenant of an edited config
+        was placed first fit over it, the space was forgotten as pending after a 5 s
+        wait, and a restart before the drive had zeroed it showed the tenant the
+        removed one's bytes).  Should one still, the start waits -- without a cap --
+        until its drive has zeroed it, and only then forgets it: a restart must
+        neither zero a tenant's data nor show it another's."""
         for drive, rs in list(self._scrub.items()):
             held = [(t.offset or 0, t.size or 0) for t in self._cfg.tenants if t.drive == drive]
             if not any(ranges_overlap(o, m, b, n) for o, m in rs for b, n in held):
                 continue
-            self._scrub_wait(drive)
+            log.warning("a tenant holds space drive '%s' has not zeroed yet; waiting until "
+                        "it is zeroed: %s", drive, self._scrub_busy(drive).message)
+            while int(self.engine.drive_stats(drive)["scrub_pending_bytes"]):
+                time.sleep(0.05)
             self._scrub_refresh()
-            if self._scrub.get(drive):
-                log.warning("%s", self._scrub_busy(drive).message)
-            left = [r for o, m in self._scrub.get(drive, ()) for r in _minus((o, m), held)]
-            self._scrub = {**{k: v for k, v in self._scrub.items() if k != drive},
-                           **({drive: tuple(left)} if left else {})}
 
     def _scrub_refresh(self) -> None:
         """Forget the removed namespaces of drives that report nothing left to zero."""
@@ -742,15 +744,6 @@ def _in_force(t: Tenant, planned: Mapping[str, int]) -> Tenant:
         return t
     limit = max(min(bps, t.limit) if t.limit else bps, t.reserve)
     return t if limit == t.limit else dataclasses.replace(t, limit=limit)
-
-
-def _minus(r: tuple[int, int], held: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Range r = (offset, length) without the ranges in held, as (offset, length)s."""
-    parts = [(r[0], r[0] + r[1])]
-    for b, n in held:
-        parts = [q for lo, hi in parts
-                 for q in ((lo, min(hi, b)), (max(lo, b + n), hi)) if q[0] < q[1]]
-    return [(lo, hi - lo) for lo, hi in parts]
 
 
 def _enabled_names(raw_tune: Mapping[str, Any], cfg: Config) -> tuple[str, ...]:
