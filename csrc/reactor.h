@@ -335,6 +335,7 @@ typedef struct drive {
     uint32_t ndirty, dirty_cap;
     uint64_t scrub_pending, scrubbed;
     uint64_t scrub_next_ns;
+    uint64_t scrub_last_ns, scrub_credit; /* scrub.c 4: the background's token bucket */
     /* Nothing here counts IO: what is queued is the scheduler's
      * (jbof_sched_drive_stats().backlogged), what is in flight is
      * be->inflight. */

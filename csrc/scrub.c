@@ -28,10 +28,17 @@
  *    scrubber (4) cannot race with one.  If zeroing fails, the IO fails
  *    with EIO rather than show old data.
  *
- * 4. Background.  scrub_step zeroes up to scrub_rate_bps / 1000 bytes
- *    (at least one block, at most SCRUB_MAX_CHUNK) of the first dirty
- *    extent once per millisecond, whether or not the space has a new owner
- *    yet; the reactor wakes for it (scrub_next_ns).  Zeroing per backend:
+ * 4. Background.  scrub_step zeroes from the first dirty extents what the
+ *    time passed since its last step allows at scrub_rate_bps, whether or
+ *    not the space has a new owner yet: a token bucket on the engine's
+ *    clock (scrub_credit += rate * elapsed, the first step of a pass one
+ *    period's worth, the bucket at most SCRUB_MAX_CHUNK), spent in whole
+ *    blocks (4 KiB at least).  So a reactor woken late on a loaded host
+ *    still zeroes at the rate (a fixed amount per wake-up fell to a tenth
+ *    of it when wake-ups came every 10 ms), a rate below one block per
+ *    ms is kept too, and one step never zeroes more than SCRUB_MAX_CHUNK.
+ *    The reactor wakes for it (scrub_next_ns) when the bucket holds a
+ *    block again, at most once per millisecond.  Zeroing per backend:
  *      memory / emulated   MADV_DONTNEED on whole pages of anonymous memory
  *                          (or PUNCH_HOLE on a data file), memset the edges
  *      file, regular       fallocate(PUNCH_HOLE | KEEP_SIZE), else ZERO_RANGE
@@ -48,9 +55,9 @@
  *    read overlaps the dirty extent, so [1 GiB + 8 KiB, + 4 KiB) is
  *    punched first; dirty = {[1 GiB, +8 KiB), [1 GiB + 12 KiB, 2 GiB)} and
  *    the read returns zeroes.  Meanwhile the background, at the default
- *    16 GiB/s (16 MiB per ms), punches the first extent, then the second
- *    in 16 MiB steps: after about 64 ms dirty is empty and IO no longer
- *    pays even the compare.
+ *    16 GiB/s (16 MiB per ms; 64 MiB at most if the reactor wakes 4 ms
+ *    late), punches the first extent, then the second: after about 64 ms
+ *    dirty is empty and IO no longer pays even the compare.
  *
  * 6. Across a restart.  A new engine starts with an empty list, and a
  *    removed namespace not yet zeroed would show its bytes to the next
@@ -220,21 +227,63 @@ int scrub_before_io(drive *d, const jbof_io *io)
     return 0;
 }
 
+/* Bytes rate_bps allows in elapsed_ns, at most cap (no overflow: the
+ * product is only formed below cap * 1e9). */
+static uint64_t scrub_allowance(uint64_t rate_bps, uint64_t elapsed_ns, uint64_t cap)
+{
+    if (!rate_bps)
+        return 0;
+    if (elapsed_ns >= cap * 1000000000ull / rate_bps)
+        return cap;
+    return rate_bps * elapsed_ns / 1000000000ull;
+}
+
 void scrub_step(jbof_engine *e, drive *d)
 {
-    if (!d->ndirty || e->now_ns < d->scrub_next_ns)
+    if (!d->ndirty) {
+        d->scrub_last_ns = 0; /* idle: the next pass starts with an empty bucket */
+        d->scrub_credit = 0;
         return;
-    uint64_t chunk = e->cfg.scrub_rate_bps / 1000; /* per 1 ms step */
+    }
+    if (e->now_ns < d->scrub_next_ns)
+        return;
+    uint64_t rate = e->cfg.scrub_rate_bps;
     uint64_t unit = d->block_bytes > SCRUB_ALIGN ? d->block_bytes : SCRUB_ALIGN;
-    chunk = chunk / unit * unit;
-    if (chunk < unit)
-        chunk = unit;
-    if (chunk > SCRUB_MAX_CHUNK)
-        chunk = SCRUB_MAX_CHUNK;
-    scrub_ext x = d->dirty[0];
-    uint64_t len = x.len < chunk ? x.len : chunk;
-    scrub_cut(d, 0, x.off, x.off + len); /* on failure: retried next step */
-    d->scrub_next_ns = e->now_ns + SCRUB_PERIOD_NS;
+    /* Fill the bucket with what the time since the last step allows (one
+     * period's worth at the first step of a pass), at most one chunk. */
+    uint64_t elapsed = d->scrub_last_ns && e->now_ns > d->scrub_last_ns ? e->now_ns - d->scrub_last_ns
+                       : d->scrub_last_ns                               ? 0
+                                                                        : SCRUB_PERIOD_NS;
+    d->scrub_credit += scrub_allowance(rate, elapsed, SCRUB_MAX_CHUNK);
+    if (d->scrub_credit > SCRUB_MAX_CHUNK)
+        d->scrub_credit = SCRUB_MAX_CHUNK;
+    d->scrub_last_ns = e->now_ns;
+    /* Spend it in whole units (the tail of an extent may be shorter). */
+    while (d->ndirty) {
+        scrub_ext x = d->dirty[0];
+        uint64_t len = d->scrub_credit / unit * unit;
+        if (x.len < len)
+            len = x.len;
+        uint64_t before = d->scrub_pending;
+        if (!len || scrub_cut(d, 0, x.off, x.off + len) < 0)
+            break; /* on failure: retried next step */
+        uint64_t done = before - d->scrub_pending; /* >= len: cuts widen to SCRUB_ALIGN */
+        d->scrub_credit -= done < d->scrub_credit ? done : d->scrub_credit;
+    }
+    if (!d->ndirty) {
+        d->scrub_last_ns = 0;
+        d->scrub_credit = 0;
+        return;
+    }
+    /* Wake when the bucket holds one unit again, at most once a period. */
+    uint64_t wait = SCRUB_PERIOD_NS;
+    if (d->scrub_credit < unit && rate) {
+        uint64_t need = (unit - d->scrub_credit) * 1000000000ull;
+        uint64_t ns = need / rate + (need % rate != 0);
+        if (ns > wait)
+            wait = ns;
+    }
+    d->scrub_next_ns = e->now_ns + wait;
 }
 
 uint64_t scrub_next_ns(const drive *d)

@@ -65,8 +65,96 @@ static uint64_t rnd(uint64_t n)
     return rnd_state % n;
 }
 
+/* ---- the background's rate (scrub.c 4): bytes per elapsed time, not per
+ * wake-up.  A counting backend; the engine's clock is passed in. ---- */
+static int count_zero(jbof_backend *b, uint64_t off, uint64_t len)
+{
+    (void)b, (void)off, (void)len;
+    return 0;
+}
+
+/* Mark `pending` bytes dirty on a fresh 4 GiB drive, then step every
+ * period_ns (a reactor that wakes late: a loaded host) for dur_ns at
+ * rate_bps; return the bytes the background zeroed. */
+static uint64_t scrubbed_in(uint64_t rate_bps, uint64_t period_ns, uint64_t dur_ns, uint64_t pending,
+                            uint64_t *max_step)
+{
+    static const jbof_backend_ops ops = {.name = "count", .zero = count_zero};
+    jbof_backend be = {.ops = &ops};
+    drive d = {.be = &be, .block_bytes = 4096, .size_bytes = 4ull << 30};
+    jbof_engine *e = calloc(1, sizeof(*e));
+    e->cfg.scrub_rate_bps = rate_bps;
+    e->now_ns = 5000000000ull; /* an engine up for a while */
+    scrub_mark(&d, 0, pending);
+    *max_step = 0;
+    for (uint64_t t = 0; t <= dur_ns; t += period_ns) { /* steps at 0 and at dur_ns */
+        uint64_t before = d.scrubbed;
+        scrub_step(e, &d);
+        if (d.scrubbed - before > *max_step)
+            *max_step = d.scrubbed - before;
+        e->now_ns += period_ns;
+    }
+    uint64_t n = d.scrubbed;
+    free(d.dirty);
+    free(e);
+    return n;
+}
+
+static void test_rate(void)
+{
+    const uint64_t MiB = 1ull << 20, MS = 1000000ull, S = 1000000000ull;
+    uint64_t big;
+    /* 64 MiB/s for 1 s: about 64 MiB whether the reactor wakes every 1 ms
+     * or only every 10 ms / 50 ms (fixed per wake-up: 6.25 MiB / 1.25 MiB
+     * at 10 / 50 ms) */
+    static const uint64_t periods[] = {1 * MS, 10 * MS, 50 * MS, 250 * MS};
+    for (unsigned i = 0; i < sizeof(periods) / sizeof(periods[0]); i++) {
+        uint64_t n = scrubbed_in(64 * MiB, periods[i], S, 1024 * MiB, &big);
+        CHECK(n >= 63 * MiB && n <= 65 * MiB);
+        CHECK(big <= SCRUB_MAX_CHUNK);
+    }
+    /* a rate below one 4 KiB block per ms is kept too (fixed per wake-up:
+     * a block each ms, 4 MiB/s) */
+    uint64_t n = scrubbed_in(1 * MiB, 1 * MS, 2 * S, 64 * MiB, &big);
+    CHECK(n >= 2 * MiB - 8192 && n <= 2 * MiB + 8192);
+    CHECK_EQ(big, 4096);
+    /* a step long delayed zeroes at most one chunk (the reactor stays
+     * responsive): 16 GiB/s, 1 s between wake-ups */
+    n = scrubbed_in(16ull << 30, S, 3 * S, 1024 * MiB, &big);
+    CHECK_EQ(big, SCRUB_MAX_CHUNK);
+    CHECK(n <= 3 * SCRUB_MAX_CHUNK + (16ull << 30) / 1000 + 4096); /* + the first step's period */
+    /* the pass ends: the bucket empties; a new removal 10 s later starts
+     * with one period's worth, not 10 s of credit */
+    static const jbof_backend_ops ops = {.name = "count", .zero = count_zero};
+    jbof_backend be = {.ops = &ops};
+    drive d = {.be = &be, .block_bytes = 4096, .size_bytes = 1ull << 30};
+    jbof_engine *e = calloc(1, sizeof(*e));
+    e->cfg.scrub_rate_bps = 64 * MiB;
+    e->now_ns = S;
+    scrub_mark(&d, 0, 1 * MiB);
+    for (int i = 0; i < 100 && d.ndirty; i++) {
+        scrub_step(e, &d);
+        e->now_ns += MS;
+    }
+    CHECK_EQ(d.ndirty, 0);
+    scrub_step(e, &d);
+    CHECK_EQ(d.scrub_credit, 0);
+    e->now_ns += 10 * S;
+    scrub_mark(&d, 0, 64 * MiB);
+    uint64_t before = d.scrubbed;
+    scrub_step(e, &d);
+    CHECK(d.scrubbed - before <= 64 * MiB / 1000 + 4096);
+    CHECK(d.scrubbed - before >= 4096);
+    /* no step before the next wake-up it asked for */
+    CHECK(scrub_next_ns(&d) > e->now_ns);
+    free(d.dirty);
+    free(e);
+}
+
 int main(void)
 {
+    test_rate();
+
     static const jbof_backend_ops ops = {.name = "fake", .zero = fake_zero};
     jbof_backend be = {.ops = &ops};
     drive d = {.be = &be, .block_bytes = BLK, .size_bytes = SZ};
