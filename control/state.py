@@ -29,7 +29,9 @@ the Engine marks them dirty again before it serves (csrc/scrub.c section 6):
 a restart never shows a removed tenant's bytes to the next owner.  Nor does a
 start place a tenant over that space (place_clear_of_pending: a tenant without
 an offset goes first fit clear of it; one given an offset over it, or fitting
-only over it, is refused with one line).
+only over it, is refused with one line), nor a live ``tenant add`` (the same
+placement and line, control/daemon/operations.py; it waits for the zeroing or is
+refused ``busy`` only when the tenant fits nowhere else).
 
 Formats (``jbof_state:``): 2 since tenant offsets and ``scrub_pending``; 1
 before them (its tenants carry no ``offset``).  A format-1 state is applied as
@@ -52,13 +54,21 @@ from typing import Any
 import yaml
 
 from control import units
-from control.config import Config, check_config, drive_size, parse_config, ranges_overlap
+from control.config import (
+    Config,
+    Tenant,
+    check_config,
+    drive_size,
+    parse_config,
+    ranges_overlap,
+)
 from control.config_export import document
 from control.errors import ConfigError
 from control.schema import load_yaml
 
 __all__ = ["GENERATIONS", "STATE_FORMAT", "STATE_FORMATS", "Loaded", "ScrubPending",
-           "StateFile", "file_sha256", "load_with_state", "place_clear_of_pending",
+           "StateFile", "file_sha256", "load_with_state", "offset_over_pending",
+           "place_clear_of_pending",
            "scrub_pending", "state_config", "state_format", "state_path_for", "write_atomic"]
 
 MIB = 1 << 20
@@ -290,17 +300,26 @@ def _refuse_given_offsets_over(cfg: Config, scrub: ScrubPending, src: str) -> No
     would read the removed tenant's bytes -- at once, or after a restart.  ConfigError
     (one line): the daemon does not start with it."""
     for i, t in enumerate(cfg.tenants):
-        if t.offset is None or t.size is None:
-            continue
-        over = [(o, n) for o, n in scrub.get(t.drive, ())
-                if ranges_overlap(t.offset, t.size, o, n)]
-        if over:
-            raise ConfigError(cfg.source, f"tenants[{i}].offset", f"tenant '{t.name}' at "
-                              f"{_span(t.offset, t.size)} overlaps removed tenants' space "
-                              f"drive '{t.drive}' has not zeroed yet ({_spans(over)}, in "
-                              f"{src}'s scrub_pending): it would read their data; give an "
-                              "offset clear of it, or start once without this tenant (the "
-                              "drive zeroes that space while the daemon serves)")
+        msg = offset_over_pending(t, scrub, src)
+        if msg:
+            raise ConfigError(cfg.source, f"tenants[{i}].offset", msg)
+
+
+def offset_over_pending(t: Tenant, scrub: ScrubPending, src: str, live: bool = False) -> str | None:
+    """The one line refusing tenant t, given an offset over space its drive has not
+    zeroed yet (scrub: src's scrub_pending), else None.  At start (and in ``jbof config
+    check``) and at a live ``tenant add`` alike; ``live`` only changes the advice."""
+    if t.offset is None or t.size is None:
+        return None
+    over = [(o, n) for o, n in scrub.get(t.drive, ()) if ranges_overlap(t.offset, t.size, o, n)]
+    if not over:
+        return None
+    advice = ("give an offset clear of it, or none (the tenant is then placed clear of it)"
+              if live else "give an offset clear of it, or start once without this tenant "
+              "(the drive zeroes that space while the daemon serves)")
+    return (f"tenant '{t.name}' at {_span(t.offset, t.size)} overlaps removed tenants' "
+            f"space drive '{t.drive}' has not zeroed yet ({_spans(over)}, in {src}'s "
+            f"scrub_pending): it would read their data; {advice}")
 
 
 def place_clear_of_pending(cfg: Config, scrub: ScrubPending, src: str) -> Config:

@@ -70,7 +70,8 @@
  *    stays dirty (only the gaps are marked).  Re-marking space that was in
  *    fact zeroed before the restart costs one more zero (a hole punch on a
  *    file).  The daemon never places a new tenant over space in its list
- *    (tenant.add waits for the scrub, or refuses), so a re-mark can never
+ *    (tenant.add places it clear of that space, else waits for the scrub or
+ *    refuses), so a re-mark can never
  *    zero data a new owner wrote.  Worked example: A's [32 MiB, 64 MiB) is
  *    removed at a scrub_rate of 1 MiB/s and the daemon stops 3 s later;
  *    its state holds [32 MiB, 32 MiB); the next start marks it, pending is

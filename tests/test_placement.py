@@ -84,8 +84,10 @@ def _remove_a_at_a_slow_scrub(img: str) -> tuple[Any, int]:
 
 def test_restart_before_the_scrub_finished_keeps_the_space_dirty() -> None:
     """(2) b at 0, a at 32 MiB; a writes and is removed with the scrub at 1 MiB/s
-    (32 s of work); restart: the drive reports a's space pending again, and a tenant
-    over it is refused (one line) until it is zeroed, instead of reading a's bytes."""
+    (32 s of work); restart: the drive reports a's space pending again; a live add is
+    placed clear of it (as a start places tenants), one given an offset over it is
+    refused with the start's one line, and one that fits only over it is refused
+    (``busy``, one line) until it is zeroed -- none reads a's bytes."""
     from control_helpers import daemon, short_tmp
     from control.daemon.admin import AdminError
     tmp = short_tmp()
@@ -95,20 +97,31 @@ def test_restart_before_the_scrub_finished_keeps_the_space_dirty() -> None:
         assert pending > 16 * MIB
         with daemon("", restart=d.dir) as d2, d2.client() as c2:
             assert d2.engine.drive_stats("d0")["scrub_pending_bytes"] > 16 * MIB
-            with pytest.raises(AdminError) as e:
-                c2.call("tenant.add", name="c", size="32MiB")
-            msg = str(e.value)
-            assert "\n" not in msg and "being zeroed" in msg, msg
-            # clear of it, a tenant is placed at once; the state keeps the pending space
+            # an offset over it: the start's one line
             from click.testing import CliRunner
 
             from control.cli import main
             res = CliRunner().invoke(main, ["-s", d2.admin, "tenant", "add", "c", "--size",
-                                            "32MiB", "--offset", "64MiB"])
-            assert res.exit_code == 0 and res.output.startswith("added tenant c"), res.output
+                                            "32MiB", "--offset", "48MiB"])
+            assert res.exit_code != 0 and len(res.output.strip().splitlines()) == 1, res.output
+            assert "tenant 'c' at [48MiB, 80MiB) overlaps removed tenants' space drive 'd0' " \
+                   "has not zeroed yet ([32MiB, 64MiB), in " in res.output, res.output
+            # no offset: first fit clear of it, at once; the state keeps the pending space
+            t0 = time.monotonic()
+            c2.call("tenant.add", name="c", size="32MiB")
+            assert time.monotonic() - t0 < 1.0
             assert d2.engine.tenant_stats("c")["ns_base_bytes"] == 64 * MIB
+            assert d2.saved().tenant("c").offset == 64 * MIB
             raw = yaml.safe_load(d2.state_path.read_text())
             assert raw["scrub_pending"] == {"d0": [["32MiB", "32MiB"]]}
+            c2.call("tenant.add", name="e", size="16MiB")
+            assert d2.engine.tenant_stats("e")["ns_base_bytes"] == 96 * MIB
+            # 32 MiB fits only over it now: refused (32 s of zeroing > ADD_SCRUB_WAIT_S)
+            with pytest.raises(AdminError) as e:
+                c2.call("tenant.add", name="f", size="32MiB")
+            msg = str(e.value)
+            assert "\n" not in msg and "being zeroed" in msg, msg
+            c2.call("tenant.add", name="g", size="16MiB", offset="112MiB")  # clear of it
             # the file still holds a's bytes where the scrubber has not been: that is
             # why the space must stay dirty (scrub.c section 5)
             with open(img, "rb") as f:
@@ -133,6 +146,10 @@ def test_restart_then_a_new_tenant_over_removed_space_reads_zeroes() -> None:
         assert "scrub_rate: 1MiB/s" in text and "scrub_pending" in text
         state.write_text(text.replace("scrub_rate: 1MiB/s", "scrub_rate: 16GiB/s"))
         with daemon("", restart=d.dir) as d2, d2.client() as c2:
+            deadline = time.monotonic() + 30
+            while d2.engine.drive_stats("d0")["scrub_pending_bytes"] and \
+                    time.monotonic() < deadline:
+                time.sleep(0.01)
             res = c2.call("tenant.add", name="c", size="32MiB")
             assert d2.engine.tenant_stats("c")["ns_base_bytes"] == 32 * MIB, res
             assert _read(d2.nbd, "c") == [bytes(4096), bytes(4096)]
@@ -371,7 +388,8 @@ def test_bad_scrub_pending_in_the_state_is_one_line(tmp_path: Path, pending: str
 
 
 def test_add_waiting_for_the_scrub_does_not_block_other_admin_requests() -> None:
-    """tenant.add over space its drive still zeroes waits for the zeroing (here
+    """tenant.add that fits only over space its drive still zeroes (the drive is
+    full otherwise) waits for the zeroing (here
     ~4.6 s of work at 7 MiB/s) without the ops lock: tenant.list, stats and even a
     tenant.set answer within 1 s meanwhile (the wait used to hold the lock, up to
     11 s: tenant.set took 4.4 s here); the add then lands first fit on the zeroed
@@ -383,6 +401,7 @@ def test_add_waiting_for_the_scrub_does_not_block_other_admin_requests() -> None
     from control.daemon.admin import AdminError
     cfg = ("drives: [{name: d0, backend: memory, size: 128MiB}]\n"
            "tenants:\n  - {name: a, size: 32MiB}\n  - {name: b, size: 32MiB}\n"
+           "  - {name: x, size: 64MiB}\n"
            "limits: {scrub_rate: 7MiB/s}\n")
     with daemon(cfg) as d, d.client() as c:
         _write(d.nbd, "a", PAT_A)
@@ -422,12 +441,14 @@ def test_add_waiting_for_the_scrub_does_not_block_other_admin_requests() -> None
 
 
 def test_add_refused_while_the_scrub_is_long_names_the_pending_range() -> None:
-    """Zeroing that takes more than ADD_SCRUB_WAIT_S: tenant.add is refused at once
-    with one line naming the pending range, the rate and the time left."""
+    """Zeroing that takes more than ADD_SCRUB_WAIT_S: tenant.add that fits only over
+    it is refused at once with one line naming the pending range, the rate and the
+    time left."""
     from control_helpers import daemon
     from control.daemon.admin import AdminError
     cfg = ("drives: [{name: d0, backend: memory, size: 128MiB}]\n"
            "tenants:\n  - {name: a, size: 32MiB}\n  - {name: b, size: 32MiB}\n"
+           "  - {name: x, size: 64MiB}\n"
            "limits: {scrub_rate: 1MiB/s}\n")
     with daemon(cfg) as d, d.client() as c:
         c.call("tenant.remove", name="a", force=True)
@@ -438,3 +459,46 @@ def test_add_refused_while_the_scrub_is_long_names_the_pending_range() -> None:
         msg = e.value.message
         assert e.value.code == "busy" and "\n" not in msg, msg
         assert "being zeroed ([0, 32MiB); limits.scrub_rate 1MiB/s: about 3" in msg, msg
+
+
+@pytest.mark.parametrize("args,want", [
+    ({"size": "32MiB"}, 64 * MIB),                    # first fit clear of [0, 32MiB)
+    ({"size": "64MiB"}, 64 * MIB),
+    ({"size": "16MiB"}, 64 * MIB),
+    ({"size": "32MiB", "offset": "96MiB"}, 96 * MIB),  # given, clear of it
+    ({"size": "16MiB", "offset": "8MiB"},
+     "invalid: args.offset: tenant 'c' at [8MiB, 24MiB) overlaps removed tenants' space "
+     "drive 'd0' has not zeroed yet ([0, 32MiB), in "),
+    ({"size": "8MiB", "offset": "0"}, "invalid: args.offset: tenant 'c' at [0, 8MiB) overlaps"),
+    ({"size": "96MiB"}, "no_space: tenant 'c'"),        # fits nowhere: the Engine says so
+])
+def test_live_add_is_placed_clear_of_pending_space(args: dict[str, Any], want: Any) -> None:
+    """A live tenant.add uses the start's placement (control/state.py
+    place_clear_of_pending): a at 0 removed while the drive zeroes at 1 MiB/s, b at
+    32 MiB: an add without an offset lands first fit clear of a's space at once (it
+    used to wait, then be refused ``busy``); one given an offset over it is refused
+    with the start's one line; one that fits nowhere is the Engine's no_space (one that
+    fits only over it is still ``busy``: the two tests below)."""
+    from control_helpers import daemon
+    from control.daemon.admin import AdminError
+    cfg = ("drives: [{name: d0, backend: memory, size: 128MiB}]\n"
+           "tenants:\n  - {name: a, size: 32MiB}\n  - {name: b, size: 32MiB}\n"
+           "limits: {scrub_rate: 1MiB/s}\n")
+    with daemon(cfg) as d, d.client() as c:
+        _write(d.nbd, "a", PAT_A)
+        c.call("tenant.remove", name="a", force=True)
+        t0 = time.monotonic()
+        if isinstance(want, int):
+            c.call("tenant.add", name="c", **args)
+            assert time.monotonic() - t0 < 1.0
+            assert d.engine.tenant_stats("c")["ns_base_bytes"] == want
+            assert d.saved().tenant("c").offset == want
+            assert _read(d.nbd, "c", (0, 15 * MIB)) == [bytes(4096), bytes(4096)]
+            assert d.engine.drive_stats("d0")["scrub_pending_bytes"] > 16 * MIB
+            return
+        with pytest.raises(AdminError) as e:
+            c.call("tenant.add", name="c", **args)
+        assert time.monotonic() - t0 < 1.0
+        msg = f"{e.value.code}: {e.value.message}"
+        assert "\n" not in msg and msg.startswith(want), msg
+        assert "c" not in [t["name"] for t in c.call("tenant.list")["tenants"]]

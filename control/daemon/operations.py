@@ -33,7 +33,10 @@ namespace back where it was.  A removed tenant's namespace stays in the
 state's ``scrub_pending`` until its drive reports nothing left to zero (checked
 at each save, and at shutdown: ``save_scrub_done``); a restart marks it dirty
 again.  ``tenant.add`` never places a
-tenant over such space: while the drive still zeroes it, the op waits (up to
+tenant over such space: a tenant without an offset goes first fit clear of it
+(control/state.py place_clear_of_pending, as at start), one given an offset over
+it is refused with the start's one line; when it fits only over it, while the
+drive still zeroes it, the op waits (up to
 ADD_SCRUB_WAIT_S of estimated work at limits.scrub_rate; without the ops lock,
 so other admin ops are answered meanwhile) or is refused with one line naming
 the pending ranges -- else a restart would zero the new tenant's data, or show
@@ -78,7 +81,14 @@ from control.config_export import (
 )
 from control.config_schema import LIMITS_KEYS, p_rate
 from control.daemon.admin import OPS, PROTOCOL_VERSION, READ_ONLY_OPS, AdminError
-from control.state import STATE_FORMAT, ScrubPending, StateFile, state_format
+from control.state import (
+    STATE_FORMAT,
+    ScrubPending,
+    StateFile,
+    offset_over_pending,
+    place_clear_of_pending,
+    state_format,
+)
 
 log = logging.getLogger("jbof.admin")
 
@@ -313,17 +323,29 @@ class Operations:
             except OSError as e:
                 log.error("could not save %s: %s", self.persist_path, e)
 
-    def _scrub_blocking(self, t: Tenant) -> str | None:
-        """With the lock held, before tenant t is placed: its drive if t could land on
-        space the drive still zeroes (see the module docstring), else None."""
+    def _scrub_place(self, t: Tenant, new: Config) -> tuple[Tenant, Config, str | None]:
+        """With the lock held, before tenant t (the last of new) is placed, on a drive
+        that still zeroes removed space (see the module docstring): the same placement
+        as a start (control/state.py place_clear_of_pending) -- without an offset, t
+        gets the first fit clear of that space; given an offset over it, AdminError
+        ``invalid`` with the start's one line.  Returns (t, new, None) to place, or
+        (t, new, drive) when t fits on its drive only over space still being zeroed."""
         self._scrub_refresh()
         pending = self._scrub.get(t.drive, ())
         if not pending:
-            return None
-        if t.offset is not None and t.size is not None and not any(
-                ranges_overlap(t.offset, t.size, o, n) for o, n in pending):
-            return None                     # placed clear of it
-        return t.drive
+            return t, new, None
+        scrub = {t.drive: pending}
+        msg = offset_over_pending(t, scrub, self.persist_path or "the daemon", live=True)
+        if msg:
+            raise AdminError("invalid", f"args.offset: {msg}")
+        if t.offset is not None:
+            return t, new, None             # placed clear of it
+        try:
+            placed = place_clear_of_pending(new, scrub, "admin")
+        except ConfigError:
+            return t, new, t.drive          # fits only over it: wait, or busy
+        t = placed.tenants[-1]              # None offset: no room at all (the Engine says so)
+        return t, dataclasses.replace(new, tenants=new.tenants[:-1] + (t,)), None
 
     def _scrub_rate(self) -> int:
         return int(limits_settings(self._cfg).get("scrub_rate") or DEFAULT_SCRUB_BPS)
@@ -357,8 +379,8 @@ class Operations:
                           f"removed tenants' space being zeroed ({where}; limits.scrub_rate "
                           f"{units.format_rate(rate)}: about {max(1, round(left / rate))} s); "
                           "a new tenant is placed there only once it is zeroed, so that no "
-                          "restart shows it the old data: retry then, or give an offset "
-                          "clear of it")
+                          "restart shows it the old data, and it fits nowhere else on the "
+                          "drive: retry then")
 
     # -- dispatch ---------------------------------------------------------
 
@@ -454,12 +476,14 @@ class Operations:
         return self._tenant_add(args, self._persist)
 
     def _tenant_add(self, args: dict[str, Any], persist: bool) -> dict[str, Any]:
-        """tenant.add.  When the tenant could land on space its drive still zeroes
-        (_scrub_blocking), the op waits for the zeroing (_scrub_wait, at most
-        ADD_SCRUB_WAIT_S of estimated work) WITHOUT the lock -- other admin ops, a
-        tenant.remove or tenant.set included, are answered meanwhile (it used to hold
-        the lock for up to 11 s) -- then checks everything again under the lock, since
-        the config may have changed; still blocked: AdminError ``busy`` (one line)."""
+        """tenant.add.  On a drive still zeroing removed space, a tenant without an
+        offset is placed first fit clear of it, one given an offset over it is refused
+        (_scrub_place); when it fits only over it, the op waits for the zeroing
+        (_scrub_wait, at most ADD_SCRUB_WAIT_S of estimated work) WITHOUT the lock --
+        other admin ops, a tenant.remove or tenant.set included, are answered meanwhile
+        (it used to hold the lock for up to 11 s) -- then checks everything again under
+        the lock, since the config may have changed; still blocked: AdminError ``busy``
+        (one line)."""
         waited = False
         while True:
             with self._lock:
@@ -469,7 +493,7 @@ class Operations:
                     raise AdminError("exists", f"args.name: tenant {t.name!r} already exists")
                 new = dataclasses.replace(cfg, tenants=cfg.tenants + (t,))
                 check_config(new, "admin", self._where(len(cfg.tenants)))
-                drive = self._scrub_blocking(t)
+                t, new, drive = self._scrub_place(t, new)
                 if drive is None:
                     self._persist = persist
                     return self._place(t, new)
