@@ -13,8 +13,10 @@ before it the generations shift by one (``.1`` -> ``.2``, ...).  The state
 records the SHA-256 of the config file it was made from.  At start the daemon
 loads the config and, when the state's base matches the file, the state on top
 (its log line says which).  A config file edited after the state was written
-wins and the state is set aside (it becomes generation ``.1`` at the next
-change); a state written after the file changed (``jbof config save``, then
+wins and the state is set aside: the start writes the state again from the
+file (change ``start: config file edited after the state``, the old one kept
+as generation ``.1``), with the offsets it placed tenants at and the set-aside
+state's pending space; a state written after the file changed (``jbof config save``, then
 more live changes) still wins, and the log line says so.  ``jbof config
 diff`` shows running vs file; ``jbof config save`` writes the running config
 into the file (control/config_save.py), comments kept.
@@ -75,6 +77,7 @@ MIB = 1 << 20
 GENERATIONS = 5          # the current state file and 4 older ones
 STATE_FORMAT = 2          # what this daemon writes (``jbof_state:``)
 STATE_FORMATS = (1, 2)    # what it reads: 1 = before tenant offsets and scrub_pending
+START_CHANGE = "start: config file edited after the state"   # Loaded.start_change
 
 
 def state_path_for(config_path: str | None, state_dir: str | None) -> Path | None:
@@ -163,11 +166,14 @@ ScrubPending = dict[str, tuple[tuple[int, int], ...]]
 @dataclass(frozen=True)
 class Loaded:
     """What serve starts from: the config (with the state applied when it was), the
-    log line that says so, and the state's scrub_pending (applied with it)."""
+    log line that says so, the state's scrub_pending (applied with it), and the change
+    the start writes the state with (None: no write; set when the file wins over an
+    older state: the offsets placed then are saved at once)."""
     cfg: Config
     used_state: bool
     message: str
     scrub: ScrubPending = field(default_factory=dict)
+    start_change: str | None = None
 
 
 def load_with_state(file_cfg: Config, config_path: str | None,
@@ -195,7 +201,7 @@ def load_with_state(file_cfg: Config, config_path: str | None,
             return Loaded(cfg, False,
                           f"jbof serve: config {shown}; state {src} (saved "
                           f"{raw.get('saved_at')}) NOT applied: the config file was edited "
-                          f"after it; the file wins{kept}", scrub)
+                          f"after it; the file wins{kept}", scrub, START_CHANGE)
         note = " (the config file changed under the last daemon, e.g. `jbof config save`: " \
                "the newer state wins; see `jbof config diff`)"
     cfg = parse_config(raw["config"], f"{src}: config")

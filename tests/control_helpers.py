@@ -74,6 +74,7 @@ def daemon(config_text: str, metrics: bool = False, restart: Path | None = None,
     tmp = restart or short_tmp()
     path = tmp / "c.yaml"
     scrub: dict[str, Any] = {}
+    start_change = None
     if restart is None:
         path.write_text(textwrap.dedent(config_text))
         file_cfg = load_config(path)
@@ -81,6 +82,7 @@ def daemon(config_text: str, metrics: bool = False, restart: Path | None = None,
         loaded = load_with_state(load_config(path), str(path), tmp / "c.state.yaml")
         file_cfg = loaded.cfg
         scrub = dict(loaded.scrub)
+        start_change = loaded.start_change
     cfg = file_cfg.with_overrides(unix=str(tmp / "nbd.sock"), admin_socket=str(tmp / "admin.sock"),
                                   metrics="127.0.0.1:0" if metrics else None)
     if admin:
@@ -92,6 +94,7 @@ def daemon(config_text: str, metrics: bool = False, restart: Path | None = None,
     state = tmp / "c.state.yaml"
     plane = Services(eng, cfg, str(state), stop.set, file_cfg, scrub=scrub)
     plane.control.config_path = str(path)
+    plane.control.start_change = start_change
     if plane.control.state is not None:     # as jbof serve: the state names its base
         plane.control.state.base_sha256 = file_sha256(path)
     try:

@@ -502,3 +502,41 @@ def test_live_add_is_placed_clear_of_pending_space(args: dict[str, Any], want: A
         msg = f"{e.value.code}: {e.value.message}"
         assert "\n" not in msg and msg.startswith(want), msg
         assert "c" not in [t["name"] for t in c.call("tenant.list")["tenants"]]
+
+
+def test_a_start_where_the_edited_config_wins_writes_the_state() -> None:
+    """The file wins over an older state: the start writes the state at once (change
+    'start: config file edited after the state', based on the edited file, the old
+    state kept as .1) with the offsets it placed -- n at 64 MiB, clear of a's pending
+    space -- and that space still pending; before, they were saved only at the next
+    change or shutdown, so a crash meanwhile started the next time from the file
+    alone (then n is placed again, without the state's knowledge)."""
+    from control_helpers import daemon, short_tmp
+    from control.state import file_sha256
+    tmp = short_tmp()
+    img = str(tmp / "disk.img")
+    try:
+        with daemon(_cfg(img, "a", "b", "1MiB/s"), keep=True) as d, d.client() as c:
+            c.call("tenant.remove", name="a", force=True)
+        old = (d.dir / "c.state.yaml").read_text()
+        _edit_after_state(d, "{name: n, size: 32MiB}")
+        with daemon("", restart=d.dir) as d2:
+            raw = yaml.safe_load(d2.state_path.read_text())   # no change made: the start's
+            assert raw["change"] == "start: config file edited after the state"
+            assert raw["jbof_state"] == 2
+            assert raw["base_sha256"] == file_sha256(d.dir / "c.yaml")
+            assert {t["name"]: t["offset"] for t in raw["config"]["tenants"]} == \
+                {"b": "32MiB", "n": "64MiB"}
+            assert raw["scrub_pending"] == {"d0": [["0", "32MiB"]]}
+            assert (d.dir / "c.state.yaml.1").read_text() == old
+            assert not list(d.dir.glob(".c.state.yaml.*.tmp"))   # written atomically
+        # the next start applies it (its base is the file now): same layout, no write
+        with daemon("", restart=d.dir) as d3:
+            assert d3.engine.tenant_stats("n")["ns_base_bytes"] == 64 * MIB
+            assert d3.engine.drive_stats("d0")["scrub_pending_bytes"] > 16 * MIB
+            raw = yaml.safe_load(d3.state_path.read_text())
+            assert raw["change"] == "start: config file edited after the state"
+            assert (d.dir / "c.state.yaml.1").read_text() == old
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(d.dir, ignore_errors=True)

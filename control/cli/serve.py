@@ -59,4 +59,5 @@ def serve(config_path: str | None, unix_path: str | None, tcp_addr: str | None,
                                                        metrics=metrics))
     run(cfg, file_cfg, str(state) if state else None, guard=run_guarded, out=click.echo,
         err=lambda line: click.echo(line, err=True), config_path=config_path,
-        base_sha256=file_sha256(config_path), banner=loaded.message, scrub=loaded.scrub)
+        base_sha256=file_sha256(config_path), banner=loaded.message, scrub=loaded.scrub,
+        start_change=loaded.start_change)

@@ -116,6 +116,7 @@ class Operations:
         self.persist_path = persist_path      # the state file (never the config file)
         self.state = StateFile(Path(persist_path), None) if persist_path else None
         self.config_path: str | None = None   # the operator's file (read only)
+        self.start_change: str | None = None  # write the state at start (control/state.py Loaded)
         self._persist = True                  # the current op's ``persist`` argument
         # what the file says outside drives/tenants (not the command line's overrides)
         self._file_cfg = file_cfg or cfg
@@ -260,7 +261,25 @@ class Operations:
             pinned.append(t)
         self._cfg = dataclasses.replace(self._cfg, tenants=tuple(pinned))
         self._settle_scrub()
-        self._upgrade_state()
+        if self.start_change:
+            self._save_at_start(self.start_change)
+        else:
+            self._upgrade_state()
+
+    def _save_at_start(self, what: str) -> None:
+        """At start, after pin_sizes, when the config file won over an older state
+        (control/state.py Loaded.start_change): write the state now -- atomically, the
+        old one kept as generation .1 -- so the offsets placed at this start and the
+        space still pending are saved at once, not only at the next change or shutdown
+        (a crash before then started the next time from the file alone).  Errors are
+        logged (the daemon serves anyway)."""
+        if self.state is None:
+            return
+        try:
+            self.state.write(self.file_form(), what, self._scrub)
+            self._saved_scrub = self._scrub
+        except OSError as e:
+            log.error("could not save %s: %s", self.persist_path, e)
 
     def _upgrade_state(self) -> None:
         """At start, after pin_sizes: a format-1 state (control/state.py: written before

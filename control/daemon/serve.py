@@ -112,14 +112,16 @@ def run(cfg: Config, file_cfg: Config, persist_path: str | None,
         guard: Callable[[Callable[[], T]], T] = lambda fn: fn(),
         out: Callable[[str], None] = print, err: Callable[[str], None] = print,
         config_path: str | None = None, base_sha256: str | None = None,
-        banner: str | None = None, scrub: Any = None) -> None:
+        banner: str | None = None, scrub: Any = None,
+        start_change: str | None = None) -> None:
     """Run the Engine and its services (admin socket, metrics, forecast, tuners) for
     ``cfg`` until SIGINT/SIGTERM or the admin ``shutdown`` op; print one NBD URI per
     export with ``out`` once serving.  ``guard`` wraps each step that may fail (the CLI
     turns failures into one line); changes over the admin socket go to the state
     file persist_path (control/state.py), never to config_path.  ``scrub``: the state's
     scrub_pending, marked dirty before the Engine serves and kept in the state until
-    the drive reports it zeroed."""
+    the drive reports it zeroed.  ``start_change``: write the state at start with
+    that change (control/state.py Loaded.start_change)."""
     from control.daemon.services import Services
 
     def make() -> Any:
@@ -131,6 +133,7 @@ def run(cfg: Config, file_cfg: Config, persist_path: str | None,
     services = Services(eng, cfg, persist_path, stop.set, file_cfg,
                         admin_explicit=cfg.admin.socket is not None, scrub=scrub)
     services.control.config_path = config_path
+    services.control.start_change = start_change
     if services.control.state is not None:
         services.control.state.base_sha256 = base_sha256
     old = {s: signal.signal(s, lambda *_: stop.set()) for s in (signal.SIGINT, signal.SIGTERM)}
