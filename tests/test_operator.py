@@ -361,3 +361,97 @@ def test_serve_help_points_nowhere_into_the_repository() -> None:
     res = CliRunner().invoke(main, ["serve", "--help"])
     assert "configs/default.yaml" not in res.output and "--state-dir" in res.output
     assert yaml is not None
+
+
+# ------------------------------------------------- config check: the state file ---
+
+_DRV = "drives: [{{name: d0, backend: memory, size: 128MiB}}]\n"
+_NET = "listen: {{unix: {d}/n.sock}}\nadmin: {{socket: {d}/a.sock}}\n"
+
+
+def _state_doc(d: Path, base: str, tenants: str, extra: str = "", fmt: str = "2") -> str:
+    net = _NET.format(d=d).replace("\n", "\n  ")
+    return (f"jbof_state: {fmt}\nsaved_at: x\nchange: tenant.remove a\nbase_sha256: {base}\n"
+            f"config:\n  {_DRV.format()}  tenants: {tenants}\n  {net}\n{extra}")
+
+
+# (config file tenants, state file (None: none) given (dir, base sha, ...), edited after
+#  the state?, exit code, what the one output line holds)
+_B_C = "[{name: b, size: 32MiB, offset: 32MiB}, {name: c, size: 32MiB, offset: 64MiB}]"
+_PENDING = "scrub_pending: {d0: [[0, 32MiB]]}\n"
+CHECK_STATE = [
+    ("no-state", None, False, 0, ": ok: 1 drive: d0 (memory, qos, 2 tenants, 64.0MiB/128MiB)"),
+    ("applied", lambda d, b: _state_doc(d, b, _B_C[:-1] + ", {name: e, size: 16MiB, offset: "
+                                        "96MiB}]", _PENDING), False, 0,
+     "3 tenants, 80.0MiB/128MiB); NBD on"),
+    ("format-3", lambda d, b: _state_doc(d, b, _B_C, fmt="3"), False, 1,
+     "jbof_state: format 3 is not supported; this jbof reads formats 1, 2"),
+    ("not-a-state", lambda d, b: "just: text\n", False, 1, "is not a jbof state file"),
+    ("pending-under-a-tenant",
+     lambda d, b: _state_doc(d, b, _B_C, "scrub_pending: {d0: [[48MiB, 8MiB]]}\n"), False, 1,
+     "scrub_pending.d0[0]: [48MiB, 56MiB) overlaps tenant 'b'"),
+    ("edited-offset-over-pending", lambda d, b: _state_doc(d, "0" * 64, _B_C, _PENDING), True,
+     1, "tenants[2].offset: tenant 'n' at [16MiB, 48MiB) overlaps removed tenants' space "
+        "drive 'd0' has not zeroed yet ([0, 32MiB)"),
+    ("edited-fits-only-over-pending", lambda d, b: _state_doc(d, "0" * 64, _B_C, _PENDING),
+     True, 1, "tenant 'm' (32MiB) fits on drive 'd0' only over removed tenants' space not "
+              "zeroed yet ([0, 32MiB))"),
+    ("edited-placed-clear", lambda d, b: _state_doc(d, "0" * 64, _B_C, _PENDING), True, 0,
+     "not applied (the file was edited after it)"),
+]
+_FILE_TENANTS = {
+    "edited-offset-over-pending": "  - {name: n, size: 32MiB, offset: 16MiB}\n",
+    "edited-fits-only-over-pending": "  - {name: x, size: 32MiB, offset: 96MiB}\n"
+                                     "  - {name: m, size: 32MiB}\n",
+    "edited-placed-clear": "  - {name: n, size: 16MiB}\n",
+}
+
+
+@pytest.mark.parametrize("case,state,edited,code,want", CHECK_STATE,
+                         ids=[c[0] for c in CHECK_STATE])
+@pytest.mark.parametrize("state_dir", [False, True])
+def test_check_reads_the_state_file_serve_would(tmp_path: Path, case: str, state: Any,
+                                                 edited: bool, code: int, want: str,
+                                                 state_dir: bool) -> None:
+    """`jbof config check` reads the state file `jbof serve` would (beside the file, or
+    in --state-dir) and refuses what a start refuses with the same one line (serve's
+    load_with_state raises it) and exit 1 -- before, it checked the file alone and the
+    systemd pre-start check passed a start that then failed."""
+    import os
+    sd = tmp_path / "state"
+    sd.mkdir()
+    f = tmp_path / "c.yaml"
+    f.write_text(_DRV.format() + "tenants:\n  - {name: b, size: 32MiB}\n"
+                 "  - {name: c, size: 32MiB}\n" + _FILE_TENANTS.get(case, "")
+                 + _NET.format(d=tmp_path))
+    where = sd if state_dir else tmp_path
+    if state is not None:
+        st = where / "c.state.yaml"
+        st.write_text(state(tmp_path, file_sha256(f)))
+        t = os.stat(st).st_mtime
+        os.utime(f, (t + (2 if edited else -2), t + (2 if edited else -2)))
+    args = ["config", "check", str(f)] + (["--state-dir", str(sd)] if state_dir else [])
+    res = CliRunner().invoke(main, args)
+    out = (res.stdout if code == 0 else res.stderr).strip().splitlines()
+    assert res.exit_code == code and len(out) == 1 and want in out[0], res.output
+    if code:
+        with pytest.raises(Exception) as e:      # what serve's start says, word for word
+            load_with_state(load_config(f), str(f.resolve()), where / "c.state.yaml")
+        assert out[0] == f"Error: {e.value}", (out[0], str(e.value))
+    # --no-host checks the file alone
+    if case not in _FILE_TENANTS:
+        nh = CliRunner().invoke(main, args + ["--no-host"])
+        assert nh.exit_code == 0 and "; state " not in nh.stdout, nh.output
+
+
+def test_check_without_state_dir_does_not_read_the_one_in_it(tmp_path: Path) -> None:
+    """serve without --state-dir reads the state beside the file: so does check."""
+    sd = tmp_path / "state"
+    sd.mkdir()
+    f = tmp_path / "c.yaml"
+    f.write_text(_DRV.format() + "tenants:\n  - {name: b, size: 32MiB}\n"
+                 + _NET.format(d=tmp_path))
+    (sd / "c.state.yaml").write_text("jbof_state: 3\nconfig: {}\n")
+    assert CliRunner().invoke(main, ["config", "check", str(f)]).exit_code == 0
+    res = CliRunner().invoke(main, ["config", "check", str(f), "--state-dir", str(sd)])
+    assert res.exit_code == 1 and "format 3 is not supported" in res.stderr, res.output

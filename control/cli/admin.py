@@ -136,29 +136,50 @@ def config() -> None:
 
 @config.command("check")
 @click.argument("file", metavar="FILE")
+@click.option("--state-dir", "state_dir", type=click.Path(file_okay=False), default=None,
+              metavar="DIR", help="Read the state file (live admin changes) from DIR, as "
+              "`jbof serve --state-dir DIR` does (default: beside FILE).")
 @click.option("--no-host", "no_host", is_flag=True, default=False,
-              help="Check the file only, not this machine (paths, sockets, ports).")
-def config_check(file: str, no_host: bool) -> None:
+              help="Check the file only, not this machine (state file, paths, sockets, "
+              "ports).")
+def config_check(file: str, state_dir: str | None, no_host: bool) -> None:
     """Validate FILE and what `jbof serve` would reject on this machine; on
     success print one summary line.
 
-    Checked beyond the keys: drive paths exist and are files or block devices
-    of enough size, O_DIRECT works where `direct` is on, the unix sockets are
-    not in use (connect test), the TCP addresses can be bound (bind test).
-    Exits non-zero with one line per problem.
+    Checked beyond the keys: the state file serve would read (beside FILE, or
+    in --state-dir: its format, its scrub_pending, no tenant placed over
+    removed space not zeroed yet -- the refusals of a start, same line), drive
+    paths exist and are files or block devices of enough size, O_DIRECT works
+    where `direct` is on, the unix sockets are not in use (connect test), the
+    TCP addresses can be bound (bind test).  Exits non-zero with one line per
+    problem.
 
     \b
     Example:
-      jbof config check /etc/jbof/jbof.yaml
+      jbof config check /etc/jbof/jbof.yaml --state-dir /var/lib/jbof
     """
+    import dataclasses
+    from pathlib import Path
+
     from control.preflight import problems
+    from control.state import load_with_state, state_path_for
     cfg = run_guarded(lambda: load_config(file))
+    note = ""
+    if not no_host:
+        # what serve --config FILE [--state-dir DIR] starts from (control/cli/serve.py)
+        path = str(Path(file).resolve())
+        state = state_path_for(path, state_dir)
+        loaded = run_guarded(lambda: load_with_state(cfg, path, state))
+        if state is not None and state.exists():
+            note = (f"; state {state}" if loaded.used_state else
+                    f"; state {state} not applied (the file was edited after it)")
+        cfg = dataclasses.replace(loaded.cfg, source=cfg.source)
     found = [] if no_host else problems(cfg)
     if found:
         for p in found:
             click.echo(f"Error: {file}: {p}", err=True)
         sys.exit(1)
-    click.echo(summary(cfg))
+    click.echo(summary(cfg) + note)
 
 
 @config.command("keys")
