@@ -393,8 +393,9 @@ def test_add_waiting_for_the_scrub_does_not_block_other_admin_requests() -> None
     ~4.6 s of work at 7 MiB/s) without the ops lock: tenant.list, stats and even a
     tenant.set answer within 1 s meanwhile (the wait used to hold the lock, up to
     11 s: tenant.set took 4.4 s here); the add then lands first fit on the zeroed
-    space.  (On a heavily loaded host the background scrub falls behind its rate and
-    the add may end refused with ``busy`` instead: the lock is what is tested.)"""
+    space.  (The add may still end refused with ``busy`` if the host is so loaded
+    that the reactor cannot run the scrub's steps in time: the lock is what is
+    tested.)"""
     import threading
 
     from control_helpers import daemon
