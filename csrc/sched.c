@@ -936,6 +936,7 @@ enum { SLO_IO_FLOOR = 32768 };                      /* qos: window charge per in
 static const uint64_t STARVE_NS = 10000000ull;      /* qos: 10 ms held by the bucket with nothing in flight (section 9) */
 static const uint64_t LENT_W_BACKOFF_NS = 1000000000ull; /* qos: no lent writes for 1 s after a slow one (section 14) */
 static const uint64_t PROGRESS_NS = 50000000ull;    /* qos, one bucket: 50 ms without a dispatch, nothing in flight (18) */
+static const uint64_t PROGRESS_DEBT_NS = 85000000ull; /* ... and 85 ms while still repaying an earlier such IO (39) */
 static const uint64_t RESV_STEP_NS = 1000000ull;    /* qos: reservations rescaled at most once per 1 ms (section 20) */
 static const uint64_t RESV_WIN_NS = 20000000ull;    /* qos: a reservation is judged met or short over 20 ms (section 20) */
 static const uint64_t ESC_FAST_NS = 1000000ull;     /* qos: a drive answering within 1 ms is not full (section 28) */
@@ -2832,9 +2833,12 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             t->in_turn = 1;
         }
         if (t->deficit < (int64_t)h->cost &&
-            !(one && !t->inflight && now_ns - t->last_take_ns >= PROGRESS_NS && now_ns - h->submit_ns >= PROGRESS_NS)) {
+            !(one && !t->inflight && now_ns - t->last_take_ns >= (!resv && t->deficit < 0 ? PROGRESS_DEBT_NS : PROGRESS_NS) &&
+              now_ns - h->submit_ns >= PROGRESS_NS)) {
             /* (section 18: unless it has sent nothing for PROGRESS_NS and
-             * has nothing in the drive -- then it goes on credit) */
+             * has nothing in the drive -- then it goes on credit; section
+             * 39: PROGRESS_DEBT_NS while it still owes for the last one and
+             * no reservation is active) */
             t->in_turn = 0; /* its turn is over: the deficit carries */
             list_rotate(s, l);
             idle_visits = 0; /* progress: its deficit grows every visit (18) */

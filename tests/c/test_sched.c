@@ -1174,6 +1174,43 @@ static void test_earned_head_join(void)
     jbof_sched_destroy(s);
 }
 
+/* section 39: section 18's progress credit (a tenant with nothing in the
+ * drive that has sent nothing for 50 ms goes on credit) waits 85 ms while
+ * the tenant still owes for the last one.  A weight-1 1 MiB writer at QD 4
+ * beside seven weight-8 64 KiB readers at QD 64 is owed a 1.75% share, ~4
+ * writes a second: on credit it sent 19 a second, one per ~54 ms, whatever
+ * its share; now 11, and still one at least every 100 ms */
+static void test_progress_debt(void)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    static load L;
+    static fake f;
+    memset(&L, 0, sizeof(L));
+    memset(&f, 0, sizeof(f));
+    L.n = 8;
+    for (int i = 0; i < L.n; i++) {
+        L.ids[i] = add(s, i ? 8 : 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+        L.depth[i] = i ? 64 : 4;
+        L.bs[i] = i ? 65536 : 1048576;
+        L.op[i] = i ? JBOF_OP_READ : JBOF_OP_WRITE;
+        L.stop_ns[i] = UINT64_MAX;
+    }
+    uint64_t last = 0, gap = 0, n = 0;
+    for (uint64_t t = 1000000; t <= 1000000000; t += 1000000) {
+        run(s, &L, &f, t);
+        uint64_t k = L.bytes[0] / 1048576;
+        if (k != n) {
+            gap = t - last > gap && n ? t - last : gap;
+            last = t;
+            n = k;
+        }
+    }
+    CHECK(n >= 9 && n <= 13);
+    CHECK(gap <= 100000000);
+    CHECK_EQ(L.fifo_violations, 0);
+    jbof_sched_destroy(s);
+}
+
 /* section 38: reservations alone pace with one bucket (the write bucket
  * stands full after a call that sent writes); a configured latency-critical
  * tenant with an SLO brings the second bucket back (it pays for the writes) */
@@ -1233,5 +1270,6 @@ int main(void)
     test_queued_ns();
     test_earned_head_join();
     test_resv_one_bucket();
+    test_progress_debt();
     TEST_SUMMARY();
 }
