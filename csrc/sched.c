@@ -903,6 +903,27 @@
  *    decay of the write factor in one-bucket mode (1 s mixes start at wf
  *    9) trades a few mixes either way.
  *    (measurements and variants: docs/scheduler-log.md section 43)
+ *
+ * 39. Section 18's progress credit waits longer while it is owed (issue
+ *    11, qos, one-bucket mode; the weights row).  Section 18 lets a tenant
+ *    with nothing in the drive that has sent nothing for PROGRESS_NS go on
+ *    credit, the debt repaid by its later quanta -- but nothing held the
+ *    next such IO until the last was repaid, so a deep tenant whose
+ *    weighted share is below one IO per 50 ms sent one per ~50 ms on
+ *    credit whatever its share, its deficit debt growing without bound
+ *    (s2-40: two 1 MiB randrw writers, 9.4 MB of cost per write, owed one
+ *    write per ~110 ms, sent 9 in 500 ms, 0.062 of the cost each for a
+ *    0.038 share, deficit -29 MB at the end).  Now a tenant whose deficit
+ *    is still negative after its turn's quantum (it owes for an earlier
+ *    credit IO) goes on credit only after PROGRESS_DEBT_NS (85 ms) since
+ *    its last dispatch: still one IO per starve bin (100 ms), no longer
+ *    two.  Not while a reservation is active (the dispatch_qos_one_resv
+ *    copy keeps 50 ms): there a reserved writer's debt holds the bucket
+ *    and a deep 1 MiB tenant's IO takes long enough in a fragmented drive
+ *    that 85 ms plus its latency left a 100 ms bin empty (s2-153, starve).
+ *    A tenant whose share is below one IO per 100 ms is still over-served
+ *    (s1-25: the starve invariant asks for more than its weight gives).
+ *    (measurements and variants: docs/scheduler-log.md section 39)
  */
 #include <errno.h>
 #include <stdlib.h>
