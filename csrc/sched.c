@@ -924,6 +924,26 @@
  *    A tenant whose share is below one IO per 100 ms is still over-served
  *    (s1-25: the starve invariant asks for more than its weight gives).
  *    (measurements and variants: docs/scheduler-log.md section 39)
+ * 40. A reservation the drive was seen to give keeps its floor, with one
+ *    bucket (issue 11, the reserve row).  Section 20 judges a reservation
+ *    short by what it sent over 20 ms, and its reservation tag counted
+ *    every IO it sent, DRR ones too, with no bound on its lead: a tenant
+ *    that ran far past its floor while the drive's write buffer was empty
+ *    had its tag hundreds of ms ahead, so once the buffer filled it got
+ *    its weight share (below its floor), was judged short with its tag
+ *    not yet due, and with the controller OVERLOADED for the rest of the
+ *    run (one bucket, no windows) section 20 kept it suspended.  Now each
+ *    reserved tenant keeps the most it sent over one attainment window
+ *    (r_peak_bps); while one bucket paces, the active reservations' sum of
+ *    reserve / peak is at most 1/3 (RESV_SEEN_X256; the sweep's own
+ *    feasibility test asks solo >= 2x) and their cost demand fits the
+ *    larger of the pacing rate and the measured completion rate, they are
+ *    seen (r_seen): section 20 does not cut them (they count as met), and
+ *    their tag leads now by at most RESV_LEAD_NS (20 ms), so IO sent
+ *    early banks no floor for later.  Peak alone is not enough: a window
+ *    with the buffer empty shows 2-3x what the drive sustains (hence 3x,
+ *    and the demand test).  (measurements: docs/scheduler-log.md
+ *    section 40)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -971,6 +991,8 @@ enum { WFULL_CONFIRM = 3 };                         /* qos: ... and at least thi
 enum { WFULL_X_BASE = 4 };                          /* qos: a write this many times its unloaded time waited for space (37) */
 static const uint64_t PACE_SKIP_NS = 40000000ull;   /* qos, one bucket: 31c passes a tenant's writes over for 40 ms at most (38) */
 enum { RESV_FRAC_X256 = 128 };                      /* qos: reservations may take 1/2 of the pacing rate (section 20) */
+enum { RESV_SEEN_X256 = 85 };                       /* qos: reservations seen at 3x their sum (reserve / peak) (section 40) */
+static const uint64_t RESV_LEAD_NS = 20000000ull;   /* qos: a seen reservation's tag leads now by at most 20 ms (section 40) */
 
 /* An SQ entry points at the caller's descriptor (section 6): submit fills
  * its scheduler fields in place, dispatch hands the same pointer back. */
@@ -1023,6 +1045,8 @@ typedef struct tenant {
     uint32_t r_cpb_x256;      /* cost per byte of its IO, x256, EWMA (0: none yet) */
     uint32_t r_win_full;      /* active since the window began */
     uint32_t r_short;         /* moved less than 7/8 of its reservation over the last window */
+    uint32_t r_seen;          /* section 40: the active reservations are ones the drive was seen to give */
+    uint64_t r_peak_bps;      /* section 40: the most it sent over one attainment window */
     uint32_t esc_ok;          /* qos: its head IO may go past a reservation's debt (section 28) */
     uint64_t esc_ns;          /* qos: last quantum earned while starving behind one (section 28) */
 } tenant;
@@ -2113,6 +2137,8 @@ static void take_tags(tenant *t, const jbof_io *io, uint64_t now_ns, int resv)
         if (t->r_tag < floor_ns)
             t->r_tag = floor_ns;
         t->r_tag += (uint64_t)(((__uint128_t)len * JBOF_NS_PER_S) / (t->r_eff_bps ? t->r_eff_bps : 1));
+        if (t->r_seen && t->r_tag > now_ns + RESV_LEAD_NS)
+            t->r_tag = now_ns + RESV_LEAD_NS; /* section 40: IO sent early banks no floor for later */
         resv_account(t, len, io->cost);
     }
 }
@@ -2145,14 +2171,18 @@ static __attribute__((noinline)) void resv_scale(jbof_sched *s, uint64_t now_ns)
         s->resv_win_ns = now_ns;
     uint64_t cap = (uint64_t)(((__uint128_t)s->ctl.rate_cost_bps * RESV_FRAC_X256) / 256u);
     uint64_t big = cap; /* a short reservation past this alone is suspended */
-    uint64_t sum = 0, level = 0, all = 0;
+    uint64_t sum = 0, level = 0, all = 0, seen = 0;
     uint32_t n = 0, n_bl = 0;
     for (uint32_t i = 0; i < s->nresv; i++) {
         tenant *t = s->t[s->resv[i]];
         if (roll) {
-            if (t->r_win_full && is_active(t) && t->r_eff_bps >= t->cfg.reserve_bps)
-                t->r_short = (uint64_t)(((__uint128_t)t->r_win_bytes * JBOF_NS_PER_S) / win) <
-                             t->cfg.reserve_bps - t->cfg.reserve_bps / 8;
+            if (t->r_win_full && is_active(t)) {
+                uint64_t moved = (uint64_t)(((__uint128_t)t->r_win_bytes * JBOF_NS_PER_S) / win);
+                if (t->r_eff_bps >= t->cfg.reserve_bps)
+                    t->r_short = moved < t->cfg.reserve_bps - t->cfg.reserve_bps / 8;
+                if (moved > t->r_peak_bps)
+                    t->r_peak_bps = moved; /* section 40 */
+            }
             t->r_win_bytes = 0;
             t->r_win_full = is_active(t);
         }
@@ -2161,7 +2191,9 @@ static __attribute__((noinline)) void resv_scale(jbof_sched *s, uint64_t now_ns)
         n_bl += t->count ? 1u : 0u;
         uint64_t d = resv_demand(t);
         all += d;
-        if (!t->r_short)
+        /* section 40: reserve / peak, x256 (never seen: too much) */
+        seen += t->r_peak_bps ? (uint64_t)(((__uint128_t)t->cfg.reserve_bps * 256u) / t->r_peak_bps) : 1u << 20;
+        if (!t->r_short || t->r_seen) /* a seen one is not cut (section 40): as a met one */
             cap = cap > d ? cap - d : 0;
         else if (d <= big) {
             sum += d;
@@ -2169,6 +2201,14 @@ static __attribute__((noinline)) void resv_scale(jbof_sched *s, uint64_t now_ns)
         }
     }
     s->resv_fit = all <= s->ctl.rate_cost_bps; /* section 31b */
+    /* section 40: one bucket, the active reservations each seen at 3x over
+     * one window (sum of reserve / peak at most 1/3), and their cost demand
+     * within what the drive is paced at or completes */
+    uint64_t drive = s->ctl.rate_cost_bps > s->ctl.meas_rate_cost_bps ? s->ctl.rate_cost_bps
+                                                                      : s->ctl.meas_rate_cost_bps;
+    uint32_t ok = seen <= RESV_SEEN_X256 && all <= drive && one_bucket(s);
+    for (uint32_t i = 0; i < s->nresv; i++)
+        s->t[s->resv[i]]->r_seen = ok;
     int on = s->ctl.state >= JBOF_CTL_CONGESTION && s->n_backlogged > n_bl && !s->n_lc_active;
     if (on && sum > cap && n) {
         /* the level: cap minus the reservations below it, over the rest */
@@ -2180,7 +2220,7 @@ static __attribute__((noinline)) void resv_scale(jbof_sched *s, uint64_t now_ns)
             n_big = 0;
             for (uint32_t i = 0; i < s->nresv; i++) {
                 tenant *t = s->t[s->resv[i]];
-                uint64_t d = is_active(t) && t->r_short ? resv_demand(t) : big + 1;
+                uint64_t d = is_active(t) && t->r_short && !t->r_seen ? resv_demand(t) : big + 1;
                 if (d > big)
                     continue;
                 if (d <= level)
@@ -2199,7 +2239,9 @@ static __attribute__((noinline)) void resv_scale(jbof_sched *s, uint64_t now_ns)
             continue;
         uint64_t d = resv_demand(t);
         uint64_t eff = t->cfg.reserve_bps;
-        if (on && t->r_short && d > big)
+        if (t->r_seen)
+            ; /* section 40: kept whole */
+        else if (on && t->r_short && d > big)
             eff = 0;
         else if (on && t->r_short && sum > cap && d > level)
             eff = (uint64_t)(((__uint128_t)t->cfg.reserve_bps * level) / d);

@@ -82,6 +82,11 @@ OPEN: dict[str, set[str]] = {
     # the FIFO write buffer full): t3's 20 MiB/s of 512 B/16/32 KiB writes at QD 1 on a fragmented
     # SATA drive got 15.6 behind t2's 128 KiB writes at QD 128; now 21.1; passes every invariant
     "sweep-s1-677": set(),
+    # sched.c section 40 (a reservation the drive was seen to give keeps its floor, one bucket): t1's
+    # 50 MiB/s of 256 KiB randrw at QD 64 on a fragmented SATA drive got 36.0 (suspended by section 20
+    # from 150 ms, its tag ~350 ms ahead from the empty-buffer start); now 58.5.  Work and starve are
+    # open (t3, an unlimited writer, has one empty 100 ms bin behind the floor)
+    "sweep-s1-416": {"work", "starve"},
 }
 
 CI_SEED = 11
