@@ -924,6 +924,7 @@
  *    A tenant whose share is below one IO per 100 ms is still over-served
  *    (s1-25: the starve invariant asks for more than its weight gives).
  *    (measurements and variants: docs/scheduler-log.md section 39)
+ *
  * 40. A reservation the drive was seen to give keeps its floor, with one
  *    bucket (issue 11, the reserve row).  Section 20 judges a reservation
  *    short by what it sent over 20 ms, and its reservation tag counted
