@@ -945,6 +945,18 @@
  *    with the buffer empty shows 2-3x what the drive sustains (hence 3x,
  *    and the demand test).  (measurements: docs/scheduler-log.md
  *    section 40)
+ *
+ * 42. A tenant owed its IO past the empty bucket (issue 11, the jain
+ *    row; tried and dropped, nothing kept).  Traced per IO, the jain
+ *    losers are QD 1-2 tenants waiting out the one bucket's debt alone,
+ *    QD 4-8 tenants behind the debt and a few IOs of the round, deep
+ *    large-IO tenants cost-fair but not solo-fair, and backlogged-set
+ *    cases.  Letting a tenant in its turn with nothing in the drive
+ *    whose deficit pays its head IO past the empty bucket (charged, one
+ *    bucket per debt episode, drive <= 24 IOs) fixed jain in 3 mixes
+ *    with no 200-mix row worse, but raised the CI sample's weights
+ *    count over its ratchet once section 39 landed.
+ *    (measurements and variants: docs/scheduler-log.md section 42)
  */
 #include <errno.h>
 #include <stdlib.h>
