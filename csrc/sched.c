@@ -154,13 +154,21 @@
  *    depth 8, 25% writes, 10 us ticks, one batch call per tick;
  *    callgrind; gcc 12 -O2, the Makefile's and the cffi build's
  *    optimization -- -O3, -flto and a unity build each cost more):
- *    487.4 instructions per IO whole program, 408.2 in the scheduler
- *    (single calls, before the batch call: 509.5 / 433.3).  Where the
- *    408.2 are (callgrind's per-line counts of build/bench_sched 200000,
- *    per IO): the completion ~154 (complete_t 59, complete_due 13, the
- *    histogram 17, the controller with the refill 63, write_done 2), the
- *    qos round 76, the batch call's own lines (frame, argument checks,
- *    entry loop, tenant lookup) 53, submit + cost_of 49, take 30,
+ *    484.2 instructions per IO whole program, 405.1 in the scheduler
+ *    (single calls, before the batch call: 509.5 / 433.3).  A rated
+ *    tenant's take (tags, the throttled interval: take_rated) and an SLO
+ *    tenant's completion work (its miss count, the SLO steering sample)
+ *    sit behind one expected-false test each (489.3 / 410.2 before).
+ *    Measured per mechanism (ablation, docs/scheduler-log.md section 6,
+ *    ninth pass): the histogram 13, the per-kind counters 8 (metrics),
+ *    the learned base 14, a second EWMA 6, sections 8/17's flags 7
+ *    (each needed by a sweep row); all the bench does not use at once
+ *    59.  Where the 408.2 were (eighth pass; callgrind's per-line
+ *    counts of build/bench_sched 200000, per IO): the completion ~154
+ *    (complete_t 59, complete_due 13, the histogram 17, the
+ *    controller with the refill 63, write_done 2), the qos round 76,
+ *    the batch call's own lines (frame, argument checks, entry loop,
+ *    tenant lookup) 53, submit + cost_of 49, take 30,
  *    dispatch_ctl's fixed part 18 and dispatch_body 5, small helpers
  *    inlined everywhere 24.  None is a loop; each is a few instructions
  *    per mechanism above.  The histogram's bucket takes no branch: one
@@ -1709,7 +1717,8 @@ static int tenant_apply_cfg(tenant *t, const jbof_tenant_cfg *c)
     t->cfg = *c;
     t->r_eff_bps = c->reserve_bps; /* section 20: rescaled at the next dispatch */
     t->win_gen = 0; /* the weight may have changed: recompute the window */
-    t->rated = c->limit_bps || c->limit_iops || c->reserve_bps;
+    /* (still rated while a throttled interval is open: take_rated closes it) */
+    t->rated = c->limit_bps || c->limit_iops || c->reserve_bps || t->throttled;
     t->lc_slo = c->klass == JBOF_CLASS_LATENCY && c->latency_slo_ns;
     t->slo_over_ns = c->latency_slo_ns ? c->latency_slo_ns : UINT64_MAX;
     return 0;
@@ -1888,6 +1897,7 @@ int jbof_sched_tenant_flush(jbof_sched *s, uint32_t id, jbof_io **out, int max, 
     if (t->throttled) {
         t->st.throttled_ns += now_ns > t->throttle_since ? now_ns - t->throttle_since : 0;
         t->throttled = 0;
+        t->rated = t->cfg.limit_bps || t->cfg.limit_iops || t->cfg.reserve_bps; /* see take_rated */
     }
     if (t->count) {
         enlist(s, id, t, 0);
@@ -2016,6 +2026,23 @@ int jbof_sched_submit(jbof_sched *s, jbof_io *io, uint64_t now_ns)
 
 static void take_tags(tenant *t, const jbof_io *io, uint64_t now_ns, int resv);
 
+/* take's part for a rated tenant (limits or a reservation; section 6):
+ * its tags under a policy that enforces them, and the end of a limit's
+ * throttled interval -- limit_ok opens one for rated tenants only, and a
+ * reconfiguration that unrates a throttled tenant leaves it rated until
+ * this closes it (tenant_apply_cfg).  Out of line: an unrated tenant's
+ * take tests one flag. */
+static __attribute__((noinline)) void take_rated(tenant *t, const jbof_io *io, uint64_t now_ns, uint32_t pol)
+{
+    if (policy_uses_tags(pol))
+        take_tags(t, io, now_ns, pol == JBOF_POLICY_QOS);
+    if (t->throttled) {
+        t->st.throttled_ns += now_ns - t->throttle_since;
+        t->throttled = 0;
+        t->rated = t->cfg.limit_bps || t->cfg.limit_iops || t->cfg.reserve_bps;
+    }
+}
+
 /* Pop the head IO of t into *out and do all accounting.  pol is the policy
  * and onl the list t is on, or TAKE_ANY, and one is one_bucket(s), or
  * TAKE_ONE_ANY: a caller that knows them passes constants and the inlined
@@ -2079,12 +2106,8 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
     if (onl == LIST_SCAV)
         s->scav_inflight_cost += c;
 
-    if (t->rated && policy_uses_tags(pol))
-        take_tags(t, io, now_ns, pol == JBOF_POLICY_QOS);
-    if (t->throttled) {
-        t->st.throttled_ns += now_ns - t->throttle_since;
-        t->throttled = 0;
-    }
+    if (__builtin_expect(t->rated, 0)) /* limits or a reservation (section 6) */
+        take_rated(t, io, now_ns, pol);
     if (policy_uses_ctl(pol) && !s->alone) {
         /* alone: not paced, runs up no debt; qos with one bucket (18): tokens[0] */
         s->ctl.tokens[pol == JBOF_POLICY_QOS && one ? 0 : k] -= c;
@@ -3336,16 +3359,20 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
         t->st.cost_completed += c;
     }
     hist_add(&t->hist, e2e); /* also counts the completion */
-    if (e2e > t->slo_over_ns) /* latency_slo_ns, or never without one */
-        t->st.slo_violations++;
+    if (__builtin_expect(t->slo_over_ns != UINT64_MAX, 0)) {
+        /* a tenant with an SLO (latency_slo_ns; section 6: one test for
+         * the others): its misses, and under qos a latency-critical one
+         * reports what it experiences end to end, so the drive is held
+         * where its SLO is met (ctl.c 3); the SLO cap itself is kept
+         * current by slo_cap_refresh */
+        if (e2e > t->slo_over_ns)
+            t->st.slo_violations++;
+        if (t->lc_slo && s->cfg.policy == JBOF_POLICY_QOS && op <= JBOF_OP_WRITE)
+            ctl_on_lc(&s->ctl, e2e, now_ns);
+    }
 
     uint32_t pol = s->cfg.policy;
     if (policy_uses_ctl(pol) && op <= JBOF_OP_WRITE) {
-        /* qos: a latency-critical tenant also reports what it experiences
-         * end to end, so the drive is held where its SLO is met (ctl.c 3);
-         * the SLO cap itself is kept current by slo_cap_refresh */
-        if (t->lc_slo && pol == JBOF_POLICY_QOS)
-            ctl_on_lc(&s->ctl, e2e, now_ns);
         uint64_t dev = now_ns > io->dispatch_ns ? now_ns - io->dispatch_ns : 0; /* time in the drive */
         ctl_sample(&s->ctl, op, io->length_bytes, c, dev, now_ns);
         if (now_ns >= s->due_ns || s->ctl.pend_n >= CTL_EVAL_EVERY)

@@ -374,6 +374,42 @@ static void test_limits(void)
     }
 }
 
+/* a limit removed while its tenant is throttled: the next take closes the
+ * throttled interval (take_rated, sched.c section 6) and the tenant is
+ * unrated from then on (qos, token-bucket) */
+static void test_unlimit_while_throttled(void)
+{
+    uint32_t pols[] = {JBOF_POLICY_TOKEN_BUCKET, JBOF_POLICY_QOS};
+    for (int k = 0; k < 2; k++) {
+        jbof_sched *s = mk(pols[k]);
+        uint32_t id = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 1ull << 20); /* 1 MiB/s */
+        static jbof_io io[8];
+        jbof_io *out[8];
+        memset(io, 0, sizeof(io));
+        for (int i = 0; i < 8; i++) {
+            io[i].tenant = id;
+            io[i].opcode = JBOF_OP_READ;
+            io[i].length_bytes = 65536;
+            CHECK_EQ(jbof_sched_submit(s, &io[i], 0), 0);
+        }
+        int n = jbof_sched_dispatch(s, 1000, out, 8); /* 64 KiB at 1 MiB/s: 62.5 ms of tag each */
+        CHECK(n >= 1 && n < 8);
+        jbof_tenant_stats ts;
+        jbof_sched_tenant_stats(s, id, &ts);
+        CHECK_EQ(ts.throttled, 1u);
+        jbof_tenant_cfg c;
+        CHECK_EQ(jbof_sched_tenant_get_cfg(s, id, &c), 0);
+        c.limit_bps = 0;
+        CHECK_EQ(jbof_sched_tenant_set(s, id, &c, 2000000), 0);
+        int m = jbof_sched_dispatch(s, 3000000, out, 8);
+        CHECK(m >= 1);
+        jbof_sched_tenant_stats(s, id, &ts);
+        CHECK_EQ(ts.throttled, 0u);
+        CHECK_EQ(ts.throttled_ns, 3000000ull - 1000);
+        jbof_sched_destroy(s);
+    }
+}
+
 /* a reservation is met against a heavier competitor (qos) */
 static void test_reservation(void)
 {
@@ -1289,6 +1325,7 @@ int main(void)
     test_invariants();
     test_weights();
     test_limits();
+    test_unlimit_while_throttled();
     test_reservation();
     test_scavenger();
     test_lent_write_backoff();
