@@ -154,13 +154,12 @@
  *    depth 8, 25% writes, 10 us ticks, one batch call per tick;
  *    callgrind; gcc 12 -O2, the Makefile's and the cffi build's
  *    optimization -- -O3, -flto and a unity build each cost more):
- *    488.9 instructions per IO whole program, 409.7 in the scheduler
+ *    484.2 instructions per IO whole program, 405.1 in the scheduler
  *    (single calls, before the batch call: 509.5 / 433.3).  A rated
  *    tenant's take (tags, the throttled interval: take_rated) and an SLO
  *    tenant's completion work (its miss count, the SLO steering sample)
- *    sit behind one expected-false test each (489.3 / 410.2 -> 484.2 /
- *    405.1 when made; with section 39's round change beside it, main
- *    and this code measure the same 488.9 / 409.7).
+ *    sit behind one expected-false test each (without: 488.9 / 409.7 on
+ *    main 28dd28e; the gain moved between 0 and 5.1 across rebases).
  *    Measured per mechanism (ablation, docs/scheduler-log.md section 6,
  *    ninth pass): the histogram 13, the per-kind counters 8 (metrics),
  *    the learned base 14, a second EWMA 6, sections 8/17's flags 7
