@@ -599,6 +599,50 @@ static void test_wbuf_full_stop(void)
     }
 }
 
+/* section 41: beside an SLO tenant that missed its SLO behind a large IO
+ * (past 128 KiB, longer unloaded than the SLO cap), the next large IO of a
+ * best-effort tenant waits for BIG_EVERY (128) latency-critical
+ * completions or 50 ms after its tenant's last one; without the miss it
+ * goes at once */
+static void test_big_io_gate(void)
+{
+    for (int miss = 0; miss < 2; miss++) {
+        owner_mix m; /* the owner's SLO 500 us: the cap 250 us */
+        jbof_sched *s = owner_mix_init(&m, 0, JBOF_CLASS_BEST_EFFORT);
+        jbof_io keep = m.own_a, *own_b = &m.own_b, r[3];
+        for (int i = 0; i < 3; i++) {
+            r[i] = m.r1;
+            r[i].length_bytes = 1u << 20;
+            r[i].tag = 10u + (uint32_t)i;
+        }
+        jbof_io *out[8];
+        uint64_t t = 1000000;
+        CHECK_EQ(jbof_sched_submit(s, &keep, t), 0); /* stays in flight: the owner is active */
+        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+        CHECK_EQ(jbof_sched_submit(s, &r[0], t), 0); /* 2 ms unloaded: 250 us per 128 KiB */
+        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+        CHECK_EQ(jbof_sched_complete(s, &r[0], t + 2000000, 0), 0);
+        t += 12000000; /* the buckets refill */
+        CHECK_EQ(jbof_sched_submit(s, own_b, t), 0);
+        CHECK_EQ(jbof_sched_submit(s, &r[1], t), 0);
+        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 2);
+        uint64_t gate = t + 50000000; /* BIG_GAP_NS after r[1] */
+        /* the owner's read behind it: 1 ms (a miss) or 200 us */
+        CHECK_EQ(jbof_sched_complete(s, own_b, t + (miss ? 1000000 : 200000), 0), 0);
+        CHECK_EQ(jbof_sched_complete(s, &r[1], t + 2000000, 0), 0);
+        t += 12000000;
+        CHECK_EQ(jbof_sched_submit(s, &r[2], t), 0);
+        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), miss ? 0 : 1);
+        if (miss) {
+            CHECK(jbof_sched_next_event_ns(s, t) <= gate);
+            CHECK_EQ(jbof_sched_dispatch(s, gate - 1000000, out, 8), 0);
+            CHECK_EQ(jbof_sched_dispatch(s, gate, out, 8), 1);
+        }
+        CHECK(out[0] == &r[2]);
+        jbof_sched_destroy(s);
+    }
+}
+
 /* policy switch and tenant reconfiguration live, with IO queued and in flight */
 static void test_live_changes(void)
 {
@@ -1330,6 +1374,7 @@ int main(void)
     test_scavenger();
     test_lent_write_backoff();
     test_wbuf_full_stop();
+    test_big_io_gate();
     test_live_changes();
     test_toggle();
     test_hist();
