@@ -38,7 +38,11 @@ OPEN: dict[str, set[str]] = {
     "sweep-s1-5": {"jain", "work"},   # weights passes with narrowing 1 measured: t5 (QD 1) is queued 54%
     "sweep-s1-231": {"work"},
     # sweep-s1-644 passes all with sched.c section 37 (a full write buffer at any wait): t0 p99 606 -> 229 us
-    "sweep-s1-153": {"weights"}, "sweep-s1-834": {"slo"}, "sweep-s1-904": {"slo"},
+    "sweep-s1-153": {"weights"}, "sweep-s1-834": {"slo"},
+    # sched.c section 41 (a large IO beside an SLO waits for the SLO tenant's IOs): sweep-s1-904's
+    # 300 us-SLO reader behind t0's large IOs now meets its SLO (slo was open); sweep-s1-723's QD-1
+    # 4 KiB reader behind t1's 1 MiB randrw on SATA: p99 1933 -> 188 us (SLO 1000, gimbal 287)
+    "sweep-s1-904": set(), "sweep-s1-723": set(),
     "sweep-s11-27": {"weights", "work"},
     "sweep-s1-133": {"starve"},   # work waived by narrowing 5; t0 (1 MiB randrw) starves while t1's SLO is kept
     # sched.c section 22: the SLO tenant's p99 409.7 ms -> 2.8 ms (gimbal 22.5 ms); the best-effort
@@ -97,12 +101,14 @@ CI_N = 50
 # it; now it completes some IO (7 bins, p99 720 ms) and is seen at cost share 0.023 of 0.5
 # weights 10 -> 16 with narrowing 1 measured (sched.c section 25; 9 -> 15 before section 26): the check,
 # not qos, changed
-CI_BASELINE: dict[str, int] = {"work": 9, "stall": 0, "weights": 13, "limit": 0, "reserve": 0, "slo": 3, "jain": 2,
+CI_BASELINE: dict[str, int] = {"work": 8, "stall": 0, "weights": 13, "limit": 0, "reserve": 0, "slo": 2, "jain": 2,
                                "starve": 3}   # starve: EXTRA_INVARIANTS, counted apart (sweep.py docstring)
 # starve 4 -> 3 with sched.c section 28b (escapes under SLO steering): s11-29 (the only CI mix whose
 # digest changes) no longer starves; it stays in weights (t0 0.932 vs 0.250)
 # work 10 -> 9, weights 16 -> 14 with sched.c section 38 (reservations alone pace with one bucket)
 # weights 14 -> 13 with sched.c section 39 (the progress credit waits 85 ms while owed): s11-45
+# work 9 -> 8, slo 3 -> 2 with sched.c section 41 (a large IO beside an SLO waits for the SLO tenant's
+# IOs): s11-19 (work and t0 623 -> 557 us, still past its 500 us SLO) and s11-26 (t2 967 us -> met)
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])
