@@ -73,6 +73,23 @@ typedef struct load {
 } load;
 enum { LOAD_RING = 1024 };
 
+/* a fresh closed loop of n tenants and an idle fake drive */
+static void load_reset(load *L, fake *f, int n)
+{
+    memset(L, 0, sizeof(*L));
+    memset(f, 0, sizeof(*f));
+    L->n = n;
+}
+
+/* tenant i keeps depth IOs of bs bytes (op) outstanding from its start on */
+static void load_set(load *L, int i, uint32_t depth, uint32_t bs, uint8_t op)
+{
+    L->depth[i] = depth;
+    L->bs[i] = bs;
+    L->op[i] = op;
+    L->stop_ns[i] = UINT64_MAX;
+}
+
 static void load_fill(jbof_sched *s, load *L, uint64_t now)
 {
     for (int i = 0; i < L->n; i++) {
@@ -261,16 +278,11 @@ static void test_invariants(void)
         jbof_sched *s = mk(p);
         static load L;
         static fake f;
-        memset(&L, 0, sizeof(L));
-        memset(&f, 0, sizeof(f));
-        L.n = 4;
+        load_reset(&L, &f, 4);
         for (int i = 0; i < 4; i++) {
             L.ids[i] = add(s, (uint32_t)i + 1, i == 3 ? JBOF_CLASS_SCAVENGER : JBOF_CLASS_BEST_EFFORT, 0,
                            i == 2 ? 50000000ull : 0);
-            L.depth[i] = 8u + 8u * (uint32_t)i;
-            L.bs[i] = 4096u << (3 * (i & 1));
-            L.op[i] = (i & 1) ? JBOF_OP_WRITE : JBOF_OP_READ;
-            L.stop_ns[i] = UINT64_MAX;
+            load_set(&L, i, 8u + 8u * (uint32_t)i, 4096u << (3 * (i & 1)), (i & 1) ? JBOF_OP_WRITE : JBOF_OP_READ);
         }
         L.stop_ns[0] = 20000000; /* tenant 0 stops early: its IO must all come back */
         run(s, &L, &f, 50000000);
@@ -326,15 +338,10 @@ static void test_weights(void)
         jbof_sched *s = mk(pols[k]);
         static load L;
         static fake f;
-        memset(&L, 0, sizeof(L));
-        memset(&f, 0, sizeof(f));
-        L.n = 2;
+        load_reset(&L, &f, 2);
         for (int i = 0; i < 2; i++) {
             L.ids[i] = add(s, i == 0 ? 2 : 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-            L.depth[i] = 64;
-            L.bs[i] = 16384;
-            L.op[i] = JBOF_OP_READ;
-            L.stop_ns[i] = UINT64_MAX;
+            load_set(&L, i, 64, 16384, JBOF_OP_READ);
         }
         run(s, &L, &f, 200000000);
         double ratio = (double)L.cost[0] / (double)L.cost[1];
@@ -353,14 +360,9 @@ static void test_limits(void)
         jbof_sched *s = mk(pols[k]);
         static load L;
         static fake f;
-        memset(&L, 0, sizeof(L));
-        memset(&f, 0, sizeof(f));
-        L.n = 1;
+        load_reset(&L, &f, 1);
         L.ids[0] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 100ull << 20); /* 100 MiB/s */
-        L.depth[0] = 32;
-        L.bs[0] = 65536;
-        L.op[0] = JBOF_OP_READ;
-        L.stop_ns[0] = UINT64_MAX;
+        load_set(&L, 0, 32, 65536, JBOF_OP_READ);
         run(s, &L, &f, 500000000);
         double bps = (double)L.bytes[0] / 0.5;
         double want = 100.0 * (1 << 20);
@@ -416,16 +418,11 @@ static void test_reservation(void)
     jbof_sched *s = mk(JBOF_POLICY_QOS);
     static load L;
     static fake f;
-    memset(&L, 0, sizeof(L));
-    memset(&f, 0, sizeof(f));
-    L.n = 2;
+    load_reset(&L, &f, 2);
     L.ids[0] = add(s, 1, JBOF_CLASS_RESERVED, 600ull << 20, 0);
     L.ids[1] = add(s, 8, JBOF_CLASS_BEST_EFFORT, 0, 0);
     for (int i = 0; i < 2; i++) {
-        L.depth[i] = 64;
-        L.bs[i] = 65536;
-        L.op[i] = JBOF_OP_READ;
-        L.stop_ns[i] = UINT64_MAX;
+        load_set(&L, i, 64, 65536, JBOF_OP_READ);
     }
     run(s, &L, &f, 500000000);
     double r = (double)L.bytes[0] / 0.5;
@@ -442,16 +439,11 @@ static void test_scavenger(void)
     jbof_sched *s = mk(JBOF_POLICY_QOS);
     static load L;
     static fake f;
-    memset(&L, 0, sizeof(L));
-    memset(&f, 0, sizeof(f));
-    L.n = 2;
+    load_reset(&L, &f, 2);
     L.ids[0] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
     L.ids[1] = add(s, 1, JBOF_CLASS_SCAVENGER, 0, 0);
     for (int i = 0; i < 2; i++) {
-        L.depth[i] = 32;
-        L.bs[i] = 65536;
-        L.op[i] = JBOF_OP_READ;
-        L.stop_ns[i] = UINT64_MAX;
+        load_set(&L, i, 32, 65536, JBOF_OP_READ);
     }
     L.start_ns[0] = 100000000; /* owner arrives at 100 ms */
     run(s, &L, &f, 100000000);
@@ -704,17 +696,12 @@ static void test_toggle(void)
         jbof_sched *s = mk(JBOF_POLICY_QOS);
         static load L;
         static fake f;
-        memset(&L, 0, sizeof(L));
-        memset(&f, 0, sizeof(f));
-        L.n = 2;
+        load_reset(&L, &f, 2);
         uint64_t lim0 = mode == 2 ? (1ull << 20) : (100ull << 20);
         L.ids[0] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, lim0);
         L.ids[1] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
         for (int i = 0; i < 2; i++) {
-            L.depth[i] = 32;
-            L.bs[i] = mode == 2 && i == 0 ? (1u << 20) : 65536;
-            L.op[i] = JBOF_OP_READ;
-            L.stop_ns[i] = UINT64_MAX;
+            load_set(&L, i, 32, mode == 2 && i == 0 ? (1u << 20) : 65536, JBOF_OP_READ);
         }
         const uint64_t W = 200000000ull; /* 200 ms windows */
         jbof_tenant_cfg tc;
@@ -830,15 +817,10 @@ static void test_held_tenants(void)
     jbof_sched *s = mk(JBOF_POLICY_QOS);
     static load L;
     static fake f;
-    memset(&L, 0, sizeof(L));
-    memset(&f, 0, sizeof(f));
-    L.n = 8;
+    load_reset(&L, &f, 8);
     for (int i = 0; i < 8; i++) {
         L.ids[i] = add(s, 1u + (uint32_t)i % 3u, JBOF_CLASS_BEST_EFFORT, 0, 0);
-        L.depth[i] = 8;
-        L.bs[i] = (i & 1) ? 131072u : 4096u;
-        L.op[i] = (i & 1) ? JBOF_OP_WRITE : JBOF_OP_READ;
-        L.stop_ns[i] = UINT64_MAX;
+        load_set(&L, i, 8, (i & 1) ? 131072u : 4096u, (i & 1) ? JBOF_OP_WRITE : JBOF_OP_READ);
     }
     static const uint32_t pol[] = {JBOF_POLICY_QOS, JBOF_POLICY_GIMBAL, JBOF_POLICY_QOS, JBOF_POLICY_DRR,
                                    JBOF_POLICY_QOS, JBOF_POLICY_FIFO, JBOF_POLICY_QOS};
@@ -914,9 +896,7 @@ static void test_flush(void)
         jbof_sched *s = mk(p);
         static load L;
         static fake f;
-        memset(&L, 0, sizeof(L));
-        memset(&f, 0, sizeof(f));
-        L.n = 4;
+        load_reset(&L, &f, 4);
         L.ids[0] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 1ull << 20); /* throttled: queue full */
         L.ids[1] = add(s, 2, JBOF_CLASS_BEST_EFFORT, 0, 0);          /* writer: held / parked */
         L.ids[2] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
@@ -924,10 +904,7 @@ static void test_flush(void)
         static const uint32_t bs[4] = {65536, 131072, 4096, 65536};
         static const uint8_t op[4] = {JBOF_OP_READ, JBOF_OP_WRITE, JBOF_OP_READ, JBOF_OP_READ};
         for (int i = 0; i < 4; i++) {
-            L.depth[i] = i == 0 ? 64 : 32;
-            L.bs[i] = bs[i];
-            L.op[i] = op[i];
-            L.stop_ns[i] = UINT64_MAX;
+            load_set(&L, i, i == 0 ? 64 : 32, bs[i], op[i]);
         }
         run(s, &L, &f, 50000000);
         /* one IO at a time at many instants: the writer and the scavenger
@@ -1265,15 +1242,10 @@ static void test_progress_debt(void)
     jbof_sched *s = mk(JBOF_POLICY_QOS);
     static load L;
     static fake f;
-    memset(&L, 0, sizeof(L));
-    memset(&f, 0, sizeof(f));
-    L.n = 8;
+    load_reset(&L, &f, 8);
     for (int i = 0; i < L.n; i++) {
         L.ids[i] = add(s, i ? 8 : 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-        L.depth[i] = i ? 64 : 4;
-        L.bs[i] = i ? 65536 : 1048576;
-        L.op[i] = i ? JBOF_OP_READ : JBOF_OP_WRITE;
-        L.stop_ns[i] = UINT64_MAX;
+        load_set(&L, i, i ? 64 : 4, i ? 65536 : 1048576, i ? JBOF_OP_READ : JBOF_OP_WRITE);
     }
     uint64_t last = 0, gap = 0, n = 0;
     for (uint64_t t = 1000000; t <= 1000000000; t += 1000000) {
@@ -1340,16 +1312,11 @@ static void test_resv_lead(void)
     jbof_sched *s = mk(JBOF_POLICY_QOS);
     static load L;
     static fake f;
-    memset(&L, 0, sizeof(L));
-    memset(&f, 0, sizeof(f));
-    L.n = 2;
+    load_reset(&L, &f, 2);
     L.ids[0] = add(s, 1, JBOF_CLASS_RESERVED, 400ull << 20, 0);
     L.ids[1] = add(s, 8, JBOF_CLASS_BEST_EFFORT, 0, 0);
     for (int i = 0; i < 2; i++) {
-        L.depth[i] = 64;
-        L.bs[i] = 65536;
-        L.op[i] = JBOF_OP_READ;
-        L.stop_ns[i] = UINT64_MAX;
+        load_set(&L, i, 64, 65536, JBOF_OP_READ);
     }
     L.start_ns[1] = 100000000; /* A alone for 100 ms */
     run(s, &L, &f, 150000000);
