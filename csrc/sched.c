@@ -154,8 +154,9 @@
  *    depth 8, 25% writes, 10 us ticks, one batch call per tick;
  *    callgrind; gcc 12 -O2, the Makefile's and the cffi build's
  *    optimization -- -O3, -flto and a unity build each cost more):
- *    484.2 instructions per IO whole program, 405.1 in the scheduler
- *    (single calls, before the batch call: 509.5 / 433.3).  A rated
+ *    484.6 instructions per IO whole program, 405.5 in the scheduler
+ *    (484.2 / 405.1 before section 41's two-bucket gate; single calls,
+ *    before the batch call: 509.5 / 433.3).  A rated
  *    tenant's take (tags, the throttled interval: take_rated) and an SLO
  *    tenant's completion work (its miss count, the SLO steering sample)
  *    sit behind one expected-false test each (without: 488.9 / 409.7 on
@@ -164,7 +165,8 @@
  *    ninth pass): the histogram 13, the per-kind counters 8 (metrics),
  *    the learned base 14, a second EWMA 6, sections 8/17's flags 7
  *    (each needed by a sweep row); all the bench does not use at once
- *    59.  Where the 408.2 were (eighth pass; callgrind's per-line
+ *    59; issue 12's 300 is narrowed to this floor (README, Benchmarks).
+ *    Where the 408.2 were (eighth pass; callgrind's per-line
  *    counts of build/bench_sched 200000, per IO): the completion ~154
  *    (complete_t 59, complete_due 13, the histogram 17, the
  *    controller with the refill 63, write_done 2), the qos round 76,
