@@ -1743,6 +1743,21 @@ static void relink(jbof_sched *s, uint32_t id)
     t->in_turn = 0;
 }
 
+/* a tenant with a limit or a reservation is "rated": take runs take_rated */
+static inline int cfg_rated(const jbof_tenant_cfg *c)
+{
+    return c->limit_bps || c->limit_iops || c->reserve_bps;
+}
+
+/* the end of a limit's throttled interval (take_rated, a flush): its time is
+ * counted, and the tenant stays rated only if its config still says so */
+static void throttle_end(tenant *t, uint64_t now_ns)
+{
+    t->st.throttled_ns += now_ns > t->throttle_since ? now_ns - t->throttle_since : 0;
+    t->throttled = 0;
+    t->rated = cfg_rated(&t->cfg);
+}
+
 static int tenant_apply_cfg(tenant *t, const jbof_tenant_cfg *c)
 {
     uint32_t cap = round_pow2(c->sq_depth);
@@ -1766,7 +1781,7 @@ static int tenant_apply_cfg(tenant *t, const jbof_tenant_cfg *c)
     t->r_eff_bps = c->reserve_bps; /* section 20: rescaled at the next dispatch */
     t->win_gen = 0; /* the weight may have changed: recompute the window */
     /* (still rated while a throttled interval is open: take_rated closes it) */
-    t->rated = c->limit_bps || c->limit_iops || c->reserve_bps || t->throttled;
+    t->rated = cfg_rated(c) || t->throttled;
     t->lc_slo = c->klass == JBOF_CLASS_LATENCY && c->latency_slo_ns;
     t->slo_over_ns = c->latency_slo_ns ? c->latency_slo_ns : UINT64_MAX;
     return 0;
@@ -1942,11 +1957,8 @@ int jbof_sched_tenant_flush(jbof_sched *s, uint32_t id, jbof_io **out, int max, 
     }
     t->st.flushed += (uint64_t)n;
     t->in_turn = 0;
-    if (t->throttled) {
-        t->st.throttled_ns += now_ns > t->throttle_since ? now_ns - t->throttle_since : 0;
-        t->throttled = 0;
-        t->rated = t->cfg.limit_bps || t->cfg.limit_iops || t->cfg.reserve_bps; /* see take_rated */
-    }
+    if (t->throttled)
+        throttle_end(t, now_ns);
     if (t->count) {
         enlist(s, id, t, 0);
         return n;
@@ -2084,11 +2096,8 @@ static __attribute__((noinline)) void take_rated(tenant *t, const jbof_io *io, u
 {
     if (policy_uses_tags(pol))
         take_tags(t, io, now_ns, pol == JBOF_POLICY_QOS);
-    if (t->throttled) {
-        t->st.throttled_ns += now_ns - t->throttle_since;
-        t->throttled = 0;
-        t->rated = t->cfg.limit_bps || t->cfg.limit_iops || t->cfg.reserve_bps;
-    }
+    if (t->throttled)
+        throttle_end(t, now_ns);
 }
 
 /* Pop the head IO of t into *out and do all accounting.  pol is the policy
