@@ -412,18 +412,23 @@ static void test_unlimit_while_throttled(void)
     }
 }
 
+/* a reserved weight-1 reader beside a weight-8 one, both 64 KiB at depth 64 */
+static void load_resv_pair(jbof_sched *s, load *L, fake *f, uint64_t reserve_bps)
+{
+    load_reset(L, f, 2);
+    L->ids[0] = add(s, 1, JBOF_CLASS_RESERVED, reserve_bps, 0);
+    L->ids[1] = add(s, 8, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    for (int i = 0; i < 2; i++)
+        load_set(L, i, 64, 65536, JBOF_OP_READ);
+}
+
 /* a reservation is met against a heavier competitor (qos) */
 static void test_reservation(void)
 {
     jbof_sched *s = mk(JBOF_POLICY_QOS);
     static load L;
     static fake f;
-    load_reset(&L, &f, 2);
-    L.ids[0] = add(s, 1, JBOF_CLASS_RESERVED, 600ull << 20, 0);
-    L.ids[1] = add(s, 8, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    for (int i = 0; i < 2; i++) {
-        load_set(&L, i, 64, 65536, JBOF_OP_READ);
-    }
+    load_resv_pair(s, &L, &f, 600ull << 20);
     run(s, &L, &f, 500000000);
     double r = (double)L.bytes[0] / 0.5;
     if (!(r >= 0.95 * (600 << 20)))
@@ -1312,12 +1317,7 @@ static void test_resv_lead(void)
     jbof_sched *s = mk(JBOF_POLICY_QOS);
     static load L;
     static fake f;
-    load_reset(&L, &f, 2);
-    L.ids[0] = add(s, 1, JBOF_CLASS_RESERVED, 400ull << 20, 0);
-    L.ids[1] = add(s, 8, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    for (int i = 0; i < 2; i++) {
-        load_set(&L, i, 64, 65536, JBOF_OP_READ);
-    }
+    load_resv_pair(s, &L, &f, 400ull << 20);
     L.start_ns[1] = 100000000; /* A alone for 100 ms */
     run(s, &L, &f, 150000000);
     uint64_t b0 = L.bytes[0];
