@@ -69,7 +69,7 @@ from control.errors import ConfigError
 from control.schema import load_yaml
 
 __all__ = ["GENERATIONS", "STATE_FORMAT", "STATE_FORMATS", "Loaded", "ScrubPending",
-           "StateFile", "file_sha256", "load_with_state", "offset_over_pending",
+           "StateFile", "file_sha256", "format_spans", "load_with_state", "offset_over_pending",
            "place_clear_of_pending",
            "scrub_pending", "state_config", "state_format", "state_path_for", "write_atomic"]
 
@@ -324,7 +324,7 @@ def offset_over_pending(t: Tenant, scrub: ScrubPending, src: str, live: bool = F
               if live else "give an offset clear of it, or start once without this tenant "
               "(the drive zeroes that space while the daemon serves)")
     return (f"tenant '{t.name}' at {_span(t.offset, t.size)} overlaps removed tenants' "
-            f"space drive '{t.drive}' has not zeroed yet ({_spans(over)}, in {src}'s "
+            f"space drive '{t.drive}' has not zeroed yet ({format_spans(over)}, in {src}'s "
             f"scrub_pending): it would read their data; {advice}")
 
 
@@ -352,7 +352,7 @@ def place_clear_of_pending(cfg: Config, scrub: ScrubPending, src: str) -> Config
         if end is None:
             raise ConfigError(src, f"drives.{d.name}", "its size is unknown, so tenants "
                               "without an offset cannot be placed clear of the removed "
-                              f"tenants' space it has not zeroed yet ({_spans(pending)}): "
+                              f"tenants' space it has not zeroed yet ({format_spans(pending)}): "
                               "give the drive a size, or the tenants offsets")
         block = max(d.block_size or 0, 4096)
         fixed = sum(tenants[i].size or 0 for i in mine)
@@ -375,7 +375,7 @@ def place_clear_of_pending(cfg: Config, scrub: ScrubPending, src: str) -> Config
                 raise ConfigError(src, f"tenants[{i}]", f"tenant '{t.name}' "
                                   f"({what}) fits on drive '{d.name}' only "
                                   "over removed tenants' space not zeroed yet "
-                                  f"({_spans(pending)}): a restart would show it their data; "
+                                  f"({format_spans(pending)}): a restart would show it their data; "
                                   "give it an offset clear of that space, or start once "
                                   "without it (the drive zeroes that space while the daemon "
                                   "serves)")
@@ -401,7 +401,8 @@ def _span(off: int, n: int) -> str:
     return f"[{units.format_size(off)}, {units.format_size(off + n)})"
 
 
-def _spans(rs: list[tuple[int, int]] | tuple[tuple[int, int], ...]) -> str:
+def format_spans(rs: list[tuple[int, int]] | tuple[tuple[int, int], ...]) -> str:
+    """Byte ranges as the one-line errors show them: [0, 32MiB), [64MiB, 96MiB)."""
     return ", ".join(_span(o, n) for o, n in rs)
 
 

@@ -85,6 +85,7 @@ from control.state import (
     STATE_FORMAT,
     ScrubPending,
     StateFile,
+    format_spans,
     offset_over_pending,
     place_clear_of_pending,
     state_format,
@@ -263,12 +264,16 @@ class Operations:
         self._settle_scrub()
         if self.start_change:
             self._save_at_start(self.start_change)
-        else:
-            self._upgrade_state()
+        elif self.state is not None and state_format(self.state.path) == 1:
+            # a format-1 state (control/state.py: written before tenant offsets were)
+            # is written again as format 2 with every tenant's offset, so a later
+            # start -- also one where an edited config file wins and only the state
+            # knows the layout -- puts each namespace back where this one placed it
+            self._save_at_start(f"state.format 1 -> {STATE_FORMAT}")
 
     def _save_at_start(self, what: str) -> None:
         """At start, after pin_sizes, when the config file won over an older state
-        (control/state.py Loaded.start_change): write the state now -- atomically, the
+        (control/state.py Loaded.start_change) or the state is format 1: write it now -- atomically, the
         old one kept as generation .1 -- so the offsets placed at this start and the
         space still pending are saved at once, not only at the next change or shutdown
         (a crash before then started the next time from the file alone).  Errors are
@@ -277,20 +282,6 @@ class Operations:
             return
         try:
             self.state.write(self.file_form(), what, self._scrub)
-            self._saved_scrub = self._scrub
-        except OSError as e:
-            log.error("could not save %s: %s", self.persist_path, e)
-
-    def _upgrade_state(self) -> None:
-        """At start, after pin_sizes: a format-1 state (control/state.py: written before
-        tenant offsets were) is written again as format 2 with every tenant's offset,
-        so a later start -- also one where an edited config file wins and only the
-        state knows the layout -- puts each namespace back where this one placed it.
-        Errors are logged (the daemon serves anyway, as with a format-1 state)."""
-        if self.state is None or state_format(self.state.path) != 1:
-            return
-        try:
-            self.state.write(self.file_form(), f"state.format 1 -> {STATE_FORMAT}", self._scrub)
             self._saved_scrub = self._scrub
         except OSError as e:
             log.error("could not save %s: %s", self.persist_path, e)
@@ -392,8 +383,7 @@ class Operations:
             left = int(self.engine.drive_stats(drive)["scrub_pending_bytes"])
         except (OSError, ValueError, KeyError, RuntimeError):   # RuntimeError: closed
             left = sum(n for _, n in self._scrub.get(drive, ()))
-        where = ", ".join(f"[{units.format_size(o)}, {units.format_size(o + n)})"
-                          for o, n in self._scrub.get(drive, ()))
+        where = format_spans(self._scrub.get(drive, ()))
         return AdminError("busy", f"drive '{drive}' still has {units.human_size(left)} of "
                           f"removed tenants' space being zeroed ({where}; limits.scrub_rate "
                           f"{units.format_rate(rate)}: about {max(1, round(left / rate))} s); "
