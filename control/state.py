@@ -67,6 +67,7 @@ from control.config import (
 from control.config_export import document
 from control.errors import ConfigError
 from control.schema import load_yaml
+from dataplane import DataplaneError
 
 __all__ = ["GENERATIONS", "STATE_FORMAT", "STATE_FORMATS", "Loaded", "ScrubPending",
            "StateFile", "file_sha256", "format_spans", "load_with_state", "offset_over_pending",
@@ -330,9 +331,9 @@ def offset_over_pending(t: Tenant, scrub: ScrubPending, src: str, live: bool = F
 
 def place_clear_of_pending(cfg: Config, scrub: ScrubPending, src: str) -> Config:
     """At start, before the Engine places anything: each tenant without an offset on a
-    drive with pending (not yet zeroed) space gets one here -- the Engine's first fit
-    (csrc/export.c section 2: given offsets first, then config order; 1 MiB aligned
-    when the size is a multiple of 1 MiB, else the drive's block, at least 4 KiB) with
+    drive with pending (not yet zeroed) space gets one here -- the Engine's own first
+    fit (csrc/export.c section 2a, jbof_place_first_fit through dataplane.placement:
+    its alignment rules live only there; given offsets first, then config order) with
     the pending space counted as taken; a tenant without a size gets an equal share of
     what is left clear of the pending space, in whole MiB (the Engine's share would
     not fit beside it).  The Engine used to place such a tenant over
@@ -342,6 +343,7 @@ def place_clear_of_pending(cfg: Config, scrub: ScrubPending, src: str) -> Config
     tenant fits only over pending space."""
     if not any(scrub.values()):
         return cfg
+    from dataplane.placement import first_fit   # the compiled core: only when needed
     tenants = list(cfg.tenants)
     for d in cfg.drives:
         pending = list(scrub.get(d.name, ()))
@@ -354,23 +356,25 @@ def place_clear_of_pending(cfg: Config, scrub: ScrubPending, src: str) -> Config
                               "without an offset cannot be placed clear of the removed "
                               f"tenants' space it has not zeroed yet ({format_spans(pending)}): "
                               "give the drive a size, or the tenants offsets")
-        block = max(d.block_size or 0, 4096)
+        block = d.block_size or 1
         fixed = sum(tenants[i].size or 0 for i in mine)
         open_ = [i for i in mine if tenants[i].size is None]
         left = end - fixed - sum(n for _, n in pending)      # pending: under no tenant
         share = left // len(open_) // MIB * MIB if open_ and left > 0 else 0
-        placed = [(t.offset, t.size or 0) for t in (tenants[i] for i in mine)
-                  if t.offset is not None]
+        placed = [(t.offset, t.size) for t in (tenants[i] for i in mine)
+                  if t.offset is not None and t.size]
         for i in mine:
             t = tenants[i]
             if t.offset is not None:
                 continue
             size = t.size if t.size is not None else share
-            align = MIB if size % MIB == 0 else block
-            at = _first_fit(size, align, placed + pending, end) if size else None
-            if at is None:
-                if size and _first_fit(size, align, placed, end) is None:
+            try:
+                at = first_fit(end, block, size, placed + pending) if size else None
+                if at is None and size and first_fit(end, block, size, placed) is None:
                     continue        # no room even over the pending space: the Engine says so
+            except DataplaneError:  # EINVAL: a size not a multiple of the block
+                continue            # left to the Engine, which refuses it with its line
+            if at is None:
                 what = units.format_size(size) if size else "no size: an equal share of the rest"
                 raise ConfigError(src, f"tenants[{i}]", f"tenant '{t.name}' "
                                   f"({what}) fits on drive '{d.name}' only "
@@ -382,19 +386,6 @@ def place_clear_of_pending(cfg: Config, scrub: ScrubPending, src: str) -> Config
             tenants[i] = dataclasses.replace(t, offset=at, size=size)
             placed.append((at, size))
     return dataclasses.replace(cfg, tenants=tuple(tenants))
-
-
-def _first_fit(size: int, align: int, taken: list[tuple[int, int]], end: int) -> int | None:
-    """The lowest multiple of align where [at, at + size) fits in [0, end) clear of taken."""
-    at = 0
-    while True:
-        at = -(-at // align) * align
-        if at + size > end:
-            return None
-        clash = [o + n for o, n in taken if ranges_overlap(at, size, o, n)]
-        if not clash:
-            return at
-        at = max(clash)
 
 
 def _span(off: int, n: int) -> str:

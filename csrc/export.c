@@ -20,6 +20,19 @@
  *    (its own data gone, the first's shown).  Space that is dirty
  *    (scrub.c) may be given: it reads as zeroes.
  *
+ * 2a. The same first fit without an engine: jbof_place_first_fit(drive
+ *    size, block, size, taken ranges) -- one copy of the rules above
+ *    (first_fit), the taken ranges occupied like namespaces.  The daemon
+ *    places a tenant without an offset with it before the Engine exists,
+ *    passing the namespaces already placed and the removed tenants' space
+ *    its state still lists as not zeroed (control/state.py
+ *    place_clear_of_pending), which the Engine's own first fit would hand
+ *    out (it reads zeroes there, but a restart before the scrub finished
+ *    would zero the new tenant's data or show it the old).  Worked example:
+ *    a 128 MiB drive, b at [64 MiB, 96 MiB), [0, 32 MiB) pending: 32 MiB
+ *    goes to 32 MiB, 40 MiB fits nowhere (-ENOSPC; over the pending space
+ *    it would, at 0).
+ *
  * 3. Worked example: on a 4 GiB drive, exports of 1 GiB, 3 MiB + 4 KiB and
  *    1 GiB land at 0, 1 GiB (4 KiB aligned, ends at 1 GiB + 3 MiB + 4 KiB)
  *    and 1 GiB + 4 MiB (the next 1 MiB boundary).  Removing the first
@@ -174,35 +187,6 @@ export *find_export(jbof_engine *e, const char *name)
     return NULL;
 }
 
-/* First fit of size bytes on drive d, aligned to 1 MiB when it can be. */
-static int ns_alloc(jbof_engine *e, drive *d, uint64_t size, uint64_t *base_out)
-{
-    uint64_t align = 1ull << 20;
-    if (size % align)
-        align = d->block_bytes > PREF_BLOCK_BYTES ? d->block_bytes : PREF_BLOCK_BYTES;
-    uint64_t cand = 0;
-    for (;;) {
-        cand = (cand + align - 1) / align * align;
-        if (cand > d->size_bytes || size > d->size_bytes - cand)
-            return -ENOSPC;
-        int clash = 0;
-        for (uint32_t i = 0; i < e->nx; i++) {
-            export *x = e->xs[i];
-            if (x->d != d)
-                continue;
-            if (cand < x->base + x->size && x->base < cand + size) {
-                cand = x->base + x->size;
-                clash = 1;
-                break;
-            }
-        }
-        if (!clash) {
-            *base_out = cand;
-            return 0;
-        }
-    }
-}
-
 /* The namespace of an export of d that overlaps [off, off + len), or NULL. */
 static export *ns_overlap(jbof_engine *e, const drive *d, uint64_t off, uint64_t len)
 {
@@ -212,6 +196,65 @@ static export *ns_overlap(jbof_engine *e, const drive *d, uint64_t off, uint64_t
             return x;
     }
     return NULL;
+}
+
+/* Section 2's first fit, the one copy of its rules: the lowest multiple of
+ * 1 MiB (size a multiple of it), else of the preferred block, at which size
+ * bytes fit in [0, end) clear of the namespaces of d (none when d is NULL)
+ * and of taken[0 .. ntaken) (section 2a).  A clash moves the candidate to
+ * the end of the range it hit: no start before that end can clear it. */
+static int first_fit(jbof_engine *e, const drive *d, uint64_t end, uint32_t block,
+                     uint64_t size, const jbof_range *taken, uint32_t ntaken, uint64_t *base_out)
+{
+    uint64_t align = 1ull << 20;
+    if (size % align)
+        align = block > PREF_BLOCK_BYTES ? block : PREF_BLOCK_BYTES;
+    uint64_t cand = 0;
+    for (;;) {
+        if (cand > end)
+            return -ENOSPC;
+        uint64_t r = cand % align;
+        if (r && align - r > end - cand)
+            return -ENOSPC; /* the next boundary is past the end */
+        cand += r ? align - r : 0;
+        if (size > end - cand)
+            return -ENOSPC;
+        uint64_t next = cand;
+        const export *x = d ? ns_overlap(e, d, cand, size) : NULL;
+        if (x)
+            next = x->base + x->size;
+        for (uint32_t i = 0; !x && i < ntaken; i++) {
+            if (cand < taken[i].off + taken[i].len && taken[i].off < cand + size) {
+                next = taken[i].off + taken[i].len;
+                break;
+            }
+        }
+        if (next == cand) {
+            *base_out = cand;
+            return 0;
+        }
+        cand = next;
+    }
+}
+
+/* First fit of size bytes on drive d among its namespaces. */
+static int ns_alloc(jbof_engine *e, drive *d, uint64_t size, uint64_t *base_out)
+{
+    return first_fit(e, d, d->size_bytes, d->block_bytes, size, NULL, 0, base_out);
+}
+
+int jbof_place_first_fit(uint64_t drive_bytes, uint32_t block_bytes, uint64_t size_bytes,
+                         const jbof_range *taken, uint32_t ntaken, uint64_t *base_out)
+{
+    uint32_t block = block_bytes ? block_bytes : 1;
+    if (!base_out || (block & (block - 1)) || size_bytes == 0 || size_bytes % block ||
+        (ntaken && !taken))
+        return -EINVAL;
+    for (uint32_t i = 0; i < ntaken; i++)
+        if (taken[i].len == 0 || taken[i].off > UINT64_MAX - taken[i].len)
+            return -EINVAL;
+    return first_fit(NULL, NULL, drive_bytes / block * block, block, size_bytes, taken, ntaken,
+                     base_out);
 }
 
 /* A given base (section 2): a multiple of the drive's block, inside it,

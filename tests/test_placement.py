@@ -269,6 +269,36 @@ def test_tenants_are_placed_clear_of_pending_space(tenants: str, pending: str,
             assert (t.offset / MIB, t.size / MIB) == w, t
 
 
+def test_the_daemon_places_with_the_engines_first_fit() -> None:
+    """place_clear_of_pending has no first fit of its own: it asks csrc/export.c's
+    (jbof_place_first_fit, section 2a), so the alignment rules live once; the
+    binding maps ENOSPC to None and refuses bad arguments."""
+    import inspect
+
+    from control import state
+    from dataplane import DataplaneError
+    from dataplane.placement import first_fit
+    src = inspect.getsource(state)
+    assert "def _first_fit" not in src and "first_fit(end, block, size" in src
+    # the drive's block above 4 KiB aligns a size that is not a multiple of 1 MiB
+    cfg_ = MEM.replace("block_size: 4096", "block_size: 65536")
+    from control.config import parse_config
+    from control.state import place_clear_of_pending, scrub_pending
+    cfg = parse_config(yaml.safe_load(cfg_ + "tenants: [{name: n, size: 192KiB}]\n"), "c.yaml")
+    scrub = scrub_pending({"scrub_pending": {"d0": [[0, "64KiB"]]}}, cfg, "s")
+    assert place_clear_of_pending(cfg, scrub, "c.yaml").tenant("n").offset == 64 << 10
+    assert first_fit(128 * MIB, 4096, 32 * MIB, [(0, 32 * MIB), (64 * MIB, 32 * MIB)]) == 32 * MIB
+    assert first_fit(128 * MIB, 4096, 40 * MIB, [(0, 32 * MIB), (64 * MIB, 32 * MIB)]) is None
+    assert first_fit(128 * MIB, 0, 12 << 10, [(0, 8 << 10)]) == 8 << 10
+    for bad in [(128 * MIB, 3, 4096, []), (128 * MIB, 4096, 0, []),
+                (128 * MIB, 4096, 512, []), (128 * MIB, 4096, MIB, [(MIB, 0)]),
+                (128 * MIB, 4096, MIB, [((1 << 64) - 1, 1)])]:
+        with pytest.raises(DataplaneError, match="jbof_place_first_fit: EINVAL"):
+            first_fit(*bad)
+    with pytest.raises(ValueError, match="in \\[0, 2\\^64\\)"):
+        first_fit(128 * MIB, 4096, MIB, [(-1, MIB)])
+
+
 @pytest.mark.parametrize("tenants,pending,phrase", [
     ("[{name: b, size: 32MiB, offset: 64MiB}, {name: n, size: 64MiB}]", "[[0, 32MiB]]",
      "c.yaml: tenants[1]: tenant 'n' (64MiB) fits on drive 'd0' only over removed tenants' "

@@ -474,6 +474,23 @@ int jbof_engine_get_stats(jbof_engine *e, jbof_engine_stats *out);
  * (marking it would zero a tenant's data).  Space already dirty stays so. */
 int jbof_drive_scrub_mark(jbof_engine *e, uint32_t drive, uint64_t off, uint64_t len);
 
+/* A byte range [off, off + len) of a drive. */
+typedef struct jbof_range {
+    uint64_t off;
+    uint64_t len;
+} jbof_range;
+
+/* Placement without an engine (export.c section 2a): where first fit would
+ * put size_bytes on a drive of drive_bytes (rounded down to its block) whose
+ * block is block_bytes (a power of two; 0 = 1), the ntaken ranges of taken
+ * occupied -- namespaces already placed, and space still pending a zeroing
+ * scrub, which the daemon never gives a new tenant (control/state.py).
+ * 0 and *base_out; -ENOSPC: it fits nowhere clear of them; -EINVAL: base_out
+ * NULL, block not a power of two, size 0 or not a multiple of the block,
+ * taken NULL with ntaken > 0, a range of length 0 or ending past 2^64. */
+int jbof_place_first_fit(uint64_t drive_bytes, uint32_t block_bytes, uint64_t size_bytes,
+                         const jbof_range *taken, uint32_t ntaken, uint64_t *base_out);
+
 /* CDEF-END */
 
 /* ------------------------------------------------------ wire layouts ---- */

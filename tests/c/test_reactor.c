@@ -775,6 +775,119 @@ static void placement_and_scrub_mark(void)
     jbof_engine_destroy(e);
 }
 
+/* jbof_place_first_fit (export.c section 2a): the Engine's first fit with
+ * given ranges occupied -- overlap, alignment, ranges at and past the end of
+ * the drive, the top of a 2^64 drive, bad arguments -- and the same answer
+ * as the Engine's own placement of an export. */
+static uint64_t fit(uint64_t drive, uint32_t block, uint64_t size, const jbof_range *t,
+                    uint32_t n, int want_rc)
+{
+    uint64_t base = UINT64_MAX;
+    CHECK_EQ(jbof_place_first_fit(drive, block, size, t, n, &base), want_rc);
+    return base;
+}
+
+static void place_first_fit(void)
+{
+    const uint64_t M = 1ull << 20, K4 = 4096, D = 128 * M;
+    /* overlap: a removed tenant's [0, 32M) pending, b at [64M, 96M) */
+    jbof_range t2[] = {{0, 32 * M}, {64 * M, 32 * M}};
+    CHECK_EQ(fit(D, 4096, 32 * M, t2, 2, 0), 32 * M);
+    CHECK_EQ(fit(D, 4096, 16 * M, t2, 2, 0), 32 * M);
+    fit(D, 4096, 40 * M, t2, 2, -ENOSPC);               /* only over [0, 32M) */
+    CHECK_EQ(fit(D, 4096, 40 * M, t2 + 1, 1, 0), 0);    /* ... where it would */
+    CHECK_EQ(fit(D, 4096, 32 * M, t2 + 1, 1, 0), 0);
+    CHECK_EQ(fit(D, 4096, 32 * M, NULL, 0, 0), 0);      /* nothing taken */
+    /* a clash on a later range: [32M, 64M) then past b */
+    jbof_range t3[] = {{0, 32 * M}, {40 * M, 8 * M}, {64 * M, 32 * M}};
+    CHECK_EQ(fit(D, 4096, 8 * M, t3, 3, 0), 32 * M);
+    CHECK_EQ(fit(D, 4096, 16 * M, t3, 3, 0), 48 * M);
+    CHECK_EQ(fit(D, 4096, 20 * M, t3, 3, 0), 96 * M);
+    /* alignment: 1 MiB when the size is a multiple of it, else the
+     * preferred block (4 KiB at least, the drive's block above that) */
+    jbof_range odd[] = {{0, M + K4}};
+    CHECK_EQ(fit(D, 4096, M, odd, 1, 0), 2 * M);
+    CHECK_EQ(fit(D, 4096, 2 * K4, odd, 1, 0), M + K4);
+    CHECK_EQ(fit(D, 512, 1536, odd, 1, 0), M + K4);     /* 512-byte block: 4 KiB */
+    jbof_range small[] = {{0, 512}};
+    CHECK_EQ(fit(D, 512, 1536, small, 1, 0), K4);
+    CHECK_EQ(fit(D, 0, 1536, small, 1, 0), K4);         /* block 0 = 1 */
+    CHECK_EQ(fit(D, 65536, 65536, small, 1, 0), 65536); /* 64 KiB block */
+    CHECK_EQ(fit(D, 65536, 3 * 65536, odd, 1, 0), 17 * 65536);
+    /* the end of the drive: a range ending there, one past it, a drive
+     * that is not a multiple of its block (rounded down, as the Engine's) */
+    jbof_range end[] = {{96 * M, 32 * M}};
+    CHECK_EQ(fit(D, 4096, 96 * M, end, 1, 0), 0);
+    fit(D, 4096, 96 * M + K4, end, 1, -ENOSPC);
+    jbof_range past[] = {{120 * M, 64 * M}};
+    CHECK_EQ(fit(D, 4096, 120 * M, past, 1, 0), 0);
+    fit(D, 4096, 121 * M, past, 1, -ENOSPC);
+    jbof_range head[] = {{0, 96 * M}};
+    CHECK_EQ(fit(D, 4096, 32 * M, head, 1, 0), 96 * M); /* exactly the tail */
+    CHECK_EQ(fit(D + 100, 4096, 32 * M, head, 1, 0), 96 * M);
+    fit(D + 100, 4096, 32 * M + K4, head, 1, -ENOSPC);
+    fit(D, 4096, D + K4, NULL, 0, -ENOSPC);
+    fit(0, 4096, K4, NULL, 0, -ENOSPC);
+    /* the top of a 2^64 drive: rounding up to the next boundary must not wrap */
+    const uint64_t top = UINT64_MAX / K4 * K4;
+    jbof_range hi[] = {{0, top - 100}};
+    fit(UINT64_MAX, 4096, K4, hi, 1, -ENOSPC);
+    fit(UINT64_MAX, 4096, M, hi, 1, -ENOSPC);
+    jbof_range hi2[] = {{0, top - K4}};
+    CHECK_EQ(fit(UINT64_MAX, 4096, K4, hi2, 1, 0), top - K4);
+    jbof_range last[] = {{UINT64_MAX - K4, K4}};        /* ends at 2^64 - 1: valid */
+    CHECK_EQ(fit(UINT64_MAX, 4096, M, last, 1, 0), 0);
+    /* bad arguments */
+    uint64_t base = 7;
+    CHECK_EQ(jbof_place_first_fit(D, 4096, M, t2, 2, NULL), -EINVAL);
+    fit(D, 3, 3 * K4, NULL, 0, -EINVAL);                /* block not a power of two */
+    fit(D, 4096, 0, NULL, 0, -EINVAL);                  /* size 0 */
+    fit(D, 4096, 512, NULL, 0, -EINVAL);                /* not a multiple of the block */
+    fit(D, 4096, M, NULL, 1, -EINVAL);                  /* taken NULL, ntaken 1 */
+    jbof_range zero[] = {{M, 0}};
+    fit(D, 4096, M, zero, 1, -EINVAL);                  /* a range of length 0 */
+    jbof_range wrap[] = {{UINT64_MAX, 1}};
+    fit(D, 4096, M, wrap, 1, -EINVAL);                  /* ends past 2^64 - 1 */
+    CHECK_EQ(jbof_place_first_fit(D, 3, M, NULL, 0, &base), -EINVAL);
+    CHECK_EQ(base, 7);                                  /* untouched on failure */
+
+    /* the Engine's first fit gives the same answer with its namespaces taken */
+    jbof_engine_cfg ec;
+    memset(&ec, 0, sizeof ec);
+    jbof_engine *e = NULL;
+    CHECK_EQ(jbof_engine_create(&ec, &e), 0);
+    if (!e)
+        return;
+    jbof_drive_cfg d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.name, sizeof d.name, "fit");
+    d.backend = JBOF_BACKEND_MEMORY;
+    d.size_bytes = 16 * M;
+    uint32_t id = 0;
+    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &d.sched), 0);
+    CHECK_EQ(jbof_engine_add_drive(e, &d, &id), 0);
+    jbof_export_cfg x = export_cfg("f1", id);
+    x.size_bytes = M + K4;
+    x.at_base = 1;
+    x.base_bytes = 3 * M;
+    CHECK_EQ(jbof_engine_export_add(e, &x), 0);
+    jbof_range held[4] = {{3 * M, M + K4}}; /* f1, then each one placed */
+    const uint64_t sizes[] = {2 * K4, 3 * M, 2 * M, M};
+    for (uint32_t i = 0; i < 4; i++) {
+        snprintf(x.name, sizeof x.name, "f%u", i + 2);
+        x.at_base = 0;
+        x.size_bytes = sizes[i];
+        uint64_t want = fit(d.size_bytes, 1, sizes[i], held, i + 1, 0);
+        CHECK_EQ(jbof_engine_export_add(e, &x), 0);
+        jbof_export_stats st;
+        CHECK_EQ(jbof_engine_export_stats(e, x.name, &st), 0);
+        CHECK_EQ(st.ns_base_bytes, want);
+        if (i + 1 < 4)
+            held[i + 1] = (jbof_range){st.ns_base_bytes, sizes[i]};
+    }
+    jbof_engine_destroy(e);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/jbof-reactor-XXXXXX";
@@ -855,6 +968,7 @@ int main(void)
     two_reactors(dir);
     store_truncation(dir);
     placement_and_scrub_mark();
+    place_first_fit();
     unlink(file);
     unlink(sock);
     rmdir(dir);
