@@ -438,10 +438,40 @@ def test_check_reads_the_state_file_serve_would(tmp_path: Path, case: str, state
         with pytest.raises(Exception) as e:      # what serve's start says, word for word
             load_with_state(load_config(f), str(f.resolve()), where / "c.state.yaml")
         assert out[0] == f"Error: {e.value}", (out[0], str(e.value))
-    # --no-host checks the file alone
-    if case not in _FILE_TENANTS:
-        nh = CliRunner().invoke(main, args + ["--no-host"])
-        assert nh.exit_code == 0 and "; state " not in nh.stdout, nh.output
+    # --no-host skips the machine, not the state file: the same line and exit code
+    # (it used to check the file alone: exit 0 on every case, the start then refused)
+    nh = CliRunner().invoke(main, args + ["--no-host"])
+    assert (nh.exit_code, nh.stdout, nh.stderr) == (res.exit_code, res.stdout, res.stderr)
+
+
+def test_check_no_host_reads_the_state_without_the_drives(tmp_path: Path) -> None:
+    """--no-host does not look at the machine (here: a drive file that does not exist,
+    as on a machine that does not serve it) but reports the state's refusals, which
+    need no drive: an edited file's offset over a pending range stops the start."""
+    import os
+    f = tmp_path / "c.yaml"
+    drv = (f"drives: [{{name: d0, backend: file, path: {tmp_path}/no/such/dir/d0.img, "
+           "size: 128MiB}]\n")
+    f.write_text(drv + "tenants:\n  - {name: b, size: 32MiB}\n  - {name: c, size: 32MiB}\n"
+                 + _NET.format(d=tmp_path))
+    st = tmp_path / "c.state.yaml"
+    st.write_text(_state_doc(tmp_path, file_sha256(f), _B_C, _PENDING)
+                  .replace(_DRV.format(), drv))
+    args = ["config", "check", str(f)]
+    ok = CliRunner().invoke(main, args + ["--no-host"])
+    assert ok.exit_code == 0 and ok.stdout.rstrip().endswith(f"; state {st}"), ok.output
+    host = CliRunner().invoke(main, args)                 # the machine: the path is missing
+    assert host.exit_code == 1 and "does not exist" in host.stderr, host.output
+    f.write_text(f.read_text().replace("  - {name: c, size: 32MiB}\n",
+                                       "  - {name: c, size: 32MiB}\n"
+                                       "  - {name: n, size: 16MiB, offset: 16MiB}\n"))
+    t = os.stat(st).st_mtime
+    os.utime(f, (t + 2, t + 2))                            # edited after the state: the file wins
+    nh = CliRunner().invoke(main, args + ["--no-host"])
+    line = nh.stderr.strip()
+    assert nh.exit_code == 1 and "\n" not in line, nh.output
+    assert "tenants[2].offset: tenant 'n' at [16MiB, 32MiB) overlaps removed tenants' space " \
+           "drive 'd0' has not zeroed yet ([0, 32MiB)" in line, line
 
 
 def test_check_without_state_dir_does_not_read_the_one_in_it(tmp_path: Path) -> None:

@@ -140,8 +140,8 @@ def config() -> None:
               metavar="DIR", help="Read the state file (live admin changes) from DIR, as "
               "`jbof serve --state-dir DIR` does (default: beside FILE).")
 @click.option("--no-host", "no_host", is_flag=True, default=False,
-              help="Check the file only, not this machine (state file, paths, sockets, "
-              "ports).")
+              help="Check the file and the state file only, not this machine (drive "
+              "paths, O_DIRECT, sockets, ports): e.g. while the daemon runs.")
 def config_check(file: str, state_dir: str | None, no_host: bool) -> None:
     """Validate FILE and what `jbof serve` would reject on this machine; on
     success print one summary line.
@@ -152,7 +152,9 @@ def config_check(file: str, state_dir: str | None, no_host: bool) -> None:
     paths exist and are files or block devices of enough size, O_DIRECT works
     where `direct` is on, the unix sockets are not in use (connect test), the
     TCP addresses can be bound (bind test).  Exits non-zero with one line per
-    problem.
+    problem.  --no-host skips the machine (paths, O_DIRECT, sockets, ports: a
+    running daemon holds its sockets) but still reads the state file: its
+    refusals need no drive, and they are what stops the next start.
 
     \b
     Example:
@@ -164,16 +166,16 @@ def config_check(file: str, state_dir: str | None, no_host: bool) -> None:
     from control.preflight import problems
     from control.state import load_with_state, state_path_for
     cfg = run_guarded(lambda: load_config(file))
+    # what serve --config FILE [--state-dir DIR] starts from (control/cli/serve.py),
+    # with --no-host too: the state's refusals need no drive
+    path = str(Path(file).resolve())
+    state = state_path_for(path, state_dir)
+    loaded = run_guarded(lambda: load_with_state(cfg, path, state))
     note = ""
-    if not no_host:
-        # what serve --config FILE [--state-dir DIR] starts from (control/cli/serve.py)
-        path = str(Path(file).resolve())
-        state = state_path_for(path, state_dir)
-        loaded = run_guarded(lambda: load_with_state(cfg, path, state))
-        if state is not None and state.exists():
-            note = (f"; state {state}" if loaded.used_state else
-                    f"; state {state} not applied (the file was edited after it)")
-        cfg = dataclasses.replace(loaded.cfg, source=cfg.source)
+    if state is not None and state.exists():
+        note = (f"; state {state}" if loaded.used_state else
+                f"; state {state} not applied (the file was edited after it)")
+    cfg = dataclasses.replace(loaded.cfg, source=cfg.source)
     found = [] if no_host else problems(cfg)
     if found:
         for p in found:
