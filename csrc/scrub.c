@@ -77,6 +77,29 @@
  *    its state holds [32 MiB, 32 MiB); the next start marks it, pending is
  *    32 MiB again, and the last 29 MiB of A's bytes still in the file are
  *    zeroed before anyone reads them.
+ *
+ * 7. What the rate counts: the background (4) only.  Zeroing on the IO
+ *    path draws nothing from the bucket: a tenant's WRITE_ZEROES or TRIM,
+ *    which the backend carries out as zeroing (the ops of 4), and the
+ *    overlap (3) zeroes ahead of a tenant's IO.  Both are tenant IO: they
+ *    passed the drive's scheduler and are charged to their tenant there
+ *    (cost.c section 2), and the overlap lies inside the IO's own range
+ *    (widened to 4 KiB chunks), zeroed once per removed byte.  The bucket
+ *    never holds tenant IO back, so drawing from it would slow no tenant,
+ *    only the background: a tenant zeroing at the scrub rate or above
+ *    would stop the zeroing of removed space for as long as it kept going
+ *    -- the daemon's tenant.add waiting, then refused busy, and the
+ *    state's scrub_pending kept -- and the daemon's estimate of that wait
+ *    (pending / scrub_rate) would not hold.  So a drive zeroes removed
+ *    space at scrub_rate_bps in the background, plus what its tenants' IO
+ *    zeroes, each tenant within its share; scrubbed_bytes counts (3) and
+ *    (4), never a tenant's WRITE_ZEROES or TRIM.  (A WRITE_ZEROES costs
+ *    a_w * wf whatever its length, up to 4 GiB: if that underprices a
+ *    drive's zeroing, the cost model is where to charge it.)  Worked
+ *    example: 32 MiB removed at 4 MiB/s while another tenant zeroes its
+ *    own 128 MiB in 16 MiB WRITE_ZEROES and TRIMs over and over (about
+ *    130 GiB/s on a memory drive): 6.00 MiB scrubbed in 1.50 s, 4 MiB/s;
+ *    had those drawn from the bucket (as a debt), 0.06 MiB.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -408,6 +408,44 @@ def test_odd_sized_neighbours_do_not_share_a_chunk() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def test_a_tenants_zeroing_does_not_slow_the_scrub() -> None:
+    """csrc/scrub.c section 7: a tenant's WRITE_ZEROES and TRIM (zeroing the backend
+    does on the IO path, charged to the tenant by its scheduler) draw nothing from the
+    scrub's rate bucket and are not counted as scrubbed.  z zeroes its own 128 MiB
+    over and over (hundreds of MiB/s) while the removed a's 32 MiB is scrubbed at
+    4 MiB/s: the scrub keeps its rate (drawn from the bucket, z would have stopped it)."""
+    tmp = tempfile.mkdtemp(prefix="jbof-", dir="/tmp")
+    sock = os.path.join(tmp, "s.sock")
+    rate = 4 * MIB
+    try:
+        with Engine({"drives": [{"name": "m", "backend": "memory", "size": 256 * MIB}],
+                     "tenants": [{"name": "a", "size": 32 * MIB}, {"name": "z", "size": 128 * MIB}],
+                     "listen": {"unix": sock}, "engine": {"scrub_rate": rate}}) as eng:
+            a = Client(sock, "a")
+            a.write(0, b"A" * MIB)
+            a.close()
+            eng.remove_tenant("a")
+            z = Client(sock, "z")
+            s0, t0 = eng.drive_stats("m")["scrubbed_bytes"], time.monotonic()
+            zeroed = 0
+            while time.monotonic() - t0 < 1.5:
+                for off in range(0, 128 * MIB, 16 * MIB):
+                    assert z.call(CMD_WRITE_ZEROES, off, 16 * MIB) == ("simple", (0, b""))
+                    assert z.call(CMD_TRIM, off, 16 * MIB) == ("simple", (0, b""))
+                    zeroed += 32 * MIB
+            info, t1 = eng.drive_stats("m"), time.monotonic()
+            z.close()
+            done, want = info["scrubbed_bytes"] - s0, rate * (t1 - t0)
+            print(f"z zeroed {zeroed / MIB:.0f} MiB; scrubbed {done / MIB:.2f} MiB in "
+                  f"{t1 - t0:.2f} s at {rate / MIB:.0f} MiB/s ({want / MIB:.2f} MiB)")
+            assert zeroed > 4 * want, (zeroed, want)         # z zeroed well above the rate
+            assert 0.5 * want <= done <= 1.25 * want + 64 * 1024, (done, want, zeroed)
+            # only a's space counts: z's zeroes are neither scrubbed nor pending
+            assert info["scrubbed_bytes"] + info["scrub_pending_bytes"] == 32 * MIB
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 @pytest.mark.parametrize("rate", ["slow", "default"])
 def test_block_status_shows_nothing_of_a_removed_tenant(rate: str) -> None:
     """A new owner's map is all hole, whether the scrubber has reached the

@@ -151,9 +151,67 @@ static void test_rate(void)
     free(e);
 }
 
+/* ---- scrub.c 7: zeroing on the IO path draws nothing from the bucket.
+ * Two drives with the same 1 GiB dirty at 64 MiB/s, stepped every 1 ms for
+ * 1 s; on the second, before each step (as drive_pump does), a tenant's
+ * 32 MiB WRITE_ZEROES and 1 MiB TRIM on clean space pass scrub_before_io,
+ * and every 10 ms a 64 KiB READ of dirty space near its end is scrubbed on
+ * the IO path.  The background zeroes the same bytes, step for step, with
+ * the same bucket, on both. ---- */
+static void test_io_path_not_counted(void)
+{
+    const uint64_t MiB = 1ull << 20, GiB = 1ull << 30, MS = 1000000ull;
+    static const jbof_backend_ops ops = {.name = "count", .zero = count_zero};
+    jbof_backend be = {.ops = &ops};
+    drive quiet = {.be = &be, .block_bytes = 4096, .size_bytes = 4 * GiB};
+    drive busy = quiet;
+    jbof_engine *e = calloc(1, sizeof(*e));
+    e->cfg.scrub_rate_bps = 64 * MiB;
+    e->now_ns = 5000000000ull;
+    CHECK_EQ(scrub_mark(&quiet, 0, GiB), 0);
+    CHECK_EQ(scrub_mark(&busy, 0, GiB), 0);
+    uint64_t io_path = 0, bg_quiet = 0, bg_busy = 0;
+    int same_credit = 1, same_step = 1;
+    for (int ms = 0; ms <= 1000; ms++) {
+        jbof_io wz = {.offset_bytes = 2 * GiB + (uint64_t)(ms % 32) * 32 * MiB,
+                      .length_bytes = (uint32_t)(32 * MiB), .opcode = JBOF_OP_WRITE_ZEROES};
+        jbof_io trim = {.offset_bytes = 3 * GiB + (uint64_t)(ms % 512) * MiB,
+                        .length_bytes = (uint32_t)MiB, .opcode = JBOF_OP_TRIM};
+        uint64_t before = busy.scrubbed;
+        CHECK_EQ(scrub_before_io(&busy, &wz), 0);
+        CHECK_EQ(scrub_before_io(&busy, &trim), 0);
+        CHECK_EQ(busy.scrubbed, before); /* clean space: nothing zeroed here */
+        if (ms % 10 == 0) {
+            jbof_io rd = {.offset_bytes = GiB - (uint64_t)(ms / 10 + 1) * 64 * 1024,
+                          .length_bytes = 64 * 1024, .opcode = JBOF_OP_READ};
+            CHECK_EQ(scrub_before_io(&busy, &rd), 0);
+        }
+        io_path += busy.scrubbed - before;
+        uint64_t q = quiet.scrubbed, b = busy.scrubbed;
+        scrub_step(e, &quiet);
+        scrub_step(e, &busy);
+        bg_quiet += quiet.scrubbed - q;
+        bg_busy += busy.scrubbed - b;
+        same_step &= quiet.scrubbed - q == busy.scrubbed - b;
+        same_credit &= quiet.scrub_credit == busy.scrub_credit &&
+                       scrub_next_ns(&quiet) == scrub_next_ns(&busy);
+        e->now_ns += MS;
+    }
+    CHECK(same_step);
+    CHECK(same_credit);
+    CHECK_EQ(bg_busy, bg_quiet);
+    CHECK(bg_quiet >= 63 * MiB && bg_quiet <= 65 * MiB);
+    CHECK_EQ(io_path, 101 * 64 * 1024);                 /* the READs' overlap, once each */
+    CHECK_EQ(busy.scrub_pending + io_path, quiet.scrub_pending);
+    free(quiet.dirty);
+    free(busy.dirty);
+    free(e);
+}
+
 int main(void)
 {
     test_rate();
+    test_io_path_not_counted();
 
     static const jbof_backend_ops ops = {.name = "fake", .zero = fake_zero};
     jbof_backend be = {.ops = &ops};
