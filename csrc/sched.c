@@ -1004,6 +1004,19 @@
  *    with no 200-mix row worse, but raised the CI sample's weights
  *    count over its ratchet once section 39 landed.
  *    (measurements and variants: docs/scheduler-log.md section 42)
+ *
+ * 47. The work row's class b, controller or scheduler (issue 11, the work
+ *    invariant; investigation, no mechanism kept).  Of the 21 mixes
+ *    OVERLOADED most of the run (section 43's class b), qos with gimbal's
+ *    controller passes 2, gimbal with qos's controller loses util in 18,
+ *    and qos with its rate pinned at the ceiling passes 11: the learned
+ *    band is not what loses, pacing itself is (gimbal's 8 wins there come
+ *    from its scheduler: two buckets, per-tenant slots).  Pacing without
+ *    an SLO buys jain, starve and stall in mixes just as OVERLOADED
+ *    (unpaced: jain 7 -> 18 / 6 -> 14), and softer cuts, an
+ *    entry-only bucket reset or a per-size band trade work for weights
+ *    or move nothing.
+ *    (measurements and variants: docs/scheduler-log.md section 47)
  */
 #include <errno.h>
 #include <stdlib.h>
