@@ -1013,9 +1013,11 @@
  *    band is not what loses, pacing itself is (gimbal's 8 wins there come
  *    from its scheduler: two buckets, per-tenant slots).  Pacing without
  *    an SLO buys jain, starve and stall in mixes just as OVERLOADED
- *    (unpaced: jain 7 -> 18 / 6 -> 14), and softer cuts, an
- *    entry-only bucket reset or a per-size band trade work for weights
- *    or move nothing.
+ *    (unpaced: jain 7 -> 18 / 6 -> 14; unpaced only while every active
+ *    tenant waits in the scheduler: work 21 -> 23 / 21 -> 18, jain
+ *    7 -> 14 / 6 -> 12, the tenants' depths in the drive set the
+ *    shares), and softer cuts, an entry-only bucket reset or a per-size
+ *    band trade work for weights or move nothing.
  *    (measurements and variants: docs/scheduler-log.md section 47)
  */
 #include <errno.h>
