@@ -2197,17 +2197,14 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
             list_del_raw(s, onl == LIST_SCAV ? &s->scav : &s->drr, id);
         }
         t->in_turn = 0;
-        if (pol == JBOF_POLICY_QOS && one && (t->inflight <= 2 || !s->n_resv_active)) {
+        if (pol == JBOF_POLICY_QOS && one && t->inflight <= 2) {
             /* section 23: at most 2 IOs in the drive (this one counted):
              * waiting for them, not idle; a positive deficit carries up to
-             * a quantum, a debt is forgiven.  Section 44: deeper too (the
-             * carry only, no credit), while no reservation is active */
+             * a quantum, a debt is forgiven */
             int64_t q = (int64_t)s->cfg.quantum_bytes * t->cfg.weight;
             t->deficit = t->deficit < 0 ? 0 : t->deficit > q ? q : t->deficit;
-            if (t->inflight <= 2) {
-                t->drain_ns = now_ns ? now_ns : 1;
-                t->drain_cap = c;
-            }
+            t->drain_ns = now_ns ? now_ns : 1;
+            t->drain_cap = c;
         } else {
             t->deficit = 0;
         }
