@@ -1019,6 +1019,21 @@
  *    shares), and softer cuts, an entry-only bucket reset or a per-size
  *    band trade work for weights or move nothing.
  *    (measurements and variants: docs/scheduler-log.md section 47)
+ *
+ * 44. A queue that empties deep keeps its deficit (issue 11, qos,
+ *    one-bucket mode; the weights row; tried and dropped, nothing kept).
+ *    Of the 27 weights mixes where drr's own document passes the check,
+ *    23 have an SLO tenant or a reservation; in the 4 one-bucket ones the
+ *    loser is a tenant of 512 B-64 KiB IO at QD 4-64 whose queue empties
+ *    only with its whole depth in the drive, so section 23 (at most 2
+ *    IOs) resets its deficit and each IO it queues again waits a round.
+ *    drr's passes are in its own units (bytes): priced at qos's cost per
+ *    byte it fails weights on 24 of the 27.  Keeping a positive deficit up
+ *    to a quantum at any depth (no credit; not beside a reservation) let
+ *    section 35 rejoin such a tenant at the head: 1000-mix weights 222 ->
+ *    206 mixes with no row worse, but the fixture issue11-sixteen broke
+ *    jain and the 200-mix seed-1 work row went 21 -> 23.
+ *    (measurements and variants: docs/scheduler-log.md section 44)
  */
 #include <errno.h>
 #include <stdlib.h>
