@@ -1034,6 +1034,22 @@
  *    206 mixes with no row worse, but the fixture issue11-sixteen broke
  *    jain and the 200-mix seed-1 work row went 21 -> 23.
  *    (measurements and variants: docs/scheduler-log.md section 44)
+ *
+ * 45. The weights row in two-bucket mode, by cause (issue 11;
+ *    investigation, nothing kept).  In 30 of the 55 two-bucket weights
+ *    mixes of the 200-mix seeds with both an over- and an under-served
+ *    tenant, every under-served tenant's IO is cheaper (per weight)
+ *    than every over-served one's.  Where a bucket binds, the round
+ *    spends each positive episode on one IO of the longest-held tenant:
+ *    a small-IO tenant sends one IO per cycle of the FIFO, a large-IO
+ *    one earns a quantum per visit, and alone on the round it is
+ *    revisited in the same call (s1-8: 4 KiB writer 0.129, 512 KiB
+ *    writer 0.192 of a 0.167 share).  Both levers that move the row --
+ *    finishing a turn's quantum past the empty bucket, releasing the
+ *    least-served held tenant first -- cost the SLO tenant its latency
+ *    (the overdraft, or section 9's starve mask).  drr's "kept weights"
+ *    are byte shares (it prices bytes); in qos's units drr violates too.
+ *    (measurements and variants: docs/scheduler-log.md section 45)
  */
 #include <errno.h>
 #include <stdlib.h>
