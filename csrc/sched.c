@@ -1002,7 +1002,11 @@
  *    whose deficit pays its head IO past the empty bucket (charged, one
  *    bucket per debt episode, drive <= 24 IOs) fixed jain in 3 mixes
  *    with no 200-mix row worse, but raised the CI sample's weights
- *    count over its ratchet once section 39 landed.
+ *    count over its ratchet (s11-45) once section 39 landed.  Section
+ *    46 traced that: not an interaction with 39 (no tenant both passes
+ *    and takes 39's credit); two tenants crossed the weights check's
+ *    90%-queued line and one of them, as under-served as before, was
+ *    checked.
  *    (measurements and variants: docs/scheduler-log.md section 42)
  *
  * 47. The work row's class b, controller or scheduler (issue 11, the work
