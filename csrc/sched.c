@@ -1068,6 +1068,30 @@
  *    7 -> 4 / 6 -> 6 (1000-mix 43 -> 38 / 55 -> 54), but weights 44 ->
  *    45 / 41 -> 42 mixes.
  *    (measurements and variants: docs/scheduler-log.md section 46)
+ *
+ * 49. A progress bound past a reservation's debt (issue 11, qos; the
+ *    starve row).  In the 23 starve mixes of the 200-mix sweeps (seeds 1
+ *    / 2) the starved tenant's empty bins are spent queued at the
+ *    scheduler with nothing in the drive in all but one; in 17 a
+ *    reservation keeps a bucket past DEBT_BUCKETS of debt (most with two
+ *    buckets beside an SLO tenant or a scavenger), where only section 28's
+ *    escapes let anyone else through -- and those stand aside while the
+ *    controller is in CONGESTION / OVERLOADED (the drive is full) and earn
+ *    one quantum x weight per STARVE_NS otherwise, 1/70 of a 1 MiB write
+ *    at wf 9.  Mix s1-199 (fragmented SATA; t3 reserves 400 MiB/s of 4 KiB
+ *    random writes, write bucket -0.7 .. -2.6 GB, OVERLOADED from 100 ms):
+ *    t5, a 4 KiB sequential writer at QD 64 (p99 0.1 ms), sent nothing
+ *    after its first bin, 14 empty bins.  Now a tenant that starves
+ *    (section 9) on such a bucket, has sent nothing for PROGRESS_NS (50
+ *    ms) and whose head IO has waited as long escapes on credit (the
+ *    deficit goes negative, as section 18's credit; not charged to the
+ *    bucket, as 28), in any controller state: at most one IO per tenant
+ *    per 50 ms past the debt.  s1-199: t5 0 empty bins.  200-mix seeds 1
+ *    / 2: starve 13 -> 5 / 10 -> 4 mixes, work 21 -> 21 / 21 -> 20,
+ *    weights 44 -> 46 / 41 -> 42 (s1-89 and s2-99: two tenants that both
+ *    starved now escape one IO per 50 ms each, whatever their IO's cost;
+ *    s1-190 moves with any change), no other row changes.
+ *    (measurements and variants: docs/scheduler-log.md section 49)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -2465,14 +2489,21 @@ static inline int starving(const tenant *t, uint64_t now_ns)
 
 /* section 28: t starves (section 9), has sent nothing for STARVE_NS and
  * earned no quantum for as long: it earns one (quantum x weight) and, once
- * that covers its head IO, may send it past its bucket's reservation debt */
-static inline int resv_escape_earn(const jbof_sched *s, tenant *t, uint64_t now_ns)
+ * that covers its head IO, may send it past its bucket's reservation debt.
+ * Section 49: once it has sent nothing for PROGRESS_NS and its head IO has
+ * waited as long, the head IO goes on credit (the deficit goes negative),
+ * also while the drive is full (full: only then, and nothing is earned) */
+static inline int resv_escape_earn(const jbof_sched *s, tenant *t, uint64_t now_ns, int full)
 {
     if (!starving(t, now_ns) || now_ns - t->last_take_ns < STARVE_NS || now_ns - t->esc_ns < STARVE_NS)
         return 0;
+    int owed = now_ns - t->last_take_ns >= PROGRESS_NS && now_ns - t->ring[t->head].io->submit_ns >= PROGRESS_NS;
+    if (full && !owed)
+        return 0;
     t->esc_ns = now_ns;
-    t->deficit += (int64_t)s->cfg.quantum_bytes * t->cfg.weight;
-    t->esc_ok = t->deficit >= (int64_t)t->ring[t->head].io->cost;
+    if (!full)
+        t->deficit += (int64_t)s->cfg.quantum_bytes * t->cfg.weight;
+    t->esc_ok = owed || t->deficit >= (int64_t)t->ring[t->head].io->cost;
     return (int)t->esc_ok;
 }
 
@@ -2492,10 +2523,10 @@ static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t n
      * the SLO is out of reach at any depth, not that the drive is full */
     if (!deep || now_ns < s->esc_next_ns)
         return 0;
-    if (s->ctl.state >= JBOF_CTL_CONGESTION &&
-        (!s->ctl.target_cap_ns || s->ctl.band_hi_ns >= 2 * s->ctl.base_ns || s->ctl.ewma_ns[0] > ESC_FAST_NS ||
-         s->ctl.ewma_ns[1] > ESC_FAST_NS))
-        return 0;
+    /* (full: section 49's progress bound alone) */
+    int full = s->ctl.state >= JBOF_CTL_CONGESTION &&
+               (!s->ctl.target_cap_ns || s->ctl.band_hi_ns >= 2 * s->ctl.base_ns || s->ctl.ewma_ns[0] > ESC_FAST_NS ||
+                s->ctl.ewma_ns[1] > ESC_FAST_NS);
     s->esc_next_ns = now_ns + RESV_STEP_NS; /* a walk at most once per ms */
     for (int k = 0; k < 2; k++) {
         dlist *h = &s->held[k];
@@ -2504,7 +2535,7 @@ static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t n
         int32_t id = h->head;
         for (uint32_t i = 0, len = h->len; i < len; i++) {
             int32_t nx = s->t[id]->next;
-            if (resv_escape_earn(s, s->t[id], now_ns)) {
+            if (resv_escape_earn(s, s->t[id], now_ns, full)) {
                 list_del_raw(s, h, (uint32_t)id);
                 list_push(s, &s->drr, (uint32_t)id, 1, LIST_DRR);
                 esc |= 1u << k;
@@ -2520,7 +2551,7 @@ static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t n
     for (uint32_t i = 0, len = s->drr.len; i < len; i++) {
         int32_t nx = s->t[id]->next;
         int k = one_bucket(s) ? 0 : head_bucket(s->t[id]); /* one bucket: all on 0 (38) */
-        if ((deep >> k & 1) && resv_escape_earn(s, s->t[id], now_ns)) {
+        if ((deep >> k & 1) && resv_escape_earn(s, s->t[id], now_ns, full)) {
             list_del(s, &s->drr, (uint32_t)id);
             list_push(s, &s->drr, (uint32_t)id, 1, LIST_DRR);
             esc |= 1u << k;

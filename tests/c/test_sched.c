@@ -1330,6 +1330,51 @@ static void test_resv_lead(void)
     jbof_sched_destroy(s);
 }
 
+/* section 49: a best-effort 1 MiB writer at QD 2 beside an infeasible
+ * reservation of 128 KiB writes at QD 128, with a latency-critical tenant
+ * configured (two buckets): the reservation keeps the write bucket deep in
+ * debt and the drive's queue keeps the controller in CONGESTION /
+ * OVERLOADED most of the time, where section 28's escapes stand aside (and
+ * elsewhere earn a quantum per STARVE_NS, ~1/70 of a write).  Once it
+ * has sent nothing for PROGRESS_NS the writer goes on credit: gap 57 ms, 18
+ * writes in 1 s (without: 1 write, then 894 ms of nothing) */
+static void test_progress_escape(void)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    static load L;
+    static fake f;
+    load_reset(&L, &f, 3);
+    L.ids[0] = add(s, 1, JBOF_CLASS_RESERVED, 2000ull << 20, 0);
+    load_set(&L, 0, 128, 131072, JBOF_OP_WRITE);
+    L.ids[1] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    load_set(&L, 1, 2, 1048576, JBOF_OP_WRITE);
+    jbof_tenant_cfg tc;
+    jbof_tenant_default_cfg(&tc);
+    tc.klass = JBOF_CLASS_LATENCY;
+    tc.latency_slo_ns = 2000000;
+    CHECK_EQ(jbof_sched_tenant_add(s, &tc, 0, &L.ids[2]), 0);
+    load_set(&L, 2, 1, 4096, JBOF_OP_READ);
+    uint64_t last = 0, gap = 0, n = 0, full = 0;
+    for (uint64_t t = 1000000; t <= 1000000000; t += 1000000) {
+        run(s, &L, &f, t);
+        jbof_drive_stats ds;
+        CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
+        full += ds.ctl_state >= JBOF_CTL_CONGESTION;
+        if (L.bytes[1] != n) {
+            last = t;
+            n = L.bytes[1];
+        }
+        gap = t - last > gap ? t - last : gap;
+    }
+    if (gap > 100000000 || full < 500)
+        fprintf(stderr, "progress escape: gap %llu ms, %llu ms congested, %llu B\n", (unsigned long long)(gap / 1000000),
+                (unsigned long long)full, (unsigned long long)n);
+    CHECK(full >= 500); /* the case: escapes of section 28 off */
+    CHECK(gap <= 100000000);
+    CHECK_EQ(L.fifo_violations, 0);
+    jbof_sched_destroy(s);
+}
+
 int main(void)
 {
     test_validation();
@@ -1354,5 +1399,6 @@ int main(void)
     test_resv_one_bucket();
     test_progress_debt();
     test_resv_lead();
+    test_progress_escape();
     TEST_SUMMARY();
 }
