@@ -2819,16 +2819,6 @@ static inline uint64_t win_cap(const jbof_sched *s, tenant *t)
     return t->win_cap;
 }
 
-/* section 32: beside an SLO, small IOs count by number too (not a
- * latency-critical or reserved tenant's): t is out of room once its
- * in-flight IOs number both window / SLO_IO_FLOOR and target_cap / base */
-static inline int slo_io_count(const jbof_sched *s, tenant *t)
-{
-    return s->ctl.target_cap_ns && t->cfg.klass != JBOF_CLASS_LATENCY && !t->cfg.reserve_bps &&
-           (uint64_t)t->inflight * SLO_IO_FLOOR >= win_cap(s, t) &&
-           (uint64_t)t->inflight * s->ctl.base_ns >= s->ctl.target_cap_ns;
-}
-
 /* May t not send its next IO now for lack of in-flight room?
  * gimbal: slot count (weight-blind, as published); qos: the same window of
  * total_slots * slot_bytes split by weight among active tenants, in cost. */
@@ -2841,9 +2831,14 @@ static inline int slot_blocked(const jbof_sched *s, tenant *t)
          * reserved tenant keeps its own, for section 12 (38) */
         if (one_bucket(s) && !t->cfg.reserve_bps)
             return window_protects(s) && t->inflight_cost + t->ring[t->head].io->cost > one_win(s);
-        if (slo_io_count(s, t))
+        uint64_t cap = win_cap(s, t);
+        /* section 32: beside an SLO, small IOs count by number too (not a
+         * latency-critical or reserved tenant's) */
+        if (s->ctl.target_cap_ns && t->cfg.klass != JBOF_CLASS_LATENCY && !t->cfg.reserve_bps &&
+            (uint64_t)t->inflight * SLO_IO_FLOOR >= cap &&
+            (uint64_t)t->inflight * s->ctl.base_ns >= s->ctl.target_cap_ns)
             return 1;
-        return t->inflight_cost + t->ring[t->head].io->cost > win_cap(s, t);
+        return t->inflight_cost + t->ring[t->head].io->cost > cap;
     }
     if (t->cur_slot_cost < s->cfg.slot_bytes && t->slot_out[t->cur_slot % SLOT_RING])
         return 0; /* the open slot still has room */
@@ -3098,9 +3093,8 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
         if (!alone && (one ? window_protects(s) && t->inflight > (resv && s->n_resv_active && !t->cfg.reserve_bps ? 1u : 0u) : t->inflight)) {
             /* in-flight window w / W of total_slots * slot_bytes (3, Virtual
              * slots); with one bucket the whole window, and only while it
-             * protects a latency-bound tenant (section 18); with two, also
-             * section 32's count beside an SLO (section 48) */
-            if (t->inflight_cost + h->cost > (one ? one_win(s) : win_cap(s, t)) || (!one && slo_io_count(s, t))) {
+             * protects a latency-bound tenant (section 18) */
+            if (t->inflight_cost + h->cost > (one ? one_win(s) : win_cap(s, t))) {
                 *waiting = 1; /* parked until one of its own IOs completes */
                 t->in_turn = 0;
                 list_del(s, l, id);
