@@ -95,6 +95,10 @@ OPEN: dict[str, set[str]] = {
     # from 150 ms, its tag ~350 ms ahead from the empty-buffer start); now 58.5.  Work and starve are
     # open (t3, an unlimited writer, has one empty 100 ms bin behind the floor)
     "sweep-s1-416": {"work"},
+    # sweep.py narrowing 7: drr's util 2.989 against qos's 2.832 comes from giving six reservations
+    # qos kept (100-200 MiB/s each) 16-76 MiB/s; work is waived (counted).  Weights (t24 0.161 of
+    # 0.200) and starve (t3, t19 one empty 100 ms bin each) are open
+    "sweep-s2-187": {"weights", "starve"},
 }
 
 CI_SEED = 11
@@ -151,6 +155,47 @@ def test_work_against_a_winner_that_broke_the_weights_is_waived_and_counted() ->
                               dict.fromkeys(sweep.INVARIANTS, 0))
     assert wv, "gimbal keeps the weights here: the waiver would be wrong"
     assert "work waived (weights)" in sweep.summary_table([rep])
+
+
+def test_work_against_a_winner_that_broke_a_kept_reservation_is_waived_and_counted() -> None:
+    """Narrowing 7: sweep-s2-187 (rated, dct983): drr reaches util 2.989 against qos's 2.832 by giving
+    six reserved tenants, whose reservations qos kept, 16-76 MiB/s of their 100-200; the work check
+    skips drr -- counted, not dropped -- and no policy that keeps them beats qos by 5%."""
+    from control.scenario import load_scenario
+    path = FIX / "sweep-s2-187.yaml"
+    rep = sweep.check_scenario_file(path)
+    assert rep.checked.get("work waived (reserve)") == 1, rep.checked
+    assert not any(v.invariant == "work" for v in rep.violations), rep.violations
+    docs = rep.docs
+    assert docs["drr"]["utilization"] > docs["qos"]["utilization"] / sweep.WORK_FRAC
+    kept = sweep._kept_reservations(load_scenario(path), docs["qos"])
+    assert len(kept) >= 2, kept
+    assert sweep._breaks_reservations(kept, docs["drr"]), "drr keeps them: the waiver would be wrong"
+    assert not sweep._breaks_reservations(kept, docs["qos"])
+    assert "work waived (reserve)" in sweep.summary_table([rep])
+
+
+def test_a_reservation_qos_missed_waives_nothing() -> None:
+    """Narrowing 7 counts only reservations qos kept: a reservation qos gives 90% of is not one."""
+    from control.scenario import load_scenario
+    sc = load_scenario(FIX / "sweep-s2-187.yaml")
+    t = next(t for t in sc.tenants if t.reserve_bps)
+    solo = 4.0 * t.reserve_bps
+    short = {"tenants": [{"name": t.name, "bw_bytes": 0.90 * t.reserve_bps, "solo_bw_bytes": solo}]}
+    full = {"tenants": [{"name": t.name, "bw_bytes": 0.96 * t.reserve_bps, "solo_bw_bytes": solo}]}
+    none = {"tenants": [{"name": t.name, "bw_bytes": 0.0, "solo_bw_bytes": solo}]}
+    others = [x for x in sc.tenants if x.name != t.name]
+    for d in (short, full, none):
+        d["tenants"] += [{"name": x.name, "bw_bytes": 0.0, "solo_bw_bytes": 0.0} for x in others]
+    assert sweep._kept_reservations(sc, short) == {}
+    kept = sweep._kept_reservations(sc, full)
+    assert set(kept) == {t.name}
+    assert sweep._breaks_reservations(kept, none) and sweep._breaks_reservations(kept, short)
+    assert not sweep._breaks_reservations(kept, full)
+    # a tenant that asks for less than its reservation is kept by getting what it asks
+    small = {"tenants": [{"name": t.name, "bw_bytes": 0.5 * t.reserve_bps, "solo_bw_bytes": 0.5 * t.reserve_bps}]
+             + d["tenants"][1:]}
+    assert set(sweep._kept_reservations(sc, small)) == {t.name}
 
 
 def test_starve_sees_uniform_starvation() -> None:
