@@ -175,9 +175,9 @@ each invariant applied, so nothing is dropped silently):
    with it.  Only reservations qos *kept* count -- where qos falls short
    itself (s1-92: t5 reserves 400 MiB/s of 8 KiB rw on a fragmented
    dct983 and gets 360 under qos, 147 under rr) nothing is waived.  Mix
-   s2-187 (seed 2, rated): qos gives six reserved tenants their 100-200
-   MiB/s each (util 2.832); drr reaches 2.989 by giving them 16-76 MiB/s.
-   On the 200-mix sweeps of seeds 1 and 2 on main 892c9f5 it waives 3 of
+   s1-170 (seed 1, rated, fragmented SATA): qos gives t8 220.6 MiB/s of
+   its 200 MiB/s reservation (util 2.565); gimbal reaches 2.849 by giving
+   it 164.9.  On the 200-mix sweeps of seeds 1 and 2 on main 892c9f5 it waived 3 of
    the 42 work violations (s1-170, s1-199, s2-187); docs/scheduler-log.md
    section 47 found the drive spent on reservations in three class-b work
    mixes.  Counted as ``work waived (reserve)``.
