@@ -1055,18 +1055,23 @@
  *    are byte shares (it prices bytes); in qos's units drr violates too.
  *    (measurements and variants: docs/scheduler-log.md section 45)
  *
- * 46. A QD-1 tenant owed its IO past the empty bucket, beside section 39
- *    (issue 11, the jain row; tried and dropped, nothing kept).  Section
- *    42's variant e broke the CI ratchet on s11-45 not through section
- *    39 (no tenant both passes and goes on its credit; a tenant in its
- *    debt cannot pay its head IO, so never passes) but through the
- *    weights check's group: two QD-4/8 tenants, as far behind on main,
- *    crossed 90% queued.  Where the two do meet (s2-40), passed 512 B
- *    random writes lowered an OVERLOADED drive's rate and section 39's
- *    one IO per 85 ms became a larger share.  Passing only a tenant with
- *    its head IO alone queued held the CI sample and took 200-mix jain
- *    7 -> 4 / 6 -> 6 (1000-mix 43 -> 38 / 55 -> 54), but weights 44 ->
- *    45 / 41 -> 42 mixes.
+ * 46. A QD-1 tenant owed its IO passes the empty bucket (issue 11, qos,
+ *    one-bucket mode; the jain row; section 42's variant e narrowed).  A
+ *    tenant in its turn (section 35's head join) with nothing in the drive
+ *    and only its head IO queued, whose deficit pays that IO, goes past
+ *    the empty bucket and is charged (pass_ok), while the drive holds at
+ *    most PASS_DRIVE_IOS (24) IOs and what went so since the bucket was
+ *    last positive (pass_debt) stays within one bucket; not beside a
+ *    reservation.  It waits out the debt alone otherwise (s1-15's 4 KiB
+ *    QD-1 reader: 1.5 ms queued per 0.4 ms in the drive).  "Only its head
+ *    queued" is what keeps deeper tenants (s11-45's QD-4/8 t6, t7; s1-195's
+ *    QD-8 512 B reader) from passing.  Kept on the 1000-mix sweeps (with
+ *    section 49 and sweep narrowing 7 in place): seed 1 399 -> 392
+ *    violating mixes (jain 43 -> 38, work 160 -> 156, starve 26 -> 25, no
+ *    row worse), seed 2 381 -> 377 (jain 55 -> 54, work 147 -> 145,
+ *    starve 28 -> 26; weights 217 -> 219 mixes but 925 -> 917
+ *    violations).  Its 200-mix cost: one weights mix on each seed (s1-123,
+ *    s2-40, at the check's edge).  bench-sched +4.3 per IO.
  *    (measurements and variants: docs/scheduler-log.md section 46)
  *
  * 49. A progress bound past a reservation's debt (issue 11, qos; the
@@ -1161,6 +1166,7 @@ static const uint64_t RESV_LEAD_NS = 20000000ull;   /* qos: a seen reservation's
 enum { BIG_EVERY = 128 };                           /* qos: latency-critical completions per large IO beside an SLO (41) */
 enum { BIG_SCORE_MAX = 4 * BIG_EVERY };             /* qos: ... and stays on for this many clean ones at most (41) */
 static const uint64_t BIG_GAP_NS = 50000000ull;     /* qos: ... or one large IO per 50 ms whatever they complete (41) */
+enum { PASS_DRIVE_IOS = 24 };                       /* qos, one bucket: no pass past the empty bucket into a deeper drive (46) */
 
 /* An SQ entry points at the caller's descriptor (section 6): submit fills
  * its scheduler fields in place, dispatch hands the same pointer back. */
@@ -1299,6 +1305,7 @@ struct jbof_sched {
     cost_state cost;
     uint32_t cost_mode;       /* cost_of's mode (COST_MODE_*; qos: cost.c section 5): mode_sync */
     uint32_t one_mode;        /* one_bucket(s) as of the last mode_sync (section 6) */
+    int64_t pass_debt;        /* qos, one bucket: cost sent past the empty bucket since it was last positive (46) */
 };
 
 /* ------------------------------------------------------------ helpers --- */
@@ -2578,6 +2585,17 @@ static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t n
     return esc;
 }
 
+/* section 46: in one-bucket mode a tenant in its turn with nothing in the
+ * drive and only its head IO queued, whose deficit pays it, goes past the
+ * empty bucket (charged) while the drive holds at most PASS_DRIVE_IOS IOs
+ * and what went so since the bucket was last positive stays within one
+ * bucket */
+static inline int pass_ok(const jbof_sched *s, const tenant *t, const jbof_io *h)
+{
+    return !t->inflight && t->count == 1 && s->inflight_ios <= PASS_DRIVE_IOS && t->in_turn && t->deficit >= (int64_t)h->cost &&
+           s->pass_debt + (int64_t)h->cost <= (int64_t)s->cfg.ctl.bucket_bytes;
+}
+
 /* section 22: the mask stands aside while a reservation is active and k is
  * past DEBT_BUCKETS buckets of debt -- due reservations keep k in debt, so
  * holding the latency-critical tenant back would not release anyone */
@@ -3050,7 +3068,9 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
     uint32_t have = (s->ctl.tokens[0] > 0 ? 1u : 0u) | (!one && s->ctl.tokens[1] > 0 ? 2u : 0u);
     if (!alone && !s->n_lc_backlogged) {
         uint32_t want = one ? (l->len || held ? 1u : 0u) : (s->n_head[0] ? 1u : 0u) | (s->n_head[1] ? 2u : 0u) | held;
-        if (!(want & (have | esc))) {
+        /* (section 46: nor can the round's head pass the empty bucket) */
+        if (!(want & (have | esc)) &&
+            !(one && !resv && l->head >= 0 && pass_ok(s, s->t[l->head], s->t[l->head]->ring[s->t[l->head]->head].io))) {
             s->starved |= want & ~have;
             if (want)
                 *waiting = 1;
@@ -3139,7 +3159,10 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
                 continue;
             }
         }
-        if (s->ctl.tokens[k] <= 0 && !alone && !lc_overdraft(s, t)) {
+        /* (section 46: one bucket, no reservation -- a tenant owed its IO
+         * with nothing in the drive passes the empty bucket, counted) */
+        if (s->ctl.tokens[k] <= 0 && !alone && !lc_overdraft(s, t) &&
+            !(one && !resv && pass_ok(s, t, h) && (s->pass_debt += h->cost, 1))) {
             *waiting = 1;
             s->starved |= 1u << k;
             int other = 1 - k;
@@ -3276,6 +3299,8 @@ static inline __attribute__((always_inline)) int dispatch_ctl(jbof_sched *s, uin
             s->ctl.tokens[1] = cap;
         }
         ctl_refill_one(&s->ctl, now_ns);
+        if (s->ctl.tokens[0] > 0)
+            s->pass_debt = 0; /* section 46: a new episode */
     } else if (qos && !s->n_lc_active) {
         /* section 11: the refill is split by how many tenants wait on each
          * bucket (on the round, held, or parked), not half and half */

@@ -1268,6 +1268,56 @@ static void test_progress_debt(void)
     jbof_sched_destroy(s);
 }
 
+/* sched.c section 46: in one-bucket mode a tenant in its turn with nothing
+ * in the drive and only its head IO queued, whose deficit pays it (here
+ * section 35's head join with section 23's carry), goes past the bucket a
+ * large write emptied, and is charged; a tenant with IO in the drive waits
+ * for the refill. */
+static void test_pass_empty_bucket(void)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    uint32_t w = add(s, 8, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    uint32_t c = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    static jbof_io iw[4], ic[2];
+    memset(iw, 0, sizeof(iw));
+    memset(ic, 0, sizeof(ic));
+    jbof_io *out[8];
+    jbof_drive_stats ds;
+    uint64_t now = 1000;
+    for (int i = 0; i < 2; i++)
+        ic[i] = (jbof_io){.tenant = c, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = 100u + (uint64_t)i};
+    /* C's first IO goes; its queue empties with it in the drive and the
+     * rest of its quantum carries (section 23) */
+    CHECK_EQ(jbof_sched_submit(s, &ic[0], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
+    CHECK(out[0] == &ic[0]);
+    /* W's 128 KiB writes (a 1 MiB quantum at weight 8): the first one costs
+     * more than the bucket holds and empties it */
+    for (int i = 0; i < 4; i++) {
+        iw[i] = (jbof_io){.tenant = w, .opcode = JBOF_OP_WRITE, .length_bytes = 131072, .tag = (uint64_t)i};
+        CHECK_EQ(jbof_sched_submit(s, &iw[i], now), 0);
+    }
+    int n = jbof_sched_dispatch(s, now, out, 8);
+    CHECK(n >= 1 && n < 4);
+    CHECK(out[0] == &iw[0]);
+    CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
+    int64_t debt = ds.tokens;
+    CHECK(debt <= 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0); /* W waits for the refill */
+    /* C's IO completes and its next one is queued: its deficit pays it, so
+     * it goes past the empty bucket (without section 46 it waited for
+     * the debt to refill), charged to the bucket */
+    CHECK_EQ(jbof_sched_complete(s, &ic[0], now, 0), 0);
+    CHECK_EQ(jbof_sched_submit(s, &ic[1], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
+    CHECK(out[0] == &ic[1]);
+    CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
+    CHECK_EQ(ds.tokens, debt - (int64_t)ic[1].cost);
+    /* and W, which has IO in the drive, still waits */
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0);
+    jbof_sched_destroy(s);
+}
+
 /* section 38: reservations alone pace with one bucket (the write bucket
  * stands full after a call that sent writes); a configured latency-critical
  * tenant with an SLO brings the second bucket back (it pays for the writes) */
@@ -1400,5 +1450,6 @@ int main(void)
     test_progress_debt();
     test_resv_lead();
     test_progress_escape();
+    test_pass_empty_bucket();
     TEST_SUMMARY();
 }
