@@ -1114,6 +1114,23 @@
  *    by the count fixes 6 of the 26 and costs weights 6 mixes (at twice
  *    the count: 4 and 2, and no slo gain on the 200-mix seeds).
  *    (measurements and variants: docs/scheduler-log.md section 48)
+ *
+ * 50. Section 44's deep carry, gated (issue 11, qos, one-bucket mode; the
+ *    weights row; tried and dropped, nothing kept).  The carry of a
+ *    positive deficit for a queue that empties with more than 2 IOs in
+ *    the drive broke issue11-sixteen's jain only through IOs costing more
+ *    than half a quantum.  Gated to such an IO of at most half a quantum,
+ *    at most 64 IOs in the drive and a tenant whose cost over the last
+ *    one to two windows (256 quanta each) is below its weight's share of
+ *    the active weight, it passed every gate on main 9479108 (1000-mix
+ *    seed 1 399 -> 398: weights 226 -> 225 mixes, 1050 -> 1003
+ *    violations, work 160 -> 157, jain 43 -> 42; CI weights 13 -> 12), but
+ *    beside section 46's pass (main 7491eee) jain goes 38 -> 42 and the
+ *    total 392 -> 393: both give a small-IO tenant its IO sooner, and the
+ *    carry undoes 46's jain fixes (s1-100, 120, 195, 612).  Without the
+ *    share test: stall, starve and the CI ratchet worse.  The window cost
+ *    ~19 instructions per IO in take.
+ *    (measurements and variants: docs/scheduler-log.md section 50)
  */
 #include <errno.h>
 #include <stdlib.h>
