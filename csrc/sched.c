@@ -1131,6 +1131,31 @@
  *    share test: stall, starve and the CI ratchet worse.  The window cost
  *    ~19 instructions per IO in take.
  *    (measurements and variants: docs/scheduler-log.md section 50)
+ *
+ * 53. The stall row on seed 2, by cause (issue 11; investigation, nothing
+ *    kept).  All 7 stall mixes of the 1000-mix seed-2 sweep wait at the
+ *    scheduler with nothing of the tenant in the drive, in three causes:
+ *    a. two buckets beside an SLO tenant, the victim on the round (not
+ *       held, so section 9's mask never sees it) with its head IO's
+ *       bucket held just below zero -- above DEBT_BUCKETS, so sections
+ *       28 / 49 stay off -- by a reservation's IO and the SLO tenant's
+ *       overdraft (s2-479, 639, 709), or past it with no reservation
+ *       active, where no escape runs at all (s2-813: -13 MB, 460 ms);
+ *    b. section 18 / 49's credit, one IO per 50 ms past a reservation's
+ *       debt, for a tenant with 2-8 IOs queued (s2-384: QD 8, 355 ms,
+ *       its own 20 MiB/s reservation judged short with its tag 600 ms
+ *       ahead -- no section 40 lead bound with two buckets -- beside a
+ *       400 MiB/s reservation section 20 does not cut beside an SLO;
+ *       s2-677: QD 2, 50 + 40 ms);
+ *    c. section 49h's reservation tag ahead (s2-109, 51.6 ms).
+ *    Letting section 49's escape (nothing sent for PROGRESS_NS, on
+ *    credit, not charged) also past a shallow read-bucket debt with two
+ *    buckets fixes s2-479 and 709 and halves 639's wait (1000-mix seed 2
+ *    377 -> 375, stall 7 -> 6, starve 26 -> 24; seed 1 392 -> 391,
+ *    starve 25 -> 19) but seed 1's stall row goes 0 -> 1: s1-579's t0,
+ *    whose max falls 203 -> 152 ms while its p99 falls 52.4 -> 5.1 ms,
+ *    under the 25 x p99 bound.  Not kept (the gate: no seed-1 row worse).
+ *    (measurements and variants: docs/scheduler-log.md section 53)
  */
 #include <errno.h>
 #include <stdlib.h>
