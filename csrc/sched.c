@@ -1133,6 +1133,14 @@
  *    ~19 instructions per IO in take.
  *    (measurements and variants: docs/scheduler-log.md section 50)
  *
+ * 52. Section 50's gated deep carry beside section 46's pass (issue 11,
+ *    the weights row, one-bucket mode; measured, not merged).  The carry
+ *    gated by section 50's V26, a 95%-queued test and "no section-46 pass
+ *    in this cost window or the last" gave 1000-mix seed 1 392 -> 390,
+ *    seed 2 377 -> 374 (weights only), but cost 26.6 instructions per IO
+ *    (bench-sched 515.5 / 436.8), its threshold set by the CI sample.
+ *    (measurements and variants: docs/scheduler-log.md section 52)
+ *
  * 53. The stall row on seed 2, by cause; section 49's progress bound
  *    past a shallow read debt (issue 11, qos, two buckets).  All 7 stall mixes of the 1000-mix seed-2 sweep wait at the
  *    scheduler with nothing of the tenant in the drive, in three causes:
