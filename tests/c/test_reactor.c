@@ -710,23 +710,33 @@ static void store_truncation(const char *dir)
 /* Placement at a given base and jbof_drive_scrub_mark (export.c section 2,
  * scrub.c section 6): argument checks, and marks that overlap dirty space
  * or a namespace in use.  Not started: commands apply inline. */
-static void placement_and_scrub_mark(void)
+/* an Engine (not started) with one memory drive of size bytes (block 0:
+ * the default), its drive id in *id; NULL if the Engine cannot be made */
+static jbof_engine *memory_engine(const char *name, uint64_t size, uint32_t block, uint32_t *id)
 {
     jbof_engine_cfg ec;
     memset(&ec, 0, sizeof ec);
     jbof_engine *e = NULL;
     CHECK_EQ(jbof_engine_create(&ec, &e), 0);
     if (!e)
-        return;
+        return NULL;
     jbof_drive_cfg d;
     memset(&d, 0, sizeof d);
-    snprintf(d.name, sizeof d.name, "place");
+    snprintf(d.name, sizeof d.name, "%s", name);
     d.backend = JBOF_BACKEND_MEMORY;
-    d.size_bytes = 4 * NS_BYTES;
-    d.block_bytes = 4096;
-    uint32_t id = 0;
+    d.size_bytes = size;
+    d.block_bytes = block;
     CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &d.sched), 0);
-    CHECK_EQ(jbof_engine_add_drive(e, &d, &id), 0);
+    CHECK_EQ(jbof_engine_add_drive(e, &d, id), 0);
+    return e;
+}
+
+static void placement_and_scrub_mark(void)
+{
+    uint32_t id = 0;
+    jbof_engine *e = memory_engine("place", 4 * NS_BYTES, 4096, &id);
+    if (!e)
+        return;
 
     jbof_export_cfg x = export_cfg("at1", id);
     x.at_base = 1;
@@ -852,20 +862,10 @@ static void place_first_fit(void)
     CHECK_EQ(base, 7);                                  /* untouched on failure */
 
     /* the Engine's first fit gives the same answer with its namespaces taken */
-    jbof_engine_cfg ec;
-    memset(&ec, 0, sizeof ec);
-    jbof_engine *e = NULL;
-    CHECK_EQ(jbof_engine_create(&ec, &e), 0);
+    uint32_t id = 0;
+    jbof_engine *e = memory_engine("fit", 16 * M, 0, &id);
     if (!e)
         return;
-    jbof_drive_cfg d;
-    memset(&d, 0, sizeof d);
-    snprintf(d.name, sizeof d.name, "fit");
-    d.backend = JBOF_BACKEND_MEMORY;
-    d.size_bytes = 16 * M;
-    uint32_t id = 0;
-    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &d.sched), 0);
-    CHECK_EQ(jbof_engine_add_drive(e, &d, &id), 0);
     jbof_export_cfg x = export_cfg("f1", id);
     x.size_bytes = M + K4;
     x.at_base = 1;
@@ -877,7 +877,7 @@ static void place_first_fit(void)
         snprintf(x.name, sizeof x.name, "f%u", i + 2);
         x.at_base = 0;
         x.size_bytes = sizes[i];
-        uint64_t want = fit(d.size_bytes, 1, sizes[i], held, i + 1, 0);
+        uint64_t want = fit(16 * M, 1, sizes[i], held, i + 1, 0);
         CHECK_EQ(jbof_engine_export_add(e, &x), 0);
         jbof_export_stats st;
         CHECK_EQ(jbof_engine_export_stats(e, x.name, &st), 0);

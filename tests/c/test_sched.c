@@ -1193,6 +1193,18 @@ static void test_queued_ns(void)
     }
 }
 
+/* tenant c's 4 KiB reads ic[0..1]: ic[0] goes alone, so c's queue empties
+ * with it in the drive and the rest of its quantum carries (section 23) */
+static void carry_one(jbof_sched *s, uint32_t c, jbof_io ic[2], uint64_t now)
+{
+    jbof_io *out[8];
+    for (int i = 0; i < 2; i++)
+        ic[i] = (jbof_io){.tenant = c, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = 100u + (uint64_t)i};
+    CHECK_EQ(jbof_sched_submit(s, &ic[0], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
+    CHECK(out[0] == &ic[0]);
+}
+
 /* sched.c section 35: in one-bucket mode a tenant whose deficit already
  * pays its head IO (here the leftover of its last turn, section 23) joins
  * the round at the head, in its turn; a tenant with none joins at the tail
@@ -1209,13 +1221,7 @@ static void test_earned_head_join(void)
     memset(ic, 0, sizeof(ic));
     jbof_io *out[8];
     uint64_t now = 1000;
-    for (int i = 0; i < 2; i++)
-        ic[i] = (jbof_io){.tenant = c, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = 100u + (uint64_t)i};
-    /* C alone: its one IO goes, its queue empties with it in the drive,
-     * and the rest of its quantum carries (section 23) */
-    CHECK_EQ(jbof_sched_submit(s, &ic[0], now), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
-    CHECK(out[0] == &ic[0]);
+    carry_one(s, c, ic, now);
     for (int i = 0; i < 8; i++) {
         ia[i] = (jbof_io){.tenant = a, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = (uint64_t)i};
         ib[i] = (jbof_io){.tenant = b, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = 10u + (uint64_t)i};
@@ -1284,13 +1290,7 @@ static void test_pass_empty_bucket(void)
     jbof_io *out[8];
     jbof_drive_stats ds;
     uint64_t now = 1000;
-    for (int i = 0; i < 2; i++)
-        ic[i] = (jbof_io){.tenant = c, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = 100u + (uint64_t)i};
-    /* C's first IO goes; its queue empties with it in the drive and the
-     * rest of its quantum carries (section 23) */
-    CHECK_EQ(jbof_sched_submit(s, &ic[0], now), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
-    CHECK(out[0] == &ic[0]);
+    carry_one(s, c, ic, now);
     /* W's 128 KiB writes (a 1 MiB quantum at weight 8): the first one costs
      * more than the bucket holds and empties it */
     for (int i = 0; i < 4; i++) {
