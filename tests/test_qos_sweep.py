@@ -94,7 +94,9 @@ OPEN: dict[str, set[str]] = {
     # 50 MiB/s of 256 KiB randrw at QD 64 on a fragmented SATA drive got 36.0 (suspended by section 20
     # from 150 ms, its tag ~350 ms ahead from the empty-buffer start); now 58.5.  Work and starve are
     # open (t3, an unlimited writer, has one empty 100 ms bin behind the floor)
-    "sweep-s1-416": {"work"},
+    # sweep.py narrowing 8: token-bucket's util 1.230 (qos 1.010) leaves t3, which qos serves in every
+    # 100 ms bin, two bins without a completion; gimbal's 1.186 breaks t1's reservation (narrowing 7)
+    "sweep-s1-416": set(),
     # sweep.py narrowing 7: gimbal's util 2.849 against qos's 2.565 comes from giving t8's 200 MiB/s
     # reservation, which qos kept (220.6), 164.9; work is waived (counted); passes every invariant
     "sweep-s1-170": set(),
@@ -178,6 +180,47 @@ def test_work_against_a_winner_that_broke_a_kept_reservation_is_waived_and_count
     assert sweep._breaks_reservations(kept, docs["gimbal"]), "gimbal keeps them: the waiver would be wrong"
     assert not sweep._breaks_reservations(kept, docs["qos"])
     assert "work waived (reserve)" in sweep.summary_table([rep])
+
+
+def test_work_against_a_winner_that_starved_a_tenant_qos_served_is_waived_and_counted() -> None:
+    """Narrowing 8: sweep-s1-416 (rated, fragmented SATA): token-bucket reaches util 1.230 against qos's
+    1.010 and leaves t3, an unlimited writer with IO outstanding all run that qos serves in every 100 ms
+    bin, without a completion in two bins; gimbal (1.186) breaks a reservation qos kept (narrowing 7).
+    The work check skips both -- counted, not dropped."""
+    from control.scenario import load_scenario
+    path = FIX / "sweep-s1-416.yaml"
+    sc = load_scenario(path)
+    rep = sweep.check_scenario_file(path)
+    docs = rep.docs
+    assert docs["token-bucket"]["utilization"] > docs["qos"]["utilization"] / sweep.WORK_FRAC
+    assert sweep._starves_where_qos_does_not(sc, docs, "token-bucket")
+    assert not sweep._starves_where_qos_does_not(sc, docs, "gimbal")
+    assert rep.checked.get("work waived (starve)") == 1, rep.checked
+    assert not any(v.invariant in ("work", "starve") for v in rep.violations), rep.violations
+    assert "work waived (starve)" in sweep.summary_table([rep])
+
+
+@pytest.mark.parametrize("qos_bins, other_bins, limited, waived", [
+    (0, 2, False, True),      # the other policy starves a tenant qos serves: not compared
+    (0, 0, False, False),     # both serve it in every bin
+    (1, 3, False, False),     # qos starves it too: nothing is waived
+    (2, 0, False, False),     # only qos starves it (that is the starve row's business)
+    (0, 2, True, False),      # a limited tenant is not one starve judges
+    (0, None, False, False),  # no timeline (a live document): not judged
+])
+def test_starved_by_rule(qos_bins: int, other_bins: int | None, limited: bool, waived: bool) -> None:
+    """Narrowing 8's rule on one tenant of sweep-s1-416, table-driven."""
+    import dataclasses
+    from control.scenario import load_scenario
+    sc = load_scenario(FIX / "sweep-s1-416.yaml")
+    t = next(x for x in sc.tenants if sweep._starve_applies(x))
+    if limited:
+        sc = dataclasses.replace(sc, tenants=[dataclasses.replace(x, limit_bps=100 << 20) if x.name == t.name else x
+                                              for x in sc.tenants])
+    rest = [{"name": x.name, "zero_bins": 0} for x in sc.tenants if x.name != t.name]
+    docs = {"qos": {"tenants": [{"name": t.name, "zero_bins": qos_bins}] + rest},
+            "fifo": {"tenants": [{"name": t.name, "zero_bins": other_bins}] + rest}}
+    assert sweep._starves_where_qos_does_not(sc, docs, "fifo") is waived
 
 
 def test_a_reservation_qos_missed_waives_nothing() -> None:
