@@ -97,6 +97,10 @@ OPEN: dict[str, set[str]] = {
     # sweep.py narrowing 8: token-bucket's util 1.230 (qos 1.010) leaves t3, which qos serves in every
     # 100 ms bin, two bins without a completion; gimbal's 1.186 breaks t1's reservation (narrowing 7)
     "sweep-s1-416": set(),
+    # sweep.py narrowings 8 and 9: gimbal's util 2.622 (qos 2.269) leaves a tenant qos serves in every
+    # bin without completions (work waived); jain 0.233 vs gimbal's 0.734 was over two different
+    # backlogged sets (t8, an open-loop writer, counted under qos only); over the union it passes
+    "sweep-s1-465": {"weights"},
     # sweep.py narrowing 7: gimbal's util 2.849 against qos's 2.565 comes from giving t8's 200 MiB/s
     # reservation, which qos kept (220.6), 164.9; work is waived (counted); passes every invariant
     "sweep-s1-170": set(),
@@ -221,6 +225,37 @@ def test_starved_by_rule(qos_bins: int, other_bins: int | None, limited: bool, w
     docs = {"qos": {"tenants": [{"name": t.name, "zero_bins": qos_bins}] + rest},
             "fifo": {"tenants": [{"name": t.name, "zero_bins": other_bins}] + rest}}
     assert sweep._starves_where_qos_does_not(sc, docs, "fifo") is waived
+
+
+def test_jain_compares_both_policies_over_one_tenant_set() -> None:
+    """Narrowing 9: sweep-s1-465 (26 equal-weight tenants): t8, an open-loop 10 MiB/s writer, gets
+    0.85 of its schedule under qos (backlogged: counted in qos's own Jain, 0.233) and 0.975 under gimbal
+    (not backlogged: left out of gimbal's, 0.734).  Over the tenants backlogged under either, both
+    indexes see the same tenants and qos is within 0.02 of gimbal."""
+    rep = sweep.check_scenario_file(FIX / "sweep-s1-465.yaml")
+    q, g = rep.docs["qos"], rep.docs["gimbal"]
+    assert q["jain"] < g["jain"] - sweep.JAIN_TOL          # the documents' own sets differ
+    qb = {e["name"] for e in q["tenants"] if e["backlogged"]}
+    gb = {e["name"] for e in g["tenants"] if e["backlogged"]}
+    assert "t8" in qb - gb, (qb, gb)
+    jq, jg, n = sweep.jain_over_union(q, g)
+    assert n == len(qb | gb)
+    assert jq >= jg - sweep.JAIN_TOL, (jq, jg)
+    assert rep.checked["jain"] == 1 and not any(v.invariant == "jain" for v in rep.violations)
+
+
+@pytest.mark.parametrize("qos, gimbal, want", [
+    # (share, backlogged) per tenant under each policy -> (jain qos, jain gimbal, tenants counted)
+    ([(0.5, True), (0.5, True)], [(0.5, True), (0.5, True)], (1.0, 1.0, 2)),
+    ([(0.9, True), (0.1, True)], [(0.9, False), (0.1, True)], (0.61, 0.61, 2)),   # union, not own sets
+    ([(0.9, False), (0.1, False)], [(0.5, False), (0.5, False)], (1.0, 1.0, 0)),  # nobody backlogged
+    ([(0.2, True), (None, True)], [(0.4, True), (0.3, True)], (1.0, 1.0, 1)),     # unknown share: left out
+])
+def test_jain_over_union_table(qos: list, gimbal: list, want: tuple) -> None:
+    def doc(rows: list) -> dict:
+        return {"tenants": [{"name": f"t{i}", "share": s, "backlogged": b} for i, (s, b) in enumerate(rows)]}
+    jq, jg, n = sweep.jain_over_union(doc(qos), doc(gimbal))
+    assert (round(jq, 2), round(jg, 2), n) == want
 
 
 def test_a_reservation_qos_missed_waives_nothing() -> None:

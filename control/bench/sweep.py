@@ -73,7 +73,8 @@ control.results; shares are bytes/s over the tenant's solo bytes/s):
             is "no tenant at zero throughput for more than 100 ms while it
             has IO queued"; this is that bound on the sweep's mixes.
 ``jain``    equal-weight mixes (every tenant best-effort, weight 1, no limit,
-            reserve or SLO): jain(qos) >= jain(gimbal) - 0.02, unless every
+            reserve or SLO): jain(qos) >= jain(gimbal) - 0.02, both over
+            the tenants backlogged under either policy (narrowing 9), unless every
             tenant's share under qos is >= its share under gimbal
             (narrowing 4).
 
@@ -201,6 +202,23 @@ each invariant applied, so nothing is dropped silently):
    and leaves t3, an unlimited writer qos serves in every bin, two bins
    without a completion; gimbal (1.186) gives t1 less of the reservation
    qos kept (narrowing 7).  Counted as ``work waived (starve)``.
+9. ``jain`` takes both indexes over one tenant set: the tenants backlogged
+   under qos *or* under gimbal.  Each result document's own ``jain`` is
+   over its own backlogged tenants, and an open-loop tenant is backlogged
+   only while it gets < 95% of its schedule, so the two documents' sets
+   differ whenever one policy serves such a tenant just above the line and
+   the other just below: the check then compared two indexes over different
+   tenants.  Mix s1-465 (seed 1, the row's worst): t8, 10 MiB/s of 256 KiB
+   random writes, gets 0.850 of its schedule under qos (counted, alone at
+   0.85 among 26 tenants at 0.02-0.16: qos's own Jain 0.233) and 0.975
+   under gimbal (left out: gimbal's 0.734) -- qos is the policy that served
+   it *worse*.  Over the union both are measured on the same tenants.
+   docs/scheduler-log.md section 57 (57b, 57e) found the sets differ in 16
+   of the 92 jain violations of the 1000-mix seeds 1 and 2 on main
+   df17851; over the union 11 of the 92 pass and 3 passing mixes fail
+   (seed 1 38 -> 34: s1-50, 230, 465, 545, 601 pass, s1-474 fails; seed 2
+   54 -> 50).  Not a waiver: the check is as strict over the union, and
+   it can fail where it passed.
 """
 from __future__ import annotations
 
@@ -224,6 +242,7 @@ NARROWINGS = (
     "work: when qos meets the weights invariant on the mix, only against policies that meet it too",
     "work: only against policies that give each reservation qos kept (>= 95% of min(reserve, solo)) as much",
     "work: only against policies that complete an IO in every 100 ms bin for each tenant qos does (starve)",
+    "jain: both indexes over one tenant set, the tenants backlogged under qos or under gimbal",
 )
 
 POLICIES = ("fifo", "rr", "token-bucket", "drr", "gimbal", "qos")
@@ -529,11 +548,13 @@ def check_docs(sc: Scenario, docs: Mapping[str, Mapping[str, Any]]) -> tuple[lis
     if g and all(t.klass == "best-effort" and t.weight == 1 and not (t.limit_bps or t.limit_iops or t.reserve_bps)
                  for t in sc.tenants):
         checked["jain"] += 1
-        if q["jain"] < g["jain"] - JAIN_TOL and _pareto_dominates(q, g):
+        jq_u, jg_u, n_u = jain_over_union(q, g)     # NARROWINGS[9]: one tenant set for both
+        if jq_u < jg_u - JAIN_TOL and _pareto_dominates(q, g):
             checked["jain waived"] = checked.get("jain waived", 0) + 1   # NARROWINGS[4], counted
-        elif q["jain"] < g["jain"] - JAIN_TOL:
-            v.append(Violation("jain", None, f"jain {q['jain']:.3f} < gimbal's {g['jain']:.3f} - {JAIN_TOL}",
-                               g["jain"] - q["jain"]))
+        elif jq_u < jg_u - JAIN_TOL:
+            v.append(Violation("jain", None, f"jain {jq_u:.3f} < gimbal's {jg_u:.3f} - {JAIN_TOL} "
+                                             f"(over the {n_u} tenants backlogged under either)",
+                               jg_u - jq_u))
     return v, checked
 
 
@@ -607,6 +628,17 @@ def weighted_jain(sc: Scenario, doc: Mapping[str, Any]) -> float:
         if e["backlogged"] and e["share"] is not None and not (t.limit_bps or t.limit_iops):
             xs.append(e["share"] / t.weight)
     return jain(xs)
+
+
+def jain_over_union(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[float, float, int]:
+    """NARROWINGS[9]: Jain's index of two documents of one mix over the same tenants -- those
+    backlogged under either (with a known share in both) -- and how many there are."""
+    from control.bench.results import jain
+    at = {e["name"]: e for e in a["tenants"]}
+    bt = {e["name"]: e for e in b["tenants"]}
+    names = [n for n, e in at.items() if n in bt and (e["backlogged"] or bt[n]["backlogged"])
+             and e["share"] is not None and bt[n]["share"] is not None]
+    return jain([at[n]["share"] for n in names]), jain([bt[n]["share"] for n in names]), len(names)
 
 
 def _kept_reservations(sc: Scenario, q: Mapping[str, Any]) -> dict[str, float]:
