@@ -1176,6 +1176,21 @@
  *    wait) passes every invariant.  bench-sched unchanged (out of line,
  *    only with a reservation active).
  *    (measurements and variants: docs/scheduler-log.md section 53)
+ *
+ * 58. The held FIFO's release order by weighted service (issue 11, qos,
+ *    two buckets; the weights row; measured, not kept).  Where a bucket
+ *    binds each positive episode goes to one IO of the tenant released
+ *    from held[k] (45c), so longest-held first every held tenant gets one
+ *    IO per FIFO cycle whatever it costs.  Releasing, below CONGESTION,
+ *    the least weighted service (cost / weight) among the first 8 held,
+ *    the longest-held once passed over 4 x len releases (a bound in IOs,
+ *    section 9's mask unchanged), takes 3-5 mixes off each 1000-mix
+ *    seed's total (weights 226 -> 222, 218 -> 214) but seed 1's slo
+ *    27 -> 31: large IOs held back by the order go back to back once the
+ *    bound fires (s1-958, SLO tenant p99 369 -> 868 us).  Keyed to the
+ *    least-served, or off, section 9's mask gives back section 45's gain
+ *    or the starve row.  Its code: commit bc78d53 (branch c58).
+ *    (measurements and variants: docs/scheduler-log.md section 58)
  */
 #include <errno.h>
 #include <stdlib.h>
