@@ -596,6 +596,67 @@ static void test_wbuf_full_stop(void)
     }
 }
 
+/* section 56: a write buffer found full by section 37's confirmed test
+ * stops the other writes even while the latency-critical tenant's
+ * end-to-end EWMA is on target (its p99 is what a full buffer costs);
+ * without the confirmation (writes slow, but no more than the window's
+ * first two) they go */
+static void test_wbuf_confirmed_full_on_target(void)
+{
+    for (int confirmed = 0; confirmed < 2; confirmed++) {
+        owner_mix m; /* the owner's SLO 500 us: the cap 250 us */
+        jbof_sched *s = owner_mix_init(&m, 0, JBOF_CLASS_BEST_EFFORT);
+        jbof_io *own_a = &m.own_a, *own_b = &m.own_b, w[32], *out[8];
+        for (int i = 0; i < 32; i++) {
+            w[i] = m.w1;
+            w[i].length_bytes = 4096; /* the write bucket's debt is no hold */
+            w[i].tag = 100u + (uint32_t)i;
+        }
+        uint64_t t = 1000000;
+        CHECK_EQ(jbof_sched_submit(s, own_a, t), 0);
+        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+        CHECK_EQ(jbof_sched_complete(s, own_a, t + 100000, 0), 0); /* on target */
+        CHECK_EQ(jbof_sched_submit(s, own_b, t + 200000), 0); /* stays in flight: the owner is active */
+        CHECK_EQ(jbof_sched_dispatch(s, t + 200000, out, 8), 1);
+        t += 10000000; /* the buckets refill */
+        int k = 0;
+        /* window 1: 20 fast writes (50 us: the unloaded write, and the peak) */
+        for (int i = 0; i < 20; i++, k++) {
+            CHECK_EQ(jbof_sched_submit(s, &w[k], t), 0);
+            CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+            CHECK(out[0] == &w[k]);
+            t += 50000;
+            CHECK_EQ(jbof_sched_complete(s, &w[k], t, 0), 0);
+            t += 400000;
+        }
+        /* window 2: one write, the rate under half the peak */
+        t += 2000000;
+        CHECK_EQ(jbof_sched_submit(s, &w[k], t), 0);
+        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+        t += 50000;
+        CHECK_EQ(jbof_sched_complete(s, &w[k++], t, 0), 0);
+        t += 10000000;
+        /* window 3: 600 us writes, past 4 x the unloaded 50 us and under
+         * section 26's 1 ms: three confirm a full buffer, two do not */
+        for (int i = 0; i < (confirmed ? 3 : 2); i++, k++) {
+            CHECK_EQ(jbof_sched_submit(s, &w[k], t), 0);
+            CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+            CHECK(out[0] == &w[k]);
+            t += 600000;
+            CHECK_EQ(jbof_sched_complete(s, &w[k], t, 0), 0);
+        }
+        CHECK_EQ(jbof_sched_submit(s, &w[k], t), 0);
+        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), confirmed ? 0 : 1);
+        if (confirmed) {
+            uint64_t stop = t + 400000; /* the write's wait past 4 x 50 us */
+            CHECK(jbof_sched_next_event_ns(s, t) <= stop);
+            CHECK_EQ(jbof_sched_dispatch(s, stop, out, 8), 1);
+        }
+        CHECK(out[0] == &w[k]);
+        jbof_sched_destroy(s);
+    }
+}
+
 /* section 41: beside an SLO tenant that missed its SLO behind a large IO
  * (past 128 KiB, longer unloaded than the SLO cap), the next large IO of a
  * best-effort tenant waits for BIG_EVERY (128) latency-critical
@@ -1436,6 +1497,7 @@ int main(void)
     test_scavenger();
     test_lent_write_backoff();
     test_wbuf_full_stop();
+    test_wbuf_confirmed_full_on_target();
     test_big_io_gate();
     test_live_changes();
     test_toggle();
