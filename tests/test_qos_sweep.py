@@ -144,7 +144,10 @@ def test_regression_mix(path: Path) -> None:
     assert not new, "\n".join(f"{v.invariant}: {v.tenant}: {v.detail}" for v in new)
 
 
-@pytest.mark.parametrize("stem,inv", [("sweep-s1-54", "slo"), ("sweep-s1-153", "slo"), ("sweep-s1-121", "jain"),
+# sweep-s1-54 left this list with sched.c section 56: its SLO tenant t4 now meets 1.1 x gimbal's p99
+# outright (672 -> 385 us, gimbal 467), so narrowing 3 has nothing to waive; it stays a regression
+# fixture that must pass every invariant, and sweep-s1-153 still shows narrowing 3's counted waiver
+@pytest.mark.parametrize("stem,inv", [("sweep-s1-153", "slo"), ("sweep-s1-121", "jain"),
                                       ("sweep-s1-133", "work")])
 def test_narrowings_are_counted(stem: str, inv: str) -> None:
     """Narrowings 3 (a met SLO that bought utilization), 4 (qos Pareto-dominates gimbal) and 5 (the
