@@ -1486,6 +1486,78 @@ static void test_progress_escape(void)
     jbof_sched_destroy(s);
 }
 
+/* section 55: no reservation, two buckets -- a latency-critical 4 KiB reader
+ * at QD 4 overdraws the read bucket (it is not held while under one slot in
+ * flight) and a best-effort 256 KiB reader at QD 2 sits on the round, where
+ * section 9's mask does not look; section 49's progress bound (here after
+ * PROGRESS_SLO_NS) lets its head IO past the debt, on credit */
+static void test_progress_escape_slo(void)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    static load L;
+    static fake f;
+    load_reset(&L, &f, 2);
+    L.ids[0] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    load_set(&L, 0, 2, 262144, JBOF_OP_READ);
+    jbof_tenant_cfg tc;
+    jbof_tenant_default_cfg(&tc);
+    tc.klass = JBOF_CLASS_LATENCY;
+    tc.latency_slo_ns = 150000;
+    CHECK_EQ(jbof_sched_tenant_add(s, &tc, 0, &L.ids[1]), 0);
+    load_set(&L, 1, 16, 4096, JBOF_OP_READ);
+    uint64_t last = 0, gap = 0, n = 0;
+    int64_t low = 0;
+    for (uint64_t t = 1000000; t <= 1000000000; t += 1000000) {
+        run(s, &L, &f, t);
+        jbof_drive_stats ds;
+        CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
+        low = ds.tokens < low ? ds.tokens : low;
+        if (L.bytes[0] != n) {
+            last = t;
+            n = L.bytes[0];
+        }
+        gap = t - last > gap ? t - last : gap;
+    }
+    if (gap > 100000000 || low > -(int64_t)(64 << 20))
+        fprintf(stderr, "progress escape beside an SLO: gap %llu ms, read bucket down to %lld B, %llu B\n",
+                (unsigned long long)(gap / 1000000), (long long)low, (unsigned long long)n);
+    CHECK(low <= -(int64_t)(64 << 20)); /* the case: the SLO tenant's overdraft */
+    CHECK(gap <= 100000000);
+    CHECK_EQ(L.fifo_violations, 0);
+    jbof_sched_destroy(s);
+}
+
+/* section 55: an escape on credit (section 49) past a reservation's deep
+ * debt takes the tenant's other queued IOs up to its quantum x weight too --
+ * a weight-4 4 KiB reader at QD 8 beside a 2000 MiB/s reservation of reads
+ * (the read bucket deep, the drive congested) no longer gets one IO per
+ * PROGRESS_NS (s2-384: its eighth queued IO waited 8 x 50 ms); 58 reads
+ * in 1 s without it */
+static void test_progress_escape_more(void)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    static load L;
+    static fake f;
+    load_reset(&L, &f, 3);
+    L.ids[0] = add(s, 1, JBOF_CLASS_RESERVED, 2000ull << 20, 0);
+    load_set(&L, 0, 128, 131072, JBOF_OP_READ);
+    L.ids[1] = add(s, 4, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    load_set(&L, 1, 8, 4096, JBOF_OP_READ);
+    jbof_tenant_cfg tc;
+    jbof_tenant_default_cfg(&tc);
+    tc.klass = JBOF_CLASS_LATENCY;
+    tc.latency_slo_ns = 2000000;
+    CHECK_EQ(jbof_sched_tenant_add(s, &tc, 0, &L.ids[2]), 0);
+    load_set(&L, 2, 1, 4096, JBOF_OP_READ);
+    run(s, &L, &f, 1000000000);
+    uint64_t n = L.bytes[1] / 4096;
+    if (n < 100)
+        fprintf(stderr, "progress escape, more: %llu reads of 4 KiB in 1 s\n", (unsigned long long)n);
+    CHECK(n >= 100);
+    CHECK_EQ(L.fifo_violations, 0);
+    jbof_sched_destroy(s);
+}
+
 int main(void)
 {
     test_validation();
@@ -1512,6 +1584,8 @@ int main(void)
     test_progress_debt();
     test_resv_lead();
     test_progress_escape();
+    test_progress_escape_slo();
+    test_progress_escape_more();
     test_pass_empty_bucket();
     TEST_SUMMARY();
 }
