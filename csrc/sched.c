@@ -1177,6 +1177,22 @@
  *    only with a reservation active).
  *    (measurements and variants: docs/scheduler-log.md section 53)
  *
+ * 54. A queue that empties deep keeps its deficit, judged when it fills
+ *    again (issue 11, qos, one bucket; the weights row; measured, not
+ *    kept).  Section 52's V7 (a depth-bound small tenant keeps its DRR
+ *    deficit across an emptying when it is queued >= 95% of its time and
+ *    under its weight share of the cost sent) rebuilt so that nothing is
+ *    counted on the IO path: the emptying only marks the tenant, and the
+ *    gate runs when its queue fills again, from counters kept anyway
+ *    (the controller's completed cost, in-flight cost).  +12.9
+ *    instructions per IO on bench-sched (501.8 / 423.2; V7 +26.6), about 8
+ *    of them the changed schedule of the bench's own weight-3/4 tenants
+ *    (their cost share against weight share 0.73x -> 0.90x).  On the tree
+ *    with sections 55 and 56, 1000-mix seed 1 387 -> 385 (weights 226 ->
+ *    224, no row worse), seed 2 368 -> 367 (weights 218 -> 216, but work
+ *    136 -> 137 and starve 8 -> 9, both s2-506).  Its code: branch c54.
+ *    (measurements and variants: docs/scheduler-log.md section 54, 54x)
+ *
  * 55. Section 49's progress bound beside an SLO tenant without a
  *    reservation, and an escape on credit that takes its quantum (issue
  *    11, the starve and stall rows; qos, two buckets / any).
