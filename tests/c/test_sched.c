@@ -1441,6 +1441,41 @@ static void test_resv_lead(void)
     jbof_sched_destroy(s);
 }
 
+/* A latency-critical tenant with the given SLO as load slot i (QD 1..,
+ * reads of bs bytes): the two-bucket case of sections 49 and 55. */
+static void add_lc(jbof_sched *s, load *L, int i, uint64_t slo_ns, uint32_t qd, uint32_t bs)
+{
+    jbof_tenant_cfg tc;
+    jbof_tenant_default_cfg(&tc);
+    tc.klass = JBOF_CLASS_LATENCY;
+    tc.latency_slo_ns = slo_ns;
+    CHECK_EQ(jbof_sched_tenant_add(s, &tc, 0, &L->ids[i]), 0);
+    load_set(L, i, qd, bs, JBOF_OP_READ);
+}
+
+/* Run 1 s in 1 ms steps; the largest gap (ns) between two steps in which
+ * tenant `who` completed bytes, the ms spent in CONGESTION or worse, and
+ * the lowest tokens[0] seen (sections 49 and 55's progress bound). */
+static uint64_t run_gap(jbof_sched *s, load *L, fake *f, int who, uint64_t *congested, int64_t *low)
+{
+    uint64_t last = 0, gap = 0, n = 0;
+    *congested = 0;
+    *low = 0;
+    for (uint64_t t = 1000000; t <= 1000000000; t += 1000000) {
+        run(s, L, f, t);
+        jbof_drive_stats ds;
+        CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
+        *congested += ds.ctl_state >= JBOF_CTL_CONGESTION;
+        *low = ds.tokens < *low ? ds.tokens : *low;
+        if (L->bytes[who] != n) {
+            last = t;
+            n = L->bytes[who];
+        }
+        gap = t - last > gap ? t - last : gap;
+    }
+    return gap;
+}
+
 /* section 49: a best-effort 1 MiB writer at QD 2 beside an infeasible
  * reservation of 128 KiB writes at QD 128, with a latency-critical tenant
  * configured (two buckets): the reservation keeps the write bucket deep in
@@ -1459,27 +1494,13 @@ static void test_progress_escape(void)
     load_set(&L, 0, 128, 131072, JBOF_OP_WRITE);
     L.ids[1] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
     load_set(&L, 1, 2, 1048576, JBOF_OP_WRITE);
-    jbof_tenant_cfg tc;
-    jbof_tenant_default_cfg(&tc);
-    tc.klass = JBOF_CLASS_LATENCY;
-    tc.latency_slo_ns = 2000000;
-    CHECK_EQ(jbof_sched_tenant_add(s, &tc, 0, &L.ids[2]), 0);
-    load_set(&L, 2, 1, 4096, JBOF_OP_READ);
-    uint64_t last = 0, gap = 0, n = 0, full = 0;
-    for (uint64_t t = 1000000; t <= 1000000000; t += 1000000) {
-        run(s, &L, &f, t);
-        jbof_drive_stats ds;
-        CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
-        full += ds.ctl_state >= JBOF_CTL_CONGESTION;
-        if (L.bytes[1] != n) {
-            last = t;
-            n = L.bytes[1];
-        }
-        gap = t - last > gap ? t - last : gap;
-    }
+    add_lc(s, &L, 2, 2000000, 1, 4096);
+    uint64_t full;
+    int64_t low;
+    uint64_t gap = run_gap(s, &L, &f, 1, &full, &low);
     if (gap > 100000000 || full < 500)
         fprintf(stderr, "progress escape: gap %llu ms, %llu ms congested, %llu B\n", (unsigned long long)(gap / 1000000),
-                (unsigned long long)full, (unsigned long long)n);
+                (unsigned long long)full, (unsigned long long)L.bytes[1]);
     CHECK(full >= 500); /* the case: escapes of section 28 off */
     CHECK(gap <= 100000000);
     CHECK_EQ(L.fifo_violations, 0);
@@ -1499,28 +1520,13 @@ static void test_progress_escape_slo(void)
     load_reset(&L, &f, 2);
     L.ids[0] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
     load_set(&L, 0, 2, 262144, JBOF_OP_READ);
-    jbof_tenant_cfg tc;
-    jbof_tenant_default_cfg(&tc);
-    tc.klass = JBOF_CLASS_LATENCY;
-    tc.latency_slo_ns = 150000;
-    CHECK_EQ(jbof_sched_tenant_add(s, &tc, 0, &L.ids[1]), 0);
-    load_set(&L, 1, 16, 4096, JBOF_OP_READ);
-    uint64_t last = 0, gap = 0, n = 0;
-    int64_t low = 0;
-    for (uint64_t t = 1000000; t <= 1000000000; t += 1000000) {
-        run(s, &L, &f, t);
-        jbof_drive_stats ds;
-        CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
-        low = ds.tokens < low ? ds.tokens : low;
-        if (L.bytes[0] != n) {
-            last = t;
-            n = L.bytes[0];
-        }
-        gap = t - last > gap ? t - last : gap;
-    }
+    add_lc(s, &L, 1, 150000, 16, 4096);
+    uint64_t congested;
+    int64_t low;
+    uint64_t gap = run_gap(s, &L, &f, 0, &congested, &low);
     if (gap > 100000000 || low > -(int64_t)(64 << 20))
         fprintf(stderr, "progress escape beside an SLO: gap %llu ms, read bucket down to %lld B, %llu B\n",
-                (unsigned long long)(gap / 1000000), (long long)low, (unsigned long long)n);
+                (unsigned long long)(gap / 1000000), (long long)low, (unsigned long long)L.bytes[0]);
     CHECK(low <= -(int64_t)(64 << 20)); /* the case: the SLO tenant's overdraft */
     CHECK(gap <= 100000000);
     CHECK_EQ(L.fifo_violations, 0);
@@ -1543,12 +1549,7 @@ static void test_progress_escape_more(void)
     load_set(&L, 0, 128, 131072, JBOF_OP_READ);
     L.ids[1] = add(s, 4, JBOF_CLASS_BEST_EFFORT, 0, 0);
     load_set(&L, 1, 8, 4096, JBOF_OP_READ);
-    jbof_tenant_cfg tc;
-    jbof_tenant_default_cfg(&tc);
-    tc.klass = JBOF_CLASS_LATENCY;
-    tc.latency_slo_ns = 2000000;
-    CHECK_EQ(jbof_sched_tenant_add(s, &tc, 0, &L.ids[2]), 0);
-    load_set(&L, 2, 1, 4096, JBOF_OP_READ);
+    add_lc(s, &L, 2, 2000000, 1, 4096);
     run(s, &L, &f, 1000000000);
     uint64_t n = L.bytes[1] / 4096;
     if (n < 100)
