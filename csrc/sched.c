@@ -2702,10 +2702,10 @@ static inline int resv_escape_earn(const jbof_sched *s, tenant *t, uint64_t now_
     t->esc_ns = now_ns;
     if (!full)
         t->deficit += (int64_t)s->cfg.quantum_bytes * t->cfg.weight;
-    /* (full == 2: section 53, the progress bound past a shallow read debt) */
-    t->esc_ok = full == 2 ? 2u : (uint32_t)(owed || t->deficit >= (int64_t)t->ring[t->head].io->cost);
-    if (full != 2 && owed && t->deficit < (int64_t)t->ring[t->head].io->cost)
-        t->esc_ok = 3u; /* section 55: on credit past a deep debt */
+    /* 2: section 53, the progress bound past a shallow read debt; 1: the
+     * deficit pays the head IO; 3: section 55, owed and on credit past a
+     * deep debt */
+    t->esc_ok = full == 2 ? 2u : t->deficit >= (int64_t)t->ring[t->head].io->cost ? 1u : owed ? 3u : 0u;
     return (int)t->esc_ok;
 }
 
@@ -2717,19 +2717,19 @@ static inline int resv_escape_earn(const jbof_sched *s, tenant *t, uint64_t now_
 static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t now_ns)
 {
     uint32_t esc = 0, deep = 0, neg = 0;
-    int two = !one_bucket(s);
-    for (int k = 0; k < 2; k++) {
-        deep |= (debt_deep(s, k) ? 1u : 0u) << k;
-        /* section 53: with two buckets the read bucket's debt need not be
-         * deep for section 49's progress bound */
-        neg |= (debt_deep(s, k) || (two && k == 0 && s->ctl.tokens[k] < 0) ? 1u : 0u) << k;
-    }
-    if (!s->n_resv_active) {
+    if (s->n_resv_active) {
+        int two = !one_bucket(s);
+        for (int k = 0; k < 2; k++) {
+            deep |= (debt_deep(s, k) ? 1u : 0u) << k;
+            /* section 53: with two buckets the read bucket's debt need not
+             * be deep for section 49's progress bound */
+            neg |= (debt_deep(s, k) || (two && k == 0 && s->ctl.tokens[k] < 0) ? 1u : 0u) << k;
+        }
+    } else {
         /* section 55: no reservation (two buckets beside an SLO tenant):
          * no debt is a reservation's, so nothing is earned past it --
          * section 49's progress bound alone, on either bucket below zero */
         neg = (s->ctl.tokens[0] < 0 ? 1u : 0u) | (s->ctl.tokens[1] < 0 ? 2u : 0u);
-        deep = 0;
     }
     /* a congested drive is full already (the debt is real) -- unless SLO
      * steering holds the band under twice the unloaded read latency and
