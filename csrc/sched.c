@@ -1286,6 +1286,44 @@
  *    least-served, or off, section 9's mask gives back section 45's gain
  *    or the starve row.  Its code: commit bc78d53 (branch c58).
  *    (measurements and variants: docs/scheduler-log.md section 58)
+ *
+ * 62. The last stalls and starves: a tenant never served, and a write
+ *    stop in front of an empty bucket (issue 11, qos, two buckets; the
+ *    starve row).  Why.  Traced per empty bin on main 2c6613a, the 14
+ *    starve mixes of the two 1000-mix sweeps fall in five causes: the IO
+ *    in a garbage-collecting drive for the whole bin (s1-81, s2-297: 114
+ *    -171 ms in the drive, not the scheduler's); section 49's 50 ms at the
+ *    scheduler plus 48-81 ms in a full drive (s1-952, s2-712, s2-999);
+ *    one bucket, one 1 MiB write's 9.4 MB charge refilled at ~62 MB/s, so
+ *    nobody at all dispatches for ~150 ms (s2-54, s2-412); and the two
+ *    this section takes.  (a) Beside an SLO tenant without a reservation,
+ *    section 55 lets a starving tenant's head go only after
+ *    PROGRESS_SLO_NS (95 ms), so a large IO escaping at 95 ms completes
+ *    past the bin -- at start-up every tenant of a 27-30 tenant mix still
+ *    waits its first IO (s1-198, s1-283, s2-943: bin 0, escapes at 95-96
+ *    ms into the drive at once, completions at 101-108 ms).  (b) Section
+ *    26's write stop reads as an empty write bucket to all but
+ *    latency-critical tenants; a reserved writer's slow writes (they go
+ *    past it) re-arm it at every completion, so best-effort writes wait
+ *    with the drive empty and the bucket at zero, not in debt -- no escape
+ *    looks at a bucket that is not below zero (s2-769: 120 ms, and the SLO
+ *    tenant's own writes held by section 9's mask meanwhile; s2-650).
+ *    The rule.  (a) A tenant that has completed nothing since it was
+ *    added escapes on section 49 / 55's terms after PROGRESS_NS, not
+ *    PROGRESS_SLO_NS.  (b) While writes are stopped (w_stopped),
+ *    resv_escapes treats the write bucket as below zero: section 49's
+ *    progress bound alone (esc_ok 2: owed after PROGRESS_NS with nothing
+ *    in the drive, on credit, not charged), one IO per escape (section
+ *    55's carry stops at a bucket that is not below zero).
+ *    Bounds.  (a) once per tenant in its life (its first IO; section 55's
+ *    95 ms holds for every later one); (b) one write per tenant per
+ *    PROGRESS_NS while the stop lasts, only for a tenant with nothing in
+ *    the drive -- the stop still holds everyone else's writes.
+ *    Effect (fast gate, 1000 mixes): seed 1 starve 6 -> 2, seed 2 starve 8
+ *    -> 5, work 136 -> 135, total 369 -> 368; no row worse on either seed
+ *    (weights mixes unchanged, violations 1034 -> 1044 / 913 -> 911).
+ *    Out of line (the walk, at most once per ms): bench-sched unchanged.
+ *    (measurements and variants: docs/scheduler-log.md section 62)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -1484,6 +1522,7 @@ struct jbof_sched {
 /* ------------------------------------------------------------ helpers --- */
 
 static void relink(jbof_sched *s, uint32_t id);
+static inline int w_stopped(const jbof_sched *s, uint64_t now_ns);
 static void slo_cap_refresh(jbof_sched *s);
 static void due_rearm(jbof_sched *s);
 
@@ -2694,8 +2733,10 @@ static inline int resv_escape_earn(const jbof_sched *s, tenant *t, uint64_t now_
 {
     if (!starving(t, now_ns) || now_ns - t->last_take_ns < STARVE_NS || now_ns - t->esc_ns < STARVE_NS)
         return 0;
-    /* (section 55: PROGRESS_SLO_NS without a reservation) */
-    uint64_t pn = s->n_resv_active ? PROGRESS_NS : PROGRESS_SLO_NS;
+    /* (section 55: PROGRESS_SLO_NS without a reservation; section 62:
+     * PROGRESS_NS for a tenant that has completed nothing since it was
+     * added) */
+    uint64_t pn = s->n_resv_active || !t->hist.count ? PROGRESS_NS : PROGRESS_SLO_NS;
     int owed = now_ns - t->last_take_ns >= pn && now_ns - t->ring[t->head].io->submit_ns >= pn;
     if (full && !owed)
         return 0;
@@ -2731,6 +2772,11 @@ static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t n
          * section 49's progress bound alone, on either bucket below zero */
         neg = (s->ctl.tokens[0] < 0 ? 1u : 0u) | (s->ctl.tokens[1] < 0 ? 2u : 0u);
     }
+    /* section 62: a write stop (26 / 37 / 56) is an empty write bucket to
+     * all but latency-critical tenants, whatever its tokens: section 49's
+     * progress bound alone, as past a shallow debt */
+    if (!one_bucket(s) && w_stopped(s, now_ns))
+        neg |= 2u;
     /* a congested drive is full already (the debt is real) -- unless SLO
      * steering holds the band under twice the unloaded read latency and
      * both kinds still complete within ESC_FAST_NS: then the state says
@@ -3343,7 +3389,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             /* still past DEBT_BUCKETS: a flag left from before a switch to
              * one bucket and back does not let an IO past a shallow debt
              * (section 53: a progress escape, eo == 2, past any debt) */
-            if ((debt_deep(s, k) || (eo == 2 && s->ctl.tokens[k] < 0)) && !alone) {
+            if ((debt_deep(s, k) || (eo == 2 && (s->ctl.tokens[k] < 0 || (k == 1 && w_stopped(s, now_ns))))) && !alone) {
                 /* section 28: one IO past k's reservation debt, paid from
                  * the quanta it earned starving, not charged to k (its
                  * debt is the reservations') */

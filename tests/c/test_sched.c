@@ -1559,6 +1559,108 @@ static void test_progress_escape_more(void)
     jbof_sched_destroy(s);
 }
 
+/* section 62: a tenant that has never been served escapes on section 55's
+ * terms after PROGRESS_NS, not PROGRESS_SLO_NS -- test_progress_escape_slo's
+ * 256 KiB reader, arriving at 100 ms behind the SLO tenant's overdraft:
+ * its first read completes 51 ms after its arrival (without section 62,
+ * 96 ms: a large IO sent at 95 ms completes at the bin's edge) */
+static void test_progress_escape_first(void)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    static load L;
+    static fake f;
+    load_reset(&L, &f, 2);
+    L.ids[0] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    load_set(&L, 0, 2, 262144, JBOF_OP_READ);
+    add_lc(s, &L, 1, 150000, 16, 4096);
+    L.start_ns[0] = 100000000; /* the reader arrives once the read bucket is deep */
+    uint64_t first = 0;
+    for (uint64_t t = 1000000; t <= 300000000 && !first; t += 1000000) {
+        run(s, &L, &f, t);
+        if (L.bytes[0])
+            first = t - L.start_ns[0];
+    }
+    if (!first || first > 60000000)
+        fprintf(stderr, "first escape: the never-served reader's first completion at %llu ms\n",
+                (unsigned long long)(first / 1000000));
+    CHECK(first && first <= 60000000);
+    CHECK_EQ(L.fifo_violations, 0);
+    jbof_sched_destroy(s);
+}
+
+/* section 62: section 26's write stop, re-armed by a reserved writer's
+ * slow writes (reservations go past the stop) while the latency-critical
+ * owner keeps missing its SLO, stands in front of a best-effort writer
+ * with the write bucket merely empty, not in debt -- so none of sections
+ * 28 / 49 / 53 / 55's escapes looked at it.  Its write goes once it has
+ * sent nothing for PROGRESS_NS (a reservation active): 50 ms after its
+ * submission; without section 62, 168 ms. */
+static void test_progress_escape_wstop(void)
+{
+    owner_mix m; /* the owner's SLO 500 us */
+    jbof_sched *s = owner_mix_init(&m, 0, JBOF_CLASS_BEST_EFFORT);
+    uint32_t r = add(s, 1, JBOF_CLASS_RESERVED, 100ull << 20, 0);
+    static jbof_io rw[256], own[256];
+    jbof_io *bw = &m.w1;
+    bw->length_bytes = 4096;
+    jbof_io *inflight[512];
+    uint64_t due[512];
+    int nin = 0, nr = 0, no = 0;
+    uint64_t t = 1000000, bw_sent = 0;
+    jbof_io *out[16];
+    /* the owner's first read misses its SLO: the stop's gate is open */
+    own[no] = one_io(m.own_a.tenant, JBOF_OP_READ, 1000u + (uint64_t)no);
+    own[no].length_bytes = 4096;
+    CHECK_EQ(jbof_sched_submit(s, &own[no++], t), 0);
+    for (; t < 201000000; t += 100000) {
+        if (t == 10000000)
+            CHECK_EQ(jbof_sched_submit(s, bw, t), 0); /* the stop holds by now */
+        /* completions due by t: the owner's reads take 600 us (a miss),
+         * the reserved 128 KiB writes 2.25 ms (the buffer full) */
+        for (int i = 0; i < nin;) {
+            if (due[i] <= t) {
+                CHECK_EQ(jbof_sched_complete(s, inflight[i], due[i], 0), 0);
+                if (inflight[i]->tenant == m.own_a.tenant && no < 256) {
+                    own[no] = one_io(m.own_a.tenant, JBOF_OP_READ, 1000u + (uint64_t)no);
+                    own[no].length_bytes = 4096;
+                    CHECK_EQ(jbof_sched_submit(s, &own[no++], due[i]), 0);
+                }
+                inflight[i] = inflight[--nin];
+                due[i] = due[nin];
+            } else {
+                i++;
+            }
+        }
+        /* the reserved writer keeps one write queued */
+        if (t % 4000000 == 0 && nr < 256) {
+            rw[nr] = one_io(r, JBOF_OP_WRITE, 2000u + (uint64_t)nr);
+            rw[nr].length_bytes = 16384; /* the write bucket stays out of deep debt */
+            CHECK_EQ(jbof_sched_submit(s, &rw[nr++], t), 0);
+        }
+        int k;
+        while ((k = jbof_sched_dispatch(s, t, out, 16)) > 0)
+            for (int j = 0; j < k; j++) {
+                if (out[j] == bw) {
+                    bw_sent = t;
+                    continue; /* it stays in the drive: one write is all it had */
+                }
+                CHECK(nin < 512);
+                inflight[nin] = out[j];
+                due[nin++] = t + (out[j]->opcode == JBOF_OP_WRITE ? 5000000 : 600000);
+            }
+        if (bw_sent)
+            break;
+    }
+    jbof_drive_stats ds;
+    CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
+    if (!bw_sent || bw_sent - 10000000 > 60000000)
+        fprintf(stderr, "write stop escape: best-effort write sent at %llu ms (0: never), %d reserved writes\n",
+                (unsigned long long)(bw_sent / 1000000), nr);
+    CHECK(bw_sent && bw_sent - 10000000 <= 60000000); /* its wait: ~PROGRESS_NS */
+    CHECK(nr >= 10); /* the case: the reserved writes kept coming */
+    jbof_sched_destroy(s);
+}
+
 int main(void)
 {
     test_validation();
@@ -1587,6 +1689,8 @@ int main(void)
     test_progress_escape();
     test_progress_escape_slo();
     test_progress_escape_more();
+    test_progress_escape_wstop();
+    test_progress_escape_first();
     test_pass_empty_bucket();
     TEST_SUMMARY();
 }
