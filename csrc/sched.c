@@ -2343,7 +2343,7 @@ static inline __attribute__((always_inline)) int submit_t(jbof_sched *s, tenant 
     e->io = io;
     io->submit_ns = now_ns;
     io->gen = t->gen;
-    io->cost = cost_of(&s->cost, io->opcode, io->length_bytes, (int)s->cost_mode); /* mode_sync */
+    io->cost = cost_of(&s->cost, io->opcode, io->flags, io->length_bytes, (int)s->cost_mode); /* mode_sync */
     e->seq = s->seq++;
     if (t->count++ == 0)
         submit_backlogged(s, io->tenant, t, now_ns);
