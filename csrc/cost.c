@@ -143,15 +143,29 @@
  *    known to deallocate, write to charge every zeroing; default auto).
  *    Such an IO goes to the scheduler in pieces of 1 MiB (ZERO_PIECE_BYTES,
  *    the zero buffer's size), one piece of a request at a time, each
- *    priced as a 1 MiB write; the reply waits for the last.  Without the
- *    pieces the price alone made things worse: one 1 GiB piece puts the
- *    drive's token bucket 1 GiB (x wf) in debt, and every tenant waits it
- *    out -- measured live (a file on tmpfs, qos, wf fixed at 1, the
- *    controller at its 50 MiB/s floor, a 4 KiB QD-1 reader beside 1 GiB
- *    NO_HOLE zeroes; docs/scheduler-log.md "cost.c section 6"): the reader's p99
- *    went to 7.6 s with the whole price, 16 ms with pieces (21 ms at the
- *    command price).  A piece also keeps the cost far below the 4 GiB
- *    saturation of section 4 (1 MiB x wf <= 64 MiB).
+ *    priced as a 1 MiB write; the reply waits for the last.  The price
+ *    alone is not enough: one 1 GiB IO priced as a write still holds a
+ *    serial drive for its whole length once dispatched, and puts the
+ *    token bucket 1 GiB (x wf) in debt.  Measured (test_zero_cost.c (3):
+ *    qos, a fake serial drive of 2 GB/s whose writes cost 4x a read's
+ *    bytes, a 4 KiB QD-32 reader beside z zeroing 1 GiB per request,
+ *    QD 1, 3 s after 1 s):
+ *      z as                                 z MB/s  reader MB/s  p99
+ *      1 GiB commands (before section 6)       716          0.0  2.1 s
+ *      1 GiB priced as a write, not split      358          0.0  -
+ *      1 MiB pieces priced as writes           459         57.3  2.3 ms
+ *      1 MiB writes (a writer, same bytes)     459         57.3  2.3 ms
+ *      metadata zeroing, 1 GiB commands    8.1e6          984.6  133 us
+ *    The pieces are served exactly as the writer is because the scheduler
+ *    also completes them as writes (sched.c complete_t: the controller's
+ *    write samples, the write factor's slow writes, the write byte
+ *    counters); priced as writes but completed as "other" they got 305
+ *    MB/s and the reader 116.5 MB/s, p99 3.1 ms (the controller and the
+ *    write factor never saw them).  Live, before the pieces (a file on
+ *    tmpfs, wf 1, the controller at its 50 MiB/s floor, a 4 KiB QD-1
+ *    reader beside 1 GiB NO_HOLE zeroes), the whole price sent the
+ *    reader's p99 to 7.6 s.  A piece also keeps the cost far below
+ *    section 4's 4 GiB saturation (1 MiB x wf <= 64 MiB).
  *    Bounds: a zeroing request that writes costs exactly what the same
  *    bytes cost as 1 MiB writes, plus nothing for its own header; it holds
  *    one request slot and no data buffer; its pieces are never more than

@@ -3780,6 +3780,8 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
     uint32_t op = io->opcode;
     if (op >= JBOF_OP_COUNT)
         return -EINVAL;
+    if (__builtin_expect(op >= JBOF_OP_TRIM && (io->flags & JBOF_IO_ZERO_WRITES), 0))
+        op = JBOF_OP_WRITE; /* cost.c section 6: a zeroing that writes is a write here too */
     if (io->slot == SLOT_NONE) {
         if (t->inflight == 0)
             return -EINVAL;
