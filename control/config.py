@@ -134,6 +134,7 @@ class Drive:
     block_size: int | None = None     # None = the backend's minimum
     io_mode: str = "auto"
     direct: bool = True
+    zero_cost: str = "auto"             # auto | command | write (csrc/cost.c section 6)
     seed: int = 1
     reactor: int | None = None          # None = round robin (limits.reactors)
 

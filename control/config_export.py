@@ -44,6 +44,7 @@ def engine_drive(d: Drive) -> dict[str, Any]:
     out: dict[str, Any] = {"name": d.name, "backend": d.backend, "model": d.model,
                            "policy": d.policy, "block_size": d.block_size or 0,
                            "io_mode": d.io_mode, "direct": d.direct, "seed": d.seed,
+                           "zero_cost": d.zero_cost,
                            "sched": drive_sched_overrides(d)}
     if d.size is not None:
         out["size"] = d.size
@@ -147,6 +148,8 @@ def drive_doc(d: Drive) -> dict[str, Any]:
         out["io_mode"] = d.io_mode
     if not d.direct:
         out["direct"] = False
+    if d.zero_cost != "auto":
+        out["zero_cost"] = d.zero_cost
     if d.seed != 1:
         out["seed"] = d.seed
     if d.reactor is not None:

@@ -35,6 +35,7 @@ BACKENDS = ("memory", "file", "emulated")
 
 
 IO_MODES = ("auto", "uring", "threads")
+ZERO_COSTS = ("auto", "command", "write")   # csrc/include/jbof_nbd.h enum jbof_zero_cost
 
 
 MAX_DRIVES = 64                 # csrc/reactor.h MAX_DRIVES
@@ -267,6 +268,10 @@ DRIVE_KEYS = section(
     Key("io_mode", "choice", p_choice(IO_MODES), "file: auto (io_uring, else threads) | uring | "
         "threads", "auto"),
     Key("direct", "boolean", p_bool, "file: use O_DIRECT when the file system allows it", True),
+    Key("zero_cost", "choice", p_choice(ZERO_COSTS), "price of WRITE_ZEROES and TRIM: auto (as a "
+        "write of the range where the backend may write it: a block device, a file whose "
+        "fallocate cannot zero; else the command) | command | write (csrc/cost.c section 6)",
+        "auto"),
     Key("seed", "integer", p_int(0, 2**63 - 1), "emulated: model seed", 1),
 )
 

@@ -30,6 +30,7 @@ typedef struct jbof_breq {
     void *owner;              /* the reactor's request */
     uint8_t *buf;             /* READ destination / WRITE source (4 KiB aligned) */
     uint16_t stage;           /* backend-private progress */
+    uint16_t zero_unsup;      /* file: its fallocate said "cannot" (read at reap) */
     int32_t status;           /* 0 or -errno, valid once reaped */
     uint32_t done_bytes;      /* backend-private: bytes transferred so far */
     uint64_t due_ns;          /* completion time when the backend knows it (memory:
@@ -80,7 +81,27 @@ struct jbof_backend {
     uint32_t inflight;
     uint64_t eof_errors;      /* kept by the backend: IO refused with EIO because
                                * its file was found truncated or deleted */
+    uint32_t zero_writes;     /* kept by the backend: JBOF_ZW_* (jbof_nbd.h), the
+                               * zeroing requests it may carry out by writing
+                               * data; set at create, may grow (learned at reap),
+                               * never shrinks (cost.c section 6) */
 };
+
+/* cost.c section 6: JBOF_IO_ZERO_WRITES for io on a drive with this
+ * zero_cost (enum jbof_zero_cost) whose backend reports zw (JBOF_ZW_*),
+ * else 0.  Only TRIM and WRITE_ZEROES can have it. */
+static inline uint8_t zero_writes_flag(uint32_t zero_cost, uint32_t zw, const jbof_io *io)
+{
+    if (io->opcode != JBOF_OP_WRITE_ZEROES && io->opcode != JBOF_OP_TRIM)
+        return 0;
+    if (zero_cost != JBOF_ZERO_COST_AUTO)
+        return zero_cost == JBOF_ZERO_COST_WRITE ? JBOF_IO_ZERO_WRITES : 0;
+    uint32_t need = io->opcode == JBOF_OP_TRIM ? JBOF_ZW_TRIM
+                    : (io->flags & JBOF_BREQ_NO_HOLE) ? JBOF_ZW_NO_HOLE : JBOF_ZW_HOLE;
+    if (io->opcode == JBOF_OP_WRITE_ZEROES && (io->flags & JBOF_BREQ_FAST_ZERO))
+        need |= JBOF_ZW_FAST; /* FAST_ZERO: a file never falls back to writing */
+    return (zw & need) == need ? JBOF_IO_ZERO_WRITES : 0;
+}
 
 int jbof_backend_memory_create(const jbof_drive_cfg *cfg, jbof_backend **out);
 int jbof_backend_file_create(const jbof_drive_cfg *cfg, jbof_backend **out);

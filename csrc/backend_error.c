@@ -52,6 +52,7 @@ static int err_reap(jbof_backend *b, jbof_breq **out, int max, uint64_t now_ns)
     err_be *f = (err_be *)b;
     int n = f->inner->ops->reap(f->inner, out, max, now_ns);
     f->base.eof_errors = f->inner->eof_errors;
+    f->base.zero_writes = f->inner->zero_writes; /* learned at the inner reap */
     for (int i = 0; i < n; i++)
         if (++f->seen % f->every == 0 && out[i]->status == 0)
             out[i]->status = -EIO; /* injected */
@@ -130,6 +131,7 @@ int jbof_backend_error_wrap(jbof_backend *inner, uint32_t every, jbof_backend **
     f->base.block_bytes = inner->block_bytes;
     f->base.direct = inner->direct;
     f->base.size_bytes = inner->size_bytes;
+    f->base.zero_writes = inner->zero_writes;
     f->inner = inner;
     f->every = every;
     *out = &f->base;

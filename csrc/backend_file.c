@@ -28,6 +28,12 @@
  *                       block device ZERO_RANGE (NO_HOLE) is refused up
  *                       front (the kernel may write zeroes for it), while
  *                       PUNCH_HOLE never falls back.
+ *    Which of these may write data (zero_writes, cost.c section 6): on a
+ *    block device all; on a regular file the fallocate modes the file
+ *    system refuses -- asked once at open, on 4 KiB past the end of the
+ *    file with KEEP_SIZE (a ZERO_RANGE that succeeds there is punched
+ *    back), and learned at reap from any WRITE_ZEROES whose fallocate
+ *    fails (one log line per mode).
  *    Allocation (BLOCK_STATUS) is metadata, not a request: lseek
  *    SEEK_DATA/SEEK_HOLE on the reactor thread for a regular file; a block
  *    device reports everything as data.
@@ -192,6 +198,8 @@ static int step_done(jbof_breq *r, long res)
             /* a hint: a file system that cannot punch holes is fine */
             r->status = (res < 0 && res != -EOPNOTSUPP && res != -EINVAL && res != -ENODEV) ? (int32_t)res : 0;
         } else if (r->io.opcode == JBOF_OP_WRITE_ZEROES) {
+            if (res == -EOPNOTSUPP || res == -EINVAL || res == -ENODEV)
+                r->zero_unsup = 1; /* section 6: learned at reap, in the reactor */
             if ((res == -EOPNOTSUPP || res == -EINVAL || res == -ENODEV) &&
                 (r->io.flags & JBOF_BREQ_FAST_ZERO)) {
                 /* FAST_ZERO: the client would rather write zeroes itself */
@@ -483,6 +491,7 @@ static int file_submit(jbof_backend *b, jbof_breq *r, uint64_t now_ns)
     if (file_refuse(f, r))
         return -EIO;
     r->stage = ST_MAIN;
+    r->zero_unsup = 0;
     r->done_bytes = 0;
     r->status = 0;
 #if JBOF_HAVE_URING
@@ -510,15 +519,31 @@ static int file_kick(jbof_backend *b)
     return 0;
 }
 
-/* Count (and log) the READs that hit end-of-file; look at the file again. */
+/* Section 6: from now on the zeroing requests in bits write data. */
+static void file_zero_learn(file_be *f, uint32_t bits, const char *why)
+{
+    if ((f->b.zero_writes & bits) == bits)
+        return;
+    f->b.zero_writes |= bits;
+    fprintf(stderr, "jbof: drive '%s': %s: %s; WRITE_ZEROES%s write zeroes and cost as writes "
+            "of their length (zero_cost auto)\n", f->name, f->path, why,
+            bits == JBOF_ZW_NO_HOLE ? " with NO_HOLE" : bits == JBOF_ZW_HOLE ? " without NO_HOLE" : "");
+}
+
+/* Count (and log) the READs that hit end-of-file; look at the file again.
+ * Learn from a WRITE_ZEROES whose fallocate said "cannot" (section 6). */
 static int file_reaped(file_be *f, jbof_breq **out, int n)
 {
     int eof = 0;
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         if (out[i]->stage == ST_EOF) {
             file_eof(f, out[i], "read past end of file");
             eof = 1;
         }
+        if (out[i]->zero_unsup)
+            file_zero_learn(f, (out[i]->io.flags & JBOF_BREQ_NO_HOLE) ? JBOF_ZW_NO_HOLE : JBOF_ZW_HOLE,
+                            "fallocate cannot zero here");
+    }
     if (eof)
         file_check(f);
     return n;
@@ -692,6 +717,35 @@ static uint32_t dio_align(int fd, int is_blk)
     return a;
 }
 
+static int falloc_unsup(int fd, int mode, uint64_t off, uint64_t len)
+{
+    if (fallocate(fd, mode, (off_t)off, (off_t)len) == 0)
+        return 0;
+    return errno == EOPNOTSUPP || errno == EINVAL || errno == ENODEV;
+}
+
+/* Section 6: which WRITE_ZEROES this drive carries out by writing data.  A
+ * block device: any of them, and TRIM (blkdev_fallocate: ZERO_RANGE is
+ * blkdev_issue_zeroout, which writes zero pages where the device has no
+ * WRITE ZEROES; PUNCH_HOLE is the device's WRITE ZEROES with unmap allowed,
+ * and our zero buffer where it has none -- what the device does with it
+ * cannot be seen from here).  A regular file: ask the file system for each
+ * fallocate mode, one 4 KiB range past its end (size: st_size), KEEP_SIZE,
+ * so no byte of the drive is touched; a ZERO_RANGE that succeeded may have
+ * reserved that block, which the PUNCH_HOLE gives back. */
+static void zero_probe(file_be *f, uint64_t size)
+{
+    if (f->is_blk) {
+        f->b.zero_writes = JBOF_ZW_HOLE | JBOF_ZW_NO_HOLE | JBOF_ZW_TRIM | JBOF_ZW_FAST;
+        return;
+    }
+    uint64_t off = (size + 4095) & ~(uint64_t)4095;
+    if (falloc_unsup(f->fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, off, 4096))
+        file_zero_learn(f, JBOF_ZW_NO_HOLE, "fallocate cannot ZERO_RANGE");
+    if (falloc_unsup(f->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, 4096))
+        file_zero_learn(f, JBOF_ZW_HOLE, "fallocate cannot PUNCH_HOLE");
+}
+
 static int open_file(file_be *f, const jbof_drive_cfg *cfg, const char *path)
 {
     int flags = O_RDWR | O_CLOEXEC;
@@ -740,6 +794,7 @@ static int open_file(file_be *f, const jbof_drive_cfg *cfg, const char *path)
     f->b.size_bytes = cfg->size_bytes ? cfg->size_bytes : size;
     if (f->b.size_bytes == 0)
         return -EINVAL;
+    zero_probe(f, size);
     f->b.block_bytes = f->b.direct ? dio_align(fd, f->is_blk) : 1;
     return 0;
 }

@@ -17,7 +17,9 @@
  *    a_* is the per-command overhead expressed in bytes, b_* a per-byte
  *    factor (x256 fixed point: 256 = 1.0), and wf the write factor, the
  *    current price of writing relative to reading.  FLUSH costs a_w * wf,
- *    TRIM costs a_r, WRITE_ZEROES costs a_w * wf (no data moves).
+ *    TRIM costs a_r, WRITE_ZEROES costs a_w * wf (no data moves) -- unless
+ *    the drive may move data for them: then both cost a write of their
+ *    length (section 6).
  *
  *    Worked example with the dct983 profile (a_r = a_w = 3584, b = 1.0):
  *    a 4 KiB random read costs 3584 + 4096 = 7680; a 128 KiB read costs
@@ -97,6 +99,82 @@
  *    -> 6; on top of this section: 85 -> 85 / 75 -> 76): a writer
  *    alone is not paced anyway (sched.c section 3, Alone), and beside
  *    readers the reads do suffer.
+ *
+ * 6. Zeroing that writes (WRITE_ZEROES, TRIM; helper c63).  The problem:
+ *    section 2 prices a WRITE_ZEROES as one command whatever its length,
+ *    and NBD allows 4 GiB - 1 per command.  That is right where zeroing is
+ *    metadata, and a QoS bypass where it is not: a tenant could then move
+ *    gigabytes of device writes per second at the price of a few small
+ *    commands, and every other tenant's share of the drive would pay for
+ *    them.  Linux's blk-iocost does not charge REQ_OP_WRITE_ZEROES either
+ *    (it is not a read or a write there), so there is no upstream rule to
+ *    copy; the right price depends on what the backend does:
+ *      memory      MADV_DONTNEED whole pages, memset the edges: metadata
+ *      emulated    the model (ssd.c 8) deallocates: no link transfer, at
+ *                  most one page of buffer, TRIM's effect on
+ *                  fragmentation; a command longer than 32 MiB is refused
+ *                  by the model and completes at once
+ *      file        fallocate: ZERO_RANGE for NO_HOLE, else PUNCH_HOLE
+ *        regular   metadata where the file system has the mode; where it
+ *                  says EOPNOTSUPP, WRITE_ZEROES writes a 1 MiB zero
+ *                  buffer over the range chunk by chunk (tmpfs: no
+ *                  ZERO_RANGE); TRIM is then skipped (a hint)
+ *        block     blkdev_fallocate: ZERO_RANGE is blkdev_issue_zeroout,
+ *                  which writes zero pages where the device has no WRITE
+ *                  ZEROES; PUNCH_HOLE is the device's WRITE ZEROES (unmap
+ *                  allowed, no kernel fallback) -- and our zero buffer if
+ *                  the device has none.  TRIM is that same PUNCH_HOLE, not
+ *                  a discard.  What the device does with WRITE ZEROES
+ *                  cannot be seen from here: many deallocate, some write.
+ *    The rule: the backend reports which zeroing requests it may carry out
+ *    by writing (jbof_backend.zero_writes, JBOF_ZW_*): a block device all
+ *    of them, FAST_ZERO and TRIM included; a regular file the fallocate
+ *    modes its file system refused -- asked once at open on a 4 KiB range
+ *    past the end of the file (KEEP_SIZE: no byte of the drive touched),
+ *    and learned again from any WRITE_ZEROES whose fallocate fails, kept
+ *    for the life of the drive; memory and emulated none.  A FAST_ZERO
+ *    request on a file never falls back (the client gets ENOTSUP), so it
+ *    is a command.  The engine (io.c req_submit) sets JBOF_IO_ZERO_WRITES
+ *    on such an IO, and cost_of prices it as a WRITE of its length:
+ *
+ *        qos:    a_w + b_w * n * wf     gimbal: (a_w + b_w * n) * wf
+ *
+ *    The operator overrides per drive (zero_cost: command for a device
+ *    known to deallocate, write to charge every zeroing; default auto).
+ *    Such an IO goes to the scheduler in pieces of 1 MiB (ZERO_PIECE_BYTES,
+ *    the zero buffer's size), one piece of a request at a time, each
+ *    priced as a 1 MiB write; the reply waits for the last.  The price
+ *    alone is not enough: one 1 GiB IO priced as a write still holds a
+ *    serial drive for its whole length once dispatched, and puts the
+ *    token bucket 1 GiB (x wf) in debt.  Measured (test_zero_cost.c (3):
+ *    qos, a fake serial drive of 2 GB/s whose writes cost 4x a read's
+ *    bytes, a 4 KiB QD-32 reader beside z zeroing 1 GiB per request,
+ *    QD 1, 3 s after 1 s):
+ *      z as                                 z MB/s  reader MB/s  p99
+ *      1 GiB commands (before section 6)       716          0.0  2.1 s
+ *      1 GiB priced as a write, not split      358          0.0  -
+ *      1 MiB pieces priced as writes           459         57.3  2.3 ms
+ *      1 MiB writes (a writer, same bytes)     459         57.3  2.3 ms
+ *      metadata zeroing, 1 GiB commands    8.1e6          984.6  133 us
+ *    The pieces are served exactly as the writer is because the scheduler
+ *    also completes them as writes (sched.c complete_t: the controller's
+ *    write samples, the write factor's slow writes, the write byte
+ *    counters); priced as writes but completed as "other" they got 305
+ *    MB/s and the reader 116.5 MB/s, p99 3.1 ms (the controller and the
+ *    write factor never saw them).  Live, before the pieces (a file on
+ *    tmpfs, wf 1, the controller at its 50 MiB/s floor, a 4 KiB QD-1
+ *    reader beside 1 GiB NO_HOLE zeroes), the whole price sent the
+ *    reader's p99 to 7.6 s.  A piece also keeps the cost far below
+ *    section 4's 4 GiB saturation (1 MiB x wf <= 64 MiB).
+ *    Bounds: a zeroing request that writes costs exactly what the same
+ *    bytes cost as 1 MiB writes, plus nothing for its own header; it holds
+ *    one request slot and no data buffer; its pieces are never more than
+ *    one in the scheduler, and a piece finding its tenant's SQ full waits
+ *    on the drive (io.c zero_retry) without holding up other tenants'.
+ *    Worked example (dct983 pricing, qos, wf 9): a 1 GiB WRITE_ZEROES on a
+ *    block device is 1024 pieces of 3584 + 9 x 1 MiB = 9.44 MB, 9.67 GB
+ *    in all -- the same as 1024 1 MiB writes; on a regular file with
+ *    ZERO_RANGE, or a memory drive, one command: 3584.
  */
 #include <errno.h>
 #include <string.h>

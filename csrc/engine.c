@@ -306,6 +306,8 @@ static uint64_t next_deadline(jbof_engine *e)
     uint64_t t = UINT64_MAX;
     for (uint32_t i = 0; i < e->ndrives; i++) {
         drive *d = e->drives[i];
+        if (d->zero_fresh) /* io.c 3b: a zeroing's next piece to dispatch */
+            return e->now_ns;
         uint64_t due = d->be->ops->next_due_ns(d->be);
         if (due < t)
             t = due;

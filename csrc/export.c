@@ -464,11 +464,13 @@ void drive_info_fill(drive *d, jbof_drive_info *out)
     out->backend_eof_errors = d->be->eof_errors;
     out->scrub_pending_bytes = d->scrub_pending;
     out->scrubbed_bytes = d->scrubbed;
+    out->zero_cost = d->zero_cost;
+    out->zero_writes = d->be->zero_writes;
 }
 
 int jbof_engine_add_drive(jbof_engine *e, const jbof_drive_cfg *cfg, uint32_t *id_out)
 {
-    if (!e || !cfg || cfg->backend >= JBOF_BACKEND_KIND_COUNT)
+    if (!e || !cfg || cfg->backend >= JBOF_BACKEND_KIND_COUNT || cfg->zero_cost >= JBOF_ZERO_COST_COUNT)
         return -EINVAL;
     if (e->started)
         return -EBUSY;
@@ -513,6 +515,7 @@ int jbof_engine_add_drive(jbof_engine *e, const jbof_drive_cfg *cfg, uint32_t *i
     d->src.kind = SRC_BACKEND;
     d->id = root->ndrive_ids;
     d->kind = cfg->backend;
+    d->zero_cost = cfg->zero_cost;
     memcpy(d->name, cfg->name, sizeof(d->name));
     d->name[sizeof(d->name) - 1] = 0;
     uint32_t blk = cfg->block_bytes ? cfg->block_bytes : 1; /* 0: what the backend needs */

@@ -26,6 +26,16 @@
  *    reply_queue; jbof_sched_dispatch while a full BATCH went -> backend
  *    submit; one kick (io_uring_submit) per drive.
  *
+ * 3b. A zeroing that writes (cost.c section 6): req_submit marks a TRIM or
+ *    WRITE_ZEROES the drive may carry out by writing (JBOF_IO_ZERO_WRITES,
+ *    priced as a write) and, when longer than ZERO_PIECE_BYTES, offers only
+ *    its first 1 MiB; each completed piece offers the next (zero_next),
+ *    FUA on the last only, and the reply waits for the last piece or the
+ *    first error.  A piece that finds its tenant's SQ full waits on the
+ *    drive's zwait list, retried at every pump (zero_retry); it stays in
+ *    the tenant's sched_ios, so a removal waits for it and answers it
+ *    ESHUTDOWN.
+ *
  * 4. Worked example: a 4 KiB READ takes slot 7 and a 4 KiB buffer (class
  *    0), enters its tenant's SQ with tag 7; dispatch returns tag 7 with
  *    dispatch_ns set, the memory backend copies 4 KiB at submit and parks
@@ -207,6 +217,7 @@ req *req_get(jbof_engine *e)
     r->sent = r->got = 0;
     r->status = 0;
     r->dlen = 0;
+    r->zero_left = 0;
     e->active_reqs++;
     return r;
 }
@@ -309,6 +320,17 @@ int req_submit(jbof_engine *e, req *r)
         req_fail_removed(e, r);
         return 1;
     }
+    /* cost.c section 6: a zeroing the backend may do by writing is priced
+     * as a write of its range (two compares for every other opcode), and
+     * goes to the scheduler in pieces of ZERO_PIECE_BYTES, one at a time */
+    jbof_io *io = &r->br.io;
+    io->flags |= zero_writes_flag(d->zero_cost, d->be->zero_writes, io);
+    if ((io->flags & JBOF_IO_ZERO_WRITES) && io->length_bytes > ZERO_PIECE_BYTES) {
+        r->zero_left = io->length_bytes - ZERO_PIECE_BYTES;
+        r->zero_fua = io->flags & JBOF_IO_FUA;
+        io->flags &= (uint8_t)~JBOF_IO_FUA;
+        io->length_bytes = ZERO_PIECE_BYTES;
+    }
     int rc = jbof_sched_submit(d->s, &r->br.io, e->now_ns); /* the SQ points at it until dispatch */
     if (rc == -EAGAIN) {
         r->state = R_PARKED;
@@ -353,8 +375,81 @@ static inline uint64_t breq_done_ns(const jbof_engine *e, const jbof_breq *br)
     return (br->due_ns && br->due_ns < e->now_ns) ? br->due_ns : e->now_ns;
 }
 
+/* Offer a split zeroing's next piece to its tenant's SQ (cost.c section
+ * 6).  1 = taken, 0 = the SQ is full (retry later), < 0 = fail the
+ * request with that. */
+static int zero_offer(jbof_engine *e, drive *d, req *r)
+{
+    if (r->x->removing)
+        return -ESHUTDOWN;
+    int rc = jbof_sched_submit(d->s, &r->br.io, e->now_ns);
+    if (rc == -EAGAIN)
+        return 0;
+    if (rc < 0)
+        return rc == -ENOENT ? -ESHUTDOWN : -EIO;
+    r->state = R_QUEUED;
+    return 1;
+}
+
+/* The pieces waiting for SQ room, in order; a full SQ holds back only its
+ * own tenant's.  Called at every drive pump. */
+static void zero_retry(jbof_engine *e, drive *d)
+{
+    req **pp = &d->zwait_head, *last = NULL;
+    while (*pp) {
+        req *r = *pp;
+        int rc = zero_offer(e, d, r);
+        if (rc == 0) {
+            last = r;
+            pp = &r->next;
+            continue;
+        }
+        *pp = r->next;
+        r->next = NULL;
+        if (rc < 0) {
+            if (--r->x->sched_ios == 0 && r->x->removing)
+                e->retry_deferred = 1;
+            if (rc == -ESHUTDOWN)
+                req_fail_removed(e, r);
+            else
+                reply_queue(e, r, rc);
+        }
+    }
+    d->zwait_tail = last;
+}
+
+/* A piece of a split zeroing is done: the next one, or 0 once none is
+ * left (the request is answered), or < 0 to answer it with that. */
+static int zero_next(jbof_engine *e, drive *d, req *r)
+{
+    if (!r->zero_left)
+        return 0;
+    jbof_io *io = &r->br.io;
+    io->offset_bytes += io->length_bytes;
+    uint32_t n = r->zero_left < ZERO_PIECE_BYTES ? r->zero_left : ZERO_PIECE_BYTES;
+    r->zero_left -= n;
+    io->length_bytes = n;
+    if (!r->zero_left && r->zero_fua)
+        io->flags |= JBOF_IO_FUA;
+    int rc = d->zwait_head ? 0 : zero_offer(e, d, r);
+    if (rc < 0)
+        return rc;
+    d->zero_fresh = 1; /* the pump that reaped it may have dispatched already */
+    if (rc == 0) { /* the SQ is full: wait, still counted in sched_ios */
+        r->state = R_QUEUED; /* dropped at stop like a queued IO */
+        r->next = NULL;
+        if (d->zwait_tail)
+            d->zwait_tail->next = r;
+        else
+            d->zwait_head = r;
+        d->zwait_tail = r;
+    }
+    return 1;
+}
+
 /* What a completion does once the scheduler has it: the backend's
- * counters, the stall tracker, the reply. */
+ * counters, the stall tracker, the reply (or a split zeroing's next
+ * piece, which keeps the tenant's sched_ios). */
 static void finish_breq(jbof_engine *e, drive *d, jbof_breq *br)
 {
     req *r = br->owner;
@@ -369,9 +464,15 @@ static void finish_breq(jbof_engine *e, drive *d, jbof_breq *br)
     if (stall > x->stall_max_ns)
         x->stall_max_ns = stall;
     x->last_done_ns = e->now_ns;
+    int st = backend_status(br);
+    if (st == 0 && r->zero_left) {
+        st = zero_next(e, d, r);
+        if (st > 0)
+            return;
+    }
     if (--x->sched_ios == 0 && x->removing)
         e->retry_deferred = 1; /* export.c 4: its removal may finish now */
-    reply_queue(e, r, backend_status(br));
+    reply_queue(e, r, st);
 }
 
 static void complete_breq(jbof_engine *e, drive *d, jbof_breq *br)
@@ -414,6 +515,9 @@ int drive_pump(jbof_engine *e, drive *d)
     int hold = e->exiting; /* past the drain deadline: dispatch nothing new */
     jbof_io *ios[BATCH];
     int n;
+    d->zero_fresh = 0;
+    if (d->zwait_head)
+        zero_retry(e, d);
     /* the reap's last scheduler call also makes the first dispatch */
     int moved = drive_reap(e, d, hold ? NULL : ios, BATCH, &n);
     int dispatched = 0;
@@ -456,6 +560,8 @@ int drive_pump(jbof_engine *e, drive *d)
      * iteration's flush instead of waiting for the next pump round. */
     if (dispatched)
         drive_reap(e, d, NULL, 0, &n);
+    if (d->zwait_head && (moved || dispatched))
+        d->zero_fresh = 1; /* SQ room may have opened */
     return moved || dispatched;
 }
 

@@ -67,8 +67,10 @@ static inline uint32_t cost_sat32(uint64_t v) { return v > UINT32_MAX ? UINT32_M
 enum { COST_MODE_FULL = 0, COST_MODE_BYTES = 1, COST_MODE_WF_DATA = 2 };
 
 /* Cost of one IO in read-byte equivalents, saturated to UINT32_MAX
- * (cost.c section 2; inline: it is on every submit). */
-static inline uint32_t cost_of(const cost_state *c, uint32_t op, uint32_t bytes, int mode)
+ * (cost.c section 2; inline: it is on every submit).  flags: the IO's
+ * (JBOF_IO_ZERO_WRITES prices a WRITE_ZEROES or TRIM as a WRITE of its
+ * length, cost.c section 6; looked at for those two opcodes only). */
+static inline uint32_t cost_of(const cost_state *c, uint32_t op, uint32_t flags, uint32_t bytes, int mode)
 {
     if (mode == COST_MODE_BYTES)
         return bytes ? bytes : 1;
@@ -76,7 +78,7 @@ static inline uint32_t cost_of(const cost_state *c, uint32_t op, uint32_t bytes,
     uint64_t v;
     if (op == JBOF_OP_READ) /* the common case first: a compare, not a jump table */
         return cost_sat32(k->read_base_bytes + (((uint64_t)bytes * k->read_per_byte_x256) >> 8));
-    if (op == JBOF_OP_WRITE) {
+    if (op == JBOF_OP_WRITE || (op >= JBOF_OP_TRIM && (flags & JBOF_IO_ZERO_WRITES))) {
         v = ((uint64_t)bytes * k->write_per_byte_x256) >> 8;
         if (mode == COST_MODE_WF_DATA)
             return cost_sat32(k->write_base_bytes + ((v * c->wf_x256) >> 8));
@@ -84,7 +86,7 @@ static inline uint32_t cost_of(const cost_state *c, uint32_t op, uint32_t bytes,
     }
     if (op == JBOF_OP_TRIM)
         return k->read_base_bytes ? k->read_base_bytes : 1;
-    /* FLUSH, WRITE_ZEROES: no data, so qos charges the command only */
+    /* FLUSH, WRITE_ZEROES done in metadata: no data, so qos charges the command only */
     v = mode == COST_MODE_WF_DATA ? k->write_base_bytes : ((uint64_t)k->write_base_bytes * c->wf_x256) >> 8;
     return v ? cost_sat32(v) : 1;
 }

@@ -171,6 +171,8 @@ enum {
     MAX_REACTORS = 64,
     EVENTS_MAX = 256,
     BATCH = 64,                /* dispatch / reap batch */
+    ZERO_PIECE_BYTES = 1 << 20,/* a zeroing that writes goes to the scheduler in pieces
+                                * of this (cost.c section 6) */
     IOV_BATCH = 64,            /* iovecs per sendmsg */
     READS_PER_TURN = 4,        /* read() calls per connection per iteration */
     DIRECT_READ_MIN = 16384,   /* payload rest read straight into the request buffer */
@@ -233,6 +235,9 @@ typedef struct req {
     uint8_t hdr[JBOF_NBD_HDR_MAX_BYTES];
     struct export *bx;         /* the tenant whose budget this slot is charged to */
     uint32_t charged;          /* buffer bytes charged to bx */
+    uint32_t zero_left;        /* a zeroing that writes, split (cost.c section 6): bytes
+                                * after the piece in br.io */
+    uint8_t zero_fua;          /* its FUA, kept for the last piece */
 } req;
 
 typedef struct conn {
@@ -330,6 +335,11 @@ typedef struct drive {
     uint64_t size_bytes;
     uint64_t allocated_bytes;
     uint32_t nexports;
+    uint32_t zero_cost;        /* enum jbof_zero_cost (cost.c section 6) */
+    struct req *zwait_head, *zwait_tail; /* next pieces of split zeroings waiting for
+                                * room in their tenant's SQ (linked by next) */
+    uint32_t zero_fresh;       /* a piece was offered after this pump's dispatch, or
+                                * waits while IO moved: pump again before sleeping */
     /* scrub.c: freed namespace space not yet zeroed, sorted, disjoint */
     scrub_ext *dirty;
     uint32_t ndirty, dirty_cap;

@@ -2382,7 +2382,7 @@ static inline __attribute__((always_inline)) int submit_t(jbof_sched *s, tenant 
     e->io = io;
     io->submit_ns = now_ns;
     io->gen = t->gen;
-    io->cost = cost_of(&s->cost, io->opcode, io->length_bytes, (int)s->cost_mode); /* mode_sync */
+    io->cost = cost_of(&s->cost, io->opcode, io->flags, io->length_bytes, (int)s->cost_mode); /* mode_sync */
     e->seq = s->seq++;
     if (t->count++ == 0)
         submit_backlogged(s, io->tenant, t, now_ns);
@@ -3826,6 +3826,8 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
     uint32_t op = io->opcode;
     if (op >= JBOF_OP_COUNT)
         return -EINVAL;
+    if (__builtin_expect(op >= JBOF_OP_TRIM && (io->flags & JBOF_IO_ZERO_WRITES), 0))
+        op = JBOF_OP_WRITE; /* cost.c section 6: a zeroing that writes is a write here too */
     if (io->slot == SLOT_NONE) {
         if (t->inflight == 0)
             return -EINVAL;

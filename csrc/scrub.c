@@ -93,9 +93,10 @@
  *    (pending / scrub_rate) would not hold.  So a drive zeroes removed
  *    space at scrub_rate_bps in the background, plus what its tenants' IO
  *    zeroes, each tenant within its share; scrubbed_bytes counts (3) and
- *    (4), never a tenant's WRITE_ZEROES or TRIM.  (A WRITE_ZEROES costs
- *    a_w * wf whatever its length, up to 4 GiB: if that underprices a
- *    drive's zeroing, the cost model is where to charge it.)  Worked
+ *    (4), never a tenant's WRITE_ZEROES or TRIM.  (A WRITE_ZEROES the
+ *    backend does in metadata costs a_w whatever its length; one it may
+ *    carry out by writing costs a write of its length, in 1 MiB pieces:
+ *    cost.c section 6.)  Worked
  *    example: 32 MiB removed at 4 MiB/s while another tenant zeroes its
  *    own 128 MiB in 16 MiB WRITE_ZEROES and TRIMs over and over (about
  *    130 GiB/s on a memory drive): 6.00 MiB scrubbed in 1.50 s, 4 MiB/s;

@@ -19,6 +19,8 @@ units and produces this dict).  Keys:
                policy, block_size (0 = the backend's minimum: 1 for memory,
                emulated and buffered files, O_DIRECT's alignment otherwise),
                io_mode (auto | uring | threads), direct,
+               zero_cost (auto | command | write: how WRITE_ZEROES and TRIM
+               are priced, csrc/cost.c section 6),
                seed, queue_depth, threads, sched (overrides of jbof_sched_cfg),
                error_every (fault injection: every Nth IO fails with EIO),
                reactor (the reactor thread that owns it; default round robin),
@@ -81,6 +83,8 @@ __all__ = ["BACKENDS", "CLASSES", "IO_MODES", "Engine", "EngineConfigError"]
 BACKENDS = {"memory": lib.JBOF_BACKEND_MEMORY, "file": lib.JBOF_BACKEND_FILE,
             "emulated": lib.JBOF_BACKEND_EMULATED}
 IO_MODES = {"auto": lib.JBOF_IO_AUTO, "uring": lib.JBOF_IO_URING, "threads": lib.JBOF_IO_THREADS}
+ZERO_COSTS = {"auto": lib.JBOF_ZERO_COST_AUTO, "command": lib.JBOF_ZERO_COST_COMMAND,
+              "write": lib.JBOF_ZERO_COST_WRITE}
 IO_MODE_NAMES = {lib.JBOF_IO_AUTO: "auto", lib.JBOF_IO_URING: "uring",
                  lib.JBOF_IO_THREADS: "threads", lib.JBOF_IO_INLINE: "inline"}
 CLASSES = {"latency": lib.JBOF_CLASS_LATENCY, "reserved": lib.JBOF_CLASS_RESERVED,
@@ -92,7 +96,7 @@ U64 = 2**64 - 1
 
 DRIVE_KEYS = ("name", "backend", "size", "path", "model", "policy", "block_size", "io_mode",
               "direct", "seed", "queue_depth", "threads", "sched", "error_every", "reactor",
-              "scrub")
+              "scrub", "zero_cost")
 TENANT_KEYS = ("name", "drive", "size", "offset", "read_only", "weight", "class", "reserve",
                 "limit", "limit_iops", "latency_slo", "sq_depth", "description", "default",
                 "buffer_bytes", "max_requests", "max_connections", "tls_identity", "allow_uids",
@@ -344,6 +348,7 @@ class Engine:
         out["block_size"] = bs
         out["io_mode"] = _choice(d.get("io_mode", "auto"), IO_MODES, f"{where}.io_mode")
         out["direct"] = _bool(d.get("direct", True), f"{where}.direct")
+        out["zero_cost"] = _choice(d.get("zero_cost", "auto"), ZERO_COSTS, f"{where}.zero_cost")
         out["seed"] = _int(d.get("seed", 1), f"{where}.seed")
         out["queue_depth"] = _int(d.get("queue_depth", 0), f"{where}.queue_depth", 0, 4096)
         out["threads"] = _int(d.get("threads", 0), f"{where}.threads", 0, 64)
@@ -468,6 +473,7 @@ class Engine:
             dc.queue_depth = d["queue_depth"]
             dc.threads = d["threads"]
             dc.direct = 1 if d["direct"] else 0
+            dc.zero_cost = d["zero_cost"]
             dc.seed = d["seed"]
             dc.error_every = d["error_every"]
             dc.reactor = d["reactor"]
@@ -781,6 +787,7 @@ class Engine:
         d["sched"]["ctl_state"] = CTL_STATES[d["sched"]["ctl_state"]] \
             if d["sched"]["ctl_state"] < len(CTL_STATES) else "?"
         d["io_mode"] = IO_MODE_NAMES.get(d["io_mode"], "?")
+        d["zero_cost"] = {v: k for k, v in ZERO_COSTS.items()}.get(d["zero_cost"], "?")
         d["backend"] = {v: k for k, v in BACKENDS.items()}.get(d["backend"], "?")
         return d
 

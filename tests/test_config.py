@@ -61,6 +61,10 @@ BAD_CONFIGS: list[tuple[str, str | bytes, str, str]] = [
      " {name: d0, backend: memory, size: 1GiB}]\n", "drives[1].name", "already the name of"),
     ("bad-policy", with_drive("{name: d0, backend: memory, size: 1GiB, policy: yolo}"),
      "drives[0].policy", "allowed: fifo, rr"),
+    ("bad-zero-cost", with_drive("{name: d0, backend: memory, size: 1GiB, zero_cost: writes}"),
+     "drives[0].zero_cost", "'writes' is not allowed (allowed: auto, command, write)"),
+    ("zero-cost-not-text", with_drive("{name: d0, backend: file, path: /dev/null, zero_cost: 1}"),
+     "drives[0].zero_cost", "allowed: auto, command, write"),
     ("band-inverted", with_drive("{name: d0, backend: memory, size: 1GiB, band: 2ms..1ms}"),
      "drives[0].band", "need 0 < low < high"),
     ("band-pct-low", with_drive("{name: d0, backend: memory, size: 1GiB, band: 50%..300%}"),
@@ -252,7 +256,8 @@ def test_units_defaults_and_classes(tmp_path: Path) -> None:
 def test_document_round_trips(tmp_path: Path) -> None:
     text = ("drives:\n  - {name: d0, backend: memory, size: 1GiB, band: 300us..2ms, capacity: "
             "2GB/s, controller: {rate_max: 3GiB/s, bucket: 128KiB}}\n"
-            "  - {name: d1, backend: memory, size: 64MiB, policy: gimbal, band: 150%..400%}\n"
+            "  - {name: d1, backend: memory, size: 64MiB, policy: gimbal, band: 150%..400%,"
+            " zero_cost: write}\n"
             "listen: {unix: /tmp/n.sock, mode: '0660', tcp: '127.0.0.1:0'}\n"
             "tenants:\n  - {name: a, drive: d0, size: 1536B, latency_slo: 1.5ms, "
             "reserve: 1000000B/s, limit: 3MB/s, limit_iops: 12345, sq_depth: 64, read_only: true}\n"
@@ -266,6 +271,9 @@ def test_document_round_trips(tmp_path: Path) -> None:
     assert again == cfg
     assert document(cfg)["tenants"][0]["reserve"] == "1000000B/s"
     assert document(cfg)["drives"][0]["band"] == "300us..2ms"
+    assert (cfg.drives[0].zero_cost, cfg.drives[1].zero_cost) == ("auto", "write")
+    assert "zero_cost" not in document(cfg)["drives"][0]         # the default is left out
+    assert document(cfg)["drives"][1]["zero_cost"] == "write"
     # a tenant's offset round-trips too (the daemon writes it into the state file)
     placed = parse_config(yaml.safe_load(text.replace("size: 1536B",
                                                       "size: 12KiB, offset: 1MiB")), "c")

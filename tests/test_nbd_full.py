@@ -270,6 +270,63 @@ def test_fast_zero_refused_when_it_would_write() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def test_zeroing_that_writes_costs_what_its_bytes_cost_as_writes() -> None:
+    """csrc/cost.c section 6.  A file on tmpfs cannot ZERO_RANGE: its NO_HOLE zeroing
+    writes the zero buffer, so it is charged as the same bytes of 1 MiB writes (in 1 MiB
+    pieces); its PUNCH_HOLE zeroing and a memory drive's zeroing cost one command;
+    zero_cost: write charges any zeroing as writes, TRIM too.  Write factor fixed at 9:
+    a 1 MiB piece costs 3584 + 9 MiB, a command 3584."""
+    if not os.path.isdir("/dev/shm"):
+        pytest.skip("no /dev/shm")
+    tmp = tempfile.mkdtemp(prefix="jbof-", dir="/tmp")
+    img = tempfile.mktemp(prefix="jbof-zc-", dir="/dev/shm")
+    sock = os.path.join(tmp, "s.sock")
+    fixed = {"cost": {"learn": 0}}
+    n = 64 * MIB
+    piece, cmd = 3584 + 9 * MIB, 3584
+    eng = Engine({"drives": [{"name": "f", "backend": "file", "path": img, "size": 2 * n,
+                              "sched": fixed},
+                             {"name": "m", "backend": "memory", "size": 2 * n, "sched": fixed},
+                             {"name": "w", "backend": "memory", "size": 2 * n, "sched": fixed,
+                              "zero_cost": "write"}],
+                  "tenants": [{"name": "fz", "drive": "f", "size": n},
+                              {"name": "fw", "drive": "f", "size": n},
+                              {"name": "mz", "drive": "m"}, {"name": "wz", "drive": "w"}],
+                  "listen": {"unix": sock}})
+
+    def cost(c: Client, x: str, *call: Any) -> int:
+        before = eng.tenant_stats(x)["tenant"]["cost_completed"]
+        assert c.call(*call)[1][0] == 0
+        return eng.tenant_stats(x)["tenant"]["cost_completed"] - before
+
+    try:
+        with eng:
+            assert (eng.drive_stats("f")["zero_writes"], eng.drive_stats("f")["zero_cost"]) == (2, "auto")
+            assert (eng.drive_stats("m")["zero_writes"], eng.drive_stats("w")["zero_cost"]) == (0, "write")
+            fz, fw = Client(sock, "fz", structured=False, meta=False), Client(sock, "fw", structured=False, meta=False)
+            fz.write(0, b"q" * MIB)
+            assert cost(fz, "fz", CMD_WRITE_ZEROES, 0, n, FLAG_NO_HOLE) == (n // MIB) * piece
+            assert fz.call(CMD_READ, 0, MIB, read_len=MIB)[1][1] == bytes(MIB)
+            # the same bytes as 1 MiB writes cost the same
+            data = b"w" * MIB
+            before = eng.tenant_stats("fw")["tenant"]["cost_completed"]
+            for off in range(0, n, 8 * MIB):
+                hs = [fw.send(CMD_WRITE, off + i * MIB, MIB, 0, data) for i in range(8)]
+                assert all(fw.reply(h)[1][0] == 0 for h in hs)
+            assert eng.tenant_stats("fw")["tenant"]["cost_completed"] - before == (n // MIB) * piece
+            assert cost(fz, "fz", CMD_WRITE_ZEROES, 0, n) == cmd          # PUNCH_HOLE: metadata
+            assert cost(fz, "fz", CMD_TRIM, 0, n) == cmd
+            mz = Client(sock, "mz", structured=False, meta=False)
+            assert cost(mz, "mz", CMD_WRITE_ZEROES, 0, n, FLAG_NO_HOLE) == cmd
+            wz = Client(sock, "wz", structured=False, meta=False)
+            assert cost(wz, "wz", CMD_TRIM, 0, n) == (n // MIB) * piece
+            for c in (fz, fw, mz, wz):
+                c.close()
+    finally:
+        os.unlink(img)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def test_engine_config_keys() -> None:
     base = {"drives": [{"name": "m", "backend": "memory", "size": 16 * MIB}],
             "listen": {"unix": "/tmp/unused.sock"}}
@@ -277,6 +334,8 @@ def test_engine_config_keys() -> None:
         Engine({**base, "tenants": [{"name": "a", "default": True}, {"name": "b", "default": True}]})
     with pytest.raises(EngineConfigError, match="description"):
         Engine({**base, "tenants": [{"name": "a", "description": "x" * 256}]})
+    with pytest.raises(EngineConfigError, match=r"zero_cost.*allowed: auto, command, write"):
+        Engine({**base, "drives": [{**base["drives"][0], "zero_cost": "writes"}]})
 
 
 # ------------------------------------------------------- real clients ---

@@ -49,7 +49,11 @@ enum jbof_op {
     JBOF_OP_COUNT = 5
 };
 
-enum { JBOF_IO_FUA = 1 };
+/* JBOF_IO_ZERO_WRITES (WRITE_ZEROES, TRIM): the drive may carry this one
+ * out by writing its whole range, so the scheduler prices it as a WRITE of
+ * length_bytes (cost.c section 6); set by the engine from the drive's
+ * zero_cost and its backend (flags 2 and 4 are the engine's own). */
+enum { JBOF_IO_FUA = 1, JBOF_IO_ZERO_WRITES = 8 };
 
 /* An NVMe-shaped IO descriptor.  The caller fills tag, offset_bytes,
  * length_bytes, opcode, flags and tenant; the scheduler fills the rest
@@ -69,7 +73,7 @@ typedef struct jbof_io {
     uint32_t tenant;        /* tenant id returned by jbof_sched_tenant_add */
     uint32_t slot;          /* set by dispatch: scheduler bookkeeping */
     uint8_t opcode;         /* enum jbof_op */
-    uint8_t flags;          /* JBOF_IO_FUA */
+    uint8_t flags;          /* JBOF_IO_FUA | JBOF_IO_ZERO_WRITES */
     uint16_t pad16;         /* zero */
     uint32_t gen;           /* set by submit: tenant generation (scheduler bookkeeping) */
 } jbof_io;

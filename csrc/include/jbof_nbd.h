@@ -286,6 +286,25 @@ enum jbof_io_mode {
     JBOF_IO_INLINE = 3    /* memory, emulated: data copied in the reactor thread */
 };
 
+/* How a drive prices WRITE_ZEROES and TRIM (cost.c section 6). */
+enum jbof_zero_cost {
+    JBOF_ZERO_COST_AUTO = 0,    /* from the backend: as a write of the range where it
+                                 * may write it (a block device; a file whose
+                                 * fallocate cannot zero), else the command only */
+    JBOF_ZERO_COST_COMMAND = 1, /* always the command only */
+    JBOF_ZERO_COST_WRITE = 2,   /* always as a write of the range */
+    JBOF_ZERO_COST_COUNT = 3
+};
+
+/* jbof_drive_info.zero_writes: which zeroing requests the backend may carry
+ * out by writing data (JBOF_ZW_*; memory and emulated: none). */
+enum {
+    JBOF_ZW_HOLE = 1,     /* WRITE_ZEROES without NO_HOLE (fallocate PUNCH_HOLE) */
+    JBOF_ZW_NO_HOLE = 2,  /* WRITE_ZEROES with NO_HOLE (fallocate ZERO_RANGE) */
+    JBOF_ZW_TRIM = 4,     /* TRIM (a block device's PUNCH_HOLE: the device's WRITE ZEROES) */
+    JBOF_ZW_FAST = 8      /* FAST_ZERO requests too (a block device: the device decides) */
+};
+
 typedef struct jbof_drive_cfg {
     char name[64];
     char path[1024];       /* file: file or block device; emulated: optional sparse data file */
@@ -304,6 +323,8 @@ typedef struct jbof_drive_cfg {
                             * -1 = round robin by drive id */
     uint64_t seed;         /* emulated: model seed */
     jbof_sched_cfg sched;  /* this drive's scheduler */
+    uint32_t zero_cost;    /* enum jbof_zero_cost (0 = auto) */
+    uint32_t pad_zero;     /* zero */
 } jbof_drive_cfg;
 
 typedef struct jbof_export_cfg {
@@ -399,6 +420,8 @@ typedef struct jbof_drive_info {
     uint64_t backend_eof_errors;/* IO past the end of a truncated / vanished file (EIO) */
     uint64_t scrub_pending_bytes; /* freed namespace space not yet zeroed (reads as zeroes) */
     uint64_t scrubbed_bytes;    /* zeroed so far */
+    uint32_t zero_cost;         /* enum jbof_zero_cost, as configured */
+    uint32_t zero_writes;       /* JBOF_ZW_* the backend reports (learned: may grow) */
 } jbof_drive_info;
 
 typedef struct jbof_engine_stats {

@@ -888,6 +888,179 @@ static void place_first_fit(void)
     jbof_engine_destroy(e);
 }
 
+/* cost.c section 6: WRITE_ZEROES and TRIM priced by what the backend does
+ * with them.  Drives with a fixed write factor (learn 0: 9), qos pricing:
+ * a 4 MiB WRITE costs 3584 + 9 * 4 MiB, a command 3584, and a zeroing
+ * that writes goes in 1 MiB pieces, 4 x (3584 + 9 MiB).  A memory and an
+ * emulated drive zero in metadata: a 4 MiB WRITE_ZEROES costs the command;
+ * zero_cost write prices it (and TRIM) as the WRITE; a file on tmpfs has
+ * PUNCH_HOLE but no ZERO_RANGE, so its NO_HOLE zeroing writes the zero
+ * buffer and costs the WRITE, the rest the command. */
+static jbof_drive_cfg zdrive(const char *name, uint32_t backend, uint32_t zero_cost)
+{
+    jbof_drive_cfg d;
+    memset(&d, 0, sizeof d);
+    snprintf(d.name, sizeof d.name, "%s", name);
+    snprintf(d.model, sizeof d.model, "dct983");
+    d.backend = backend;
+    d.size_bytes = 4 * NS_BYTES;
+    d.zero_cost = zero_cost;
+    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &d.sched), 0);
+    d.sched.cost.learn = 0;
+    return d;
+}
+
+/* the cost one command adds to export x's completed cost (-1: failed) */
+static int64_t cmd_cost(jbof_engine *e, int fd, const char *x, uint16_t type, uint16_t flags, uint32_t len,
+                        const void *in)
+{
+    jbof_export_stats a, b;
+    CHECK_EQ(jbof_engine_export_stats(e, x, &a), 0);
+    if (nbd_cmd(fd, type, flags, 0, len, in, NULL) < 0)
+        return -1;
+    CHECK_EQ(jbof_engine_export_stats(e, x, &b), 0);
+    return (int64_t)(b.tenant.cost_completed - a.tenant.cost_completed);
+}
+
+static void zero_pricing(const char *dir)
+{
+    enum { LEN = 4 << 20 };
+    /* a zeroing that writes goes to the scheduler in 1 MiB pieces, each
+     * priced as a 1 MiB WRITE: 4 x (3584 + 9 MiB) */
+    const int64_t W = 3584 + 9ll * LEN, CMD = 3584, WP = 4 * 3584 + 9ll * LEN;
+    char sock[160], shm[160];
+    snprintf(sock, sizeof sock, "%s/nbdz.sock", dir);
+    snprintf(shm, sizeof shm, "/dev/shm/jbof-zero-%d.img", (int)getpid());
+    jbof_engine_cfg ec;
+    memset(&ec, 0, sizeof ec);
+    jbof_engine *e = NULL;
+    CHECK_EQ(jbof_engine_create(&ec, &e), 0);
+    if (!e)
+        return;
+    uint32_t zm, zw, ze, zt = UINT32_MAX;
+    jbof_drive_cfg d = zdrive("zbad", JBOF_BACKEND_MEMORY, JBOF_ZERO_COST_COUNT);
+    CHECK_EQ(jbof_engine_add_drive(e, &d, NULL), -EINVAL);
+    d = zdrive("zm", JBOF_BACKEND_MEMORY, JBOF_ZERO_COST_AUTO);
+    CHECK_EQ(jbof_engine_add_drive(e, &d, &zm), 0);
+    d = zdrive("zw", JBOF_BACKEND_MEMORY, JBOF_ZERO_COST_WRITE);
+    CHECK_EQ(jbof_engine_add_drive(e, &d, &zw), 0);
+    d = zdrive("ze", JBOF_BACKEND_EMULATED, JBOF_ZERO_COST_AUTO);
+    CHECK_EQ(jbof_engine_add_drive(e, &d, &ze), 0);
+    struct stat sb;
+    FILE *f = stat("/dev/shm", &sb) == 0 ? fopen(shm, "w") : NULL;
+    if (f) {
+        CHECK_EQ(ftruncate(fileno(f), 4 * NS_BYTES), 0);
+        fclose(f);
+        d = zdrive("zt", JBOF_BACKEND_FILE, JBOF_ZERO_COST_AUTO);
+        snprintf(d.path, sizeof d.path, "%s", shm);
+        CHECK_EQ(jbof_engine_add_drive(e, &d, &zt), 0);
+    }
+    jbof_drive_info di;
+    CHECK_EQ(jbof_engine_drive_stats(e, zm, &di), 0);
+    CHECK_EQ(di.zero_writes, 0);
+    CHECK_EQ(di.zero_cost, JBOF_ZERO_COST_AUTO);
+    CHECK_EQ(jbof_engine_drive_stats(e, zw, &di), 0);
+    CHECK_EQ(di.zero_cost, JBOF_ZERO_COST_WRITE);
+    CHECK_EQ(jbof_engine_drive_stats(e, ze, &di), 0);
+    CHECK_EQ(di.zero_writes, 0); /* ssd.c 8: the model deallocates */
+    if (zt != UINT32_MAX) {
+        CHECK_EQ(jbof_engine_drive_stats(e, zt, &di), 0);
+        CHECK_EQ(di.zero_writes, JBOF_ZW_NO_HOLE); /* tmpfs: PUNCH_HOLE, no ZERO_RANGE */
+    }
+    CHECK_EQ(jbof_engine_listen_unix(e, sock), 0);
+    CHECK_EQ(jbof_engine_start(e), 0);
+    add_export(e, "zm-a", zm);
+    add_export(e, "zw-a", zw);
+    /* a 2-deep SQ, limited, on the file drive where there is one: the
+     * connection refills the SQ while a piece is in flight, so the next
+     * piece waits for room (io.c zero_retry) */
+    jbof_export_cfg xq = export_cfg("zw-q", zt != UINT32_MAX ? zt : zw);
+    xq.tenant.sq_depth = 2;
+    xq.tenant.limit_bps = 64 << 20;
+    CHECK_EQ(jbof_engine_export_add(e, &xq), 0);
+    add_export(e, "ze-a", ze);
+    if (zt != UINT32_MAX)
+        add_export(e, "zt-a", zt);
+    static uint8_t buf[LEN];
+    fill(buf, sizeof buf, 5);
+    uint64_t size;
+    uint16_t tf;
+    const uint16_t WZ = JBOF_NBD_CMD_WRITE_ZEROES, NOHOLE = JBOF_NBD_CMD_FLAG_NO_HOLE;
+    int fd = nbd_open(sock, "zm-a", &size, &tf);
+    CHECK(fd >= 0);
+    if (fd >= 0) {
+        CHECK_EQ(cmd_cost(e, fd, "zm-a", JBOF_NBD_CMD_WRITE, 0, LEN, buf), W);
+        CHECK_EQ(cmd_cost(e, fd, "zm-a", WZ, 0, LEN, NULL), CMD);
+        CHECK_EQ(cmd_cost(e, fd, "zm-a", WZ, NOHOLE, LEN, NULL), CMD);
+        CHECK_EQ(cmd_cost(e, fd, "zm-a", JBOF_NBD_CMD_TRIM, 0, LEN, NULL), 3584);
+        close(fd);
+    }
+    fd = nbd_open(sock, "zw-a", &size, &tf);
+    CHECK(fd >= 0);
+    if (fd >= 0) {
+        CHECK_EQ(cmd_cost(e, fd, "zw-a", WZ, 0, LEN, NULL), WP);
+        CHECK_EQ(cmd_cost(e, fd, "zw-a", JBOF_NBD_CMD_TRIM, JBOF_NBD_CMD_FLAG_FUA, LEN, NULL), WP);
+        CHECK_EQ(cmd_cost(e, fd, "zw-a", WZ, 0, (1 << 20) + 4096, NULL), 2 * 3584 + 9ll * ((1 << 20) + 4096));
+        CHECK_EQ(cmd_cost(e, fd, "zw-a", WZ, 0, 4096, NULL), 3584 + 9ll * 4096);
+        CHECK_EQ(cmd_cost(e, fd, "zw-a", JBOF_NBD_CMD_FLUSH, 0, 0, NULL), CMD);
+        close(fd);
+    }
+    fd = nbd_open(sock, "zw-q", &size, &tf);
+    CHECK(fd >= 0);
+    if (fd >= 0) { /* 8 pipelined 1 MiB + 4 KiB zeroings, reads between them */
+        jbof_export_stats a, b;
+        CHECK_EQ(jbof_engine_export_stats(e, "zw-q", &a), 0);
+        int sent = 0;
+        for (uint64_t i = 0; i < 8; i++) {
+            sent += nbd_send(fd, WZ, NOHOLE | (i == 7 ? JBOF_NBD_CMD_FLAG_FUA : 0), 100 + i, i << 19, (1 << 20) + 4096,
+                             NULL) == 0;
+            sent += nbd_send(fd, JBOF_NBD_CMD_READ, 0, 200 + i, i << 19, 4096, NULL) == 0;
+        }
+        CHECK_EQ(sent, 16);
+        int ok = 0;
+        static uint8_t rb[4096];
+        for (int i = 0; i < 16; i++) {
+            uint64_t h = 0;
+            int err = nbd_reply(fd, &h);
+            ok += err == 0;
+            if (err == 0 && h >= 200)
+                CHECK_EQ(recv_all(fd, rb, sizeof rb), 0);
+        }
+        CHECK_EQ(ok, 16);
+        CHECK_EQ(jbof_engine_export_stats(e, "zw-q", &b), 0);
+        CHECK_EQ(b.tenant.cost_completed - a.tenant.cost_completed,
+                 8 * (2 * 3584 + 9ull * ((1 << 20) + 4096)) + 8 * (3584 + 4096ull));
+        CHECK_EQ(b.tenant.completed - a.tenant.completed, 8 * 2 + 8); /* two pieces each */
+        close(fd);
+    }
+    fd = nbd_open(sock, "ze-a", &size, &tf);
+    CHECK(fd >= 0);
+    if (fd >= 0) {
+        CHECK_EQ(cmd_cost(e, fd, "ze-a", WZ, NOHOLE, LEN, NULL), CMD);
+        close(fd);
+    }
+    fd = zt != UINT32_MAX ? nbd_open(sock, "zt-a", &size, &tf) : -1;
+    if (fd >= 0) {
+        static uint8_t back[LEN];
+        CHECK_EQ(cmd_cost(e, fd, "zt-a", JBOF_NBD_CMD_WRITE, 0, LEN, buf), W);
+        CHECK_EQ(cmd_cost(e, fd, "zt-a", WZ, NOHOLE, LEN, NULL), WP); /* the zero buffer, 4 x 1 MiB */
+        CHECK_EQ(nbd_cmd(fd, JBOF_NBD_CMD_READ, 0, 0, LEN, NULL, back), 0);
+        int zeroes = 1;
+        for (uint32_t i = 0; i < LEN; i++)
+            zeroes &= back[i] == 0;
+        CHECK(zeroes);
+        CHECK_EQ(cmd_cost(e, fd, "zt-a", WZ, 0, LEN, NULL), CMD); /* a punched hole */
+        /* FAST_ZERO: refused rather than written (its price: test_zero_cost.c) */
+        CHECK_EQ(nbd_cmd(fd, WZ, NOHOLE | JBOF_NBD_CMD_FLAG_FAST_ZERO, 0, LEN, NULL, NULL), JBOF_NBD_ENOTSUP);
+        CHECK_EQ(cmd_cost(e, fd, "zt-a", JBOF_NBD_CMD_TRIM, 0, LEN, NULL), 3584);
+        close(fd);
+    }
+    CHECK_EQ(jbof_engine_stop(e), 0);
+    jbof_engine_destroy(e);
+    unlink(shm);
+    unlink(sock);
+}
+
 int main(void)
 {
     char dir[] = "/tmp/jbof-reactor-XXXXXX";
@@ -969,6 +1142,7 @@ int main(void)
     store_truncation(dir);
     placement_and_scrub_mark();
     place_first_fit();
+    zero_pricing(dir);
     unlink(file);
     unlink(sock);
     rmdir(dir);
