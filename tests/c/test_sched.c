@@ -1696,6 +1696,70 @@ static void test_progress_escape_wstop(void)
     jbof_sched_destroy(s);
 }
 
+/* section 61: a latency-critical tenant's head IO held by section 9's mask
+ * with nothing of its own in the drive.  A best-effort writer's 8 MiB
+ * write leaves the write bucket ~46 MB below zero; its next write is held
+ * on held[1] and starves (nothing in flight for 20 ms), so the mask keeps
+ * the latency-critical tenant (SLO 500 us) from overdrawing bucket 1.  Its
+ * 4 KiB write waited for the refill (~40 ms at 1 GB/s) before; now, once
+ * it has waited half the SLO and the tenant has sent nothing for as long,
+ * it goes past the mask -- one IO, and the writer stays held. */
+static void test_lc_past_mask(void)
+{
+    owner_mix m; /* the owner's SLO 500 us */
+    jbof_sched *s = owner_mix_init(&m, 0, JBOF_CLASS_BEST_EFFORT);
+    jbof_io *out[8], big[2], r2 = m.r1, r3 = m.r1;
+    for (int i = 0; i < 2; i++) {
+        big[i] = m.w1;
+        big[i].length_bytes = 8u << 20;
+        big[i].tag = 20u + (uint32_t)i;
+    }
+    r2.tag = 6;
+    r2.length_bytes = 4096;
+    r3.tag = 7;
+    r3.length_bytes = 4096;
+    uint64_t t = 1000000;
+    CHECK_EQ(jbof_sched_submit(s, &m.own_a, t), 0); /* the owner active (two buckets) */
+    CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+    CHECK_EQ(jbof_sched_submit(s, &m.r1, t), 0); /* stays in flight: the drive is never empty */
+    CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+    CHECK_EQ(jbof_sched_submit(s, &big[0], t), 0);
+    CHECK_EQ(jbof_sched_submit(s, &big[1], t), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1); /* big[0]: the write bucket deep below zero */
+    CHECK(out[0] == &big[0]);
+    CHECK_EQ(jbof_sched_complete(s, &big[0], t + 5000000, 0), 0);
+    t += 20000000;
+    CHECK_EQ(jbof_sched_complete(s, &m.own_a, t, 0), 0);
+    m.own_b.length_bytes = 4096;
+    CHECK_EQ(jbof_sched_submit(s, &r2, t), 0);
+    CHECK_EQ(jbof_sched_submit(s, &m.own_b, t), 0); /* the owner's read goes (bucket 0) */
+    CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 2);
+    CHECK_EQ(jbof_sched_submit(s, &r3, t + 50000), 0); /* a reader's turn holds the writer (held[1]) */
+    CHECK_EQ(jbof_sched_dispatch(s, t + 50000, out, 8), 1);
+    CHECK(out[0] == &r3);
+    t += 100000;
+    m.own_a.opcode = JBOF_OP_WRITE;
+    m.own_a.length_bytes = 4096;
+    m.own_a.tag = 30;
+    CHECK_EQ(jbof_sched_submit(s, &m.own_a, t), 0); /* queued before own_b completes: still active */
+    CHECK_EQ(jbof_sched_complete(s, &m.own_b, t, 0), 0);
+    uint64_t went = 0;
+    for (uint64_t u = t; u <= t + 20000000 && !went; u += 50000) {
+        int n = jbof_sched_dispatch(s, u, out, 8);
+        CHECK(n <= 1);
+        if (n == 1) {
+            CHECK(out[0] == &m.own_a); /* the writer stays held */
+            went = u;
+        }
+    }
+    if (!went || went - t > 1000000)
+        fprintf(stderr, "lc past mask: the owner's write went after %llu us\n",
+                (unsigned long long)(went ? (went - t) / 1000 : 0));
+    CHECK(went > t + 100000); /* the mask holds it at first */
+    CHECK(went && went - t <= 1000000);
+    jbof_sched_destroy(s);
+}
+
 int main(void)
 {
     test_validation();
@@ -1726,6 +1790,7 @@ int main(void)
     test_progress_escape_more();
     test_progress_escape_wstop();
     test_progress_escape_first();
+    test_lc_past_mask();
     test_pass_empty_bucket();
     test_held_release_order();
     TEST_SUMMARY();
