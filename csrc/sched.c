@@ -1398,8 +1398,11 @@
  *    6; 388 -> 146, 0, 226, 0, 1, 19, 34, 5; 386; seed 2 136, 3, 218, 0,
  *    0, 32, 50, 8; 369 -> 135, 3, 217, 0, 0, 27, 50, 9; 367.  Seed 2's
  *    starve row is one mix worse (single 100 ms bins in 28-32 tenant
- *    mixes, s2-100, s2-253, s2-673), so by the helper gate this is not
- *    kept: measured, reverted, the lead's call.  Cost: (i) sits in the
+ *    mixes, s2-100, s2-253, s2-673), so by the helper gate it was not
+ *    kept alone.  Kept with sections 60 and 62 (62's first-IO escape
+ *    serves those bins): main 2c6613a -> 60 + 61 + 62, seed 1 388 -> 385
+ *    (work 146, weights 224, slo 20, starve 3), seed 2 369 -> 363 (work
+ *    134, weights 212, slo 28, starve 5), no row worse.  Cost: (i) sits in the
  *    branch that holds a tenant on an empty bucket, (ii) in the gate's
  *    own test.
  *    (measurements and variants: docs/scheduler-log.md section 61)
