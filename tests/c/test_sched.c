@@ -1511,6 +1511,19 @@ static uint64_t run_gap(jbof_sched *s, load *L, fake *f, int who, uint64_t *cong
     return gap;
 }
 
+/* Sections 55 and 62's case: a best-effort 256 KiB reader at QD 2 (tenant 0)
+ * beside a latency-critical 4 KiB reader at QD 16 whose 150 us SLO the fake
+ * drive cannot give (tenant 1), so it overdraws the read bucket deep. */
+static jbof_sched *mk_slo_overdraft(load *L, fake *f)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    load_reset(L, f, 2);
+    L->ids[0] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    load_set(L, 0, 2, 262144, JBOF_OP_READ);
+    add_lc(s, L, 1, 150000, 16, 4096);
+    return s;
+}
+
 /* section 49: a best-effort 1 MiB writer at QD 2 beside an infeasible
  * reservation of 128 KiB writes at QD 128, with a latency-critical tenant
  * configured (two buckets): the reservation keeps the write bucket deep in
@@ -1549,13 +1562,9 @@ static void test_progress_escape(void)
  * PROGRESS_SLO_NS) lets its head IO past the debt, on credit */
 static void test_progress_escape_slo(void)
 {
-    jbof_sched *s = mk(JBOF_POLICY_QOS);
     static load L;
     static fake f;
-    load_reset(&L, &f, 2);
-    L.ids[0] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    load_set(&L, 0, 2, 262144, JBOF_OP_READ);
-    add_lc(s, &L, 1, 150000, 16, 4096);
+    jbof_sched *s = mk_slo_overdraft(&L, &f);
     uint64_t congested;
     int64_t low;
     uint64_t gap = run_gap(s, &L, &f, 0, &congested, &low);
@@ -1601,13 +1610,9 @@ static void test_progress_escape_more(void)
  * 96 ms: a large IO sent at 95 ms completes at the bin's edge) */
 static void test_progress_escape_first(void)
 {
-    jbof_sched *s = mk(JBOF_POLICY_QOS);
     static load L;
     static fake f;
-    load_reset(&L, &f, 2);
-    L.ids[0] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    load_set(&L, 0, 2, 262144, JBOF_OP_READ);
-    add_lc(s, &L, 1, 150000, 16, 4096);
+    jbof_sched *s = mk_slo_overdraft(&L, &f);
     L.start_ns[0] = 100000000; /* the reader arrives once the read bucket is deep */
     uint64_t first = 0;
     for (uint64_t t = 1000000; t <= 300000000 && !first; t += 1000000) {
