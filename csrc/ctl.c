@@ -151,7 +151,9 @@
  *       Reads only: a writer alone in the drive is slow because the write
  *       buffer is full, and the buffer's programs stall everyone's reads.  Once a second tenant's IO is
  *       in the drive the usual rules judge again.  Not while SLO steering
- *       is on (a latency-critical tenant with an SLO active).
+ *       is on (a latency-critical tenant with an SLO active), except for
+ *       one SLO tenant whose cap lies under the drive's floor (sched.c
+ *       section 65: 1.5 x base_min_ns, the least small read ever seen).
  *
  * 6. The ceiling's units (issue 11, the work invariant; no change here).
  *    rate_max is 4 GiB/s = 4.29e9 cost-bytes/s.  What the drives really do
@@ -339,6 +341,10 @@ void ctl_window_roll(ctl_state *c, uint64_t now_ns)
  * of a new 1 s window: min over the last two windows (section 3b). */
 void ctl_base_sample(ctl_state *c, uint64_t lat_ns, uint64_t now_ns)
 {
+    /* every sample under the least ever is under base_win.cur too, so it
+     * reaches here through ctl_sample's gate (sched.c section 65) */
+    if (lat_ns && (!c->base_min_ns || lat_ns < c->base_min_ns))
+        c->base_min_ns = lat_ns;
     if (min2_sample(&c->base_win, lat_ns, now_ns, CTL_BASE_WINDOW_NS)) {
         uint64_t b = min2_get(&c->base_win);
         if (b != c->base_ns) {

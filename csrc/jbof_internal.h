@@ -144,6 +144,7 @@ typedef struct ctl_state {
     uint64_t meas_rate_cost_bps;      /* measured completion rate, last full window */
     uint64_t base_ns;            /* learned unloaded read latency: min of 2 windows */
     min2 base_win;               /* ... its two windows (CTL_BASE_WINDOW_NS) */
+    uint64_t base_min_ns;        /* the least small read ever seen (0 = none; kept across a retune): sched.c section 65 */
     uint64_t base_gate_ns;       /* a small read faster than this updates the base (base_win.cur, or all when 0) */
     uint64_t base_roll_ns;       /* ... and any small read from this time on (the 1 s window is over) */
     uint64_t band_lo_ns, band_hi_ns; /* cached ctl_band(); refreshed by band_refresh (ctl.c) when base_ns or target_cap_ns changes */

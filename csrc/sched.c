@@ -1406,6 +1406,42 @@
  *    branch that holds a tenant on an empty bucket, (ii) in the gate's
  *    own test.
  *    (measurements and variants: docs/scheduler-log.md section 61)
+ *
+ * 65. An SLO under the drive's floor: the one SLO tenant's own IO read
+ *    as congestion (issue 11, qos; the work row; section 59's class F).
+ *    Why.  Section 17 keeps a read evaluation from counting as congestion
+ *    when only the reading tenant's IO is in the drive (it queues behind
+ *    itself; pacing the others cannot help), but not beside an SLO
+ *    tenant: there the band's top is the SLO's cap (half the SLO).  When
+ *    that cap lies under what the drive does with any queue at all (1.5 x
+ *    its unloaded read), every evaluation reads as congestion, the
+ *    threshold latches under the floor and the rate shrinks to what the
+ *    SLO tenant alone takes (it overdraws past its bucket, section 9):
+ *    s1-763 (a 200 us SLO on a dct983 reading 4 KiB in 86 us) gave its
+ *    QD-1 best-effort reader 0.033 of its solo throughput against 1.0
+ *    under fifo and gimbal, with the SLO tenant's p99 0.2 ms in all three.
+ *    The rule (slo_floor_own): section 17's self_queued also holds for the
+ *    one active SLO tenant while
+ *        cap < 1.5 x base_min  and  read EWMA <= 1.5 x base_min,
+ *    base_min being the least small read the drive has ever returned
+ *    (ctl.c's base_min_ns: kept across a retune; ctl_base_sample sees
+ *    every sample under it).  The evaluation then grows the rate as 17
+ *    does.  Bounds.  The floor is the drive's, not the band's: section
+ *    59's V15 put it at base x band_lo_pct, a knob -- the autotuner's
+ *    band_hi_pct 700 / 1200 set band_lo_pct 350 / 600, so a feasible
+ *    500 us SLO (cap 250 us on a drive reading in 85 us) counted as
+ *    infeasible, the writer beside it got in and the guardrail test's
+ *    incumbent was an aborted config.  base_min, not the 2 s window's
+ *    base, so a drive a writer keeps slow cannot raise the floor over a
+ *    cap it could meet.  One SLO tenant only (two queue behind each other
+ *    and pacing them does help).  The EWMA gate stops it once reads are
+ *    slower than the floor (real queueing behind others).
+ *    Measured (fast gate, 1000 mixes, main e189994): seed 1 385 -> 383
+ *    (work 146 -> 145: s1-763; weights 224 -> 222), seed 2 363 -> 362
+ *    (work 134 -> 133: s2-649), no row worse; 200 mixes unchanged.  Cost:
+ *    two compares in complete_due's evaluation branch, only with an SLO
+ *    tenant active; one compare in ctl_base_sample (out of line).
+ *    (measurements and variants: docs/scheduler-log.md sections 59, 65)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -2100,9 +2136,10 @@ int jbof_sched_configure(jbof_sched *s, const jbof_sched_cfg *cfg, uint64_t now_
         }
     }
     if (cfg->ctl.enabled && (ctl_changed || !policy_uses_ctl(old_policy))) {
-        uint64_t rate = s->ctl.rate_cost_bps;
+        uint64_t rate = s->ctl.rate_cost_bps, base_min = s->ctl.base_min_ns;
         int had = policy_uses_ctl(old_policy) && s->ctl.cfg.enabled;
         ctl_init(&s->ctl, &cfg->ctl, now_ns);
+        s->ctl.base_min_ns = base_min; /* the drive's floor is no setting's (section 65) */
         if (had && rate >= cfg->ctl.rate_min_cost_bps && rate <= cfg->ctl.rate_max_cost_bps)
             s->ctl.rate_cost_bps = rate; /* a retune does not restart from scratch */
     }
@@ -3914,6 +3951,20 @@ static void due_rearm(jbof_sched *s)
     s->due_ns = e < d ? e : d;
 }
 
+/* Section 65: t is the one SLO tenant, its cap (half the SLO) lies below
+ * the drive's floor (1.5 x the least small read it ever returned: no
+ * pacing gets under it) and the read EWMA is still at that floor -- t's
+ * IO alone in the drive then reads as congestion that pacing the others
+ * cannot cure. */
+enum { SLO_FLOOR_X2 = 3 }; /* the floor, x 2: 1.5 x base_min */
+static inline int slo_floor_own(const jbof_sched *s, const tenant *t)
+{
+    const ctl_state *c = &s->ctl;
+    uint64_t floor2 = c->base_min_ns * SLO_FLOOR_X2; /* x 2 */
+    return t->lc_slo && s->n_lc_active == 1 && c->base_min_ns && c->target_cap_ns * 2 < floor2 &&
+           c->ewma_ns[0] * 2 <= floor2;
+}
+
 /* What a completion does past s->due_ns (or with CTL_EVAL_EVERY completions
  * pending), in the order of the per-IO checks it replaces. */
 static inline __attribute__((always_inline)) void complete_due(jbof_sched *s, const tenant *t, uint32_t op,
@@ -3928,9 +3979,10 @@ static inline __attribute__((always_inline)) void complete_due(jbof_sched *s, co
          * (read by the evaluation only: computed for it, section 6) */
         c->underfilled = s->cfg.policy == JBOF_POLICY_QOS && s->inflight_ios < UNDERFILL_IOS && s->n_backlogged > 0;
         /* section 17: a read, only t's IO is in the drive and another
-         * tenant waits -- its latency is its own queueing */
+         * tenant waits -- its latency is its own queueing (under SLO
+         * steering only as section 65 says) */
         c->self_queued = op == JBOF_OP_READ && s->inflight_ios == t->inflight && s->cfg.policy == JBOF_POLICY_QOS &&
-                         !s->n_lc_active && s->n_backlogged > (t->count ? 1u : 0u);
+                         s->n_backlogged > (t->count ? 1u : 0u) && (!s->n_lc_active || slo_floor_own(s, t));
         ctl_evaluate(c, op, now_ns);
         moved |= c->state != st;
     }

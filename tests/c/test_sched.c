@@ -1512,15 +1512,21 @@ static uint64_t run_gap(jbof_sched *s, load *L, fake *f, int who, uint64_t *cong
 }
 
 /* Sections 55 and 62's case: a best-effort 256 KiB reader at QD 2 (tenant 0)
- * beside a latency-critical 4 KiB reader at QD 16 whose 150 us SLO the fake
- * drive cannot give (tenant 1), so it overdraws the read bucket deep. */
+ * beside two latency-critical 4 KiB readers at QD 8 whose 150 us SLO the
+ * fake drive cannot give (tenants 1, 2), so they overdraw the read bucket
+ * deep.  Two, not one at QD 16: with one, section 65 lets the controller
+ * grow the rate (the cap, 75 us, is under the drive's floor) and the
+ * overdraft stays shallow; two queue behind each other, where section 65
+ * stands aside.  Same numbers as one at QD 16 gave before section 65
+ * (gap 94 ms, the bucket down to -935 MB; section 62's first read 51 ms). */
 static jbof_sched *mk_slo_overdraft(load *L, fake *f)
 {
     jbof_sched *s = mk(JBOF_POLICY_QOS);
-    load_reset(L, f, 2);
+    load_reset(L, f, 3);
     L->ids[0] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
     load_set(L, 0, 2, 262144, JBOF_OP_READ);
-    add_lc(s, L, 1, 150000, 16, 4096);
+    add_lc(s, L, 1, 150000, 8, 4096);
+    add_lc(s, L, 2, 150000, 8, 4096);
     return s;
 }
 
@@ -1555,11 +1561,12 @@ static void test_progress_escape(void)
     jbof_sched_destroy(s);
 }
 
-/* section 55: no reservation, two buckets -- a latency-critical 4 KiB reader
- * at QD 4 overdraws the read bucket (it is not held while under one slot in
- * flight) and a best-effort 256 KiB reader at QD 2 sits on the round, where
- * section 9's mask does not look; section 49's progress bound (here after
- * PROGRESS_SLO_NS) lets its head IO past the debt, on credit */
+/* section 55: no reservation, two buckets -- latency-critical 4 KiB readers
+ * overdraw the read bucket (mk_slo_overdraft: an SLO tenant is not held
+ * while under one slot in flight), and a best-effort 256 KiB reader at QD 2
+ * sits on the round, where section 9's mask does not look; section 49's
+ * progress bound (here after PROGRESS_SLO_NS) lets its head IO past the
+ * debt, on credit */
 static void test_progress_escape_slo(void)
 {
     static load L;
@@ -1575,6 +1582,78 @@ static void test_progress_escape_slo(void)
     CHECK(gap <= 100000000);
     CHECK_EQ(L.fifo_violations, 0);
     jbof_sched_destroy(s);
+}
+
+/* section 65: a latency-critical 4 KiB reader at QD 8 with a 200 us SLO
+ * (cap 100 us) beside a best-effort 8 KiB reader at QD 1 (mix s1-763's
+ * shape) on the fake drive, whose 4 KiB read takes 84 us unloaded (learned
+ * band floor 1.5 x 84 = 126 us) and ~113 us at the SLO tenant's depth.
+ * The cap is under anything the drive does with that tenant's IO alone
+ * in it, so every evaluation read as congestion and the rate shrank to
+ * what the SLO tenant takes (it overdraws the read bucket, section 9):
+ * 2320 best-effort reads in 1 s, rate 198 MB/s.  Now a read evaluation
+ * that finds only the SLO tenant's IO in the drive, at the floor (1.5 x
+ * the least read seen), grows the rate (section 17's self_queued): 11564
+ * reads, rate 884 MB/s. */
+static void test_slo_floor_own(void)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    static load L;
+    static fake f;
+    load_reset(&L, &f, 2);
+    L.ids[0] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    load_set(&L, 0, 1, 8192, JBOF_OP_READ);
+    add_lc(s, &L, 1, 200000, 8, 4096);
+    run(s, &L, &f, 1000000000);
+    jbof_drive_stats ds;
+    CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
+    uint64_t n = L.bytes[0] / 8192;
+    if (n < 8000)
+        fprintf(stderr, "slo floor: %llu best-effort reads in 1 s (base %llu ns, band %llu-%llu, rate %llu)\n",
+                (unsigned long long)n, (unsigned long long)ds.base_read_ns, (unsigned long long)ds.band_lo_ns,
+                (unsigned long long)ds.band_hi_ns, (unsigned long long)ds.rate_cost_bps);
+    CHECK(ds.base_read_ns * 3 / 2 > ds.band_hi_ns); /* the case: the cap under the learned floor */
+    CHECK(n >= 8000);
+    CHECK_EQ(L.fifo_violations, 0);
+    jbof_sched_destroy(s);
+}
+
+/* section 65's bound: the floor is the drive's (1.5 x the least read), not
+ * the band's knob.  A latency-critical 4 KiB reader at QD 8 with a 300 us
+ * SLO (cap 150 us, over the fake drive's 126 us floor: feasible) beside a
+ * best-effort 128 KiB writer at QD 32, run under the default band (300 /
+ * 150%) and under the autotuner's band_hi_pct 700 (band_lo_pct 350: 294
+ * us).  Judged on base x band_lo_pct (section 59's V15) the SLO counted as
+ * infeasible under 700: the writer got 1482 writes in (431 under 300) and
+ * the reader 60686 reads (86204); now 85689, within 1%. */
+static uint64_t slo_band_run(uint32_t hi_pct, uint32_t lo_pct)
+{
+    jbof_sched_cfg c;
+    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &c), 0);
+    c.ctl.band_hi_pct = hi_pct;
+    c.ctl.band_lo_pct = lo_pct;
+    jbof_sched *s = NULL;
+    CHECK_EQ(jbof_sched_create(&c, &s), 0);
+    static load L;
+    static fake f;
+    load_reset(&L, &f, 2);
+    L.ids[0] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    load_set(&L, 0, 32, 131072, JBOF_OP_WRITE);
+    add_lc(s, &L, 1, 300000, 8, 4096);
+    run(s, &L, &f, 1000000000);
+    CHECK_EQ(L.fifo_violations, 0);
+    jbof_sched_destroy(s);
+    return L.bytes[1] / 4096;
+}
+
+static void test_slo_floor_band(void)
+{
+    uint64_t dflt = slo_band_run(300, 150), loose = slo_band_run(700, 350);
+    if (loose * 100 < dflt * 95)
+        fprintf(stderr, "slo floor, band 700: the SLO tenant's reads %llu vs %llu under the default band\n",
+                (unsigned long long)loose, (unsigned long long)dflt);
+    CHECK(dflt > 0);
+    CHECK(loose * 100 >= dflt * 95);
 }
 
 /* section 55: an escape on credit (section 49) past a reservation's deep
@@ -1793,6 +1872,8 @@ int main(void)
     test_progress_escape();
     test_progress_escape_slo();
     test_progress_escape_more();
+    test_slo_floor_own();
+    test_slo_floor_band();
     test_progress_escape_wstop();
     test_progress_escape_first();
     test_lc_past_mask();
