@@ -1442,11 +1442,16 @@
  *    protect) or unless another tenant's reads are 4x faster (the drive
  *    slow for everyone is the controller's business: on a fragmented SATA
  *    drive a reader alone among writers was capped at 4 for a whole run
- *    until the others' reads were required, s1-1).  Cost: two EWMA steps
- *    and a few compares per read completion (self_deep_sample), one test
- *    per dispatch visit; make bench-sched 492.4 / 413.3 -> 535.3 / 456.2
- *    instructions per IO (schedule unchanged: its 64 tenants never hold
- *    4/5 of the drive).  Out of line it cost more (549.6), and sampling only
+ *    until the others' reads were required, s1-1).  The EWMAs are kept only
+ *    near a dominant tenant: a read completion samples only while its
+ *    tenant has a cap, or holds 4/5 of a drive >= 16 deep, or such a tenant
+ *    was seen in the last 100 ms (dom_ns) -- where nobody dominates a deep
+ *    drive, nothing is sampled and nothing can be capped.  Cost: one gate
+ *    per read completion, two EWMA steps and a few compares behind it
+ *    (self_deep_sample, out of line), one test per dispatch visit; make
+ *    bench-sched 492.4 / 413.3 -> 513.9 / 434.7 instructions per IO
+ *    (schedule unchanged: its 64 tenants never hold 4/5 of the drive).
+ *    Sampling every read completion cost 535.3 / 456.2, and sampling only
  *    the evaluating completion (every 4th, 506.3) lost s1-631 and s1-655.
  *    1000-mix fast gate (work, stall, weights, limit, reserve, slo, jain,
  *    starve; total), main -> this: seed 1 146, 0, 224, 0, 1, 20, 34, 3;
@@ -1665,6 +1670,7 @@ struct jbof_sched {
     uint64_t minor_r_ns;      /* qos: EWMA 1/8 of the reads of the tenants other than dom_id (section 64) */
     uint64_t minor_last_ns;   /* ... its last sample (0: none yet) */
     uint32_t dom_id;          /* qos: the last tenant seen holding >= 4/5 of the drive at its read's completion (64) */
+    uint64_t dom_ns;          /* ... when (0: never): the EWMAs are kept only within SELF_FRESH_NS of it (64) */
 };
 
 /* ------------------------------------------------------------ helpers --- */
@@ -4051,7 +4057,7 @@ static inline int self_slow(const jbof_sched *s, const tenant *t, uint64_t now_n
  * normalized): its own and the others' read EWMAs, and its read cap --
  * shrunk while it is slow holding >= 4/5 of a drive >= SD_DRIVE_MIN deep
  * (no SLO tenant), grown by one per completion while it is not slow */
-static inline __attribute__((always_inline)) void self_deep_sample(jbof_sched *s, tenant *t, uint32_t id, uint64_t d,
+static __attribute__((noinline)) void self_deep_sample(jbof_sched *s, tenant *t, uint32_t id, uint64_t d,
                                                                   uint64_t now_ns)
 {
     t->lat_r_ns += (uint64_t)(((int64_t)d - (int64_t)t->lat_r_ns) >> 3);
@@ -4059,6 +4065,8 @@ static inline __attribute__((always_inline)) void self_deep_sample(jbof_sched *s
     int slow = cap ? self_slow(s, t, now_ns) : 0; /* judged before this read joins the others' EWMA */
     if (5 * (t->inflight + 1) >= 4 * (s->inflight_ios + 1)) {
         s->dom_id = id;
+        if (s->inflight_ios + 1 >= SD_DRIVE_MIN)
+            s->dom_ns = now_ns;
         if (s->inflight_ios + 1 >= SD_DRIVE_MIN && !s->n_lc_active && (cap ? slow : self_slow(s, t, now_ns))) {
             uint32_t c0 = cap && cap <= t->inflight + 1 ? cap : t->inflight + 1;
             t->sd_cap = c0 > SELF_DEEP_MIN ? c0 - 1 : SELF_DEEP_MIN;
@@ -4148,7 +4156,9 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
     uint32_t pol = s->cfg.policy;
     if (policy_uses_ctl(pol) && op <= JBOF_OP_WRITE) {
         uint64_t dev = now_ns > io->dispatch_ns ? now_ns - io->dispatch_ns : 0; /* time in the drive */
-        if (op == JBOF_OP_READ && pol == JBOF_POLICY_QOS) /* section 64 */
+        if (__builtin_expect(op == JBOF_OP_READ && pol == JBOF_POLICY_QOS && /* section 64, only near a dominant tenant */
+                             (t->sd_cap || s->dom_ns + SELF_FRESH_NS > now_ns ||
+                              (s->inflight_ios + 1 >= SD_DRIVE_MIN && 5 * (t->inflight + 1) >= 4 * (s->inflight_ios + 1))), 0))
             self_deep_sample(s, t, io->tenant,
                              io->length_bytes > CTL_NORMALIZE_BYTES ? ctl_normalize(dev, io->length_bytes) : dev, now_ns);
         ctl_sample(&s->ctl, op, io->length_bytes, c, dev, now_ns);
