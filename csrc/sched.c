@@ -1442,6 +1442,61 @@
  *    two compares in complete_due's evaluation branch, only with an SLO
  *    tenant active; one compare in ctl_base_sample (out of line).
  *    (measurements and variants: docs/scheduler-log.md sections 59, 65)
+ *
+ * 64. A tenant queueing behind itself, held to its own depth (issue 11,
+ *    qos; the work row's class D of section 59).  Section 17 judges a
+ *    tenant's latency its own only while the drive holds nothing else; in
+ *    the D mixes one tenant's small sequential reads (512 B at QD 32-128)
+ *    sit on one or two flash units (ssd.c 2), each waiting for the ones
+ *    before it, while the others keep 1-3 IOs beside them: s1-631, a 512 B
+ *    QD-128 90/10 tenant on a clean dct983, holds 86-128 of the drive's
+ *    90-150 IOs, its reads take 1-3.5 ms against a band of 126-251 us,
+ *    the other tenants' reads 90-250 us; the controller is OVERLOADED 94%
+ *    of the run, the rate at what completes, util 0.795 against rr's
+ *    2.994.  Letting the drive go deeper (sections 21, 27, 43) buys work
+ *    with weights; what is wrong is that tenant's depth: at QD 128 it
+ *    completes no faster than at QD 4, and its queue is in front of every
+ *    large read that touches its unit.
+ *    The rule: every qos read completion updates its tenant's read EWMA
+ *    (lat_r_ns, 1/8, size-normalized as ctl.c 2) and, if the tenant holds
+ *    < 4/5 of the drive's IOs and is not the last one seen holding more
+ *    (dom_id), the others' read EWMA (minor_r_ns).  A tenant is "slow" while
+ *    its EWMA is past the band's ceiling and SD_RATIO (4) x the others'
+ *    (seen in the last 100 ms).  A completion of a slow tenant that holds
+ *    >= 4/5 of the drive, with >= SD_DRIVE_MIN (16) IOs in it and no SLO
+ *    tenant active (SLO steering owns the depth, as in section 17), sets or
+ *    shrinks its read cap sd_cap to its in-flight count - 1 (never under
+ *    SELF_DEEP_MIN, 4); a completion of a tenant that is not slow grows it
+ *    by 1 and drops it past 2 x its in-flight + 4.  A tenant whose head IO
+ *    is a read and who has sd_cap reads in flight is parked as at its
+ *    window (3) until one of its own IOs completes -- so it shrinks by one
+ *    IO per completion while slow and its cap holds while it is still
+ *    slow, whoever holds the drive (a cap that grows back as soon as the
+ *    tenant drops under 4/5 flapped between 30 and 127 IOs on s1-655).
+ *    Bounds: a capped tenant keeps >= 4 reads in flight and its writes are
+ *    not capped; the cap is never set while it is alone (nobody to
+ *    protect) or unless another tenant's reads are 4x faster (the drive
+ *    slow for everyone is the controller's business: on a fragmented SATA
+ *    drive a reader alone among writers was capped at 4 for a whole run
+ *    until the others' reads were required, s1-1).  The EWMAs are kept only
+ *    near a dominant tenant: a read completion samples only while its
+ *    tenant has a cap, or holds 4/5 of a drive >= 16 deep, or such a tenant
+ *    was seen in the last 100 ms (dom_ns) -- where nobody dominates a deep
+ *    drive, nothing is sampled and nothing can be capped.  Cost: one gate
+ *    per read completion, two EWMA steps and a few compares behind it
+ *    (self_deep_sample, out of line), one test per dispatch visit; make
+ *    bench-sched 492.4 / 413.3 -> 513.9 / 434.7 instructions per IO
+ *    (schedule unchanged: its 64 tenants never hold 4/5 of the drive).
+ *    Sampling every read completion cost 535.3 / 456.2, and sampling only
+ *    the evaluating completion (every 4th, 506.3) lost s1-631 and s1-655.
+ *    1000-mix fast gate (work, stall, weights, limit, reserve, slo, jain,
+ *    starve; total), main -> this: seed 1 146, 0, 224, 0, 1, 20, 34, 3;
+ *    385 -> 143, 0, 224, 0, 1, 20, 34, 3; 385; seed 2 134, 3, 212, 0, 0,
+ *    28, 50, 5; 363 -> 130, 3, 210, 0, 0, 28, 49, 4; 358.  s1-631 0.795 ->
+ *    passes, s1-655 0.994 -> passes; s2-576 and s2-345 lose (1.294 ->
+ *    1.222, 1.216 -> 1.082: their deep tenant's cap costs more than the
+ *    others gain).
+ *    (measurements and variants: docs/scheduler-log.md section 64)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -1499,6 +1554,10 @@ enum { BIG_SCORE_MAX = 4 * BIG_EVERY };             /* qos: ... and stays on for
 enum { LC_MASK_GAP_X4 = 2 };                        /* qos: section 61: one pass past section 9's mask per half the SLO */
 static const uint64_t BIG_GAP_NS = 50000000ull;     /* qos: ... or one large IO per 50 ms whatever they complete (41) */
 enum { PASS_DRIVE_IOS = 24 };                       /* qos, one bucket: no pass past the empty bucket into a deeper drive (46) */
+enum { SELF_DEEP_MIN = 4 };                         /* qos: section 64's cap never holds a tenant's reads under 4 in flight */
+enum { SD_RATIO = 4 };                              /* qos: ... its reads this many times slower than the others' (64) */
+enum { SD_DRIVE_MIN = 16 };                         /* qos: ... and the cap shrinks only with this many IOs in the drive (64) */
+static const uint64_t SELF_FRESH_NS = 100000000ull; /* qos: ... the others' reads count for 100 ms (64) */
 
 /* An SQ entry points at the caller's descriptor (section 6): submit fills
  * its scheduler fields in place, dispatch hands the same pointer back. */
@@ -1558,6 +1617,8 @@ typedef struct tenant {
     uint64_t esc_ns;          /* qos: last quantum earned while starving behind one (section 28) */
     uint64_t vs;              /* qos, two buckets: weighted service, cost / weight x 16 (section 58) */
     uint32_t hold_rel;        /* qos: its bucket's release count when it was held (section 58) */
+    uint64_t lat_r_ns;        /* qos: EWMA 1/8 of its reads' time in the drive, size-normalized (section 64) */
+    uint32_t sd_cap;          /* qos: its reads' in-flight cap while it queues behind itself (0: none; section 64) */
 } tenant;
 
 typedef struct dlist {
@@ -1642,6 +1703,10 @@ struct jbof_sched {
     int64_t pass_debt;        /* qos, one bucket: cost sent past the empty bucket since it was last positive (46) */
     uint64_t vs_now;          /* qos, two buckets: the last dispatch's weighted service (section 58) */
     uint32_t rel_n[2];        /* qos: releases from held[k] (section 58) */
+    uint64_t minor_r_ns;      /* qos: EWMA 1/8 of the reads of the tenants other than dom_id (section 64) */
+    uint64_t minor_last_ns;   /* ... its last sample (0: none yet) */
+    uint32_t dom_id;          /* qos: the last tenant seen holding >= 4/5 of the drive at its read's completion (64) */
+    uint64_t dom_ns;          /* ... when (0: never): the EWMAs are kept only within SELF_FRESH_NS of it (64) */
 };
 
 /* ------------------------------------------------------------ helpers --- */
@@ -3271,6 +3336,13 @@ static inline uint64_t win_cap(const jbof_sched *s, tenant *t)
     return t->win_cap;
 }
 
+/* section 64: t's reads are at their cap in the drive (set at completion,
+ * complete_t) */
+static inline int self_deep(const tenant *t)
+{
+    return t->sd_cap && t->inflight >= t->sd_cap && t->ring[t->head].io->opcode == JBOF_OP_READ;
+}
+
 /* May t not send its next IO now for lack of in-flight room?
  * gimbal: slot count (weight-blind, as published); qos: the same window of
  * total_slots * slot_bytes split by weight among active tenants, in cost. */
@@ -3279,6 +3351,8 @@ static inline int slot_blocked(const jbof_sched *s, tenant *t)
     if (s->cfg.policy == JBOF_POLICY_QOS) {
         if (t->inflight == 0)
             return 0;
+        if (!s->alone && self_deep(t))
+            return 1;
         /* one bucket: no windows unless they protect (section 18); a
          * reserved tenant keeps its own, for section 12 (38) */
         if (one_bucket(s) && !t->cfg.reserve_bps)
@@ -3545,6 +3619,16 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             *waiting = 1;
             list_rotate(s, l);
             idle_visits++;
+            continue;
+        }
+        if (!alone && self_deep(t)) {
+            /* section 64: parked until one of its own IOs completes */
+            *waiting = 1;
+            t->in_turn = 0;
+            list_del(s, l, id);
+            t->on_list = LIST_PARKED;
+            s->n_parked++;
+            s->n_park_head[head_bucket(t)]++;
             continue;
         }
         /* (one bucket: the rarely true window_protects() first, section 6) */
@@ -4013,6 +4097,41 @@ static inline __attribute__((always_inline)) void complete_due(jbof_sched *s, co
     }
 }
 
+/* section 64: t's reads slower than the band's ceiling and SD_RATIO x the
+ * others' (seen in the last SELF_FRESH_NS) */
+static inline int self_slow(const jbof_sched *s, const tenant *t, uint64_t now_ns)
+{
+    return t->lat_r_ns > s->ctl.band_hi_ns && s->ctl.base_ns && t->lat_r_ns > SD_RATIO * s->minor_r_ns &&
+           s->minor_last_ns && s->minor_last_ns + SELF_FRESH_NS > now_ns;
+}
+
+/* section 64: a read of t's completed after d ns in the drive (size-
+ * normalized): its own and the others' read EWMAs, and its read cap --
+ * shrunk while it is slow holding >= 4/5 of a drive >= SD_DRIVE_MIN deep
+ * (no SLO tenant), grown by one per completion while it is not slow */
+static __attribute__((noinline)) void self_deep_sample(jbof_sched *s, tenant *t, uint32_t id, uint64_t d,
+                                                                  uint64_t now_ns)
+{
+    t->lat_r_ns += (uint64_t)(((int64_t)d - (int64_t)t->lat_r_ns) >> 3);
+    uint32_t cap = t->sd_cap;
+    int slow = cap ? self_slow(s, t, now_ns) : 0; /* judged before this read joins the others' EWMA */
+    if (5 * (t->inflight + 1) >= 4 * (s->inflight_ios + 1)) {
+        s->dom_id = id;
+        if (s->inflight_ios + 1 >= SD_DRIVE_MIN)
+            s->dom_ns = now_ns;
+        if (s->inflight_ios + 1 >= SD_DRIVE_MIN && !s->n_lc_active && (cap ? slow : self_slow(s, t, now_ns))) {
+            uint32_t c0 = cap && cap <= t->inflight + 1 ? cap : t->inflight + 1;
+            t->sd_cap = c0 > SELF_DEEP_MIN ? c0 - 1 : SELF_DEEP_MIN;
+            return;
+        }
+    } else if (id != s->dom_id) {
+        s->minor_r_ns = s->minor_last_ns ? s->minor_r_ns + (uint64_t)(((int64_t)d - (int64_t)s->minor_r_ns) >> 3) : d;
+        s->minor_last_ns = now_ns;
+    }
+    if (__builtin_expect(cap != 0, 0) && !slow && (t->sd_cap = cap + 1) > 2 * t->inflight + SELF_DEEP_MIN)
+        t->sd_cap = 0;
+}
+
 /* One completion: every counter, the histogram and the controller in one
  * pass (section 6). */
 static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenant *t, const jbof_io *io,
@@ -4089,6 +4208,11 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
     uint32_t pol = s->cfg.policy;
     if (policy_uses_ctl(pol) && op <= JBOF_OP_WRITE) {
         uint64_t dev = now_ns > io->dispatch_ns ? now_ns - io->dispatch_ns : 0; /* time in the drive */
+        if (__builtin_expect(op == JBOF_OP_READ && pol == JBOF_POLICY_QOS && /* section 64, only near a dominant tenant */
+                             (t->sd_cap || s->dom_ns + SELF_FRESH_NS > now_ns ||
+                              (s->inflight_ios + 1 >= SD_DRIVE_MIN && 5 * (t->inflight + 1) >= 4 * (s->inflight_ios + 1))), 0))
+            self_deep_sample(s, t, io->tenant,
+                             io->length_bytes > CTL_NORMALIZE_BYTES ? ctl_normalize(dev, io->length_bytes) : dev, now_ns);
         ctl_sample(&s->ctl, op, io->length_bytes, c, dev, now_ns);
         if (now_ns >= s->due_ns || s->ctl.pend_n >= CTL_EVAL_EVERY)
             complete_due(s, t, op, io, dev, now_ns); /* also counts a slow write */

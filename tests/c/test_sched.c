@@ -1844,6 +1844,96 @@ static void test_lc_past_mask(void)
     jbof_sched_destroy(s);
 }
 
+/* section 64: a tenant whose small reads queue behind themselves (one flash
+ * unit: 40 us each, in order) beside a 4 KiB reader whose reads take 90 us
+ * in parallel.  Without the cap the deep tenant keeps ~its whole QD 128 in
+ * the drive, its reads take ~5 ms, and the controller reads that as the
+ * drive's congestion; with it, its in-flight reads stay a few deep and the
+ * other reader is not cut to what the deep one completes. */
+typedef struct unitq {
+    fake f;
+    uint64_t unit_busy;
+} unitq;
+
+static void unitq_submit(unitq *u, const jbof_io *io, uint64_t now)
+{
+    fake *f = &u->f;
+    uint64_t done;
+    if ((io->tag >> 48) == 0) {
+        uint64_t start = u->unit_busy > now ? u->unit_busy : now;
+        u->unit_busy = start + 40000;
+        done = u->unit_busy + 10000;
+    } else {
+        done = now + 90000;
+    }
+    f->q[f->n] = *io;
+    f->done[f->n] = done;
+    f->n++;
+}
+
+static void test_self_deep_cap(void)
+{
+    static load L;
+    static unitq u;
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    load_reset(&L, &u.f, 2);
+    u.unit_busy = 0;
+    L.ids[0] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    L.ids[1] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    load_set(&L, 0, 128, 512, JBOF_OP_READ);
+    load_set(&L, 1, 4, 4096, JBOF_OP_READ);
+    uint64_t now = 0, end = 1000000000ull, done1 = 0;
+    uint32_t deep_max = 0;
+    jbof_io *out[64];
+    load_fill(s, &L, now);
+    for (;;) {
+        int k;
+        while ((k = jbof_sched_dispatch(s, now, out, 64)) > 0)
+            for (int j = 0; j < k; j++)
+                unitq_submit(&u, out[j], now);
+        uint64_t wake = jbof_sched_next_event_ns(s, now);
+        jbof_io io;
+        uint64_t t = UINT64_MAX;
+        if (u.f.n) {
+            int b = 0;
+            for (int i = 1; i < u.f.n; i++)
+                if (u.f.done[i] < u.f.done[b])
+                    b = i;
+            t = u.f.done[b];
+        }
+        if (wake < t) {
+            if (wake >= end)
+                break;
+            now = wake;
+            load_fill(s, &L, now);
+            continue;
+        }
+        if (t >= end)
+            break;
+        fake_next(&u.f, &io, &t);
+        now = t;
+        CHECK_EQ(jbof_sched_complete(s, &io, now, 0), 0);
+        int i = (int)(io.tag >> 48);
+        L.outstanding[i]--;
+        if (i == 1 && now >= end / 2)
+            done1++;
+        if (now >= end / 2) {
+            uint32_t d = 0;
+            for (int q = 0; q < u.f.n; q++)
+                d += (u.f.q[q].tag >> 48) == 0;
+            if (d > deep_max)
+                deep_max = d;
+        }
+        load_fill(s, &L, now);
+    }
+    /* without section 64: deep_max 128 (its whole QD); with it 15.  The
+     * other reader completes ~21.5K reads in the second half either way
+     * (this fake drive does not slow it: the cap costs it nothing) */
+    CHECK(deep_max <= 16);
+    CHECK(done1 >= 15000);
+    jbof_sched_destroy(s);
+}
+
 int main(void)
 {
     test_validation();
@@ -1879,5 +1969,6 @@ int main(void)
     test_lc_past_mask();
     test_pass_empty_bucket();
     test_held_release_order();
+    test_self_deep_cap();
     TEST_SUMMARY();
 }
