@@ -2555,7 +2555,7 @@ static __attribute__((noinline)) void submit_backlogged(jbof_sched *s, uint32_t 
     t->st.queued_since_ns = now_ns;
     if (t->drain_ns)
         drain_credit(s, t, now_ns);
-    if (!one_bucket(s) && sfq_member(t)) {
+    if (s->cfg.policy == JBOF_POLICY_QOS && !one_bucket(s) && sfq_member(t)) {
         /* section 63: a member joins at the least member tag, else at the
          * last member dispatch's start tag (not an SLO tenant's) */
         uint64_t m = sfq_join_tag(s, id);
