@@ -38,7 +38,10 @@ OPEN: dict[str, set[str]] = {
     "sweep-s1-5": {"jain", "work"},   # weights passes with narrowing 1 measured: t5 (QD 1) is queued 54%
     "sweep-s1-231": {"work"},
     # sweep-s1-644 passes all with sched.c section 37 (a full write buffer at any wait): t0 p99 606 -> 229 us
-    "sweep-s1-153": {"weights"}, "sweep-s1-834": {"slo"},
+    # sched.c section 63 (start-time fair gate on large best-effort heads in two-bucket mode):
+    # sweep-s1-153's weights pass (was open); sweep-s1-78 (t0 / t4 0.466, t2 0.069 of a weight-1
+    # group of 3 on main) passes every invariant
+    "sweep-s1-153": set(), "sweep-s1-834": {"slo"},
     # sched.c section 41 (a large IO beside an SLO waits for the SLO tenant's IOs): sweep-s1-904's
     # 300 us-SLO reader behind t0's large IOs now meets its SLO (slo was open); sweep-s1-723's QD-1
     # 4 KiB reader behind t1's 1 MiB randrw on SATA: p99 1933 -> 188 us (SLO 1000, gimbal 287)

@@ -1414,6 +1414,39 @@ static void test_held_release_order(void)
     jbof_sched_destroy(s);
 }
 
+/* section 63: in two-bucket mode (an SLO reader) two best-effort readers of
+ * equal weight, 64 x 4 KiB and 8 x 512 KiB (a head past a quantum)
+ * outstanding, share the read bucket.  Without section 63 the large reader
+ * got 0.79 of the small one's cost; with its start-time fair gate (the
+ * large head passed over while its tag leads the small reader's by more
+ * than the lag, the small reader queued without a break) 1.03 */
+static void test_sfq_gate(void)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    static load L;
+    static fake f;
+    load_reset(&L, &f, 3);
+    jbof_tenant_cfg tc;
+    jbof_tenant_default_cfg(&tc);
+    tc.klass = JBOF_CLASS_LATENCY;
+    tc.latency_slo_ns = 500000;
+    CHECK_EQ(jbof_sched_tenant_add(s, &tc, 0, &L.ids[0]), 0);
+    load_set(&L, 0, 1, 4096, JBOF_OP_READ);
+    for (int i = 1; i < 3; i++)
+        L.ids[i] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    load_set(&L, 1, 64, 4096, JBOF_OP_READ);
+    load_set(&L, 2, 8, 524288, JBOF_OP_READ);
+    run(s, &L, &f, 100000000);
+    memset(L.cost, 0, sizeof(L.cost));
+    run(s, &L, &f, L.now + 500000000);
+    double r = (double)L.cost[2] / (double)L.cost[1];
+    if (!(r > 0.9 && r < 1.12))
+        fprintf(stderr, "sfq gate: large / small reader cost %.3f\n", r);
+    CHECK(r > 0.9 && r < 1.12);
+    CHECK_EQ(L.fifo_violations, 0);
+    jbof_sched_destroy(s);
+}
+
 /* section 38: reservations alone pace with one bucket (the write bucket
  * stands full after a call that sent writes); a configured latency-critical
  * tenant with an SLO brings the second bucket back (it pays for the writes) */
@@ -1970,5 +2003,6 @@ int main(void)
     test_pass_empty_bucket();
     test_held_release_order();
     test_self_deep_cap();
+    test_sfq_gate();
     TEST_SUMMARY();
 }
