@@ -3538,6 +3538,18 @@ static int dispatch_rr(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max, i
     return n;
 }
 
+/* Park t off round l until one of its own IOs completes (it has some in
+ * flight: slot_blocked, its window, section 64's read cap), so a round
+ * costs O(1) however many tenants are blocked. */
+static inline void park_on_round(jbof_sched *s, dlist *l, uint32_t id, tenant *t)
+{
+    t->in_turn = 0;
+    list_del(s, l, id);
+    t->on_list = LIST_PARKED;
+    s->n_parked++;
+    s->n_park_head[head_bucket(t)]++;
+}
+
 /* Deficit round robin over cost (drr: bytes) on list l.  *waiting is set
  * when a backlogged tenant that is not held by its limit was left waiting. */
 static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io **out, int max, int enforce_slots,
@@ -3563,11 +3575,7 @@ static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *
              * IOs completes (it has some in flight), so a round costs O(1)
              * however many tenants are blocked */
             *waiting = 1;
-            t->in_turn = 0;
-            list_del(s, l, id);
-            t->on_list = LIST_PARKED;
-            s->n_parked++;
-            s->n_park_head[head_bucket(t)]++;
+            park_on_round(s, l, id, t);
             continue;
         }
         if (!io_budget_ok(s, t)) {
@@ -3722,13 +3730,8 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             continue;
         }
         if (!alone && self_deep(t)) {
-            /* section 64: parked until one of its own IOs completes */
-            *waiting = 1;
-            t->in_turn = 0;
-            list_del(s, l, id);
-            t->on_list = LIST_PARKED;
-            s->n_parked++;
-            s->n_park_head[head_bucket(t)]++;
+            *waiting = 1; /* section 64: parked until one of its own IOs completes */
+            park_on_round(s, l, id, t);
             continue;
         }
         /* (one bucket: the rarely true window_protects() first, section 6) */
@@ -3738,11 +3741,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
              * protects a latency-bound tenant (section 18) */
             if (t->inflight_cost + h->cost > (one ? one_win(s) : win_cap(s, t))) {
                 *waiting = 1; /* parked until one of its own IOs completes */
-                t->in_turn = 0;
-                list_del(s, l, id);
-                t->on_list = LIST_PARKED;
-                s->n_parked++;
-                s->n_park_head[head_bucket(t)]++;
+                park_on_round(s, l, id, t);
                 continue;
             }
         }

@@ -1379,6 +1379,32 @@ static void test_pass_empty_bucket(void)
     jbof_sched_destroy(s);
 }
 
+/* Two-bucket mode for sections 58 and 63: tenant 0 a QD-1 4 KiB reader with
+ * a 500 us SLO, tenants 1..n-1 best effort of weight 1 (their loads set by
+ * the caller). */
+static jbof_sched *mk_beside_slo_reader(load *L, fake *f, int n)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    load_reset(L, f, n);
+    jbof_tenant_cfg tc;
+    jbof_tenant_default_cfg(&tc);
+    tc.klass = JBOF_CLASS_LATENCY;
+    tc.latency_slo_ns = 500000;
+    CHECK_EQ(jbof_sched_tenant_add(s, &tc, 0, &L->ids[0]), 0);
+    load_set(L, 0, 1, 4096, JBOF_OP_READ);
+    for (int i = 1; i < n; i++)
+        L->ids[i] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    return s;
+}
+
+/* 100 ms to settle, then each tenant's completed cost over 500 ms in L->cost */
+static void run_settled(jbof_sched *s, load *L, fake *f)
+{
+    run(s, L, f, 100000000);
+    memset(L->cost, 0, sizeof(L->cost));
+    run(s, L, f, L->now + 500000000);
+}
+
 /* section 58: in two-bucket mode (a latency-critical tenant with an SLO) the
  * write bucket binds and each positive episode of it goes to one held
  * writer's IO.  Released longest-held first, a 4 KiB writer and a 128 KiB
@@ -1388,24 +1414,13 @@ static void test_pass_empty_bucket(void)
  * within 20% */
 static void test_held_release_order(void)
 {
-    jbof_sched *s = mk(JBOF_POLICY_QOS);
     static load L;
     static fake f;
-    load_reset(&L, &f, 4);
-    jbof_tenant_cfg tc;
-    jbof_tenant_default_cfg(&tc);
-    tc.klass = JBOF_CLASS_LATENCY;
-    tc.latency_slo_ns = 500000;
-    CHECK_EQ(jbof_sched_tenant_add(s, &tc, 0, &L.ids[0]), 0);
-    load_set(&L, 0, 1, 4096, JBOF_OP_READ);
-    for (int i = 1; i < 4; i++)
-        L.ids[i] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    jbof_sched *s = mk_beside_slo_reader(&L, &f, 4);
     load_set(&L, 1, 8, 4096, JBOF_OP_WRITE);
     load_set(&L, 2, 8, 131072, JBOF_OP_WRITE);
     load_set(&L, 3, 8, 4096, JBOF_OP_READ);
-    run(s, &L, &f, 100000000);
-    memset(L.cost, 0, sizeof(L.cost));
-    run(s, &L, &f, L.now + 500000000);
+    run_settled(s, &L, &f);
     double r = (double)L.cost[1] / (double)L.cost[2];
     if (!(r > 0.8 && r < 1.25))
         fprintf(stderr, "held release order: small / large writer cost %.3f\n", r);
@@ -1422,23 +1437,12 @@ static void test_held_release_order(void)
  * than the lag, the small reader queued without a break) 1.03 */
 static void test_sfq_gate(void)
 {
-    jbof_sched *s = mk(JBOF_POLICY_QOS);
     static load L;
     static fake f;
-    load_reset(&L, &f, 3);
-    jbof_tenant_cfg tc;
-    jbof_tenant_default_cfg(&tc);
-    tc.klass = JBOF_CLASS_LATENCY;
-    tc.latency_slo_ns = 500000;
-    CHECK_EQ(jbof_sched_tenant_add(s, &tc, 0, &L.ids[0]), 0);
-    load_set(&L, 0, 1, 4096, JBOF_OP_READ);
-    for (int i = 1; i < 3; i++)
-        L.ids[i] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    jbof_sched *s = mk_beside_slo_reader(&L, &f, 3);
     load_set(&L, 1, 64, 4096, JBOF_OP_READ);
     load_set(&L, 2, 8, 524288, JBOF_OP_READ);
-    run(s, &L, &f, 100000000);
-    memset(L.cost, 0, sizeof(L.cost));
-    run(s, &L, &f, L.now + 500000000);
+    run_settled(s, &L, &f);
     double r = (double)L.cost[2] / (double)L.cost[1];
     if (!(r > 0.9 && r < 1.12))
         fprintf(stderr, "sfq gate: large / small reader cost %.3f\n", r);
