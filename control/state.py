@@ -71,7 +71,7 @@ from dataplane import DataplaneError
 
 __all__ = ["GENERATIONS", "STATE_FORMAT", "STATE_FORMATS", "Loaded", "ScrubPending",
            "StateFile", "file_sha256", "format_spans", "load_with_state", "offset_over_pending",
-           "place_clear_of_pending",
+           "place_clear_of_pending", "unplaced_unknown_size",
            "scrub_pending", "state_config", "state_format", "state_path_for", "write_atomic"]
 
 MIB = 1 << 20
@@ -178,9 +178,11 @@ class Loaded:
 
 
 def load_with_state(file_cfg: Config, config_path: str | None,
-                    state_path: Path | None) -> Loaded:
+                    state_path: Path | None, host: bool = True) -> Loaded:
     """file_cfg with the state on top when the state exists and was made from this
-    config file; ConfigError (one line) when the state file is unreadable."""
+    config file; ConfigError (one line) when the state file is unreadable.  host=False
+    (`jbof config check --no-host`): a drive whose size only its host knows (no `size`,
+    its path not here) is not placed clear of its pending space, not refused."""
     shown = config_path or "the embedded default config"
     if state_path is None or not state_path.exists():
         where = f" (live changes go to {state_path})" if state_path else \
@@ -198,7 +200,7 @@ def load_with_state(file_cfg: Config, config_path: str | None,
     note = ""
     if base is not None and base != file_sha256(config_path):
         if _mtime(config_path) >= _mtime(state_path):
-            cfg, scrub, kept = _carry_over(file_cfg, raw, src)
+            cfg, scrub, kept = _carry_over(file_cfg, raw, src, host)
             return Loaded(cfg, False,
                           f"jbof serve: config {shown}; state {src} (saved "
                           f"{raw.get('saved_at')}) NOT applied: the config file was edited "
@@ -207,7 +209,7 @@ def load_with_state(file_cfg: Config, config_path: str | None,
                "the newer state wins; see `jbof config diff`)"
     cfg = parse_config(raw["config"], f"{src}: config")
     scrub = scrub_pending(raw, cfg, src)
-    cfg = place_clear_of_pending(cfg, scrub, f"{src}: config")
+    cfg = place_clear_of_pending(cfg, scrub, f"{src}: config", host)
     note += _zeroing(scrub)
     return Loaded(cfg, True, f"jbof serve: config {shown} + state {src} (saved "
                   f"{raw.get('saved_at')} after {raw.get('change')}){note}", scrub)
@@ -220,7 +222,7 @@ def _zeroing(scrub: ScrubPending) -> str:
 
 
 def _carry_over(file_cfg: Config, raw: dict[str, Any],
-                src: str) -> tuple[Config, ScrubPending, str]:
+                src: str, host: bool = True) -> tuple[Config, ScrubPending, str]:
     """The file wins over an older state, but only the state knows where the daemon
     placed namespaces and which removed space is not zeroed yet.  On drives the file
     still describes the same way (backend, path, size): a file tenant without an offset
@@ -251,7 +253,7 @@ def _carry_over(file_cfg: Config, raw: dict[str, Any],
     except ConfigError:
         scrub = {}
     _refuse_given_offsets_over(cfg, scrub, src)
-    cfg = place_clear_of_pending(cfg, scrub, file_cfg.source)
+    cfg = place_clear_of_pending(cfg, scrub, file_cfg.source, host)
     note = f"; {kept} tenant(s) kept where the state placed them" if kept else ""
     return cfg, scrub, note + _zeroing(scrub)
 
@@ -329,7 +331,7 @@ def offset_over_pending(t: Tenant, scrub: ScrubPending, src: str, live: bool = F
             f"scrub_pending): it would read their data; {advice}")
 
 
-def place_clear_of_pending(cfg: Config, scrub: ScrubPending, src: str) -> Config:
+def place_clear_of_pending(cfg: Config, scrub: ScrubPending, src: str, host: bool = True) -> Config:
     """At start, before the Engine places anything: each tenant without an offset on a
     drive with pending (not yet zeroed) space gets one here -- the Engine's own first
     fit (csrc/export.c section 2a, jbof_place_first_fit through dataplane.placement:
@@ -340,7 +342,8 @@ def place_clear_of_pending(cfg: Config, scrub: ScrubPending, src: str) -> Config
     the pending space (it reads zeroes there while the daemon runs), and the daemon
     then had to forget that space as pending: a restart before the drive had zeroed it
     showed the new tenant the removed one's bytes.  ConfigError (one line) when a
-    tenant fits only over pending space."""
+    tenant fits only over pending space.  host=False (a check away from the drive's
+    host): a drive of unknown size is left as it is (unplaced_unknown_size names it)."""
     if not any(scrub.values()):
         return cfg
     from dataplane.placement import first_fit   # the compiled core: only when needed
@@ -351,6 +354,8 @@ def place_clear_of_pending(cfg: Config, scrub: ScrubPending, src: str) -> Config
         if not pending or all(tenants[i].offset is not None for i in mine):
             continue
         end = drive_size(d)
+        if end is None and not host:
+            continue        # its host knows the size; `config check --no-host` says so
         if end is None:
             raise ConfigError(src, f"drives.{d.name}", "its size is unknown, so tenants "
                               "without an offset cannot be placed clear of the removed "
@@ -387,6 +392,14 @@ def place_clear_of_pending(cfg: Config, scrub: ScrubPending, src: str) -> Config
             placed.append((at, size))
     return dataclasses.replace(cfg, tenants=tuple(tenants))
 
+
+
+def unplaced_unknown_size(cfg: Config, scrub: ScrubPending) -> list[str]:
+    """The drives place_clear_of_pending(host=False) left alone: pending space, a tenant
+    without an offset, and a size only the drive's host knows."""
+    return [d.name for d in cfg.drives
+            if scrub.get(d.name) and drive_size(d) is None
+            and any(t.drive == d.name and t.offset is None for t in cfg.tenants)]
 
 def _span(off: int, n: int) -> str:
     return f"[{units.format_size(off)}, {units.format_size(off + n)})"

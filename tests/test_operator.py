@@ -474,6 +474,30 @@ def test_check_no_host_reads_the_state_without_the_drives(tmp_path: Path) -> Non
            "drive 'd0' has not zeroed yet ([0, 32MiB)" in line, line
 
 
+def test_check_no_host_leaves_a_drive_of_unknown_size_to_its_host(tmp_path: Path) -> None:
+    """A file drive without `size` whose path is not on this machine: only its host
+    knows the size, so placing tenants without an offset clear of its pending space
+    is for the start there.  --no-host says so and passes (it used to refuse: "its
+    size is unknown"); a check on this machine still refuses, as the start here would."""
+    f = tmp_path / "c.yaml"
+    drv = f"drives: [{{name: d0, backend: file, path: {tmp_path}/no/such/dir/d0.img}}]\n"
+    f.write_text(drv + "tenants:\n  - {name: b, size: 32MiB}\n  - {name: c, size: 32MiB}\n"
+                 + _NET.format(d=tmp_path))
+    st = tmp_path / "c.state.yaml"
+    st.write_text(_state_doc(tmp_path, file_sha256(f),
+                             "[{name: b, size: 32MiB}, {name: c, size: 32MiB}]", _PENDING)
+                  .replace(_DRV.format(), drv))
+    args = ["config", "check", str(f)]
+    nh = CliRunner().invoke(main, args + ["--no-host"])
+    assert nh.exit_code == 0 and nh.stderr == "", nh.output
+    assert nh.stdout.rstrip().endswith(f"; state {st}; tenants without an offset on d0 not placed "
+                                       "clear of its pending space here (its size is known only "
+                                       "on its host)"), nh.output
+    host = CliRunner().invoke(main, args)
+    assert host.exit_code == 1 and len(host.stderr.strip().splitlines()) == 1, host.output
+    assert "its size is unknown" in host.stderr, host.output
+
+
 def test_check_without_state_dir_does_not_read_the_one_in_it(tmp_path: Path) -> None:
     """serve without --state-dir reads the state beside the file: so does check."""
     sd = tmp_path / "state"

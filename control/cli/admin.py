@@ -164,18 +164,22 @@ def config_check(file: str, state_dir: str | None, no_host: bool) -> None:
     from pathlib import Path
 
     from control.preflight import problems
-    from control.state import load_with_state, state_path_for
+    from control.state import load_with_state, state_path_for, unplaced_unknown_size
     cfg = run_guarded(lambda: load_config(file))
     # what serve --config FILE [--state-dir DIR] starts from (control/cli/serve.py),
     # with --no-host too: the state's refusals need no drive
     path = str(Path(file).resolve())
     state = state_path_for(path, state_dir)
-    loaded = run_guarded(lambda: load_with_state(cfg, path, state))
+    loaded = run_guarded(lambda: load_with_state(cfg, path, state, host=not no_host))
     note = ""
     if state is not None and state.exists():
         note = (f"; state {state}" if loaded.used_state else
                 f"; state {state} not applied (the file was edited after it)")
     cfg = dataclasses.replace(loaded.cfg, source=cfg.source)
+    unknown = unplaced_unknown_size(cfg, loaded.scrub) if no_host else []
+    if unknown:
+        note += (f"; tenants without an offset on {', '.join(unknown)} not placed clear of "
+                 "its pending space here (its size is known only on its host)")
     found = [] if no_host else problems(cfg)
     if found:
         for p in found:
