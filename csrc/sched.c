@@ -1978,38 +1978,26 @@ static inline int sfq_member(const tenant *t)
     return t->cfg.klass == JBOF_CLASS_BEST_EFFORT && !t->cfg.reserve_bps;
 }
 
-/* section 63: where a joining member's tag starts -- the least tag of the
- * other backlogged members (on the round or held), UINT64_MAX if none */
-static uint64_t sfq_join_tag(const jbof_sched *s, uint32_t self)
-{
-    uint64_t m = UINT64_MAX;
-    const dlist *ls[3] = {&s->drr, &s->held[0], &s->held[1]};
-    for (int q = 0; q < 3; q++) {
-        int32_t id = ls[q]->head;
-        for (uint32_t i = 0; i < ls[q]->len; i++, id = s->t[id]->next) {
-            const tenant *t = s->t[id];
-            if ((uint32_t)id != self && sfq_member(t) && t->vs < m)
-                m = t->vs;
-        }
-    }
-    return m;
-}
-
-/* section 63: the least tag among the members other than self that can go
- * on bucket k (on the round with their head IO on k, or held on k) and are
- * owed service: not limited by their own rate, not a large IO held by
+/* section 63: the least tag among the members other than self, UINT64_MAX
+ * if none.  k < 0 (where a joining member's tag starts): every backlogged
+ * member, on the round or held.  k = 0 / 1 (the gate): those that can go on
+ * bucket k (on the round with their head IO on k, or held on k) and are
+ * owed service -- not limited by their own rate, not a large IO held by
  * section 60 beside an SLO tenant, queued without a break for
- * SFQ_BACKLOG_NS.  UINT64_MAX if none. */
+ * SFQ_BACKLOG_NS. */
 static uint64_t sfq_least(const jbof_sched *s, int k, uint32_t self, uint64_t now_ns)
 {
     uint64_t m = UINT64_MAX;
-    const dlist *ls[2] = {&s->drr, &s->held[k]};
-    for (int q = 0; q < 2; q++) {
+    const dlist *ls[3] = {&s->drr, &s->held[k < 0 ? 0 : k], &s->held[1]};
+    int nl = k < 0 ? 3 : 2;
+    for (int q = 0; q < nl; q++) {
         int32_t id = ls[q]->head;
         for (uint32_t i = 0; i < ls[q]->len; i++, id = s->t[id]->next) {
             const tenant *t = s->t[id];
-            if ((uint32_t)id == self || !sfq_member(t) || (q == 0 && head_bucket(t) != k) || held_large(s, t) ||
-                (t->rated && t->cfg.limit_bps) || now_ns - t->st.queued_since_ns < SFQ_BACKLOG_NS)
+            if ((uint32_t)id == self || !sfq_member(t))
+                continue;
+            if (k >= 0 && ((q == 0 && head_bucket(t) != k) || held_large(s, t) ||
+                           (t->rated && t->cfg.limit_bps) || now_ns - t->st.queued_since_ns < SFQ_BACKLOG_NS))
                 continue;
             if (t->vs < m)
                 m = t->vs;
@@ -2661,7 +2649,7 @@ static __attribute__((noinline)) void submit_backlogged(jbof_sched *s, uint32_t 
     if (s->cfg.policy == JBOF_POLICY_QOS && !one_bucket(s) && sfq_member(t)) {
         /* section 63: a member joins at the least member tag, else at the
          * last member dispatch's start tag (not an SLO tenant's) */
-        uint64_t m = sfq_join_tag(s, id);
+        uint64_t m = sfq_least(s, -1, id, now_ns);
         if (m == UINT64_MAX)
             m = s->vbe_now;
         if (t->vs < m)
@@ -4227,12 +4215,13 @@ static __attribute__((noinline, cold)) void self_deep_sample(jbof_sched *s, tena
     int slow = cap ? self_slow(s, t, now_ns) : 0; /* judged before this read joins the others' EWMA */
     if (5 * (t->inflight + 1) >= 4 * (s->inflight_ios + 1)) {
         s->dom_id = id;
-        if (s->inflight_ios + 1 >= SD_DRIVE_MIN)
+        if (s->inflight_ios + 1 >= SD_DRIVE_MIN) {
             s->dom_ns = now_ns;
-        if (s->inflight_ios + 1 >= SD_DRIVE_MIN && !s->n_lc_active && (cap ? slow : self_slow(s, t, now_ns))) {
-            uint32_t c0 = cap && cap <= t->inflight + 1 ? cap : t->inflight + 1;
-            t->sd_cap = c0 > SELF_DEEP_MIN ? c0 - 1 : SELF_DEEP_MIN;
-            return;
+            if (!s->n_lc_active && (cap ? slow : self_slow(s, t, now_ns))) {
+                uint32_t c0 = cap && cap <= t->inflight + 1 ? cap : t->inflight + 1;
+                t->sd_cap = c0 > SELF_DEEP_MIN ? c0 - 1 : SELF_DEEP_MIN;
+                return;
+            }
         }
     } else if (id != s->dom_id) {
         s->minor_r_ns = s->minor_last_ns ? s->minor_r_ns + (uint64_t)(((int64_t)d - (int64_t)s->minor_r_ns) >> 3) : d;
