@@ -1537,46 +1537,54 @@
  *    branch per two-bucket take and per join.
  *    (measurements and variants: docs/scheduler-log.md section 63)
  *
- * 70. A kept write pace under the drain the drive was seen to give (issue
- *    11, qos, two buckets; the slo row, class B).  Why: the drive's write
- *    buffer starts empty and takes writes at link speed until it is full;
- *    qos admits them at 1.3-14 x the drain before it fills (s1-698: 2.17
- *    GB/s for 35 ms into a fragmented dct983 that drains ~155 MB/s), and
- *    from then on every write waits for space and the drive stops
- *    suspending programs for reads (ssd.c 6).  Sections 26 / 37 / 56 see
- *    the full buffer and pace the writes at 3/4 of the write bytes
- *    completed per window, but never under a quarter of the episode's
- *    first measurement (the floor) -- taken in the window where the buffer
- *    filled, i.e. of the burst: 542 MB/s in s1-698, three times the drain --
- *    and section 37's pace grows back by 1/8 per 50 ms hold; either way
- *    the paced rate stays at or above the drain, the buffer at its size,
- *    and the SLO reader behind whole programs (s1-698 p99 3146 us, s2-858
- *    1212 against gimbal's 901).  The rule: while a pace kept by 37b
- *    holds, a WWIN_NS window in which at least 3/4 of the completed write
- *    bytes waited for space (past 37's full threshold) and which completed
- *    less than 3/4 of what the pace let go was held by the drive, not by
- *    the pace: its rate is the drain (w_drain_bps: the lowest such window,
- *    or a quarter of the way up to a higher one).  The pace is then put at
- *    WDRAIN_KEEP_X8 / 8 (7/8) of it, under the floor if need be, and does
- *    not grow past that while a window of mostly slow write bytes closed
- *    within the last WRATE_HOLD_NS; after that (the buffer has room again)
- *    it grows and ends as in 37, and the drain is forgotten when the
+ * 70. A kept write pace under the drain the drive was seen to give
+ *    (issue 11, qos, two buckets; the slo row, class B).  Why: the
+ *    drive's write buffer starts empty and takes writes at link speed
+ *    until it is full; qos admits them at 1.3-14 x the drain before it
+ *    fills (s1-698: 2.17 GB/s for 35 ms into a fragmented dct983 that
+ *    drains ~155 MB/s), and from then on every write waits for space and
+ *    the drive stops suspending programs for reads (ssd.c 6).  Sections
+ *    26 / 37 / 56 see the full buffer and pace the writes at 3/4 of the
+ *    write bytes completed per window, but never under a quarter of the
+ *    episode's first measurement (the floor) -- taken in the window
+ *    where the buffer filled, i.e. of the burst: 542 MB/s in s1-698,
+ *    three times the drain -- and section 37's pace grows back by 1/8
+ *    per 50 ms hold; either way the paced rate stays at or above the
+ *    drain, the buffer at its size, and the SLO reader behind whole
+ *    programs (s1-698 p99 3146 us, s2-858 1212 against gimbal's 901).
+ *    The rule: while a pace holds, a WWIN_NS window in which at least
+ *    3/4 of the completed write bytes waited for space (past 37's full
+ *    threshold) and which completed less than 3/4 of what the pace let
+ *    go was held by the drive, not by the pace: its rate is the drain
+ *    (w_drain_bps: the lowest such window, or a quarter of the way up to
+ *    a higher one).  In an episode of section 26's own threshold (not
+ *    kept by 37b) only a window opened WWIN_NS after the last cut counts
+ *    -- before, the burst's writes queued in the drive still complete
+ *    slow under a pace that no longer lets them in (s2-769: 72 MiB/s on
+ *    a ~150 drain) -- and such a sample keeps the episode (a full buffer
+ *    seen, as 37b's).  A kept pace is then put at WDRAIN_KEEP_X8 / 8
+ *    (7/8) of the drain, under the floor if need be, and does not grow
+ *    past that while a window of mostly slow write bytes closed within
+ *    the last WRATE_HOLD_NS; after that (the buffer has room again) it
+ *    grows and ends as in 37, and the drain is forgotten when the
  *    episode ends.  Why 17 / 32 / 41 / 55 / 61 did not do it: they bound
  *    how much is in the drive (windows, counts, large IOs, the progress
  *    bound, section 9's mask), not the rate writes go at; 26 / 37 / 56
- *    act on the rate but measure it with the burst in the window.  Bounds:
- *    only a kept episode (the buffer confirmed full by 37b), only beside an
- *    active SLO tenant; the 3/4 thresholds keep a pace that binds (the
- *    writes complete at it) or a writer that asks for less than the pace
- *    (a QD-1 writer) from reading as a drain (without the 3/4 on the rate,
- *    s1-84's pace fell 41 -> 8 MB/s, work lost); 7/8 drains the excess at
- *    1/8 of the drain; reserved and latency-critical writes are not paced
- *    (class R stays: s1-19, s1-184, s1-199, s2-369, s2-814, s2-854).
- *    1000-mix fast gate on main 780821e: seed 1 369 -> 367 (slo 20 -> 18:
- *    s1-440, s1-698; work 141 -> 140), seed 2 347 -> 346 (slo 27 -> 26:
- *    s2-858; work 129 -> 127: s2-858, s2-977), no row worse; 200 mixes
- *    unchanged.  Cost: one call per closed write window (with an SLO tenant
- *    active), a compare per pace hold; bench-sched unchanged (no SLO).
+ *    act on the rate but measure it with the burst in the window.
+ *    Bounds: only a kept episode (the buffer confirmed full by 37b or by
+ *    a drain sample), only beside an active SLO tenant; the 3/4
+ *    thresholds keep a pace that binds (the writes complete at it) or a
+ *    writer that asks for less than the pace (a QD-1 writer) from
+ *    reading as a drain (without the 3/4 on the rate, s1-84's pace fell
+ *    41 -> 8 MB/s, work lost); 7/8 drains the excess at 1/8 of the
+ *    drain; reserved and latency-critical writes are not paced (class R
+ *    stays: s1-19, s1-184, s1-199, s2-369, s2-814, s2-854). 1000-mix
+ *    fast gate on main 780821e: seed 1 369 -> 366 (slo 20 -> 17: s1-440,
+ *    s1-698, s1-764; work 141 -> 140), seed 2 347 -> 346 (slo 27 -> 26:
+ *    s2-858; work 129 -> 127: s2-858, s2-977), no row worse; 200 mixes:
+ *    the same mixes in every row.  Cost: one call per closed write
+ *    window (with an SLO tenant active), a compare per pace hold;
+ *    bench-sched unchanged (no SLO).
  *    (measurements and variants: docs/scheduler-log.md section 70)
  */
 #include <errno.h>
@@ -3259,20 +3267,25 @@ static inline uint64_t wdrain_cap(const jbof_sched *s)
     return cap > (1u << 20) ? cap : (1u << 20);
 }
 
-/* section 70: while a kept pace (37b) holds, a window in which most write
- * bytes waited for space and fewer than 3/4 of what the pace let go
+/* section 70: while a pace holds, a window in which at least 3/4 of the
+ * write bytes waited for space and less than 3/4 of what the pace let go
  * completed was held by the drive, not by the pace: it completed at the
- * drain.  Any window in which most write bytes waited puts the pace back
- * under the drain measured */
+ * drain.  In an episode section 26 started and 37b has not kept, only a
+ * window that opened WWIN_NS after the last cut counts (before, the
+ * burst's writes queued in the drive still complete slow), and it keeps
+ * the episode.  While kept, any window in which most write bytes waited
+ * puts the pace back under the drain measured */
 static inline void wbuf_drain(jbof_sched *s, uint64_t now_ns)
 {
-    if (!s->w_keep || !s->w_rate_bps || 4 * s->w_win_slow_bytes < 3 * s->w_win_bytes)
+    if (!s->w_rate_bps || 4 * s->w_win_slow_bytes < 3 * s->w_win_bytes)
         return;
     s->w_slow_ns = now_ns;
-    if (4 * s->w_meas_bps < 3 * s->w_rate_bps)
+    if (4 * s->w_meas_bps < 3 * s->w_rate_bps && (s->w_keep || s->w_win_ns >= s->w_cut_ns + WWIN_NS)) {
         s->w_drain_bps = !s->w_drain_bps || s->w_meas_bps < s->w_drain_bps ? s->w_meas_bps
                                                                            : (3 * s->w_drain_bps + s->w_meas_bps) / 4;
-    if (s->w_drain_bps && s->w_rate_bps > wdrain_cap(s))
+        s->w_keep = 1;
+    }
+    if (s->w_keep && s->w_drain_bps && s->w_rate_bps > wdrain_cap(s))
         s->w_rate_bps = wdrain_cap(s);
 }
 

@@ -74,8 +74,9 @@ OPEN: dict[str, set[str]] = {
     # weights is open as before (26 tenants on a fragmented dct983)
     "sweep-s2-199": {"weights"},
     # sched.c section 70 (a kept write pace under the drain measured while the drive held the
-    # writes): sweep-s1-440, sweep-s1-698 and sweep-s2-858 (SLO readers behind a full write buffer:
-    # p99 1671 -> 352, 3146 -> 180, 1212 -> 950 us) pass every invariant; sweep-s2-977's work passes
+    # writes): sweep-s1-440, sweep-s1-698, sweep-s1-764 and sweep-s2-858 (SLO readers behind a full
+    # write buffer: p99 1671 -> 352, 3146 -> 180, 999 -> 360, 1212 -> 950 us) pass every invariant;
+    # sweep-s2-977's work passes
     # (util 1.533 -> 1.560, gimbal 1.618) but its 500 us-SLO reader still waits (1475 -> 1442 us)
     "sweep-s2-977": {"slo"},
     # sweep.py narrowing 1 measured (sched.c section 25): the weight-2 4 KiB QD-32 reader is queued at
