@@ -736,6 +736,53 @@ static void test_wbuf_drain_pace(void)
     }
 }
 
+/* section 70 (V14): in an episode of section 26's own threshold (a write
+ * past 1 ms beside an owner that missed its SLO; not kept by 37b: never
+ * three slow writes in a window), a window opened WWIN_NS after the cut
+ * whose writes all waited (800 us, past 4 x the unloaded 50 us) and
+ * completed far under the pace is the drain (~0.8 MB/s): the episode is
+ * kept and paced at 7/8 of it (1 MiB/s at least), so a 4 KiB write holds
+ * the next one ~3.9 ms.  Without the sample the pace is 3/4 of the
+ * unpaced rate (tens of MB/s), ~0.1 ms */
+static void test_wbuf_drain_own_episode(void)
+{
+    owner_mix m; /* the owner's SLO 500 us: the cap 250 us */
+    jbof_sched *s = owner_mix_init(&m, 0, JBOF_CLASS_BEST_EFFORT);
+    jbof_io *own_a = &m.own_a, *own_b = &m.own_b, *out[8];
+    static jbof_io w[600];
+    for (int i = 0; i < 600; i++) {
+        w[i] = m.w1;
+        w[i].length_bytes = 4096; /* the write bucket's debt is no hold */
+        w[i].tag = 100u + (uint32_t)i;
+    }
+    uint64_t t = 1000000;
+    CHECK_EQ(jbof_sched_submit(s, own_a, t), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+    CHECK_EQ(jbof_sched_complete(s, own_a, t + 600000, 0), 0); /* misses half its SLO */
+    CHECK_EQ(jbof_sched_submit(s, own_b, t + 700000), 0); /* stays in flight: the owner is active */
+    CHECK_EQ(jbof_sched_dispatch(s, t + 700000, out, 8), 1);
+    t += 9000000; /* the buckets refill */
+    int k = 0;
+    for (uint64_t end = t + 10000000; t < end;) /* 10 ms of fast writes: the peak */
+        wbuf_one_write(s, &w[k++], &t, 50000);
+    wbuf_one_write(s, &w[k++], &t, 2000000); /* past 1 ms: section 26's cut */
+    for (uint64_t end = t + 35000000; t < end;) { /* 800 us writes, one per 5 ms */
+        uint64_t next = t + 5000000;
+        wbuf_one_write(s, &w[k++], &t, 800000);
+        t = next;
+    }
+    t += 5000000;
+    wbuf_one_write(s, &w[k++], &t, 50000);
+    uint64_t sent = t - 50000;
+    CHECK_EQ(jbof_sched_submit(s, &w[k], t), 0);
+    uint64_t gone = t;
+    while (gone < sent + 10000000 && !jbof_sched_dispatch(s, gone, out, 8))
+        gone += 20000;
+    CHECK(gone >= sent + 3000000);
+    CHECK(out[0] == &w[k]);
+    jbof_sched_destroy(s);
+}
+
 /* section 41: beside an SLO tenant that missed its SLO behind a large IO
  * (past 128 KiB, longer unloaded than the SLO cap), the next large IO of a
  * best-effort tenant waits for BIG_EVERY (128) latency-critical
@@ -2061,6 +2108,7 @@ int main(void)
     test_wbuf_full_stop();
     test_wbuf_confirmed_full_on_target();
     test_wbuf_drain_pace();
+    test_wbuf_drain_own_episode();
     test_big_io_gate();
     test_live_changes();
     test_toggle();
