@@ -657,6 +657,132 @@ static void test_wbuf_confirmed_full_on_target(void)
     }
 }
 
+/* one write of the write-stop tests: submitted at *t, dispatched as soon
+ * as the scheduler lets it go (next_event_ns), completed dev_ns later */
+static void wbuf_one_write(jbof_sched *s, jbof_io *w, uint64_t *t, uint64_t dev_ns)
+{
+    jbof_io *out[8];
+    CHECK_EQ(jbof_sched_submit(s, w, *t), 0);
+    int n = jbof_sched_dispatch(s, *t, out, 8);
+    for (int i = 0; i < 8 && !n; i++) {
+        uint64_t e = jbof_sched_next_event_ns(s, *t);
+        *t = e > *t ? e : *t + 1000;
+        n = jbof_sched_dispatch(s, *t, out, 8);
+    }
+    CHECK_EQ(n, 1);
+    CHECK(out[0] == w);
+    *t += dev_ns;
+    CHECK_EQ(jbof_sched_complete(s, w, *t, 0), 0);
+}
+
+/* section 70: a pace kept by section 37b goes under 7/8 of the drain
+ * measured while the drive held the writes (a window in which at least
+ * 3/4 of the write bytes waited for space and less than 3/4 of what the
+ * pace let go completed), below the episode's floor (a quarter of the
+ * unpaced rate) if need be.  The episode's first cut: 3/4 of ~24 MB/s,
+ * its floor ~6.1 MB/s; its writes then complete at ~3.6-4 MB/s.  All
+ * slow, the pace goes to 7/8 of that: a 4 KiB write holds the next one
+ * ~1.15 ms (without section 70, at the floor, 0.69 ms).  Every other
+ * write slow (half the bytes: no drain measured), the pace is section
+ * 37's (~8.4 MB/s): ~0.49 ms */
+static void test_wbuf_drain_pace(void)
+{
+    for (int held = 0; held < 2; held++) {
+        owner_mix m; /* the owner's SLO 500 us: the cap 250 us */
+        jbof_sched *s = owner_mix_init(&m, 0, JBOF_CLASS_BEST_EFFORT);
+        jbof_io *own_a = &m.own_a, *own_b = &m.own_b, *out[8];
+        static jbof_io w[1000];
+        for (int i = 0; i < 1000; i++) {
+            w[i] = m.w1;
+            w[i].length_bytes = 4096; /* the write bucket's debt is no hold */
+            w[i].tag = 100u + (uint32_t)i;
+        }
+        uint64_t t = 1000000;
+        CHECK_EQ(jbof_sched_submit(s, own_a, t), 0);
+        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+        CHECK_EQ(jbof_sched_complete(s, own_a, t + 100000, 0), 0); /* on target */
+        CHECK_EQ(jbof_sched_submit(s, own_b, t + 200000), 0); /* stays in flight: the owner is active */
+        CHECK_EQ(jbof_sched_dispatch(s, t + 200000, out, 8), 1);
+        t += 9000000; /* the buckets refill */
+        int k = 0;
+        /* 15 ms of fast writes, 50 us each back to back: ~82 MB/s, the peak */
+        for (uint64_t end = t + 15000000; t < end;)
+            wbuf_one_write(s, &w[k++], &t, 50000);
+        /* 15 ms of fast writes, one per 160 us: ~25 MB/s, under half the peak */
+        for (uint64_t end = t + 15000000; t < end; t += 110000)
+            wbuf_one_write(s, &w[k++], &t, 50000);
+        /* 25 ms of 600 us writes (past 4 x the unloaded 50 us), one per ms:
+         * the third confirms a full buffer and cuts the pace; with !held
+         * every other write is fast */
+        for (uint64_t end = t + 25000000, i = 0; t < end; i++) {
+            uint64_t next = t + 1000000;
+            wbuf_one_write(s, &w[k++], &t, held || i % 2 ? 600000 : 50000);
+            if (t < next)
+                t = next;
+        }
+        t += 10000000; /* past the slow writes' stops and the write bucket's debt */
+        wbuf_one_write(s, &w[k++], &t, 50000);
+        uint64_t sent = t - 50000; /* when it went: the pace moves the next one past its bytes */
+        CHECK_EQ(jbof_sched_submit(s, &w[k], t), 0);
+        uint64_t gone = t;
+        while (gone < sent + 5000000 && !jbof_sched_dispatch(s, gone, out, 8))
+            gone += 20000;
+        if (held)
+            CHECK(gone >= sent + 1000000);
+        else
+            CHECK(gone <= sent + 700000);
+        CHECK(out[0] == &w[k]);
+        jbof_sched_destroy(s);
+    }
+}
+
+/* section 70 (V14): in an episode of section 26's own threshold (a write
+ * past 1 ms beside an owner that missed its SLO; not kept by 37b: never
+ * three slow writes in a window), a window opened WWIN_NS after the cut
+ * whose writes all waited (800 us, past 4 x the unloaded 50 us) and
+ * completed far under the pace is the drain (~0.8 MB/s): the episode is
+ * kept and paced at 7/8 of it (1 MiB/s at least), so a 4 KiB write holds
+ * the next one ~3.9 ms.  Without the sample the pace is 3/4 of the
+ * unpaced rate (tens of MB/s), ~0.1 ms */
+static void test_wbuf_drain_own_episode(void)
+{
+    owner_mix m; /* the owner's SLO 500 us: the cap 250 us */
+    jbof_sched *s = owner_mix_init(&m, 0, JBOF_CLASS_BEST_EFFORT);
+    jbof_io *own_a = &m.own_a, *own_b = &m.own_b, *out[8];
+    static jbof_io w[600];
+    for (int i = 0; i < 600; i++) {
+        w[i] = m.w1;
+        w[i].length_bytes = 4096; /* the write bucket's debt is no hold */
+        w[i].tag = 100u + (uint32_t)i;
+    }
+    uint64_t t = 1000000;
+    CHECK_EQ(jbof_sched_submit(s, own_a, t), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+    CHECK_EQ(jbof_sched_complete(s, own_a, t + 600000, 0), 0); /* misses half its SLO */
+    CHECK_EQ(jbof_sched_submit(s, own_b, t + 700000), 0); /* stays in flight: the owner is active */
+    CHECK_EQ(jbof_sched_dispatch(s, t + 700000, out, 8), 1);
+    t += 9000000; /* the buckets refill */
+    int k = 0;
+    for (uint64_t end = t + 10000000; t < end;) /* 10 ms of fast writes: the peak */
+        wbuf_one_write(s, &w[k++], &t, 50000);
+    wbuf_one_write(s, &w[k++], &t, 2000000); /* past 1 ms: section 26's cut */
+    for (uint64_t end = t + 35000000; t < end;) { /* 800 us writes, one per 5 ms */
+        uint64_t next = t + 5000000;
+        wbuf_one_write(s, &w[k++], &t, 800000);
+        t = next;
+    }
+    t += 5000000;
+    wbuf_one_write(s, &w[k++], &t, 50000);
+    uint64_t sent = t - 50000;
+    CHECK_EQ(jbof_sched_submit(s, &w[k], t), 0);
+    uint64_t gone = t;
+    while (gone < sent + 10000000 && !jbof_sched_dispatch(s, gone, out, 8))
+        gone += 20000;
+    CHECK(gone >= sent + 3000000);
+    CHECK(out[0] == &w[k]);
+    jbof_sched_destroy(s);
+}
+
 /* section 41: beside an SLO tenant that missed its SLO behind a large IO
  * (past 128 KiB, longer unloaded than the SLO cap), the next large IO of a
  * best-effort tenant waits for BIG_EVERY (128) latency-critical
@@ -1981,6 +2107,8 @@ int main(void)
     test_lent_write_backoff();
     test_wbuf_full_stop();
     test_wbuf_confirmed_full_on_target();
+    test_wbuf_drain_pace();
+    test_wbuf_drain_own_episode();
     test_big_io_gate();
     test_live_changes();
     test_toggle();
