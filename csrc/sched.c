@@ -1537,6 +1537,39 @@
  *    branch per two-bucket take and per join.
  *    (measurements and variants: docs/scheduler-log.md section 63)
  *
+ * 68. Section 63's gate across the two buckets (issue 11, qos, two
+ *    buckets; the weights row, classes L and X).  Why: a large best-effort
+ *    head reaches section 63's gate only with nothing of its own in the
+ *    drive (its in-flight window parks it otherwise), and on main 780821e
+ *    86% of the gate's looks at the heads of the over-served class-L
+ *    tenants (IOs past the 256 KiB bucket) found no member to compare with
+ *    -- 36% of them because the members owed service all waited on the
+ *    other bucket: an 810 KB reader beside writers and one 4 KiB reader
+ *    took 1.36 x its weight share (s1-959), and in class X two readers got
+ *    0.62 while two writers split the other half at 1.38 (s2-8).  Passing
+ *    such a head over does help the other bucket: its own, left unused,
+ *    fills and spills into the other (ctl.c 4).  The rule: while the gated
+ *    head has waited less than SFQ_CROSS_NS (40 ms) at the scheduler and
+ *    the other bucket is not past DEBT_BUCKETS of debt, the least tag it
+ *    is compared with is taken over the members owed service on either
+ *    bucket (on the round or held), not only those that can go on its
+ *    own; otherwise section 63's rule as before.  Bounds: the cross-bucket
+ *    part holds a head at most 40 ms (unbounded, the 1000-mix starve row
+ *    went 3 -> 7 and 4 -> 5 and stall 0 -> 1, 3 -> 4: a QD-2 1 MiB tenant
+ *    passed over behind a 512 B reader paced by its own client, s1-293, 4
+ *    empty bins; 30 / 50 ms each brought a stall or an slo mix back); a
+ *    bucket in a reservation's deep debt is left out, since the spill
+ *    there repays the reservations, not the members waiting on it (with
+ *    it in, fixture sweep-s2-769's t1 1.10 x its share).  What section 63
+ *    bounds (small heads never gated, the escapes, section 9's mask,
+ *    latency-critical and reserved tenants) is unchanged.  1000-mix fast
+ *    gate on main 780821e: seed 1 369 -> 364 (weights 209 -> 206, work 141
+ *    -> 139, slo 20 -> 19), seed 2 347 -> 340 (weights 200 -> 193, work
+ *    129 -> 126, slo 27 -> 25); no row worse.  Cost: the gate's walk also
+ *    looks at the other held list (two-bucket mode, per gated visit of a
+ *    large head); one bucket (bench-sched) unchanged.
+ *    (measurements and variants: docs/scheduler-log.md section 68)
+ *
  * 70. A kept write pace under the drain the drive was seen to give
  *    (issue 11, qos, two buckets; the slo row, class B).  Why: the
  *    drive's write buffer starts empty and takes writes at link speed
@@ -1651,6 +1684,7 @@ enum { SD_DOM_MIN = (4 * SD_DRIVE_MIN + 4) / 5 };      /* qos: ... so a tenant h
 static const uint64_t SELF_FRESH_NS = 100000000ull; /* qos: ... the others' reads count for 100 ms (64) */
 enum { SFQ_LAG_Q4 = 5 };                            /* qos, two buckets: a large head waits while its tag leads by 5/4 quantum per weight (63) */
 static const uint64_t SFQ_BACKLOG_NS = 10000000ull; /* qos, two buckets: queued 10 ms before its tag counts as the least (63) */
+static const uint64_t SFQ_CROSS_NS = 40000000ull;   /* qos, two buckets: the other bucket's members gate a head waiting < 40 ms (68) */
 
 /* An SQ entry points at the caller's descriptor (section 6): submit fills
  * its scheduler fields in place, dispatch hands the same pointer back. */
@@ -2035,22 +2069,23 @@ static inline int sfq_member(const tenant *t)
 /* section 63: the least tag among the members other than self, UINT64_MAX
  * if none.  k < 0 (where a joining member's tag starts): every backlogged
  * member, on the round or held.  k = 0 / 1 (the gate): those that can go on
- * bucket k (on the round with their head IO on k, or held on k) and are
- * owed service -- not limited by their own rate, not a large IO held by
- * section 60 beside an SLO tenant, queued without a break for
- * SFQ_BACKLOG_NS. */
-static uint64_t sfq_least(const jbof_sched *s, int k, uint32_t self, uint64_t now_ns)
+ * bucket k (on the round with their head IO on k, or held on k) -- with
+ * cross (section 68) those waiting on either bucket -- and are owed
+ * service: not limited by their own rate, not a large IO held by section
+ * 60 beside an SLO tenant, queued without a break for SFQ_BACKLOG_NS. */
+static uint64_t sfq_least(const jbof_sched *s, int k, uint32_t self, uint64_t now_ns, int cross)
 {
     uint64_t m = UINT64_MAX;
-    const dlist *ls[3] = {&s->drr, &s->held[k < 0 ? 0 : k], &s->held[1]};
-    int nl = k < 0 ? 3 : 2;
+    int all = k < 0 || cross;
+    const dlist *ls[3] = {&s->drr, &s->held[all ? 0 : k], &s->held[1]};
+    int nl = all ? 3 : 2;
     for (int q = 0; q < nl; q++) {
         int32_t id = ls[q]->head;
         for (uint32_t i = 0; i < ls[q]->len; i++, id = s->t[id]->next) {
             const tenant *t = s->t[id];
             if ((uint32_t)id == self || !sfq_member(t))
                 continue;
-            if (k >= 0 && ((q == 0 && head_bucket(t) != k) || held_large(s, t) ||
+            if (k >= 0 && ((q == 0 && !cross && head_bucket(t) != k) || held_large(s, t) ||
                            (t->rated && t->cfg.limit_bps) || now_ns - t->st.queued_since_ns < SFQ_BACKLOG_NS))
                 continue;
             if (t->vs < m)
@@ -2703,7 +2738,7 @@ static __attribute__((noinline)) void submit_backlogged(jbof_sched *s, uint32_t 
     if (s->cfg.policy == JBOF_POLICY_QOS && !one_bucket(s) && sfq_member(t)) {
         /* section 63: a member joins at the least member tag, else at the
          * last member dispatch's start tag (not an SLO tenant's) */
-        uint64_t m = sfq_least(s, -1, id, now_ns);
+        uint64_t m = sfq_least(s, -1, id, now_ns, 0);
         if (m == UINT64_MAX)
             m = s->vbe_now;
         if (t->vs < m)
@@ -3877,8 +3912,10 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
         }
         if (!one && h->cost > s->cfg.quantum_bytes && sfq_member(t)) {
             /* section 63: a large head waits while t's tag leads the least
-             * member tag that can go on k by more than the lag */
-            uint64_t m = sfq_least(s, k, id, now_ns);
+             * member tag that can go on k by more than the lag; section 68:
+             * on either bucket while the head has waited < SFQ_CROSS_NS and
+             * the other bucket is not in a reservation's deep debt */
+            uint64_t m = sfq_least(s, k, id, now_ns, now_ns - h->submit_ns < SFQ_CROSS_NS && !debt_deep(s, 1 - k));
             if (m != UINT64_MAX && t->vs > m + (uint64_t)SFQ_LAG_Q4 * 4u * s->cfg.quantum_bytes) {
                 *waiting = 1;
                 list_rotate(s, l);
