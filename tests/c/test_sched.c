@@ -506,6 +506,25 @@ static jbof_sched *owner_mix_init(owner_mix *m, uint64_t reserve_bps, uint32_t k
     return s;
 }
 
+/* the write-stop tests' opening: the owner's read own_a completes own_ns
+ * after t (on target or a miss), then own_b stays in flight (the owner is
+ * active); w[0..n) become 4 KiB writes of the writer (the write bucket's
+ * debt is no hold), tags from 100 on */
+static void owner_active(jbof_sched *s, owner_mix *m, uint64_t t, uint64_t own_ns, jbof_io *w, int n)
+{
+    jbof_io *out[8];
+    CHECK_EQ(jbof_sched_submit(s, &m->own_a, t), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+    CHECK_EQ(jbof_sched_complete(s, &m->own_a, t + own_ns, 0), 0);
+    CHECK_EQ(jbof_sched_submit(s, &m->own_b, t + own_ns + 100000), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, t + own_ns + 100000, out, 8), 1);
+    for (int i = 0; i < n; i++) {
+        w[i] = m->w1;
+        w[i].length_bytes = 4096;
+        w[i].tag = 100u + (uint32_t)i;
+    }
+}
+
 static void test_lent_write_backoff(void)
 {
     for (int mode = 0; mode < 3; mode++) {
@@ -606,18 +625,9 @@ static void test_wbuf_confirmed_full_on_target(void)
     for (int confirmed = 0; confirmed < 2; confirmed++) {
         owner_mix m; /* the owner's SLO 500 us: the cap 250 us */
         jbof_sched *s = owner_mix_init(&m, 0, JBOF_CLASS_BEST_EFFORT);
-        jbof_io *own_a = &m.own_a, *own_b = &m.own_b, w[32], *out[8];
-        for (int i = 0; i < 32; i++) {
-            w[i] = m.w1;
-            w[i].length_bytes = 4096; /* the write bucket's debt is no hold */
-            w[i].tag = 100u + (uint32_t)i;
-        }
+        jbof_io w[32], *out[8];
         uint64_t t = 1000000;
-        CHECK_EQ(jbof_sched_submit(s, own_a, t), 0);
-        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
-        CHECK_EQ(jbof_sched_complete(s, own_a, t + 100000, 0), 0); /* on target */
-        CHECK_EQ(jbof_sched_submit(s, own_b, t + 200000), 0); /* stays in flight: the owner is active */
-        CHECK_EQ(jbof_sched_dispatch(s, t + 200000, out, 8), 1);
+        owner_active(s, &m, t, 100000, w, 32); /* on target */
         t += 10000000; /* the buckets refill */
         int k = 0;
         /* window 1: 20 fast writes (50 us: the unloaded write, and the peak) */
@@ -690,19 +700,10 @@ static void test_wbuf_drain_pace(void)
     for (int held = 0; held < 2; held++) {
         owner_mix m; /* the owner's SLO 500 us: the cap 250 us */
         jbof_sched *s = owner_mix_init(&m, 0, JBOF_CLASS_BEST_EFFORT);
-        jbof_io *own_a = &m.own_a, *own_b = &m.own_b, *out[8];
         static jbof_io w[1000];
-        for (int i = 0; i < 1000; i++) {
-            w[i] = m.w1;
-            w[i].length_bytes = 4096; /* the write bucket's debt is no hold */
-            w[i].tag = 100u + (uint32_t)i;
-        }
+        jbof_io *out[8];
         uint64_t t = 1000000;
-        CHECK_EQ(jbof_sched_submit(s, own_a, t), 0);
-        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
-        CHECK_EQ(jbof_sched_complete(s, own_a, t + 100000, 0), 0); /* on target */
-        CHECK_EQ(jbof_sched_submit(s, own_b, t + 200000), 0); /* stays in flight: the owner is active */
-        CHECK_EQ(jbof_sched_dispatch(s, t + 200000, out, 8), 1);
+        owner_active(s, &m, t, 100000, w, 1000); /* on target */
         t += 9000000; /* the buckets refill */
         int k = 0;
         /* 15 ms of fast writes, 50 us each back to back: ~82 MB/s, the peak */
@@ -748,19 +749,10 @@ static void test_wbuf_drain_own_episode(void)
 {
     owner_mix m; /* the owner's SLO 500 us: the cap 250 us */
     jbof_sched *s = owner_mix_init(&m, 0, JBOF_CLASS_BEST_EFFORT);
-    jbof_io *own_a = &m.own_a, *own_b = &m.own_b, *out[8];
     static jbof_io w[600];
-    for (int i = 0; i < 600; i++) {
-        w[i] = m.w1;
-        w[i].length_bytes = 4096; /* the write bucket's debt is no hold */
-        w[i].tag = 100u + (uint32_t)i;
-    }
+    jbof_io *out[8];
     uint64_t t = 1000000;
-    CHECK_EQ(jbof_sched_submit(s, own_a, t), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
-    CHECK_EQ(jbof_sched_complete(s, own_a, t + 600000, 0), 0); /* misses half its SLO */
-    CHECK_EQ(jbof_sched_submit(s, own_b, t + 700000), 0); /* stays in flight: the owner is active */
-    CHECK_EQ(jbof_sched_dispatch(s, t + 700000, out, 8), 1);
+    owner_active(s, &m, t, 600000, w, 600); /* misses half its SLO */
     t += 9000000; /* the buckets refill */
     int k = 0;
     for (uint64_t end = t + 10000000; t < end;) /* 10 ms of fast writes: the peak */
@@ -1535,6 +1527,26 @@ static double settled_cost_ratio(jbof_sched *s, load *L, fake *f, int num, int d
     return (double)L->cost[num] / (double)L->cost[den];
 }
 
+/* a settled_cost_ratio case: mk_beside_slo_reader with tenants 1..n-1 as
+ * sp[0..n-2] (closed loops), the cost ratio num / den within (lo, hi) */
+typedef struct {
+    uint32_t depth, bs;
+    uint8_t op;
+} load_spec;
+
+static void check_settled_ratio(const char *what, int n, const load_spec *sp, int num, int den, double lo, double hi)
+{
+    static load L;
+    static fake f;
+    jbof_sched *s = mk_beside_slo_reader(&L, &f, n);
+    for (int i = 1; i < n; i++)
+        load_set(&L, i, sp[i - 1].depth, sp[i - 1].bs, sp[i - 1].op);
+    double r = settled_cost_ratio(s, &L, &f, num, den);
+    if (!(r > lo && r < hi))
+        fprintf(stderr, "%s cost %.3f\n", what, r);
+    CHECK(r > lo && r < hi);
+}
+
 /* section 58: in two-bucket mode (a latency-critical tenant with an SLO) the
  * write bucket binds and each positive episode of it goes to one held
  * writer's IO.  Released longest-held first, a 4 KiB writer and a 128 KiB
@@ -1544,16 +1556,8 @@ static double settled_cost_ratio(jbof_sched *s, load *L, fake *f, int num, int d
  * within 20% */
 static void test_held_release_order(void)
 {
-    static load L;
-    static fake f;
-    jbof_sched *s = mk_beside_slo_reader(&L, &f, 4);
-    load_set(&L, 1, 8, 4096, JBOF_OP_WRITE);
-    load_set(&L, 2, 8, 131072, JBOF_OP_WRITE);
-    load_set(&L, 3, 8, 4096, JBOF_OP_READ);
-    double r = settled_cost_ratio(s, &L, &f, 1, 2);
-    if (!(r > 0.8 && r < 1.25))
-        fprintf(stderr, "held release order: small / large writer cost %.3f\n", r);
-    CHECK(r > 0.8 && r < 1.25);
+    static const load_spec sp[] = {{8, 4096, JBOF_OP_WRITE}, {8, 131072, JBOF_OP_WRITE}, {8, 4096, JBOF_OP_READ}};
+    check_settled_ratio("held release order: small / large writer", 4, sp, 1, 2, 0.8, 1.25);
 }
 
 /* section 63: in two-bucket mode (an SLO reader) two best-effort readers of
@@ -1564,15 +1568,8 @@ static void test_held_release_order(void)
  * than the lag, the small reader queued without a break) 1.03 */
 static void test_sfq_gate(void)
 {
-    static load L;
-    static fake f;
-    jbof_sched *s = mk_beside_slo_reader(&L, &f, 3);
-    load_set(&L, 1, 64, 4096, JBOF_OP_READ);
-    load_set(&L, 2, 8, 524288, JBOF_OP_READ);
-    double r = settled_cost_ratio(s, &L, &f, 2, 1);
-    if (!(r > 0.9 && r < 1.12))
-        fprintf(stderr, "sfq gate: large / small reader cost %.3f\n", r);
-    CHECK(r > 0.9 && r < 1.12);
+    static const load_spec sp[] = {{64, 4096, JBOF_OP_READ}, {8, 524288, JBOF_OP_READ}};
+    check_settled_ratio("sfq gate: large / small reader", 3, sp, 2, 1, 0.9, 1.12);
 }
 
 /* section 68: in two-bucket mode (an SLO reader) a best-effort reader of
@@ -1584,16 +1581,8 @@ static void test_sfq_gate(void)
  * refill to spill into the write bucket) 1.00 */
 static void test_sfq_cross(void)
 {
-    static load L;
-    static fake f;
-    jbof_sched *s = mk_beside_slo_reader(&L, &f, 4);
-    load_set(&L, 1, 8, 524288, JBOF_OP_READ);
-    load_set(&L, 2, 64, 4096, JBOF_OP_WRITE);
-    load_set(&L, 3, 64, 4096, JBOF_OP_WRITE);
-    double r = settled_cost_ratio(s, &L, &f, 1, 2);
-    if (!(r > 0.8 && r < 1.25))
-        fprintf(stderr, "sfq cross: large reader / writer cost %.3f\n", r);
-    CHECK(r > 0.8 && r < 1.25);
+    static const load_spec sp[] = {{8, 524288, JBOF_OP_READ}, {64, 4096, JBOF_OP_WRITE}, {64, 4096, JBOF_OP_WRITE}};
+    check_settled_ratio("sfq cross: large reader / writer", 4, sp, 1, 2, 0.8, 1.25);
 }
 
 /* section 38: reservations alone pace with one bucket (the write bucket
