@@ -3302,6 +3302,13 @@ static inline uint64_t wdrain_cap(const jbof_sched *s)
     return cap > (1u << 20) ? cap : (1u << 20);
 }
 
+/* section 70: a kept pace with a measured drain goes under its cap */
+static inline void wdrain_clamp(jbof_sched *s)
+{
+    if (s->w_keep && s->w_drain_bps && s->w_rate_bps > wdrain_cap(s))
+        s->w_rate_bps = wdrain_cap(s);
+}
+
 /* section 70: while a pace holds, a window in which at least 3/4 of the
  * write bytes waited for space and less than 3/4 of what the pace let go
  * completed was held by the drive, not by the pace: it completed at the
@@ -3320,8 +3327,7 @@ static inline void wbuf_drain(jbof_sched *s, uint64_t now_ns)
                                                                            : (3 * s->w_drain_bps + s->w_meas_bps) / 4;
         s->w_keep = 1;
     }
-    if (s->w_keep && s->w_drain_bps && s->w_rate_bps > wdrain_cap(s))
-        s->w_rate_bps = wdrain_cap(s);
+    wdrain_clamp(s);
 }
 
 /* section 26: a write slower than the SLO cap (size-normalized, as ctl.c
@@ -3382,8 +3388,7 @@ static __attribute__((noinline)) void wbuf_write(jbof_sched *s, const jbof_io *i
         s->w_cut_ns = now_ns;
         if (lowered)
             s->w_keep = 1; /* 37b: only a pace cut by the full-buffer test is kept */
-        if (s->w_keep && s->w_drain_bps && s->w_rate_bps > wdrain_cap(s)) /* section 70 */
-            s->w_rate_bps = wdrain_cap(s);
+        wdrain_clamp(s); /* section 70 */
     }
 }
 
