@@ -164,7 +164,7 @@ CI_N = 50
 # it; now it completes some IO (7 bins, p99 720 ms) and is seen at cost share 0.023 of 0.5
 # weights 10 -> 16 with narrowing 1 measured (sched.c section 25; 9 -> 15 before section 26): the check,
 # not qos, changed
-CI_BASELINE: dict[str, int] = {"work": 5, "stall": 0, "weights": 11, "limit": 0, "reserve": 0, "slo": 2, "jain": 2,
+CI_BASELINE: dict[str, int] = {"work": 5, "stall": 0, "weights": 10, "limit": 0, "reserve": 0, "slo": 2, "jain": 2,
                                "starve": 0}   # starve: EXTRA_INVARIANTS, counted apart (sweep.py docstring)
 # starve 4 -> 3 with sched.c section 28b (escapes under SLO steering): s11-29 (the only CI mix whose
 # digest changes) no longer starves; it stays in weights (t0 0.932 vs 0.250)
@@ -180,6 +180,8 @@ CI_BASELINE: dict[str, int] = {"work": 5, "stall": 0, "weights": 11, "limit": 0,
 # work 6 -> 5 with sched.c sections 60-62 (the work mixes left: s11-7, 12, 24, 43, 49)
 # weights 13 -> 11 with sched.c sections 63-65 (left: s11-0, 1, 13, 18, 25, 28, 29, 38, 40, 41, 44; a start-time-fair gate inside a bucket; a tenant
 # queueing behind itself held to its own depth; an SLO under the drive's floor)
+# weights 11 -> 10 with sweep.py narrowing 10 (a member whose starve floor exceeds its weighted share
+# leaves the group): s11-1 (the check, not qos, changed; docs/scheduler-log.md section 75)
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])
@@ -500,3 +502,57 @@ def test_weights_backlogged_set_is_measured() -> None:
     assert weights(doc(0.95)) == (1, ["big", "small"])   # backlogged: 0.3 / 0.7 of the cost, weights 1:1
     assert weights(doc(0.50)) == (0, [])                 # its queue keeps emptying: not backlogged
     assert weights(doc(None)) == (0, [])                 # no measurement: the depth estimate leaves it out
+
+
+def _floor_doc(rows: list[tuple[str, float, float]]) -> dict:
+    """A 1 s qos document: (name, cost bytes, IOs) per tenant, each queued all of its active time."""
+    return {"duration_s": 1.0, "tenants": [
+        {"name": n, "bw_bytes": c, "cost_bytes": c, "iops": ios, "solo_bw_bytes": 4e9, "busy_s": 1.0,
+         "queued_s": 1.0} for n, c, ios in rows]}
+
+
+# (name, cost over the 1 s run, IOs) of big, a, b, c (weight 1 each: fair = a quarter of the group's
+# cost); big's starve floor is its cost per IO per 100 ms bin -> floor-bound members, violators, checks
+@pytest.mark.parametrize("rows, waived, violators, checks", [
+    # big's floor 5e8 / 15 IOs / 0.1 s = 3.33e8 > 1.1 x 2.5e8, at 1.5 IOs per bin: it leaves, the
+    # rest (1/3 each) are judged among themselves and pass; without it all four were violations
+    ([("big", 5e8, 15), ("a", 5e8 / 3, 5e3), ("b", 5e8 / 3, 5e3), ("c", 5e8 / 3, 5e3)], 1, [], 1),
+    # just under the threshold: floor 4e8 / 14.68 / 0.1 = 2.725e8 = 1.09 x 2.5e8 -- it stays, and so
+    # does every violation (big 0.4 of 0.25, the rest 0.2)
+    ([("big", 4e8, 14.68), ("a", 2e8, 5e3), ("b", 2e8, 5e3), ("c", 2e8, 5e3)], 0, ["a", "b", "big", "c"], 1),
+    # just over: floor 4e8 / 14.41 / 0.1 = 2.776e8 = 1.11 x 2.5e8 -- it leaves, the rest pass
+    ([("big", 4e8, 14.41), ("a", 2e8, 5e3), ("b", 2e8, 5e3), ("c", 2e8, 5e3)], 1, [], 1),
+    # at the bound: 21 IOs in the 10 bins (one per 50 ms from the start: 2 x bins + 1), floor 7e8 / 21 /
+    # 0.1 = 3.33e8 > 1.1 x 2.5e8 -- it leaves (0.7 of the group), the rest pass
+    ([("big", 7e8, 21), ("a", 1e8, 5e3), ("b", 1e8, 5e3), ("c", 1e8, 5e3)], 1, [], 1),
+    # over the bound: 22 IOs, floor 3.18e8 > 1.1 x 2.5e8, but 7e8 > 2 x the floor + one IO: not waived,
+    # big stays a violation (0.7 of 0.25) and so do the rest (0.1)
+    ([("big", 7e8, 22), ("a", 1e8, 5e3), ("b", 1e8, 5e3), ("c", 1e8, 5e3)], 0, ["a", "b", "big", "c"], 1),
+    # the rest judged among themselves: big leaves, a has 0.5 of what is left against 1/3
+    ([("big", 5e8, 15), ("a", 2.5e8, 5e3), ("b", 1.25e8, 5e3), ("c", 1.25e8, 5e3)], 1, ["a", "b", "c"], 1),
+    # water-filling to a fixed point: big leaves first (floor 3.33e8 > 1.1 x 2.5e8); among the three
+    # left (6e8, fair 2e8) a's floor 2e8 / 9 / 0.1 = 2.22e8 > 1.1 x 2e8 and it leaves too (at 2.5e8
+    # it was under 1.1 x the first round's fair share); b and c pass
+    ([("big", 4e8, 12), ("a", 2e8, 9), ("b", 2e8, 5e3), ("c", 2e8, 5e3)], 2, [], 1),
+    # a group of two that a floor-bound member leaves: one member left, nothing to judge
+    ([("big", 5e8, 15), ("a", 1e8, 5e3)], 1, [], 0),
+])
+def test_weights_floor_bound_members_leave_the_group(rows: list, waived: int, violators: list, checks: int) -> None:
+    """Narrowing 10 (docs/scheduler-log.md section 75): a weights member whose starve floor -- one
+    IO at its mean measured cost per IO in every 100 ms bin -- is more than 1.1 x its weighted share
+    of the group's cost cannot be both served in every bin and held to its weight; it leaves the
+    group while it takes at most 2 x that floor plus one IO over the run (one IO per 50 ms from the
+    run's start, the escapes' cadence), is counted, and the rest are judged among themselves."""
+    names = [n for n, _, _ in rows]
+    sc = parse_scenario({"name": "f", "device": {"model": "dct983"}, "duration": "1s", "tenants": [
+        {"name": n, "workload": {"rw": "write", "bs": "1m" if n == "big" else "4k", "iodepth": 32}}
+        for n in names]}, "<f>", "f")
+    checked = dict.fromkeys(sweep.INVARIANTS, 0)
+    v = sweep._check_weights(sc, _floor_doc(rows), checked)
+    assert sorted(x.tenant for x in v) == violators, [x.detail for x in v]
+    assert checked.get(sweep.WEIGHTS_FLOOR_WAIVER, 0) == waived
+    assert checked["weights"] == checks
+    if "big" in violators and rows[0][2] > 20:      # over the bound: the detail says so (7e8 / 22 IOs)
+        assert "starve floor" in next(x.detail for x in v if x.tenant == "big")
+    rep = sweep.MixReport("f", {}, {}, v, checked)
+    assert sweep.WEIGHTS_FLOOR_WAIVER in sweep.summary_table([rep])
