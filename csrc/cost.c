@@ -175,6 +175,16 @@
  *    block device is 1024 pieces of 3584 + 9 x 1 MiB = 9.44 MB, 9.67 GB
  *    in all -- the same as 1024 1 MiB writes; on a regular file with
  *    ZERO_RANGE, or a memory drive, one command: 3584.
+ *
+ * 7. A fast decay, and its undo (ours; sched.c section 76).  qos passes
+ *    cost_period_end fast = 1 for a period in which the price alone held
+ *    the drive back and the tenants' cost shares kept their weights; such
+ *    a period takes wf halfway down to 3 (FAST_FLOOR_X256) instead of
+ *    -0.5, and wf_fast0 keeps the price the run of fast periods started
+ *    from.  The run ends at the first period that is not fast; a slow
+ *    write inside it restores wf_fast0 at once (cost_on_slow_write), since
+ *    the cut price is what filled the buffer.  Gimbal never passes fast:
+ *    its price is section 3's rule exactly.
  */
 #include <errno.h>
 #include <string.h>
@@ -184,6 +194,7 @@
 enum {
     WF_ONE_X256 = 256,
     WF_DECAY_X256 = 128, /* 0.5 per period */
+    FAST_FLOOR_X256 = 3 * 256, /* sched.c section 76: the fast decay's target */
 };
 
 int cost_cfg_check(const jbof_cost_cfg *cfg)
@@ -218,15 +229,26 @@ void cost_init(cost_state *c, const jbof_cost_cfg *cfg, uint64_t now_ns)
 }
 
 /* One period is over (sched.c complete_due): writes looked slow ->
- * halfway up, else decay. */
-void cost_period_end(cost_state *c, uint64_t now_ns)
+ * halfway up, else decay.  A fast period (sched.c section 76: the price
+ * alone binds and the shares held) decays halfway down to 3 and notes the
+ * price its run of fast steps started from; a slow write before the next
+ * period that is not fast restores that price at once (cost_on_slow_write),
+ * any period that is not fast ends the run. */
+void cost_period_end(cost_state *c, uint64_t now_ns, int fast)
 {
     uint32_t wf = c->wf_x256;
     uint32_t lo = c->cfg.write_factor_min_x256, hi = c->cfg.write_factor_max_x256;
-    if (c->w_slow)
-        wf = (wf + hi + 1) / 2;
-    else
-        wf = wf > lo + WF_DECAY_X256 ? wf - WF_DECAY_X256 : lo;
+    if (!c->w_slow && fast && wf > FAST_FLOOR_X256) {
+        if (!c->wf_fast0)
+            c->wf_fast0 = wf;
+        wf = (wf + FAST_FLOOR_X256) / 2 > lo ? (wf + FAST_FLOOR_X256) / 2 : lo;
+    } else {
+        c->wf_fast0 = 0;
+        if (c->w_slow)
+            wf = (wf + hi + 1) / 2;
+        else
+            wf = wf > lo + WF_DECAY_X256 ? wf - WF_DECAY_X256 : lo;
+    }
     c->wf_x256 = wf;
     c->w_slow = 0;
     c->period_start_ns = now_ns;

@@ -56,6 +56,7 @@ typedef struct cost_state {
     uint32_t wf_x256;          /* current write factor */
     uint64_t period_start_ns;
     uint64_t w_slow;           /* slow write completions this period */
+    uint32_t wf_fast0;         /* sched.c section 76: the price before the fast decay's first step (0: none) */
 } cost_state;
 
 int cost_cfg_check(const jbof_cost_cfg *cfg);
@@ -90,11 +91,21 @@ static inline uint32_t cost_of(const cost_state *c, uint32_t op, uint32_t flags,
     v = mode == COST_MODE_WF_DATA ? k->write_base_bytes : ((uint64_t)k->write_base_bytes * c->wf_x256) >> 8;
     return v ? cost_sat32(v) : 1;
 }
-void cost_period_end(cost_state *c, uint64_t now_ns);
+/* fast: sched.c section 76's period (the price alone binds, the shares
+ * held): halfway down to 3 instead of -0.5 */
+void cost_period_end(cost_state *c, uint64_t now_ns, int fast);
 /* A slow write completed (its latency above the controller's threshold,
  * ctl_slow; a branch on writes only).  The period's end is a deadline
- * folded into sched.c's due_ns (section 6 there), checked in complete_due. */
-static inline void cost_on_slow_write(cost_state *c) { c->w_slow++; }
+ * folded into sched.c's due_ns (section 6 there), checked in complete_due.
+ * Section 76: a slow write after fast steps undoes them at once. */
+static inline void cost_on_slow_write(cost_state *c)
+{
+    c->w_slow++;
+    if (c->wf_fast0) {
+        c->wf_x256 = c->wf_fast0 > c->wf_x256 ? c->wf_fast0 : c->wf_x256;
+        c->wf_fast0 = 0;
+    }
+}
 
 /* The least of a value over the current and the previous window of win_ns
  * (ctl.c 3b's unloaded read latency, sched.c section 37's unloaded write):

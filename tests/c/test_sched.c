@@ -2110,6 +2110,55 @@ static void test_self_deep_cap(void)
     jbof_sched_destroy(s);
 }
 
+/* section 76: the write price's fast decay (sched.c's fast period: the
+ * price alone binds and the weights held) takes wf halfway down to 3; a
+ * slow write while the run of fast steps lasts restores the price the run
+ * started from at once (section 71's V16 alone let the buffer fill at the
+ * cut price: s1-10, s2-415, s2-657); a period that is not fast ends the
+ * run, so a later slow write moves the price halfway up only, at the
+ * period's end (Gimbal's rule, as before) */
+static void test_fast_decay_undo(void)
+{
+    jbof_cost_cfg cfg = {.read_per_byte_x256 = 256, .write_per_byte_x256 = 256, .write_factor_min_x256 = 256,
+                         .write_factor_max_x256 = 9 * 256, .write_factor_init_x256 = 9 * 256, .learn = 1,
+                         .period_ns = 100000000ull};
+    cost_state c;
+    uint64_t now = 0;
+    CHECK_EQ(cost_cfg_check(&cfg), 0);
+    cost_init(&c, &cfg, now);
+    cost_period_end(&c, now += cfg.period_ns, 1);
+    CHECK_EQ(c.wf_x256, 6 * 256);
+    cost_period_end(&c, now += cfg.period_ns, 1);
+    CHECK_EQ(c.wf_x256, 4 * 256 + 128);
+    cost_on_slow_write(&c); /* the cut price filled the buffer: back to 9 now */
+    CHECK_EQ(c.wf_x256, 9 * 256);
+    cost_period_end(&c, now += cfg.period_ns, 0);
+    CHECK_EQ(c.wf_x256, 9 * 256);
+    /* a fast step, then an ordinary period: the run is over */
+    cost_period_end(&c, now += cfg.period_ns, 1);
+    CHECK_EQ(c.wf_x256, 6 * 256);
+    cost_period_end(&c, now += cfg.period_ns, 0);
+    CHECK_EQ(c.wf_x256, 5 * 256 + 128);
+    cost_on_slow_write(&c);
+    CHECK_EQ(c.wf_x256, 5 * 256 + 128);
+    cost_period_end(&c, now += cfg.period_ns, 1); /* a slow period is never fast */
+    CHECK_EQ(c.wf_x256, (5 * 256 + 128 + 9 * 256 + 1) / 2);
+    /* never fast (gimbal, or the gate closed): -0.5 per period, a slow
+     * write waits for the period's end */
+    cost_init(&c, &cfg, now = 0);
+    cost_period_end(&c, now += cfg.period_ns, 0);
+    CHECK_EQ(c.wf_x256, 8 * 256 + 128);
+    cost_on_slow_write(&c);
+    CHECK_EQ(c.wf_x256, 8 * 256 + 128);
+    /* the fast decay goes no lower than 3; below it the ordinary -0.5 */
+    cost_init(&c, &cfg, now = 0);
+    for (int i = 0; i < 11; i++) /* 9, 6, 4.5, 3.75, ... 3.004, 3 */
+        cost_period_end(&c, now += cfg.period_ns, 1);
+    CHECK_EQ(c.wf_x256, 3 * 256);
+    cost_period_end(&c, now += cfg.period_ns, 1);
+    CHECK_EQ(c.wf_x256, 3 * 256 - 128);
+}
+
 int main(void)
 {
     test_validation();
@@ -2150,5 +2199,6 @@ int main(void)
     test_self_deep_cap();
     test_sfq_gate();
     test_sfq_cross();
+    test_fast_decay_undo();
     TEST_SUMMARY();
 }
