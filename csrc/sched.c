@@ -1629,8 +1629,9 @@
  *    the peak the writers reach before the buffer fills, and a full buffer
  *    delays each write only by the few bytes ahead of it (a 32 KiB write
  *    into a buffer draining at 1 GB/s waits ~32 us): in s2-334, s2-393,
- *    s1-568, s2-899 2-20% of the window's writes pass 37's threshold, never
- *    half, so no pace starts or is kept for 300-1000 ms while the drive,
+ *    s1-568, s2-899 0-44% (mostly under 20%) of a window's writes pass
+ *    37's threshold, never half, and the clean drives' windows keep over
+ *    half the peak, so no pace starts or is kept for 300-1000 ms while the drive,
  *    its buffer full, stops suspending programs (ssd.c 6) and the SLO
  *    reader waits up to a whole program (1.57 ms on a dct983): p99 1245-
  *    1606 us.  The reads show it: while the writers run at their peak the
