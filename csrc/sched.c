@@ -1664,6 +1664,54 @@
  *    (qos only), a branch per slow write; bench-sched 513.4 / 434.3 ->
  *    512.5 / 433.3 instructions per IO.
  *    (measurements and variants: docs/scheduler-log.md section 76)
+ *
+ * 80. A full write buffer read from the SLO tenant's reads (issue 11, the
+ *    slo row, section 70's class-B rest; helper f80).  Sections 26 / 37 /
+ *    56 see a full buffer only in write latency: a write past max(SLO / 2,
+ *    1 ms), or (37b) three and half the writes of a window past 4 x the
+ *    unloaded write with the window's write bytes at most half the most
+ *    seen.  On a clean dct983 the drain (~0.6-1.0 GB/s) is more than half
+ *    the peak the writers reach before the buffer fills, and a full buffer
+ *    delays each write only by the few bytes ahead of it (a 32 KiB write
+ *    into a buffer draining at 1 GB/s waits ~32 us): in s2-334, s2-393,
+ *    s1-568, s2-899 0-44% (mostly under 20%) of a window's writes pass
+ *    37's threshold, never half, and the clean drives' windows keep over
+ *    half the peak, so no pace starts or is kept for 300-1000 ms while the drive,
+ *    its buffer full, stops suspending programs (ssd.c 6) and the SLO
+ *    reader waits up to a whole program (1.57 ms on a dct983): p99 1245-
+ *    1606 us.  The reads show it: while the writers run at their peak the
+ *    SLO tenant's reads take ~110-190 us in the drive; once the buffer is
+ *    full 3-11 per 10 ms window take 1.1-1.65 ms.  The rule: a write
+ *    window (WWIN_NS) in which WFULL_CONFIRM (3) latency-critical reads
+ *    waited in the drive past both WRD_FULL_X_BASE (8) x the learned
+ *    unloaded read and their SLO, where the window that set the write
+ *    peak had fewer (the reads jumped when the writes slowed; reads slow
+ *    from the start wait for something else -- a link queue, large IOs),
+ *    sees the buffer full: with the window's write bytes at most 3/4 of
+ *    the peak, and under 3/4 of the pace if one holds (the drive held the
+ *    writes, not the pace: a pace that binds is not cut again while the
+ *    excess drains), the pace is cut as 37b's (3/4 of the window, at most
+ *    halving, never under a quarter of the episode's first measurement)
+ *    and kept; a kept pace does not grow while such a window closed within
+ *    WRATE_HOLD_NS (at 3/4 of a 1 GB/s drain the 64 MiB excess takes
+ *    ~0.27 s; growing by 1/8 per 50 ms hold it would pass the drain in
+ *    three).  Section 70's drain sample and cap then apply to the episode
+ *    as to any kept one.  Bounds: only beside an active SLO tenant with a
+ *    fresh completion; the reads must miss their SLO in the drive, so a
+ *    loose SLO (tune-gc-writes' 2 ms: reads wait at most ~1.6 ms) never
+ *    starts it (with the SLO cap instead, V5, its tuned band fell to 0.91
+ *    of the grid's best); the pace never goes under section 26's floor,
+ *    and reserved and latency-critical writes are not paced.  1000-mix
+ *    fast gate on main 461b7a3: seed 1 361 -> 359 (slo s1-568 fixed,
+ *    s1-594 new; work 138 -> 136; weights 206 -> 204), seed 2 339 -> 334
+ *    (slo 25 -> 18: s2-178, s2-334, s2-393, s2-435, s2-533, s2-899,
+ *    s2-977), no row worse by mixes (seed 2 starve violations 14 -> 16,
+ *    inside s2-999); utilization rises with the fixes (s2-334 1.380 ->
+ *    1.657, s2-899 1.483 -> 1.707: the reads get program suspend back).
+ *    Cost: a compare per latency-critical read completion (the SLO path
+ *    only), a call per closed write window beside an SLO; bench-sched
+ *    unchanged (no SLO tenant).
+ *    (measurements and variants: docs/scheduler-log.md section 80)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -1712,6 +1760,7 @@ static const uint64_t WFULL_MIN_NS = 100000ull;     /* qos: a write waiting less
 enum { WFULL_CONFIRM = 3 };                         /* qos: ... and at least this many, half the window's writes, did (37b) */
 enum { WFULL_X_BASE = 4 };                          /* qos: a write this many times its unloaded time waited for space (37) */
 enum { WDRAIN_KEEP_X8 = 7 };                        /* qos: a kept pace stays under 7/8 of the measured drain (section 70) */
+enum { WRD_FULL_X_BASE = 8 };                       /* qos: a read this many times the unloaded one waited for a program (80) */
 static const uint64_t PACE_SKIP_NS = 40000000ull;   /* qos, one bucket: 31c passes a tenant's writes over for 40 ms at most (38) */
 enum { RESV_FRAC_X256 = 128 };                      /* qos: reservations may take 1/2 of the pacing rate (section 20) */
 enum { RESV_SEEN_X256 = 85 };                       /* qos: reservations seen at 3x their sum (reserve / peak) (section 40) */
@@ -1850,6 +1899,9 @@ struct jbof_sched {
     uint64_t w_drain_bps;     /* qos: the write buffer's drain, measured while the drive held writes (section 70) */
     uint64_t w_win_slow_bytes; /* qos: bytes of the window's writes past the full threshold (section 70) */
     uint64_t w_slow_ns;       /* qos: when a window of mostly slow write bytes last closed (section 70) */
+    uint32_t w_rd_slow;       /* qos: latency-critical reads of the write window past their SLO and 8 x the base (80) */
+    uint64_t w_rdfull_ns;     /* qos: when a window with WFULL_CONFIRM such reads last closed (80) */
+    uint32_t w_peak_rd_slow;  /* qos: ... and how many the window of w_peak_bps had (80) */
     min2 big_base;            /* qos: learned unloaded time per 128 KiB of an IO past 128 KiB (section 41) */
     uint32_t big_credit;      /* qos: latency-critical completions banked for the next large IO (41) */
     uint32_t big_score;       /* qos: > 0 while latency-critical IOs miss their SLO behind large IOs (41) */
@@ -3377,6 +3429,46 @@ static inline void wbuf_drain(jbof_sched *s, uint64_t now_ns)
     wdrain_clamp(s);
 }
 
+/* section 26: the pace cut to 3/4 of the last window's write bytes (at
+ * most halving, never under a quarter of the episode's first measurement),
+ * held WRATE_HOLD_NS; keep: the buffer was seen full (37b, 80) */
+static void wbuf_cut(jbof_sched *s, int keep, uint64_t now_ns)
+{
+    uint64_t r = s->w_meas_bps * 3 / 4;
+    if (!s->w_rate_bps)
+        s->w_rate_floor_bps = s->w_meas_bps / 4; /* a new episode: never below a quarter of what went unpaced */
+    else if (r < s->w_rate_bps / 2)
+        r = s->w_rate_bps / 2;
+    s->w_rate_bps = r > s->w_rate_floor_bps ? r : s->w_rate_floor_bps;
+    if (s->w_rate_bps < (1u << 20))
+        s->w_rate_bps = 1u << 20;
+    s->w_rate_until_ns = now_ns + WRATE_HOLD_NS;
+    s->w_cut_ns = now_ns;
+    if (keep)
+        s->w_keep = 1;
+    wdrain_clamp(s); /* section 70 */
+}
+
+/* section 80: WFULL_CONFIRM latency-critical reads of the window waited
+ * in the drive past WRD_FULL_X_BASE x the unloaded read and their SLO -- behind whole
+ * programs, the drive's sign of a full buffer -- where the window that set
+ * the write peak had fewer (the reads jumped; slow from the start they
+ * wait for something else): the buffer is seen full (w_rdfull_ns: a kept
+ * pace does not grow for WRATE_HOLD_NS).  With the window's write bytes
+ * at most 3/4 of the peak, and less than 3/4 of the pace if one holds (the
+ * drive held them, not the pace), the pace is cut as 37b's and kept */
+static inline void wbuf_rd_full(jbof_sched *s, uint64_t now_ns)
+{
+    if (s->w_rd_slow >= WFULL_CONFIRM && s->w_peak_rd_slow < WFULL_CONFIRM && s->w_meas_bps &&
+        now_ns - s->ctl.last_lc_ns < CTL_SIGNAL_FRESH_NS) {
+        s->w_rdfull_ns = now_ns;
+        if (4 * s->w_meas_bps <= 3 * s->w_peak_bps && now_ns - s->w_cut_ns >= WWIN_NS &&
+            (!s->w_rate_bps || 4 * s->w_meas_bps < 3 * s->w_rate_bps))
+            wbuf_cut(s, 1, now_ns);
+    }
+    s->w_rd_slow = 0;
+}
+
 /* section 26: a write slower than the SLO cap (size-normalized, as ctl.c
  * 2) while the latency-critical tenants' end-to-end EWMA is above the cap
  * found the write buffer full: no other writes go for its excess wait */
@@ -3385,9 +3477,12 @@ static __attribute__((noinline)) void wbuf_write(jbof_sched *s, const jbof_io *i
     uint64_t el = now_ns - s->w_win_ns;
     if (el >= WWIN_NS) { /* write bytes completed per window: with the buffer full, its drain */
         s->w_meas_bps = s->w_win_ns && el < 10 * WWIN_NS ? s->w_win_bytes * JBOF_NS_PER_S / el : 0;
-        if (s->w_meas_bps > s->w_peak_bps)
+        if (s->w_meas_bps > s->w_peak_bps) {
             s->w_peak_bps = s->w_meas_bps;
+            s->w_peak_rd_slow = s->w_rd_slow; /* section 80 */
+        }
         wbuf_drain(s, now_ns);
+        wbuf_rd_full(s, now_ns); /* section 80 */
         s->w_win_ns = now_ns;
         s->w_win_bytes = 0;
         s->w_win_n = s->w_win_slow = 0;
@@ -3422,21 +3517,8 @@ static __attribute__((noinline)) void wbuf_write(jbof_sched *s, const jbof_io *i
         stop = WSTOP_MAX_NS;
     if (now_ns + stop > s->w_stop_ns)
         s->w_stop_ns = now_ns + stop;
-    if (s->w_meas_bps && now_ns - s->w_cut_ns >= WWIN_NS) {
-        uint64_t r = s->w_meas_bps * 3 / 4;
-        if (!s->w_rate_bps)
-            s->w_rate_floor_bps = s->w_meas_bps / 4; /* a new episode: never below a quarter of what went unpaced */
-        else if (r < s->w_rate_bps / 2)
-            r = s->w_rate_bps / 2;
-        s->w_rate_bps = r > s->w_rate_floor_bps ? r : s->w_rate_floor_bps;
-        if (s->w_rate_bps < (1u << 20))
-            s->w_rate_bps = 1u << 20;
-        s->w_rate_until_ns = now_ns + WRATE_HOLD_NS;
-        s->w_cut_ns = now_ns;
-        if (lowered)
-            s->w_keep = 1; /* 37b: only a pace cut by the full-buffer test is kept */
-        wdrain_clamp(s); /* section 70 */
-    }
+    if (s->w_meas_bps && now_ns - s->w_cut_ns >= WWIN_NS)
+        wbuf_cut(s, lowered, now_ns); /* 37b: only a pace cut by the full-buffer test is kept */
 }
 
 /* section 26: a write paced by w_rate_bps moves the stop past its bytes
@@ -3451,6 +3533,8 @@ static __attribute__((noinline)) void wbuf_pace(jbof_sched *s, const jbof_io *io
         uint64_t cap = wdrain_cap(s); /* section 70: not past the measured drain */
         if (s->w_keep && s->n_lc_active && s->w_drain_bps && r > cap && now_ns - s->w_slow_ns < WRATE_HOLD_NS)
             r = cap > s->w_rate_bps ? cap : s->w_rate_bps;
+        else if (s->w_keep && s->n_lc_active && now_ns - s->w_rdfull_ns < WRATE_HOLD_NS)
+            r = s->w_rate_bps; /* section 80: the reads still wait for programs, the excess still drains */
         else if (!r || !s->w_keep || !s->n_lc_active || r > 8 * s->w_rate_floor_bps) { /* !r: dropped earlier in this call */
             s->w_rate_bps = 0;
             s->w_keep = 0;
@@ -4531,6 +4615,9 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
         if (e2e > t->slo_over_ns)
             t->st.slo_violations++;
         if (t->lc_slo && s->cfg.policy == JBOF_POLICY_QOS && op <= JBOF_OP_WRITE) {
+            if (op == JBOF_OP_READ && s->ctl.base_ns && now_ns > io->dispatch_ns + WRD_FULL_X_BASE * s->ctl.base_ns &&
+                now_ns > io->dispatch_ns + t->slo_over_ns)
+                s->w_rd_slow++; /* section 80: it waited for a program, past its SLO */
             ctl_on_lc(&s->ctl, e2e, now_ns);
             if (s->big_last_ns)
                 big_lc_done(s, t, io, e2e); /* section 41 */

@@ -780,6 +780,62 @@ static void test_wbuf_drain_own_episode(void)
     jbof_sched_destroy(s);
 }
 
+/* section 80: write completions fall to 3/4 of the most seen while the
+ * latency-critical reads wait for whole programs (past 8 x the unloaded
+ * read and the SLO cap) -- the drive's sign of a full buffer when no write
+ * waits long enough for section 26 / 37 to see it (every write here is
+ * the unloaded 50 us): the pace is cut to 3/4 of the window's write bytes
+ * and, while the drive still holds the writes, at most halved per window
+ * (~3 MiB/s here, its floor) and kept.  200 ms later (the owner back on
+ * target, the rate back up) a 64 KiB write holds the next one
+ * WSTOP_MAX_NS (10.01 ms measured).  With the owner's reads at 1.5 ms
+ * from the start, 1.5 ms is the unloaded read as far as the scheduler
+ * knows: no full buffer is read from them, and the next write goes after
+ * what the bucket holds (4.31 ms, as without section 80 in both cases) */
+static void test_wbuf_read_full(void)
+{
+    for (int jump = 0; jump < 2; jump++) {
+        owner_mix m; /* the owner's SLO 500 us: the cap 250 us */
+        jbof_sched *s = owner_mix_init(&m, 0, JBOF_CLASS_BEST_EFFORT);
+        static jbof_io w[400], r[400]; /* r: reused once done */
+        uint64_t t = 1000000;
+        owner_active(s, &m, t, 100000, w, 400); /* on target */
+        for (int i = 0; i < 400; i++) {
+            r[i] = m.own_a;
+            r[i].length_bytes = 4096;
+            r[i].tag = 1000u + (uint32_t)i;
+        }
+        t += 9000000; /* the buckets refill */
+        int k = 0, j = 0;
+        /* 25 ms: a 50 us write, then an owner read -- 100 us (the unloaded
+         * read), or 1.5 ms with !jump: ~27 MB/s of writes, the peak */
+        for (uint64_t end = t + 25000000; t < end;) {
+            wbuf_one_write(s, &w[k++], &t, 50000);
+            wbuf_one_write(s, &r[j++], &t, jump ? 100000 : 1500000);
+        }
+        /* 30 ms: a 50 us write, then an owner read of 1.5 ms (a whole
+         * program): ~2.6 MB/s of writes, under 3/4 of the peak */
+        for (uint64_t end = t + 30000000; t < end;) {
+            wbuf_one_write(s, &w[k++], &t, 50000);
+            wbuf_one_write(s, &r[j++], &t, 1500000);
+        }
+        for (int i = 0; i < 200; i++) { /* 200 ms: the owner back on target, the rate back up */
+            uint64_t next = t + 1000000;
+            wbuf_one_write(s, &r[j++ % 400], &t, 100000);
+            t = next;
+        }
+        w[k].length_bytes = 65536; /* at ~2 MB/s it holds the next write past WSTOP_MAX_NS */
+        wbuf_one_write(s, &w[k++], &t, 50000);
+        uint64_t sent = t - 50000; /* when it went: a pace moves the next one past its bytes */
+        uint64_t gone = wbuf_next_sent(s, &w[k], t, sent + 20000000);
+        if (jump)
+            CHECK(gone >= sent + 9000000);
+        else
+            CHECK(gone <= sent + 5000000);
+        jbof_sched_destroy(s);
+    }
+}
+
 /* section 41: beside an SLO tenant that missed its SLO behind a large IO
  * (past 128 KiB, longer unloaded than the SLO cap), the next large IO of a
  * best-effort tenant waits for BIG_EVERY (128) latency-critical
@@ -2173,6 +2229,7 @@ int main(void)
     test_wbuf_confirmed_full_on_target();
     test_wbuf_drain_pace();
     test_wbuf_drain_own_episode();
+    test_wbuf_read_full();
     test_big_io_gate();
     test_live_changes();
     test_toggle();
