@@ -1712,6 +1712,60 @@
  *    only), a call per closed write window beside an SLO; bench-sched
  *    unchanged (no SLO tenant).
  *    (measurements and variants: docs/scheduler-log.md section 80)
+ *
+ * 77. Depth that buys a tenant nothing (issue 11, qos, the work row's
+ *    class D beside section 64).  Why: under OVERLOADED the rate is clamped
+ *    to what completes (ctl.c 3), and what completes at a depth n is
+ *    n / latency, so a standing queue admitted during SLOWSTART is a fixed
+ *    point: the clamp never drains it.  s2-201 (clean SATA): one 16 KiB
+ *    QD-128 reader holds 98-119 of the drive's 100-122 IOs, its reads take
+ *    3.2-3.8 ms against a band of 192-385 us, and it gets 514 MB/s where
+ *    gimbal gives it 472 at 10.5 in flight -- the depth buys it 9% while
+ *    the writers beside it get 78 MB/s each (gimbal 124) and the controller
+ *    reads the reader's queue as the drive's.  Section 64 cannot see it:
+ *    the other tenants' reads wait behind the same queue, so the deep one is
+ *    never 4x slower than "the others".  Latency alone cannot tell a
+ *    queue that buys nothing from parallelism that pays (NVMe, large or
+ *    sequential IO: by Little's law every depth is n = rate x latency), so
+ *    the rule measures it, the way a TCP Vegas / BBR sender does: halve the
+ *    depth and see whether the rate follows.
+ *    The rule (depth_probe, at the read completions section 64 already
+ *    samples): a tenant with >= PD_START (32) in flight holding >= 4/5 of a
+ *    drive >= 16 deep, its read EWMA past PD_SLOW_X (5) x the band's
+ *    ceiling, the controller OVERLOADED and no SLO tenant active (SLO
+ *    steering owns the depth, as in 17 and 64), is measured over one window
+ *    (>= 10 ms and >= 64 of its completions, 50 ms at most; bytes
+ *    completed over time): the best rate.  Then its reads are capped at
+ *    half its depth (pd_cap; parked as section 64's cap is, self_deep) and,
+ *    once it has drained to the cap, measured again.  A window that keeps
+ *    PD_KEEP_X8 (7/8) of the best rate halves the cap again (down to 4);
+ *    one that does not puts the cap back where it was and holds it
+ *    PD_HOLD_NS (100 ms), or, if the first halving already cost the rate,
+ *    drops it and leaves the tenant alone for PD_BACKOFF_NS (1 s).  A
+ *    failed step gives the controller back the rate it had when the probe
+ *    began and restarts its completion window (pd_unclamp): the clamp took
+ *    the capped completions as the drive's and OVERLOADED never raises the
+ *    rate again -- without it, in a variant that probed from 1x the
+ *    band's ceiling, a 4 KiB sequential reader on a fragmented dct983
+ *    whose depth does pay (s2-946) was walked 550 -> 91 MB/s by successive
+ *    probes, each of which had correctly found that its depth paid.
+ *    Bounds and why nothing starves: only reads are capped, never under 4
+ *    in flight; a cap lasts PD_HOLD_NS, then the tenant is free again and
+ *    is probed again only while it is still deep, slow and dominant; each
+ *    step costs at most 1/8 of the tenant's best rate, and a step that
+ *    costs more is undone within one window (<= 50 ms after the drain);
+ *    section 64's cap, when it is set, replaces this one (the probe ends),
+ *    so the two never stack.  The others gain the depth it gives up: the
+ *    read latency falls into the band and the controller leaves OVERLOADED.
+ *    Cost: nothing on the common path -- the probe runs inside section
+ *    64's sampling gate (plus one test of pd_state there) and the dispatch
+ *    side's self_deep reads pd_cap beside sd_cap.
+ *    1000-mix fast gate on main 461b7a3 (total; work, stall, weights,
+ *    limit, reserve, slo, jain; starve): seed 1 361 (138, 0, 206, 0, 1,
+ *    16, 34; 3) -> 359 (138, 0, 204, 0, 1, 16, 34; 3), seed 2 339 (125, 3,
+ *    193, 0, 0, 25, 49; 4) -> 336 (123, 3, 193, 0, 0, 25, 48; 4); no row
+ *    worse.  s2-201 2.517 -> passes (gimbal 2.777), s2-351 1.722 -> passes.
+ *    (measurements and variants: docs/scheduler-log.md section 77)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -1776,6 +1830,15 @@ enum { SD_RATIO = 4 };                              /* qos: ... its reads this m
 enum { SD_DRIVE_MIN = 16 };                         /* qos: ... and the cap shrinks only with this many IOs in the drive (64) */
 enum { SD_DOM_MIN = (4 * SD_DRIVE_MIN + 4) / 5 };      /* qos: ... so a tenant holding 4/5 of it has >= 13 in flight (64) */
 static const uint64_t SELF_FRESH_NS = 100000000ull; /* qos: ... the others' reads count for 100 ms (64) */
+enum { PD_IDLE, PD_BASE, PD_DRAIN, PD_MEAS, PD_HOLD }; /* qos: section 77's probe states */
+static const uint64_t PD_WIN_NS = 10000000ull;      /* qos: section 77 measures a depth over 10 ms */
+static const uint64_t PD_HOLD_NS = 100000000ull;    /* qos: ... holds the depth found for 100 ms */
+static const uint64_t PD_BACKOFF_NS = 1000000000ull; /* qos: ... and probes no tenant whose depth paid for 1 s */
+static const uint64_t PD_WIN_MAX_NS = 50000000ull;  /* qos: ... a window closes after 10 ms and PD_WIN_IOS completions, or 50 ms */
+enum { PD_WIN_IOS = 64 };                           /* qos: ... (64 completions: a rate, not noise) */
+enum { PD_KEEP_X8 = 7 };                            /* qos: ... a depth "buys nothing" while 7/8 of the best rate stays */
+enum { PD_START = 32 };                             /* qos: ... and probes a tenant only with >= 32 reads in flight */
+enum { PD_SLOW_X = 5 };                             /* qos: ... whose reads take > 5 x the band's ceiling */
 enum { SFQ_LAG_Q4 = 5 };                            /* qos, two buckets: a large head waits while its tag leads by 5/4 quantum per weight (63) */
 static const uint64_t SFQ_BACKLOG_NS = 10000000ull; /* qos, two buckets: queued 10 ms before its tag counts as the least (63) */
 static const uint64_t SFQ_CROSS_NS = 40000000ull;   /* qos, two buckets: the other bucket's members gate a head waiting < 40 ms (68) */
@@ -1842,6 +1905,14 @@ typedef struct tenant {
     uint32_t sd_cap;          /* qos: its reads' in-flight cap while it queues behind itself (0: none; section 64) */
     uint64_t p_cost0;         /* qos: its cost completed when the cost period began (section 76) */
     uint64_t p_q0;            /* qos: its time queued when the cost period began (section 76) */
+    uint32_t pd_state;        /* qos: section 77's depth probe: PD_IDLE .. PD_HOLD */
+    uint32_t pd_cap;          /* qos: its reads' in-flight cap the probe set (0: none; section 77) */
+    uint32_t pd_prev;         /* qos: ... the cap before the step being measured (0: none) */
+    uint64_t pd_t0, pd_b0;    /* qos: ... the window's start and the bytes it had completed then */
+    uint64_t pd_n0;           /* qos: ... and the IOs */
+    uint64_t pd_rb, pd_rns;   /* qos: ... the best window so far: bytes completed over ns */
+    uint64_t pd_until;        /* qos: ... hold (PD_HOLD) or back-off (PD_IDLE) until */
+    uint64_t pd_rate;         /* qos: ... the controller's rate when the probe began */
 } tenant;
 
 typedef struct dlist {
@@ -3740,7 +3811,10 @@ static inline uint64_t win_cap(const jbof_sched *s, tenant *t)
  * complete_t) */
 static inline int self_deep(const tenant *t)
 {
-    return t->sd_cap && t->inflight >= t->sd_cap && t->ring[t->head].io->opcode == JBOF_OP_READ;
+    uint32_t c = t->sd_cap;
+    if (__builtin_expect(t->pd_cap != 0, 0) && (!c || t->pd_cap < c))
+        c = t->pd_cap; /* section 77 */
+    return c && t->inflight >= c && t->ring[t->head].io->opcode == JBOF_OP_READ;
 }
 
 /* May t not send its next IO now for lack of in-flight room?
@@ -4520,6 +4594,113 @@ static inline int self_slow(const jbof_sched *s, const tenant *t, uint64_t now_n
            s->minor_last_ns && s->minor_last_ns + SELF_FRESH_NS > now_ns;
 }
 
+/* section 77: a probe whose cap cost its tenant throughput gives the
+ * controller back the rate it had when the probe began: the OVERLOADED
+ * clamp (ctl.c 3) took the capped completions as the drive's, and
+ * OVERLOADED never grows the rate again.  The window restarts so that the
+ * capped completions do not feed the next clamp. */
+static void pd_unclamp(jbof_sched *s, uint64_t rate, uint64_t now_ns)
+{
+    if (s->ctl.rate_cost_bps < rate)
+        s->ctl.rate_cost_bps = rate;
+    if (s->ctl.meas_rate_cost_bps < rate)
+        s->ctl.meas_rate_cost_bps = rate;
+    s->ctl.win_start_ns = now_ns;
+    s->ctl.win_cost = 0;
+    s->ctl.win_n = 0;
+}
+
+/* section 77: one step of t's depth probe, at one of its read completions
+ * (t->inflight no longer counts it) */
+static void depth_probe(jbof_sched *s, tenant *t, uint64_t now_ns)
+{
+    uint64_t b = t->done_bytes[0] + t->done_bytes[1], k = t->done_ios[0] + t->done_ios[1];
+    uint32_t n = t->inflight + 1;
+    uint64_t dt = now_ns - t->pd_t0;
+    int closed = (dt >= PD_WIN_NS && k - t->pd_n0 >= PD_WIN_IOS) || dt >= PD_WIN_MAX_NS;
+    if (__builtin_expect(t->sd_cap != 0, 0)) {
+        /* section 64 holds it: its cap, not ours */
+        if (t->pd_state) {
+            t->pd_state = PD_IDLE;
+            t->pd_cap = 0;
+            t->pd_until = now_ns + PD_HOLD_NS;
+        }
+        return;
+    }
+    switch (t->pd_state) {
+    case PD_IDLE:
+        if (now_ns >= t->pd_until && !s->n_lc_active && n >= PD_START && s->ctl.state == JBOF_CTL_OVERLOADED && s->inflight_ios + 1 >= SD_DRIVE_MIN &&
+            5 * n >= 4 * (s->inflight_ios + 1) && s->ctl.base_ns && t->lat_r_ns > PD_SLOW_X * s->ctl.band_hi_ns) {
+            t->pd_state = PD_BASE;
+            t->pd_t0 = now_ns;
+            t->pd_b0 = b;
+            t->pd_n0 = k;
+            t->pd_rate = s->ctl.rate_cost_bps;
+        }
+        return;
+    case PD_BASE:
+        if (!closed)
+            return;
+        if (k - t->pd_n0 < PD_WIN_IOS || n < PD_START) {
+            /* too few IOs to measure a rate by, or no longer deep */
+            t->pd_state = PD_IDLE;
+            t->pd_until = now_ns + (n < PD_START ? PD_HOLD_NS : PD_BACKOFF_NS);
+            return;
+        }
+        t->pd_rb = b - t->pd_b0;
+        t->pd_rns = now_ns - t->pd_t0;
+        t->pd_prev = 0;
+        t->pd_cap = n / 2 > SELF_DEEP_MIN ? n / 2 : SELF_DEEP_MIN;
+        t->pd_state = PD_DRAIN;
+        return;
+    case PD_DRAIN:
+        if (t->inflight <= t->pd_cap) {
+            t->pd_state = PD_MEAS;
+            t->pd_t0 = now_ns;
+            t->pd_b0 = b;
+            t->pd_n0 = k;
+        }
+        return;
+    case PD_MEAS: {
+        if (!closed)
+            return;
+        uint64_t rb = b - t->pd_b0, rns = now_ns - t->pd_t0;
+        if (rb * t->pd_rns * 8 >= PD_KEEP_X8 * t->pd_rb * rns) {
+            /* the halved depth kept 7/8 of the best rate: it bought nothing */
+            if (rb * t->pd_rns > t->pd_rb * rns) {
+                t->pd_rb = rb;
+                t->pd_rns = rns;
+            }
+            if (t->pd_cap > SELF_DEEP_MIN) {
+                t->pd_prev = t->pd_cap;
+                t->pd_cap = t->pd_cap / 2 > SELF_DEEP_MIN ? t->pd_cap / 2 : SELF_DEEP_MIN;
+                t->pd_state = PD_DRAIN;
+                return;
+            }
+        } else {
+            /* it paid: back to the depth before this step, and the rate
+             * the controller clamped to the capped completions back too */
+            t->pd_cap = t->pd_prev;
+            pd_unclamp(s, t->pd_rate, now_ns);
+            if (!t->pd_cap) {
+                t->pd_state = PD_IDLE;
+                t->pd_until = now_ns + PD_BACKOFF_NS;
+                return;
+            }
+        }
+        t->pd_state = PD_HOLD;
+        t->pd_until = now_ns + PD_HOLD_NS;
+        return;
+    }
+    default: /* PD_HOLD */
+        if (now_ns >= t->pd_until) {
+            t->pd_cap = 0;
+            t->pd_state = PD_IDLE;
+        }
+        return;
+    }
+}
+
 /* section 64: a read of t's completed after d ns in the drive (size-
  * normalized): its own and the others' read EWMAs, and its read cap --
  * shrunk while it is slow holding >= 4/5 of a drive >= SD_DRIVE_MIN deep
@@ -4528,6 +4709,7 @@ static __attribute__((noinline, cold)) void self_deep_sample(jbof_sched *s, tena
                                                                   uint64_t now_ns)
 {
     t->lat_r_ns += (uint64_t)(((int64_t)d - (int64_t)t->lat_r_ns) >> 3);
+    depth_probe(s, t, now_ns);
     uint32_t cap = t->sd_cap;
     int slow = cap ? self_slow(s, t, now_ns) : 0; /* judged before this read joins the others' EWMA */
     if (5 * (t->inflight + 1) >= 4 * (s->inflight_ios + 1)) {
@@ -4630,7 +4812,7 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
         if (__builtin_expect(op == JBOF_OP_READ && pol == JBOF_POLICY_QOS && /* section 64, only near a dominant tenant */
                              ((t->inflight + 1 >= SD_DOM_MIN && s->inflight_ios + 1 >= SD_DRIVE_MIN &&
                                5 * (t->inflight + 1) >= 4 * (s->inflight_ios + 1)) ||
-                              t->sd_cap || s->dom_ns + SELF_FRESH_NS > now_ns), 0))
+                              t->sd_cap || t->pd_state || s->dom_ns + SELF_FRESH_NS > now_ns), 0))
             self_deep_sample(s, t, io->tenant,
                              io->length_bytes > CTL_NORMALIZE_BYTES ? ctl_normalize(dev, io->length_bytes) : dev, now_ns);
         ctl_sample(&s->ctl, op, io->length_bytes, c, dev, now_ns);

@@ -47,6 +47,12 @@ OPEN: dict[str, set[str]] = {
     # (class L: t1's 810 KB reads 1.36 x, t3's 4 KiB reads 0.41 x their weight share on main) and
     # sweep-s2-8 (class X: two readers 0.62, two writers 1.38) pass every invariant
     "sweep-s1-959": set(), "sweep-s2-8": set(),
+    # sched.c section 77 (a deep reader's depth halved while its completion rate holds): sweep-s2-201
+    # (a 16 KiB QD-128 reader holding ~110 of a clean SATA drive's ~115 IOs: work 2.517 < 0.95 x
+    # gimbal 2.777, jain) and sweep-s2-351 (work) pass every invariant, and so do the weights mixes
+    # sweep-s1-190, sweep-s1-841 and sweep-s2-380, where the probe also fires
+    "sweep-s2-201": set(), "sweep-s2-351": set(), "sweep-s1-190": set(), "sweep-s1-841": set(),
+    "sweep-s2-380": set(),
     # sched.c section 41 (a large IO beside an SLO waits for the SLO tenant's IOs): sweep-s1-904's
     # 300 us-SLO reader behind t0's large IOs now meets its SLO (slo was open); sweep-s1-723's QD-1
     # 4 KiB reader behind t1's 1 MiB randrw on SATA: p99 1933 -> 188 us (SLO 1000, gimbal 287)
