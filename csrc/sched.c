@@ -1766,6 +1766,46 @@
  *    193, 0, 0, 25, 49; 4) -> 336 (123, 3, 193, 0, 0, 25, 48; 4); no row
  *    worse.  s2-201 2.517 -> passes (gimbal 2.777), s2-351 1.722 -> passes.
  *    (measurements and variants: docs/scheduler-log.md section 77)
+ *
+ * 79. A latency-bound reader's reads behind a write's debt (issue 11, qos,
+ *    one-bucket mode; the jain and work rows).  Why.  With one bucket
+ *    (section 18) a write costing megabytes (s2-765: 128 KiB at wf 8.9,
+ *    1.17 MB; s1-235: 256 KiB, 2.25 MB) leaves the bucket that deep in
+ *    debt, and a reader at QD 2-16 beside it, whose reads are in the drive
+ *    and whose queue empties between them, is off the round while the
+ *    writer earns the quanta for its next write; its next reads wait out
+ *    the whole debt (s2-765: queued 89% of its time, 0.26 of its solo
+ *    rate against gimbal's 0.51, where the debt sits on the write half).
+ *    DRR cannot give it back: a tenant that cannot queue cannot bank.
+ *    Rule.  A take that turns a positive bucket to <= 0 starts an episode;
+ *    it opens (bw_open) only if that IO is not a read and the debt is at
+ *    least BW_DEBT_BUCKETS (8) buckets (2 MiB of cost), and ends when the
+ *    bucket is positive again.  While it is open, a dispatch that finds
+ *    the bucket <= 0 lets tenants on the round send queued reads
+ *    (bw_serve, out of the round's order, which stays as it was) if the
+ *    tenant is not the episode's writer, its deficit is >= 0 (charged as
+ *    any IO), it is latency-bound (its queue empty >= 1/BW_EMPTY_X = 1/20
+ *    of its time since added -- the weights row's backlogged tenants are
+ *    not), and the read fits its allowance: its reads passed in the
+ *    episode within debt x weight / active weight, all passers together
+ *    within the debt.  Passed reads are not charged to the bucket (a
+ *    charged pass made the writer's next wait longer and cost work: s1-30,
+ *    s1-75) and are marked (io->pad16) so that section 8's empty-drive
+ *    lift and underfill test do not count them (with them counted, a
+ *    reader kept the drive from ever emptying and the lift that forgives
+ *    the debt never came: s1-193, s1-515 lost a quarter of the backlogged
+ *    tenants' cost).  No pass while a queued tenant has sent nothing for
+ *    BW_STUCK_NS (20 ms) with its head waiting as long (the starve row:
+ *    s1-309, s2-446).  Bounds: per episode at most one write's debt of
+ *    extra reads, only reads, only latency-bound tenants with a
+ *    non-negative deficit, one-bucket mode without a reservation.
+ *    1000-mix fast gate on main 461b7a3: seed 1 361 -> 352 (work 138 ->
+ *    134, weights 206 -> 200, jain 34 -> 33), seed 2 339 -> 331 (work
+ *    125 -> 121, weights 193 -> 189, jain 49 -> 48), no row worse.  Cost:
+ *    a few compares per take in one-bucket mode, a store per submit and a
+ *    test per completion; bw_serve (out of line) only while an episode is
+ *    open and the bucket empty: bench-sched 513.4 / 434.3 -> 523.2 / 444.1.
+ *    (measurements and variants: docs/scheduler-log.md section 79)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -1825,6 +1865,10 @@ enum { BIG_SCORE_MAX = 4 * BIG_EVERY };             /* qos: ... and stays on for
 enum { LC_MASK_GAP_X4 = 2 };                        /* qos: section 61: one pass past section 9's mask per half the SLO */
 static const uint64_t BIG_GAP_NS = 50000000ull;     /* qos: ... or one large IO per 50 ms whatever they complete (41) */
 enum { PASS_DRIVE_IOS = 24 };                       /* qos, one bucket: no pass past the empty bucket into a deeper drive (46) */
+enum { BW_DEBT_BUCKETS = 8 };                       /* qos, one bucket: a write's debt this deep opens a section 79 episode */
+enum { BW_EMPTY_X = 20 };                           /* section 79: latency-bound = queue empty >= 1/BW_EMPTY_X of its time */
+enum { BW_PASSED = 1 };                             /* section 79: io->pad16 of a read passed behind a write's debt */
+static const uint64_t BW_STUCK_NS = 20000000ull;    /* section 79: no pass while a queued tenant has sent nothing this long */
 enum { SELF_DEEP_MIN = 4 };                         /* qos: section 64's cap never holds a tenant's reads under 4 in flight */
 enum { SD_RATIO = 4 };                              /* qos: ... its reads this many times slower than the others' (64) */
 enum { SD_DRIVE_MIN = 16 };                         /* qos: ... and the cap shrinks only with this many IOs in the drive (64) */
@@ -1913,6 +1957,8 @@ typedef struct tenant {
     uint64_t pd_rb, pd_rns;   /* qos: ... the best window so far: bytes completed over ns */
     uint64_t pd_until;        /* qos: ... hold (PD_HOLD) or back-off (PD_IDLE) until */
     uint64_t pd_rate;         /* qos: ... the controller's rate when the probe began */
+    uint64_t bw_ep;           /* qos, one bucket: the write-debt episode bw_sent counts in (section 79) */
+    int64_t bw_sent;          /* qos, one bucket: its reads' cost passed in episode bw_ep (section 79) */
 } tenant;
 
 typedef struct dlist {
@@ -2001,6 +2047,11 @@ struct jbof_sched {
     uint32_t cost_mode;       /* cost_of's mode (COST_MODE_*; qos: cost.c section 5): mode_sync */
     uint32_t one_mode;        /* one_bucket(s) as of the last mode_sync (section 6) */
     int64_t pass_debt;        /* qos, one bucket: cost sent past the empty bucket since it was last positive (46) */
+    uint64_t bw_ep;           /* qos, one bucket: write-debt episodes opened so far (section 79) */
+    int64_t bw_debt;          /* qos, one bucket: the open episode's write debt (0: none open; section 79) */
+    int64_t bw_sent;          /* qos, one bucket: reads' cost passed in the open episode (section 79) */
+    uint32_t bw_owner;        /* qos, one bucket: the tenant whose write opened it (section 79) */
+    uint32_t bw_inflight;     /* qos: passed reads in the drive (section 79) */
     uint64_t vs_now;          /* qos, two buckets: the last dispatch's weighted service (section 58) */
     uint64_t vbe_now;         /* qos, two buckets: the last best-effort dispatch's start tag (section 63) */
     uint32_t rel_n[2];        /* qos: releases from held[k] (section 58) */
@@ -2958,6 +3009,7 @@ static inline __attribute__((always_inline)) int submit_t(jbof_sched *s, tenant 
     io->submit_ns = now_ns;
     io->gen = t->gen;
     io->cost = cost_of(&s->cost, io->opcode, io->flags, io->length_bytes, (int)s->cost_mode); /* mode_sync */
+    io->pad16 = 0; /* section 79's mark */
     e->seq = s->seq++;
     if (t->count++ == 0)
         submit_backlogged(s, io->tenant, t, now_ns);
@@ -3411,6 +3463,95 @@ static inline int pass_ok(const jbof_sched *s, const tenant *t, const jbof_io *h
 {
     return !t->inflight && t->count == 1 && s->inflight_ios <= PASS_DRIVE_IOS && t->in_turn && t->deficit >= (int64_t)h->cost &&
            s->pass_debt + (int64_t)h->cost <= (int64_t)s->cfg.ctl.bucket_bytes;
+}
+
+/* section 79: the IO just taken (h, bucket balance `before` ahead of it)
+ * took a positive bucket to <= 0 -- a new debt episode; it opens for the
+ * pass below only if h is a write (or other non-read) whose debt is at
+ * least BW_DEBT_BUCKETS buckets */
+static __attribute__((noinline)) void bw_open_episode(jbof_sched *s, uint32_t id, const jbof_io *h)
+{
+    s->bw_ep++;
+    s->bw_sent = 0;
+    s->bw_owner = id;
+    s->bw_debt = h->opcode != JBOF_OP_READ && -s->ctl.tokens[0] >= (int64_t)BW_DEBT_BUCKETS * (int64_t)s->cfg.ctl.bucket_bytes
+                     ? -s->ctl.tokens[0]
+                     : 0;
+}
+static inline void bw_open(jbof_sched *s, uint32_t id, const jbof_io *h, int64_t before)
+{
+    /* (a debt too shallow to open one only needs to close an open one) */
+    if (before > 0 && s->ctl.tokens[0] <= 0 &&
+        __builtin_expect(s->bw_debt || -s->ctl.tokens[0] >= (int64_t)BW_DEBT_BUCKETS * (int64_t)s->cfg.ctl.bucket_bytes, 0))
+        bw_open_episode(s, id, h);
+}
+
+/* section 79: may t (id) pass read h behind the open episode's write debt? */
+static inline int bw_ok(const jbof_sched *s, uint32_t id, const tenant *t, const jbof_io *h, uint64_t now_ns)
+{
+    if (h->opcode != JBOF_OP_READ || id == s->bw_owner || t->deficit < 0 || !s->active_weight)
+        return 0;
+    /* latency-bound: its queue empty >= 1/BW_EMPTY_X of the time since it was added */
+    if (t->q_empty_ns * BW_EMPTY_X < now_ns - t->q_added_ns)
+        return 0;
+    int64_t c = (int64_t)h->cost;
+    if (s->bw_sent + c > s->bw_debt)
+        return 0; /* all passers together: at most the write's debt */
+    int64_t sent = t->bw_ep == s->bw_ep ? t->bw_sent : 0;
+    return sent + c <= (int64_t)(((__int128)s->bw_debt * t->cfg.weight) / s->active_weight);
+}
+
+/* section 79: a tenant with queued IO that has sent nothing for BW_STUCK_NS
+ * and whose head has waited as long -- no pass lengthens its wait */
+static inline int bw_stuck(const jbof_sched *s, uint64_t now_ns)
+{
+    const dlist *l = &s->drr;
+    int32_t j = l->head;
+    for (uint32_t i = 0; i < l->len && j >= 0; i++) {
+        const tenant *u = s->t[j];
+        if (u->count && now_ns - u->last_take_ns >= BW_STUCK_NS && now_ns - u->ring[u->head].io->submit_ns >= BW_STUCK_NS)
+            return 1;
+        j = u->next;
+    }
+    return 0;
+}
+
+/* section 79: in one-bucket mode, with the bucket in an open episode's write
+ * debt, the latency-bound readers on the round send their queued reads
+ * within their allowances, out of the round's order (which stays as it is),
+ * on their deficits and not charged to the bucket; marked, so that section
+ * 8's empty drive and underfill do not count them */
+static __attribute__((noinline)) int bw_serve(jbof_sched *s, jbof_io **out, int n, int max, uint64_t now_ns)
+{
+    dlist *l = &s->drr;
+    if (!s->bw_debt || l->head < 0 || bw_stuck(s, now_ns))
+        return n;
+    int32_t id = l->head;
+    uint32_t len = l->len;
+    for (uint32_t i = 0; i < len && id >= 0 && n < max; i++) {
+        tenant *t = s->t[id];
+        int32_t nx = t->next;
+        while (n < max && s->inflight_ios < s->cfg.max_inflight_ios && t->count) {
+            jbof_io *h = t->ring[t->head].io;
+            if ((t->rated && !limit_ok(s, t, now_ns)) || !bw_ok(s, (uint32_t)id, t, h, now_ns))
+                break;
+            if (t->bw_ep != s->bw_ep) {
+                t->bw_ep = s->bw_ep;
+                t->bw_sent = 0;
+            }
+            t->bw_sent += h->cost;
+            s->bw_sent += h->cost;
+            t->deficit -= h->cost;
+            take(s, (uint32_t)id, t, &out[n++], now_ns, JBOF_POLICY_QOS, LIST_DRR, 1); /* may unlink t */
+            s->ctl.tokens[0] += h->cost; /* not charged */
+            h->pad16 = BW_PASSED;
+            s->bw_inflight++;
+        }
+        if (!l->len)
+            break;
+        id = nx;
+    }
+    return n;
 }
 
 /* section 22: the mask stands aside while a reservation is active and k is
@@ -4053,7 +4194,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             s->starved |= want & ~have;
             if (want)
                 *waiting = 1;
-            return 0;
+            return one && !resv && s->bw_debt ? bw_serve(s, out, 0, max, now_ns) : 0; /* section 79 */
         }
     }
     /* buckets with held tenants and tokens: tokens only fall during a call */
@@ -4200,7 +4341,10 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
         t->deficit -= h->cost;
         if (!one && h->length_bytes > CTL_NORMALIZE_BYTES && s->ctl.target_cap_ns)
             big_took(s, t, h, now_ns); /* section 41 (before take: it may advance t's head) */
+        int64_t before = s->ctl.tokens[k];
         take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, LIST_DRR, one); /* may unlink t */
+        if (one && !resv)
+            bw_open(s, id, h, before); /* section 79 */
         if (s->ctl.tokens[k] <= 0) {
             /* its bucket ran dry: go on only if someone can use the other
              * one (the check at the start of the round, knowing k is empty) */
@@ -4219,6 +4363,8 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             }
         }
     }
+    if (one && !resv && s->bw_debt && s->ctl.tokens[0] <= 0)
+        n = bw_serve(s, out, n, max, now_ns); /* section 79 */
     return n;
 }
 
@@ -4295,7 +4441,10 @@ static inline __attribute__((always_inline)) int dispatch_ctl(jbof_sched *s, uin
         }
         ctl_refill_one(&s->ctl, now_ns);
         if (s->ctl.tokens[0] > 0)
+        {
             s->pass_debt = 0; /* section 46: a new episode */
+            s->bw_debt = 0;   /* section 79: the write's debt is paid */
+        }
     } else if (qos && !s->n_lc_active) {
         /* section 11: the refill is split by how many tenants wait on each
          * bucket (on the round, held, or parked), not half and half */
@@ -4323,8 +4472,8 @@ static inline __attribute__((always_inline)) int dispatch_ctl(jbof_sched *s, uin
         s->ctl.rate_cost_bps = s->ctl.meas_rate_cost_bps > s->cfg.ctl.rate_max_cost_bps ? s->cfg.ctl.rate_max_cost_bps
                                                                          : s->ctl.meas_rate_cost_bps;
     }
-    if (qos && s->inflight_ios == 0) {
-        /* section 8: an empty drive never waits long for pacing debt -- the
+    if (qos && s->inflight_ios <= s->bw_inflight) {
+        /* section 8 (79: passed reads do not count): an empty drive never waits long for pacing debt -- the
          * debt paid for IO that has completed; one IO of each kind may go.
          * Not on a drive that answers faster than INSTANT_NS (RAM): it
          * completes inline, is empty at every dispatch, and without its
@@ -4547,7 +4696,7 @@ static inline __attribute__((always_inline)) void complete_due(jbof_sched *s, co
         uint32_t st = c->state;
         /* section 8: a drive left empty while IO waits is underfilled
          * (read by the evaluation only: computed for it, section 6) */
-        c->underfilled = s->cfg.policy == JBOF_POLICY_QOS && s->inflight_ios < UNDERFILL_IOS && s->n_backlogged > 0;
+        c->underfilled = s->cfg.policy == JBOF_POLICY_QOS && s->inflight_ios < UNDERFILL_IOS + s->bw_inflight && s->n_backlogged > 0;
         /* section 17: a read, only t's IO is in the drive and another
          * tenant waits -- its latency is its own queueing (under SLO
          * steering only as section 65 says) */
@@ -4756,6 +4905,8 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
     t->inflight--;
     t->inflight_cost -= c;
     s->inflight_ios--;
+    if (__builtin_expect(io->pad16 == BW_PASSED, 0) && s->bw_inflight)
+        s->bw_inflight--; /* section 79 */
     s->inflight_cost -= c;
     if (on_scav_list(s, t)) {
         s->scav_inflight_cost = s->scav_inflight_cost > c ? s->scav_inflight_cost - c : 0;

@@ -1558,6 +1558,61 @@ static void test_pass_empty_bucket(void)
     jbof_sched_destroy(s);
 }
 
+/* sched.c section 79: in one-bucket mode a write that leaves the bucket at
+ * least BW_DEBT_BUCKETS buckets in debt opens an episode; a latency-bound
+ * reader with IO in the drive (so section 46 does not apply) sends its next
+ * read past that debt, not charged to the bucket, while the writer's next
+ * write waits for the refill. */
+static void test_read_behind_write_debt(void)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    uint32_t w = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    uint32_t r = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    static jbof_io iw[2], ir[3];
+    memset(iw, 0, sizeof(iw));
+    memset(ir, 0, sizeof(ir));
+    jbof_io *out[8];
+    jbof_drive_stats ds;
+    uint64_t now = 2000000; /* R's queue was empty 2 ms: latency-bound */
+    for (int i = 0; i < 3; i++)
+        ir[i] = (jbof_io){.tenant = r, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = (uint64_t)(10 + i)};
+    for (int i = 0; i < 2; i++)
+        iw[i] = (jbof_io){.tenant = w, .opcode = JBOF_OP_WRITE, .length_bytes = 1048576, .tag = (uint64_t)i};
+    CHECK_EQ(jbof_sched_submit(s, &ir[0], now), 0);
+    CHECK_EQ(jbof_sched_submit(s, &ir[1], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 2);
+    /* W's 1 MiB write costs more than BW_DEBT_BUCKETS (8) buckets past a
+     * full one: it goes and leaves that debt */
+    CHECK_EQ(jbof_sched_submit(s, &iw[0], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
+    CHECK(out[0] == &iw[0]);
+    CHECK(iw[0].cost >= 9u * 262144u);
+    CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
+    CHECK(ds.tokens <= -8 * 262144);
+    /* 100 us later R's first read completes; its next one and W's next
+     * write are queued */
+    now += 100000;
+    CHECK_EQ(jbof_sched_complete(s, &ir[0], now, 0), 0);
+    CHECK_EQ(jbof_sched_submit(s, &iw[1], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0); /* W waits for the refill */
+    CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
+    int64_t debt = ds.tokens;
+    CHECK(debt < 0);
+    CHECK_EQ(jbof_sched_submit(s, &ir[2], now), 0);
+    /* R's read goes past the write's debt (without section 79 nothing went:
+     * R has a read in the drive, so section 46 does not pass it), and the
+     * bucket is not charged for it; W's write waits */
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
+    CHECK(out[0] == &ir[2]);
+    CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
+    CHECK_EQ(ds.tokens, debt);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0);
+    /* the passed read completes like any other */
+    CHECK_EQ(jbof_sched_complete(s, &ir[2], now + 100000, 0), 0);
+    CHECK_EQ(jbof_sched_complete(s, &ir[1], now + 100000, 0), 0);
+    jbof_sched_destroy(s);
+}
+
 /* Two-bucket mode for sections 58 and 63: tenant 0 a QD-1 4 KiB reader with
  * a 500 us SLO, tenants 1..n-1 best effort of weight 1 (their loads set by
  * the caller). */
@@ -2340,6 +2395,7 @@ int main(void)
     test_progress_escape_first();
     test_lc_past_mask();
     test_pass_empty_bucket();
+    test_read_behind_write_debt();
     test_held_release_order();
     test_self_deep_cap();
     test_depth_probe();
