@@ -113,8 +113,13 @@
  *    Bounds: the ceiling is never under the fixed rule's half SLO (a
  *    tighter one bought nothing: the SLO tenant's p99 moved 0-0.1 x SLO
  *    while utilization fell up to 22%, docs/scheduler-log.md 81, V1), and
- *    never over SLO x 3/4 -- the learned band (3b) still caps it, so an SLO
- *    of 2 ms or more, whose half is over band_hi, is not steered at all.
+ *    never over SLO x 3/4 -- the learned band (3b) still caps it, and the
+ *    steered value applies only where that band leaves it at least one
+ *    step of room (band_hi >= cap x 5/4): an SLO whose half is near or over
+ *    band_hi (500 us on a dct983 with band_hi 252 us, 1 ms and up) keeps
+ *    the fixed rule, since a few microseconds of ceiling there only move
+ *    the run's trajectory (the CI sample's s11-34 and s11-35, weights and
+ *    starve new, docs/scheduler-log.md 81, V12).
  *    It does not relax while the cap is under the drive's floor (1.5 x
  *    base_min_ns): sched.c section 65 handles that case.  Worked example:
  *    SLO 400 us, cap 200 us; four good windows take the ceiling to 250
@@ -292,8 +297,12 @@ static void band_compute(const ctl_state *c, uint64_t *lo_out, uint64_t *hi_out)
         if (hi > c->cfg.lat_max_ns)
             hi = c->cfg.lat_max_ns;
     }
-    if (c->target_cap_ns && c->steer_ns < hi) /* 3c: the steered SLO ceiling */
-        hi = c->steer_ns;
+    if (c->target_cap_ns) { /* 3c: the steered SLO ceiling, where the band leaves it a step of room */
+        uint64_t cap = c->target_cap_ns;
+        uint64_t h = hi >= cap + cap / CTL_LC_AI_DIV ? c->steer_ns : cap;
+        if (h < hi)
+            hi = h;
+    }
     if (lo >= hi)
         lo = hi / 2;
     *lo_out = lo;

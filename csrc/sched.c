@@ -1629,9 +1629,10 @@
  *    already 0.5-0.9 x SLO: a narrow margin.  ctl.c 3c moves the band's
  *    ceiling between SLO / 2 and SLO x 3/4 by the tenant's own 50 ms
  *    windows (back to SLO / 2 on > 1% past the SLO, + SLO / 8 on <= 1% past
- *    SLO x 3/4); target_cap_ns, which sections 26, 28b, 32, 37, 41 and 65
- *    read, is unchanged.  1000-mix fast gate: s1 358 -> 356, s2 335 -> 333,
- *    no row worse, no new mix (docs/scheduler-log.md 81).
+ *    SLO x 3/4; only where band_hi leaves the cap a step of room, not under
+ *    the drive's floor); target_cap_ns, which sections 26, 28b, 32, 37, 41
+ *    and 65 read, is unchanged.  1000-mix fast gate: s1 358 -> 357, s2
+ *    335 -> 333, no row worse, no new mix (docs/scheduler-log.md 81).
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -48,7 +48,7 @@ OPEN: dict[str, set[str]] = {
     # sweep-s2-8 (class X: two readers 0.62, two writers 1.38) pass every invariant
     "sweep-s1-959": set(), "sweep-s2-8": set(),
     # ctl.c 3c (sched.c section 81: the band's SLO ceiling steered between half the SLO and 3/4 of it
-    # by the SLO tenant's own tail) -- sweep-s2-983 (a 300 us-SLO reader): qos util 2.748 -> 2.899
+    # by the SLO tenant's own tail) -- sweep-s2-983 (a 300 us-SLO reader): qos util 2.748 -> 2.901
     # (fifo 2.912); sweep-s1-274 (SATA, a 500 us-SLO reader): the SLO tenant's p99 under qos 500 ->
     # 475 us, so token-bucket's 541 us now breaks narrowing 3's max(SLO, 1.1 x qos) and is waived
     # (qos util 1.060 -> 1.051).  Both pass every invariant
