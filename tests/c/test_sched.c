@@ -2116,8 +2116,9 @@ static void test_self_deep_cap(void)
  * SLO / 8 a window, to SLO x 3/4 at most; a window with 2 of 100 past the
  * SLO puts it back at half the SLO; one with 2 of 100 in (SLO x 3/4, SLO]
  * holds it.  A QD-1 tenant idle between its IOs (cap 0, then the same cap)
- * keeps the steered value; a new tightest SLO starts at half of it.
- * Without 3c the ceiling stays at the cap (200 us) throughout. */
+ * keeps the steered value; a new tightest SLO starts at half of it; a
+ * cap the learned band leaves no step of room (band_hi < cap x 5/4) is
+ * not steered.  Without 3c the ceiling stays at the cap throughout. */
 static uint64_t lc_win(ctl_state *c, uint64_t *now, uint32_t n_over_slo, uint32_t n_over_3q, uint64_t slo)
 {
     for (uint32_t i = 0; i < 100; i++) {
@@ -2155,6 +2156,15 @@ static void test_lc_steer(void)
     ctl_set_cap(&c, 100000); /* a tighter SLO (200 us) arrives */
     ctl_band(&c, &lo, &hi);
     CHECK_EQ(hi, 100000);
+    /* a learned band of 126-252 us (base 84 us): a 500 us SLO's cap (250
+     * us) has no step of room under band_hi and keeps the fixed rule; a
+     * 300 us SLO's (150 us) has, and is steered */
+    c.base_ns = 84000;
+    ctl_set_cap(&c, 250000);
+    CHECK_EQ(lc_win(&c, &now, 0, 0, 500000), 250000);
+    CHECK_EQ(lc_win(&c, &now, 0, 0, 500000), 250000);
+    ctl_set_cap(&c, 150000);
+    CHECK_EQ(lc_win(&c, &now, 0, 0, 300000), 187500);
 }
 
 int main(void)
