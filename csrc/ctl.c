@@ -94,6 +94,40 @@
  *    8 * 4 * 7680 = 245760 to the rate, exactly what four per-IO
  *    evaluations of 61440 each would.
  *
+ * 3c. The SLO ceiling, steered by the SLO tenant's own tail (ours; sched.c
+ *    section 81).  Half the tightest SLO is a guess at how far the drive
+ *    may queue before the SLO tenant's tail reaches its SLO; where its tail
+ *    sits well under that, the margin is utilization qos gives away (the
+ *    tenant's p99 at 0.5-0.9 of a 200-500 us SLO with the cap at SLO / 2;
+ *    gimbal, which ignores the SLO, keeps it).  So the band's ceiling
+ *    (steer_ns; target_cap_ns itself, which sched.c's other SLO rules
+ *    read, stays half the SLO) follows the tenant's completions, counted
+ *    without a histogram in 50 ms windows (ctl_on_lc: two compares per SLO
+ *    completion):
+ *
+ *      > 1 in 100 past the SLO         back to half the SLO at once;
+ *      <= 1 in 100 past SLO x 3/4      up by SLO / 8, to SLO x 3/4 at most;
+ *      otherwise                       unchanged.
+ *
+ *    A window needs 16 samples (it is dropped after 200 ms without them).
+ *    Bounds: the ceiling is never under the fixed rule's half SLO (a
+ *    tighter one bought nothing: the SLO tenant's p99 moved 0-0.1 x SLO
+ *    while utilization fell up to 22%, docs/scheduler-log.md 81, V1), and
+ *    never over SLO x 3/4 -- the learned band (3b) still caps it, and the
+ *    steered value applies only where that band leaves it at least one
+ *    step of room (band_hi >= cap x 5/4): an SLO whose half is near or over
+ *    band_hi (500 us on a dct983 with band_hi 252 us, 1 ms and up) keeps
+ *    the fixed rule, since a few microseconds of ceiling there only move
+ *    the run's trajectory (the CI sample's s11-34 and s11-35, weights and
+ *    starve new, docs/scheduler-log.md 81, V12).
+ *    It does not relax while the cap is under the drive's floor (1.5 x
+ *    base_min_ns): sched.c section 65 handles that case.  Worked example:
+ *    SLO 400 us, cap 200 us; four good windows take the ceiling to 250
+ *    and 300 us (then held), 2 reads in 100 past 400 us put it back at
+ *    200 us.  Since a QD-1 SLO tenant is idle between its IOs (cap 0 for
+ *    an instant), the steered value belongs to the cap it was learned for
+ *    (steer_cap_ns) and survives that; a new tightest SLO starts afresh.
+ *
  * 4. Pacing.  Dispatch spends tokens from two buckets, one for reads and
  *    one for writes (and the other commands), as Gimbal does.  The refill at
  *    rate_cost_bps is split evenly; a full bucket (capped at bucket_bytes,
@@ -263,8 +297,12 @@ static void band_compute(const ctl_state *c, uint64_t *lo_out, uint64_t *hi_out)
         if (hi > c->cfg.lat_max_ns)
             hi = c->cfg.lat_max_ns;
     }
-    if (c->target_cap_ns && c->target_cap_ns < hi)
-        hi = c->target_cap_ns;
+    if (c->target_cap_ns) { /* 3c: the steered SLO ceiling, where the band leaves it a step of room */
+        uint64_t cap = c->target_cap_ns;
+        uint64_t h = hi >= cap + cap / CTL_LC_AI_DIV ? c->steer_ns : cap;
+        if (h < hi)
+            hi = h;
+    }
     if (lo >= hi)
         lo = hi / 2;
     *lo_out = lo;
@@ -288,6 +326,37 @@ void ctl_set_cap(ctl_state *c, uint64_t cap_ns)
 {
     if (c->target_cap_ns != cap_ns) {
         c->target_cap_ns = cap_ns;
+        if (cap_ns && cap_ns != c->steer_cap_ns) { /* 3c: a new tightest SLO starts at half of it */
+            c->steer_ns = c->steer_cap_ns = cap_ns;
+            c->lc_n = c->lc_over_slo = c->lc_over_3q = 0;
+            c->lc_win_ns = c->last_lc_ns;
+        }
+        band_refresh(c);
+    }
+}
+
+/* 3c: a tail window is over -- back to half the SLO when more than 1 in
+ * 100 of its samples missed the SLO, up by SLO / 8 (to SLO x 3/4 at most)
+ * when no more than 1 in 100 passed SLO x 3/4, else unchanged */
+static __attribute__((noinline)) void lc_steer(ctl_state *c, uint64_t now_ns)
+{
+    uint64_t cap = c->target_cap_ns, s = c->steer_ns;
+    if (c->lc_n >= CTL_LC_WIN_MIN) {
+        if ((uint64_t)c->lc_over_slo * CTL_LC_TAIL_DIV > c->lc_n) {
+            s = cap;
+        } else if ((uint64_t)c->lc_over_3q * CTL_LC_TAIL_DIV <= c->lc_n &&
+                   (!c->base_min_ns || cap * 2 >= c->base_min_ns * 3)) { /* under the drive's floor: sched.c 65's case */
+            s += cap / CTL_LC_AI_DIV;
+            if (s > cap * CTL_LC_MAX_X4 / 4)
+                s = cap * CTL_LC_MAX_X4 / 4;
+        }
+    } else if (now_ns - c->lc_win_ns < CTL_LC_WIN_MAX_NS) {
+        return; /* too few samples yet: keep counting */
+    }
+    c->lc_n = c->lc_over_slo = c->lc_over_3q = 0;
+    c->lc_win_ns = now_ns;
+    if (s != c->steer_ns) {
+        c->steer_ns = s;
         band_refresh(c);
     }
 }
@@ -298,6 +367,14 @@ void ctl_on_lc(ctl_state *c, uint64_t e2e_ns, uint64_t now_ns)
     int64_t e = (int64_t)c->ewma_lc_ns + (diff >> 1);
     c->ewma_lc_ns = e < 0 ? 0 : (uint64_t)e;
     c->last_lc_ns = now_ns;
+    if (!c->target_cap_ns)
+        return;
+    /* 3c: the tail against the SLO (= cap x 2) and SLO x 3/4 (= cap x 3/2) */
+    c->lc_n++;
+    c->lc_over_3q += 2 * e2e_ns > 3 * c->target_cap_ns;
+    c->lc_over_slo += e2e_ns > 2 * c->target_cap_ns;
+    if (now_ns - c->lc_win_ns >= CTL_LC_WIN_NS)
+        lc_steer(c, now_ns);
 }
 
 /* ctl_refill (section 4) is inline in jbof_internal.h: it runs at every

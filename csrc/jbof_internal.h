@@ -164,6 +164,11 @@ typedef struct ctl_state {
     uint64_t last_eval_ns;
     uint64_t ewma_lc_ns;         /* latency-critical tenants' end-to-end latency */
     uint64_t last_lc_ns;
+    /* ctl.c 3c: the band's SLO ceiling, steered by the SLO tenants' own tail */
+    uint64_t steer_ns;           /* in [cap, cap x 3/2] (SLO / 2 .. SLO x 3/4) */
+    uint64_t steer_cap_ns;       /* the cap steer_ns belongs to (kept while the cap is 0 between a QD-1 tenant's IOs) */
+    uint64_t lc_win_ns;          /* start of the tail window */
+    uint32_t lc_n, lc_over_slo, lc_over_3q; /* SLO tenants' completions in it, those past the SLO, past SLO x 3/4 */
 } ctl_state;
 
 /* A latency-critical tenant's end-to-end latency sample (qos SLO steering). */
@@ -248,6 +253,15 @@ enum {
     CTL_THRESH_CREEP_SHIFT = 8,         /* threshold regains 1/256 of its gap per OK sample */
 };
 #define CTL_SIGNAL_FRESH_NS 100000000ull /* the other kind's EWMA counts for 100 ms */
+/* ctl.c 3c: the SLO tenants' tail window and the steered ceiling's steps */
+#define CTL_LC_WIN_NS 50000000ull      /* a window closes after 50 ms ... */
+#define CTL_LC_WIN_MAX_NS 200000000ull /* ... with >= CTL_LC_WIN_MIN samples, or is dropped after 200 ms */
+enum {
+    CTL_LC_WIN_MIN = 16,   /* samples a window needs to judge the tail */
+    CTL_LC_TAIL_DIV = 100, /* the tail: more than 1 sample in 100 */
+    CTL_LC_AI_DIV = 4,     /* a good window relaxes the ceiling by cap / 4 (SLO / 8) */
+    CTL_LC_MAX_X4 = 6      /* ... up to cap x 6/4 (SLO x 3/4) */
+};
 void ctl_window_roll(ctl_state *c, uint64_t now_ns);
 void ctl_base_sample(ctl_state *c, uint64_t lat_ns, uint64_t now_ns);
 uint64_t ctl_normalize(uint64_t lat_ns, uint32_t bytes);

@@ -1806,6 +1806,20 @@
  *    test per completion; bw_serve (out of line) only while an episode is
  *    open and the bucket empty: bench-sched 513.4 / 434.3 -> 523.2 / 444.1.
  *    (measurements and variants: docs/scheduler-log.md section 79)
+ *
+ * 81. The band's SLO ceiling steered by the SLO tenant's tail (issue 11, the
+ *    work row's SLO-steering class; ctl.c 3c).  Section 3's ceiling is half
+ *    the tightest SLO whatever the SLO tenant sees.  In the work row's mixes
+ *    with an SLO tenant (57 of 263 on main 461b7a3) the cap binds the
+ *    learned band only for SLOs of 200-500 us (half of 1 ms or more is over
+ *    band_hi, ~250 us on dct983), and there the tenant's p99 under qos is
+ *    already 0.5-0.9 x SLO: a narrow margin.  ctl.c 3c moves the band's
+ *    ceiling between SLO / 2 and SLO x 3/4 by the tenant's own 50 ms
+ *    windows (back to SLO / 2 on > 1% past the SLO, + SLO / 8 on <= 1% past
+ *    SLO x 3/4; only where band_hi leaves the cap a step of room, not under
+ *    the drive's floor); target_cap_ns, which sections 26, 28b, 32, 37, 41
+ *    and 65 read, is unchanged.  1000-mix fast gate: s1 358 -> 357, s2
+ *    335 -> 333, no row worse, no new mix (docs/scheduler-log.md 81).
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -53,6 +53,12 @@ OPEN: dict[str, set[str]] = {
     # sweep-s1-190, sweep-s1-841 and sweep-s2-380, where the probe also fires
     "sweep-s2-201": set(), "sweep-s2-351": set(), "sweep-s1-190": set(), "sweep-s1-841": set(),
     "sweep-s2-380": set(),
+    # ctl.c 3c (sched.c section 81: the band's SLO ceiling steered between half the SLO and 3/4 of it
+    # by the SLO tenant's own tail) -- sweep-s2-983 (a 300 us-SLO reader): qos util 2.748 -> 2.901
+    # (fifo 2.912); sweep-s1-274 (SATA, a 500 us-SLO reader): the SLO tenant's p99 under qos 500 ->
+    # 475 us, so token-bucket's 541 us now breaks narrowing 3's max(SLO, 1.1 x qos) and is waived
+    # (qos util 1.060 -> 1.051).  Both pass every invariant
+    "sweep-s1-274": set(), "sweep-s2-983": set(),
     # sched.c section 41 (a large IO beside an SLO waits for the SLO tenant's IOs): sweep-s1-904's
     # 300 us-SLO reader behind t0's large IOs now meets its SLO (slo was open); sweep-s1-723's QD-1
     # 4 KiB reader behind t1's 1 MiB randrw on SATA: p99 1933 -> 188 us (SLO 1000, gimbal 287)

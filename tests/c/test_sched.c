@@ -2358,6 +2358,63 @@ static void test_depth_probe(void)
     jbof_sched_destroy(s);
 }
 
+/* ctl.c 3c (section 81): the band's SLO ceiling follows the SLO tenants'
+ * own tail.  SLO 400 us (cap 200 us), fixed band (no learned base): 50 ms
+ * windows of 100 samples at 150 us (under SLO x 3/4) relax the ceiling by
+ * SLO / 8 a window, to SLO x 3/4 at most; a window with 2 of 100 past the
+ * SLO puts it back at half the SLO; one with 2 of 100 in (SLO x 3/4, SLO]
+ * holds it.  A QD-1 tenant idle between its IOs (cap 0, then the same cap)
+ * keeps the steered value; a new tightest SLO starts at half of it; a
+ * cap the learned band leaves no step of room (band_hi < cap x 5/4) is
+ * not steered.  Without 3c the ceiling stays at the cap throughout. */
+static uint64_t lc_win(ctl_state *c, uint64_t *now, uint32_t n_over_slo, uint32_t n_over_3q, uint64_t slo)
+{
+    for (uint32_t i = 0; i < 100; i++) {
+        uint64_t e2e = i < n_over_slo ? slo + 1000 : i < n_over_slo + n_over_3q ? slo * 7 / 8 : slo * 3 / 8;
+        *now += 500000; /* 100 samples in 50 ms */
+        ctl_on_lc(c, e2e, *now);
+    }
+    uint64_t lo, hi;
+    ctl_band(c, &lo, &hi);
+    return hi;
+}
+
+static void test_lc_steer(void)
+{
+    jbof_sched_cfg cfg;
+    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &cfg), 0);
+    static ctl_state c;
+    ctl_init(&c, &cfg.ctl, 0);
+    uint64_t now = 0, lo, hi;
+    ctl_set_cap(&c, 200000);
+    ctl_band(&c, &lo, &hi);
+    CHECK_EQ(hi, 200000);
+    CHECK_EQ(lc_win(&c, &now, 0, 0, 400000), 250000); /* +SLO / 8 */
+    CHECK_EQ(lc_win(&c, &now, 0, 0, 400000), 300000); /* SLO x 3/4 */
+    CHECK_EQ(lc_win(&c, &now, 0, 0, 400000), 300000); /* ... at most */
+    CHECK_EQ(lc_win(&c, &now, 0, 2, 400000), 300000); /* tail in (SLO x 3/4, SLO]: held */
+    CHECK_EQ(lc_win(&c, &now, 2, 0, 400000), 200000); /* 2% past the SLO: back to half of it */
+    CHECK_EQ(lc_win(&c, &now, 1, 0, 400000), 250000); /* 1 in 100 is the tail's allowance */
+    ctl_set_cap(&c, 0); /* the QD-1 SLO tenant idle between two IOs */
+    ctl_band(&c, &lo, &hi);
+    CHECK_EQ(hi, cfg.ctl.lat_max_ns); /* no SLO active: no ceiling */
+    ctl_set_cap(&c, 200000);
+    ctl_band(&c, &lo, &hi);
+    CHECK_EQ(hi, 250000); /* kept */
+    ctl_set_cap(&c, 100000); /* a tighter SLO (200 us) arrives */
+    ctl_band(&c, &lo, &hi);
+    CHECK_EQ(hi, 100000);
+    /* a learned band of 126-252 us (base 84 us): a 500 us SLO's cap (250
+     * us) has no step of room under band_hi and keeps the fixed rule; a
+     * 300 us SLO's (150 us) has, and is steered */
+    c.base_ns = 84000;
+    ctl_set_cap(&c, 250000);
+    CHECK_EQ(lc_win(&c, &now, 0, 0, 500000), 250000);
+    CHECK_EQ(lc_win(&c, &now, 0, 0, 500000), 250000);
+    ctl_set_cap(&c, 150000);
+    CHECK_EQ(lc_win(&c, &now, 0, 0, 300000), 187500);
+}
+
 int main(void)
 {
     test_validation();
@@ -2402,5 +2459,6 @@ int main(void)
     test_sfq_gate();
     test_sfq_cross();
     test_fast_decay_undo();
+    test_lc_steer();
     TEST_SUMMARY();
 }
