@@ -1790,7 +1790,7 @@
  *    episode within debt x weight / active weight, all passers together
  *    within the debt.  Passed reads are not charged to the bucket (a
  *    charged pass made the writer's next wait longer and cost work: s1-30,
- *    s1-75) and are marked (io->pad16) so that section 8's empty-drive
+ *    s1-75) and are marked (io->sched_mark) so that section 8's empty-drive
  *    lift and underfill test do not count them (with them counted, a
  *    reader kept the drive from ever emptying and the lift that forgives
  *    the debt never came: s1-193, s1-515 lost a quarter of the backlogged
@@ -1881,7 +1881,7 @@ static const uint64_t BIG_GAP_NS = 50000000ull;     /* qos: ... or one large IO 
 enum { PASS_DRIVE_IOS = 24 };                       /* qos, one bucket: no pass past the empty bucket into a deeper drive (46) */
 enum { BW_DEBT_BUCKETS = 8 };                       /* qos, one bucket: a write's debt this deep opens a section 79 episode */
 enum { BW_EMPTY_X = 20 };                           /* section 79: latency-bound = queue empty >= 1/BW_EMPTY_X of its time */
-enum { BW_PASSED = 1 };                             /* section 79: io->pad16 of a read passed behind a write's debt */
+enum { BW_PASSED = 1 };                             /* section 79: io->sched_mark of a read passed behind a write's debt */
 static const uint64_t BW_STUCK_NS = 20000000ull;    /* section 79: no pass while a queued tenant has sent nothing this long */
 enum { SELF_DEEP_MIN = 4 };                         /* qos: section 64's cap never holds a tenant's reads under 4 in flight */
 enum { SD_RATIO = 4 };                              /* qos: ... its reads this many times slower than the others' (64) */
@@ -3023,7 +3023,7 @@ static inline __attribute__((always_inline)) int submit_t(jbof_sched *s, tenant 
     io->submit_ns = now_ns;
     io->gen = t->gen;
     io->cost = cost_of(&s->cost, io->opcode, io->flags, io->length_bytes, (int)s->cost_mode); /* mode_sync */
-    io->pad16 = 0; /* section 79's mark */
+    io->sched_mark = 0; /* section 79's mark */
     e->seq = s->seq++;
     if (t->count++ == 0)
         submit_backlogged(s, io->tenant, t, now_ns);
@@ -3558,7 +3558,7 @@ static __attribute__((noinline)) int bw_serve(jbof_sched *s, jbof_io **out, int 
             t->deficit -= h->cost;
             take(s, (uint32_t)id, t, &out[n++], now_ns, JBOF_POLICY_QOS, LIST_DRR, 1); /* may unlink t */
             s->ctl.tokens[0] += h->cost; /* not charged */
-            h->pad16 = BW_PASSED;
+            h->sched_mark = BW_PASSED;
             s->bw_inflight++;
         }
         if (!l->len)
@@ -4919,7 +4919,7 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
     t->inflight--;
     t->inflight_cost -= c;
     s->inflight_ios--;
-    if (__builtin_expect(io->pad16 == BW_PASSED, 0) && s->bw_inflight)
+    if (__builtin_expect(io->sched_mark == BW_PASSED, 0) && s->bw_inflight)
         s->bw_inflight--; /* section 79 */
     s->inflight_cost -= c;
     if (on_scav_list(s, t)) {
