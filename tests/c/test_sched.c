@@ -2175,6 +2175,7 @@ static void test_lc_past_mask(void)
 typedef struct unitq {
     fake f;
     uint64_t unit_busy;
+    int shared;               /* section 77: the other reader's reads wait behind half the unit's queue */
 } unitq;
 
 static void unitq_submit(unitq *u, const jbof_io *io, uint64_t now)
@@ -2186,66 +2187,86 @@ static void unitq_submit(unitq *u, const jbof_io *io, uint64_t now)
         u->unit_busy = start + 40000;
         done = u->unit_busy + 10000;
     } else {
-        done = now + 90000;
+        done = now + 90000 + (u->shared && u->unit_busy > now ? (u->unit_busy - now) / 2 : 0);
     }
     f->q[f->n] = *io;
     f->done[f->n] = done;
     f->n++;
 }
 
+/* the deep tenant (index 0: 512 B reads at QD 128, on the unit) and the
+ * other reader (index 1: 4 KiB reads at QD 4), both weight 1 */
+static jbof_sched *unitq_pair(load *L, unitq *u, int shared)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    load_reset(L, &u->f, 2);
+    u->unit_busy = 0;
+    u->shared = shared;
+    L->ids[0] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    L->ids[1] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    load_set(L, 0, 128, 512, JBOF_OP_READ);
+    load_set(L, 1, 4, 4096, JBOF_OP_READ);
+    load_fill(s, L, 0);
+    return s;
+}
+
+/* one step of a unitq run: dispatch what the scheduler lets go, then go to
+ * the next event -- a scheduler wake-up (the load refilled; -2) or the next
+ * completion, completed (its tenant's index); -1 at `end` */
+static int unitq_step(jbof_sched *s, load *L, unitq *u, uint64_t *now, uint64_t end)
+{
+    jbof_io *out[64];
+    int k;
+    while ((k = jbof_sched_dispatch(s, *now, out, 64)) > 0)
+        for (int j = 0; j < k; j++)
+            unitq_submit(u, out[j], *now);
+    uint64_t wake = jbof_sched_next_event_ns(s, *now);
+    uint64_t t = UINT64_MAX;
+    for (int i = 0; i < u->f.n; i++)
+        if (u->f.done[i] < t)
+            t = u->f.done[i];
+    if (wake < t) {
+        if (wake >= end)
+            return -1;
+        *now = wake;
+        load_fill(s, L, *now);
+        return -2;
+    }
+    if (t >= end)
+        return -1;
+    jbof_io io;
+    fake_next(&u->f, &io, &t);
+    *now = t;
+    CHECK_EQ(jbof_sched_complete(s, &io, *now, 0), 0);
+    int i = (int)(io.tag >> 48);
+    L->outstanding[i]--;
+    return i;
+}
+
+/* the deep tenant's reads in the drive now */
+static uint32_t unitq_deep(const unitq *u)
+{
+    uint32_t d = 0;
+    for (int q = 0; q < u->f.n; q++)
+        d += (u->f.q[q].tag >> 48) == 0;
+    return d;
+}
+
 static void test_self_deep_cap(void)
 {
     static load L;
     static unitq u;
-    jbof_sched *s = mk(JBOF_POLICY_QOS);
-    load_reset(&L, &u.f, 2);
-    u.unit_busy = 0;
-    L.ids[0] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    L.ids[1] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    load_set(&L, 0, 128, 512, JBOF_OP_READ);
-    load_set(&L, 1, 4, 4096, JBOF_OP_READ);
+    jbof_sched *s = unitq_pair(&L, &u, 0);
     uint64_t now = 0, end = 1000000000ull, done1 = 0;
     uint32_t deep_max = 0;
-    jbof_io *out[64];
-    load_fill(s, &L, now);
-    for (;;) {
-        int k;
-        while ((k = jbof_sched_dispatch(s, now, out, 64)) > 0)
-            for (int j = 0; j < k; j++)
-                unitq_submit(&u, out[j], now);
-        uint64_t wake = jbof_sched_next_event_ns(s, now);
-        jbof_io io;
-        uint64_t t = UINT64_MAX;
-        if (u.f.n) {
-            int b = 0;
-            for (int i = 1; i < u.f.n; i++)
-                if (u.f.done[i] < u.f.done[b])
-                    b = i;
-            t = u.f.done[b];
-        }
-        if (wake < t) {
-            if (wake >= end)
-                break;
-            now = wake;
-            load_fill(s, &L, now);
+    int i;
+    while ((i = unitq_step(s, &L, &u, &now, end)) != -1) {
+        if (i < 0)
             continue;
-        }
-        if (t >= end)
-            break;
-        fake_next(&u.f, &io, &t);
-        now = t;
-        CHECK_EQ(jbof_sched_complete(s, &io, now, 0), 0);
-        int i = (int)(io.tag >> 48);
-        L.outstanding[i]--;
         if (i == 1 && now >= end / 2)
             done1++;
-        if (now >= end / 2) {
-            uint32_t d = 0;
-            for (int q = 0; q < u.f.n; q++)
-                d += (u.f.q[q].tag >> 48) == 0;
-            if (d > deep_max)
-                deep_max = d;
-        }
+        if (now >= end / 2 && unitq_deep(&u) > deep_max)
+            deep_max = unitq_deep(&u);
         load_fill(s, &L, now);
     }
     /* without section 64: deep_max 128 (its whole QD); with it 15.  The
@@ -2314,70 +2335,22 @@ static void test_fast_decay_undo(void)
  * while its completion rate holds.  (The other's reads wait behind half of
  * its queue: with a third, section 64 fires now and then and the two
  * caps take turns.) */
-static void unitq_shared_submit(unitq *u, const jbof_io *io, uint64_t now)
-{
-    fake *f = &u->f;
-    uint64_t done;
-    if ((io->tag >> 48) == 0) {
-        uint64_t start = u->unit_busy > now ? u->unit_busy : now;
-        u->unit_busy = start + 40000;
-        done = u->unit_busy + 10000;
-    } else {
-        done = now + 90000 + (u->unit_busy > now ? (u->unit_busy - now) / 2 : 0);
-    }
-    f->q[f->n] = *io;
-    f->done[f->n] = done;
-    f->n++;
-}
-
 static void test_depth_probe(void)
 {
     static load L;
     static unitq u;
-    jbof_sched *s = mk(JBOF_POLICY_QOS);
-    load_reset(&L, &u.f, 2);
-    u.unit_busy = 0;
-    L.ids[0] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    L.ids[1] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    load_set(&L, 0, 128, 512, JBOF_OP_READ);
-    load_set(&L, 1, 4, 4096, JBOF_OP_READ);
+    jbof_sched *s = unitq_pair(&L, &u, 1);
     uint64_t now = 0, end = 1000000000ull, done0 = 0, done1 = 0, deep_sum = 0, deep_n = 0;
-    jbof_io *out[64];
-    load_fill(s, &L, now);
-    for (;;) {
-        int k;
-        while ((k = jbof_sched_dispatch(s, now, out, 64)) > 0)
-            for (int j = 0; j < k; j++)
-                unitq_shared_submit(&u, out[j], now);
-        uint64_t wake = jbof_sched_next_event_ns(s, now);
-        uint64_t t = UINT64_MAX;
-        for (int i = 0; i < u.f.n; i++)
-            if (u.f.done[i] < t)
-                t = u.f.done[i];
-        if (wake < t) {
-            if (wake >= end)
-                break;
-            now = wake;
-            load_fill(s, &L, now);
+    int i;
+    while ((i = unitq_step(s, &L, &u, &now, end)) != -1) {
+        if (i < 0)
             continue;
-        }
-        if (t >= end)
-            break;
-        jbof_io io;
-        fake_next(&u.f, &io, &t);
-        now = t;
-        CHECK_EQ(jbof_sched_complete(s, &io, now, 0), 0);
-        int i = (int)(io.tag >> 48);
-        L.outstanding[i]--;
         if (now >= end / 2) {
             if (i == 1)
                 done1++;
             else
                 done0++;
-            uint32_t d = 0;
-            for (int q = 0; q < u.f.n; q++)
-                d += (u.f.q[q].tag >> 48) == 0;
-            deep_sum += d;
+            deep_sum += unitq_deep(&u);
             deep_n++;
         }
         load_fill(s, &L, now);
