@@ -128,6 +128,24 @@
  *    an instant), the steered value belongs to the cap it was learned for
  *    (steer_cap_ns) and survives that; a new tightest SLO starts afresh.
  *
+ * 3d. The band at 2 deep (ours; sched.c section 84).  3b's base is the
+ *    least small read of two seconds; on a fragmented drive the median
+ *    small read with <= 2 IOs in the drive is 4-17 x that, so the read
+ *    EWMA sits past band_hi with nothing queued that pacing could remove,
+ *    and OVERLOADED holds the rate at the completion rate for the whole
+ *    run.  sched.c feeds shallow_ns, an EWMA (1/8) of small reads (<= 16
+ *    KiB) that leave <= 1 IO in the drive; while it is past band_hi, seen
+ *    in the last 1 s, no SLO cap is set and no IO > 128 KiB completed in
+ *    the last 100 ms, the evaluation judges the read EWMA against
+ *    3 x shallow_ns (band_hi_pct's width over the 2-deep latency; at most
+ *    lat_max) by scaling it by band_hi / (3 x shallow_ns).  The write EWMA
+ *    keeps the band: a 2-deep read says nothing about the write buffer,
+ *    and with large writes around a lifted read ceiling starved them
+ *    (docs/scheduler-log.md 84).  Worked example: base 84 us, band_hi
+ *    252 us, 2-deep reads at 600 us: a 1 ms read EWMA is judged as
+ *    1 ms x 252 / 1800 = 140 us, inside the band (OK), where 3b alone
+ *    says OVERLOADED.
+ *
  * 4. Pacing.  Dispatch spends tokens from two buckets, one for reads and
  *    one for writes (and the other commands), as Gimbal does.  The refill at
  *    rate_cost_bps is split evenly; a full bucket (capped at bucket_bytes,

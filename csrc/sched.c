@@ -1821,6 +1821,39 @@
  *    and 65 read, is unchanged.  1000-mix fast gate: s1 358 -> 357, s2
  *    335 -> 333, no row worse, no new mix (docs/scheduler-log.md 81).
  *
+ * 84. A drive past the band at 2 deep (issue 11, qos, the work row's class
+ *    b; ctl.c 3d).  The learned band (ctl.c 3b) is 1.5-3 x the least small
+ *    read of the last two seconds.  On a fragmented drive that least read
+ *    is a lucky one: measured on section 82's panel (61 mixes, 43 of them
+ *    still OVERLOADED at >= half the evaluations on main b717e58), the
+ *    median small read completing with <= 2 IOs in the drive takes 4-17 x
+ *    that base in 15 of the 38 mixes with such reads, i.e. 1.3-6 x
+ *    band_hi with nothing queued: OVERLOADED held the rate at the
+ *    completion rate with no queue to drain (section 82's drain phase:
+ *    EWMA still past band_hi at 2 deep in 213 of 227 phases).  Of the 43,
+ *    a judged EWMA without reserved IO (the unpaced share) is OVERLOADED
+ *    >= 0.1 less often in 4 and >= 0.1 more often in 4; without IO > 128
+ *    KiB 2 and 2; without the reads of a tenant sections 64 / 77 already
+ *    cap 1 and 0 (docs/scheduler-log.md 84).
+ *    The rule: each small read (<= 16 KiB) that leaves <= 1 IO in the
+ *    drive feeds shallow_ns (EWMA 1/8; the drive's own read latency at 2
+ *    deep, a number the drive gives without any queue the controller can
+ *    remove).  While shallow_ns > band_hi, it is fresh (< 1 s), no SLO
+ *    cap is set and no IO > 128 KiB completed in the last 100 ms, the
+ *    evaluation judges the READ EWMA against 3 x shallow_ns (scaled into
+ *    the band: ewma x band_hi / (3 x shallow)), the band's own width
+ *    (band_hi_pct 300) applied to what the drive gives at 2 deep.  The
+ *    write EWMA is judged against the band unchanged (a 2-deep read says
+ *    nothing about the write buffer), and with large IO around the rule
+ *    is off: on fragmented SATA with 512 KiB-1 MiB writers, lifting the
+ *    reads' ceiling let small reads fill the drive and a QD-1 1 MiB writer
+ *    went 100 ms without a completion (s2-172, s2-315: starve new).
+ *    Bounds: never above lat_max; never tighter than the learned band;
+ *    gimbal (no shallow samples) keeps Gimbal's rule.  Cost: one compare
+ *    per read completion, a few per evaluation.  1000-mix fast gate: s1
+ *    343 -> 341 (weights -2), s2 313 -> 310 (work -3, jain -2), no row
+ *    worse, no new mix (docs/scheduler-log.md 84).
+ *
  * 85. Section 49's progress bound on time for a fast tenant's newest IO
  *    (issue 11, the stall row).  Why: the stall invariant's floor is 50 ms
  *    of one IO's latency, and so is PROGRESS_NS -- but section 49 owes a
@@ -5043,6 +5076,15 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
                               t->sd_cap || t->pd_state || s->dom_ns + SELF_FRESH_NS > now_ns), 0))
             self_deep_sample(s, t, io->tenant,
                              io->length_bytes > CTL_NORMALIZE_BYTES ? ctl_normalize(dev, io->length_bytes) : dev, now_ns);
+        if (op == JBOF_OP_READ && pol == JBOF_POLICY_QOS && s->inflight_ios <= 1 && io->length_bytes <= CTL_BASE_MAX_BYTES) {
+            /* section 84: a small read that leaves <= 1 IO in the drive --
+             * the drive's own latency at 2 deep (ctl.c 3d) */
+            ctl_state *cs = &s->ctl;
+            int64_t d = (int64_t)dev - (int64_t)cs->shallow_ns;
+            int64_t e = (int64_t)cs->shallow_ns + (cs->shallow_ns ? d >> 3 : d);
+            cs->shallow_ns = e < 0 ? 0 : (uint64_t)e;
+            cs->shallow_last_ns = now_ns;
+        }
         ctl_sample(&s->ctl, op, io->length_bytes, c, dev, now_ns);
         if (now_ns >= s->due_ns || s->ctl.pend_n >= CTL_EVAL_EVERY)
             complete_due(s, t, op, io, dev, now_ns); /* also counts a slow write */
