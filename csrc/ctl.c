@@ -135,8 +135,9 @@
  *    and OVERLOADED holds the rate at the completion rate for the whole
  *    run.  sched.c feeds shallow_ns, an EWMA (1/8) of small reads (<= 16
  *    KiB) that leave <= 1 IO in the drive; while it is past band_hi, seen
- *    in the last 1 s, no SLO cap is set and no IO > 128 KiB completed in
- *    the last 100 ms, the evaluation judges the read EWMA against
+ *    in the last 1 s, no SLO cap is set, and neither an SLO tenant's IO
+ *    (ctl_on_lc) nor an IO > 128 KiB completed in the last 100 ms, the
+ *    evaluation judges the read EWMA against
  *    3 x shallow_ns (band_hi_pct's width over the 2-deep latency; at most
  *    lat_max) by scaling it by band_hi / (3 x shallow_ns).  The write EWMA
  *    keeps the band: a 2-deep read says nothing about the write buffer,

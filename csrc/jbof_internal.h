@@ -334,10 +334,11 @@ static inline __attribute__((always_inline)) void ctl_evaluate(ctl_state *c, uin
     /* ctl.c 3d (sched.c section 84): on a drive whose small reads at 2
      * deep already take more than band_hi, the read EWMA is judged against
      * SHALLOW_BAND_X x that latency instead (scaled into the band); the
-     * write EWMA, and any drive with large IO or SLO steering, keep the band */
+     * write EWMA, and any drive with large IO or SLO steering (a cap, or an
+     * SLO tenant's completion in 100 ms: a QD-1 one's gaps), keep the band */
     uint64_t er[2] = {c->ewma_ns[0], c->ewma_ns[1]};
     if (c->shallow_ns > hi && now_ns - c->shallow_last_ns < CTL_SHALLOW_FRESH_NS && !c->target_cap_ns &&
-        (!c->big_last_ns || now_ns - c->big_last_ns >= CTL_SHALLOW_BIG_NS)) {
+        (!c->last_lc_ns || now_ns - c->last_lc_ns >= CTL_SIGNAL_FRESH_NS) && (!c->big_last_ns || now_ns - c->big_last_ns >= CTL_SHALLOW_BIG_NS)) {
         uint64_t hl = c->shallow_ns * CTL_SHALLOW_BAND_X;
         if (hl > c->cfg.lat_max_ns)
             hl = c->cfg.lat_max_ns;

@@ -1839,7 +1839,8 @@
  *    drive feeds shallow_ns (EWMA 1/8; the drive's own read latency at 2
  *    deep, a number the drive gives without any queue the controller can
  *    remove).  While shallow_ns > band_hi, it is fresh (< 1 s), no SLO
- *    cap is set and no IO > 128 KiB completed in the last 100 ms, the
+ *    cap is set, no SLO tenant completed and no IO > 128 KiB completed in
+ *    the last 100 ms, the
  *    evaluation judges the READ EWMA against 3 x shallow_ns (scaled into
  *    the band: ewma x band_hi / (3 x shallow)), the band's own width
  *    (band_hi_pct 300) applied to what the drive gives at 2 deep.  The

@@ -2427,10 +2427,11 @@ static void test_lc_steer(void)
  * more than band_hi (base 84 us: band 126-252 us; 2-deep reads at 600 us) has
  * its read EWMA judged against 3 x that latency (1.8 ms): a 1 ms read EWMA
  * is not OVERLOADED there, and is again with the 2-deep latency stale
- * (> 1 s), within 100 ms of an IO > 128 KiB, under an SLO cap, or when the
- * signal is the write EWMA.  Without 3d every case is OVERLOADED. */
+ * (> 1 s), within 100 ms of an IO > 128 KiB, under an SLO cap or within
+ * 100 ms of an SLO tenant's completion, or when the signal is the write
+ * EWMA.  Without 3d every case is OVERLOADED. */
 static uint32_t shallow_eval(const jbof_sched_cfg *cfg, uint64_t shallow_age, uint64_t big_age, uint64_t cap,
-                             uint32_t k)
+                             uint32_t k, uint64_t lc_age)
 {
     static ctl_state c;
     uint64_t now = 10 * JBOF_NS_PER_S;
@@ -2440,6 +2441,7 @@ static uint32_t shallow_eval(const jbof_sched_cfg *cfg, uint64_t shallow_age, ui
     c.shallow_ns = 600000;
     c.shallow_last_ns = now - shallow_age;
     c.big_last_ns = big_age ? now - big_age : 0;
+    c.last_lc_ns = lc_age ? now - lc_age : 0;
     c.ewma_ns[k] = 1000000;
     c.last_ns[k] = now;
     c.pend_cost = 4096;
@@ -2453,12 +2455,13 @@ static void test_shallow_band(void)
     jbof_sched_cfg cfg;
     CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &cfg), 0);
     CHECK(cfg.ctl.band_hi_pct == 300 && cfg.ctl.band_lo_pct == 150);
-    CHECK(shallow_eval(&cfg, 1000, 0, 0, 0) != JBOF_CTL_OVERLOADED);
-    CHECK(shallow_eval(&cfg, 1000, 200000000, 0, 0) != JBOF_CTL_OVERLOADED); /* the big IO is 200 ms old */
-    CHECK_EQ(shallow_eval(&cfg, 2 * JBOF_NS_PER_S, 0, 0, 0), JBOF_CTL_OVERLOADED); /* stale */
-    CHECK_EQ(shallow_eval(&cfg, 1000, 50000000, 0, 0), JBOF_CTL_OVERLOADED);       /* large IO 50 ms ago */
-    CHECK_EQ(shallow_eval(&cfg, 1000, 0, 200000, 0), JBOF_CTL_OVERLOADED);         /* SLO steering */
-    CHECK_EQ(shallow_eval(&cfg, 1000, 0, 0, 1), JBOF_CTL_OVERLOADED);              /* writes keep the band */
+    CHECK(shallow_eval(&cfg, 1000, 0, 0, 0, 0) != JBOF_CTL_OVERLOADED);
+    CHECK(shallow_eval(&cfg, 1000, 200000000, 0, 0, 200000000) != JBOF_CTL_OVERLOADED); /* 200 ms old */
+    CHECK_EQ(shallow_eval(&cfg, 2 * JBOF_NS_PER_S, 0, 0, 0, 0), JBOF_CTL_OVERLOADED); /* stale */
+    CHECK_EQ(shallow_eval(&cfg, 1000, 50000000, 0, 0, 0), JBOF_CTL_OVERLOADED);       /* large IO 50 ms ago */
+    CHECK_EQ(shallow_eval(&cfg, 1000, 0, 200000, 0, 0), JBOF_CTL_OVERLOADED);         /* SLO steering */
+    CHECK_EQ(shallow_eval(&cfg, 1000, 0, 0, 0, 50000000), JBOF_CTL_OVERLOADED);       /* an SLO read 50 ms ago */
+    CHECK_EQ(shallow_eval(&cfg, 1000, 0, 0, 1, 0), JBOF_CTL_OVERLOADED);              /* writes keep the band */
 }
 
 int main(void)
