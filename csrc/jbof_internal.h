@@ -173,6 +173,8 @@ typedef struct ctl_state {
     uint64_t shallow_ns;         /* EWMA 1/8 of small reads completing with <= 2 IOs in the drive (qos) */
     uint64_t shallow_last_ns;    /* ... time of its last sample */
     uint64_t big_last_ns;        /* ... and of the last IO > 128 KiB (size_normalize; 3d) */
+    uint32_t shallow_depth;      /* 1, or UINT32_MAX while shallow_ns > band_hi_ns: sched.c runs
+                                  * ctl_evaluate_shallow when the drive is at most this deep (one compare) */
 } ctl_state;
 
 /* A latency-critical tenant's end-to-end latency sample (qos SLO steering). */
@@ -325,35 +327,29 @@ static inline void ctl_enter(ctl_state *c, uint32_t st)
     }
 }
 
+/* ctl.c 3d: the evaluation's signal with the read EWMA judged against 3 x
+ * the drive's 2-deep read latency (l when a gate is shut) */
+uint64_t ctl_shallow_signal(const ctl_state *c, uint32_t k, uint64_t l, uint64_t now_ns);
+void ctl_shallow_sample(ctl_state *c, uint64_t dev_ns, uint64_t now_ns);
+void ctl_evaluate_shallow(ctl_state *c, uint32_t k, uint64_t now_ns);
+
 /* The state machine of section 3, applied to the cost completed since the
  * last evaluation (additive terms add up, so evaluating every few
  * completions equals evaluating at each one). */
-static inline __attribute__((always_inline)) void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns)
+static inline __attribute__((always_inline)) void ctl_eval_body(ctl_state *c, uint32_t k, uint64_t now_ns, int d3)
 {
-    uint64_t lo = c->band_lo_ns, hi = c->band_hi_ns; /* band_refresh keeps them current */
-    /* ctl.c 3d (sched.c section 84): on a drive whose small reads at 2
-     * deep already take more than band_hi, the read EWMA is judged against
-     * SHALLOW_BAND_X x that latency instead (scaled into the band); the
-     * write EWMA, and any drive with large IO or SLO steering (a cap, or an
-     * SLO tenant's completion in 100 ms: a QD-1 one's gaps), keep the band */
-    uint64_t er[2] = {c->ewma_ns[0], c->ewma_ns[1]};
-    if (c->shallow_ns > hi && now_ns - c->shallow_last_ns < CTL_SHALLOW_FRESH_NS && !c->target_cap_ns &&
-        (!c->last_lc_ns || now_ns - c->last_lc_ns >= CTL_SIGNAL_FRESH_NS) && (!c->big_last_ns || now_ns - c->big_last_ns >= CTL_SHALLOW_BIG_NS)) {
-        uint64_t hl = c->shallow_ns * CTL_SHALLOW_BAND_X;
-        if (hl > c->cfg.lat_max_ns)
-            hl = c->cfg.lat_max_ns;
-        if (hl > hi)
-            er[0] = (uint64_t)(((__uint128_t)er[0] * hi) / hl);
-    }
-    uint64_t l = er[k];
+    uint64_t l = c->ewma_ns[k];
     if (c->cfg.band_hi_pct) {
         /* ours: the drive is as congested as its worst recent signal -- a
          * buffered write completing fast says nothing about the reads it
          * is stalling */
         uint32_t o = 1 - k;
-        if (now_ns - c->last_ns[o] < CTL_SIGNAL_FRESH_NS && er[o] > l)
-            l = er[o];
+        if (now_ns - c->last_ns[o] < CTL_SIGNAL_FRESH_NS && c->ewma_ns[o] > l)
+            l = c->ewma_ns[o];
     }
+    uint64_t lo = c->band_lo_ns, hi = c->band_hi_ns; /* band_refresh keeps them current */
+    if (d3) /* ctl.c 3d: ctl_evaluate_shallow's copy only */
+        l = ctl_shallow_signal(c, k, l, now_ns);
     uint64_t thr = c->threshold_ns > hi ? hi : c->threshold_ns;
     if (thr < lo)
         thr = lo;
@@ -419,6 +415,12 @@ static inline __attribute__((always_inline)) void ctl_evaluate(ctl_state *c, uin
         rate = c->cfg.rate_max_cost_bps;
     c->rate_cost_bps = rate;
     c->threshold_ns = thr;
+}
+/* Section 3's state machine as sched.c runs it inline; ctl.c 3d's form is
+ * ctl_evaluate_shallow (out of line, sched.c section 84). */
+static inline __attribute__((always_inline)) void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns)
+{
+    ctl_eval_body(c, k, now_ns, 0);
 }
 /* Is kind k's EWMA above the threshold as of the last evaluation? */
 static inline int ctl_slow(const ctl_state *c, uint32_t k) { return c->ewma_ns[k] > c->threshold_ns; }

@@ -1850,10 +1850,23 @@
  *    reads' ceiling let small reads fill the drive and a QD-1 1 MiB writer
  *    went 100 ms without a completion (s2-172, s2-315: starve new).
  *    Bounds: never above lat_max; never tighter than the learned band;
- *    gimbal (no shallow samples) keeps Gimbal's rule.  Cost: one compare
- *    per read completion, a few per evaluation.  1000-mix fast gate: s1
- *    343 -> 341 (weights -2), s2 313 -> 310 (work -3, jain -2), no row
- *    worse, no new mix (docs/scheduler-log.md 84).
+ *    gimbal (no shallow samples) keeps Gimbal's rule.
+ *    Cost: the shape is chosen so a busy drive pays two compares, no call.
+ *    A completion that runs complete_due (every 4th / 20 us) compares
+ *    inflight_ios with ctl.shallow_depth (1, or UINT32_MAX while
+ *    shallow_ns > band_hi; kept by band_refresh and ctl_shallow_sample)
+ *    and only at or under it runs complete_due_3d, an out-of-line copy
+ *    that samples and judges by 3d (ctl_evaluate_shallow); a read
+ *    completing between evaluations compares inflight_ios with 1 in the
+ *    branch after the write test, where shallow_read samples.  The inline
+ *    evaluation is section 3's, unchanged; every sample f84's per-IO form
+ *    took is still taken (the fast gate's violation lines are identical).
+ *    make bench-sched: 531.8 / 452.6 -> 533.6 / 454.5 instructions per IO
+ *    (+1.8 / +1.9; the per-IO form cost +11.7, a form sampling only at
+ *    evaluations +2.7 but it missed samples: jain s1-138 new, weights
+ *    s1-950 not fixed).  1000-mix fast gate on main aad62ee: s1 343 -> 341
+ *    (weights -2), s2 311 -> 308 (work -3, jain -2), no row worse, no new
+ *    mix (docs/scheduler-log.md 84).
  *
  * 85. Section 49's progress bound on time for a fast tenant's newest IO
  *    (issue 11, the stall row).  Why: the stall invariant's floor is 50 ms
@@ -4795,12 +4808,24 @@ static inline int slo_floor_own(const jbof_sched *s, const tenant *t)
            c->ewma_ns[0] * 2 <= floor2;
 }
 
+/* Section 84: a small qos read that left <= 1 IO in the drive feeds
+ * shallow_ns (ctl.c 3d); the callers test the depth first (out of line). */
+static __attribute__((noinline, cold)) void shallow_read(jbof_sched *s, uint32_t op, uint32_t bytes, uint64_t dev,
+                                                         uint64_t now_ns)
+{
+    if (s->inflight_ios <= 1 && op == JBOF_OP_READ && s->cfg.policy == JBOF_POLICY_QOS && bytes <= CTL_BASE_MAX_BYTES)
+        ctl_shallow_sample(&s->ctl, dev, now_ns);
+}
+
 /* What a completion does past s->due_ns (or with CTL_EVAL_EVERY completions
  * pending), in the order of the per-IO checks it replaces. */
-static inline __attribute__((always_inline)) void complete_due(jbof_sched *s, const tenant *t, uint32_t op,
-                                                              const jbof_io *io, uint64_t dev, uint64_t now_ns)
+static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *s, const tenant *t, uint32_t op,
+                                                                   const jbof_io *io, uint64_t dev, uint64_t now_ns,
+                                                                   int d3)
 {
     ctl_state *c = &s->ctl;
+    if (d3)
+        shallow_read(s, op, io->length_bytes, dev, now_ns); /* section 84 */
     uint64_t win0 = c->win_start_ns;
     int moved = 0; /* an input of due_other_ns changed */
     if (ctl_on_due(c, now_ns)) { /* rolls the window when it is over */
@@ -4813,7 +4838,10 @@ static inline __attribute__((always_inline)) void complete_due(jbof_sched *s, co
          * steering only as section 65 says) */
         c->self_queued = op == JBOF_OP_READ && s->inflight_ios == t->inflight && s->cfg.policy == JBOF_POLICY_QOS &&
                          s->n_backlogged > (t->count ? 1u : 0u) && (!s->n_lc_active || slo_floor_own(s, t));
-        ctl_evaluate(c, op, now_ns);
+        if (d3)
+            ctl_evaluate_shallow(c, op, now_ns); /* section 84 */
+        else
+            ctl_evaluate(c, op, now_ns);
         moved |= c->state != st;
     }
     moved |= c->win_start_ns != win0;
@@ -4844,6 +4872,22 @@ static inline __attribute__((always_inline)) void complete_due(jbof_sched *s, co
         uint64_t e = c->last_eval_ns + CTL_EVAL_NS;
         s->due_ns = e < s->due_other_ns ? e : s->due_other_ns;
     }
+}
+/* Section 84: complete_due with ctl.c 3d, out of line, on a drive at most
+ * shallow_depth deep (1, or any depth while the 2-deep read latency is past
+ * band_hi): the inline path keeps section 3's evaluation and one compare. */
+static __attribute__((noinline)) void complete_due_3d(jbof_sched *s, const tenant *t, uint32_t op, const jbof_io *io,
+                                                      uint64_t dev, uint64_t now_ns)
+{
+    complete_due_body(s, t, op, io, dev, now_ns, 1);
+}
+static inline __attribute__((always_inline)) void complete_due(jbof_sched *s, const tenant *t, uint32_t op,
+                                                              const jbof_io *io, uint64_t dev, uint64_t now_ns)
+{
+    if (__builtin_expect(s->inflight_ios <= s->ctl.shallow_depth, 0))
+        complete_due_3d(s, t, op, io, dev, now_ns);
+    else
+        complete_due_body(s, t, op, io, dev, now_ns, 0);
 }
 
 /* section 64: t's reads slower than the band's ceiling and SD_RATIO x the
@@ -5077,20 +5121,13 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
                               t->sd_cap || t->pd_state || s->dom_ns + SELF_FRESH_NS > now_ns), 0))
             self_deep_sample(s, t, io->tenant,
                              io->length_bytes > CTL_NORMALIZE_BYTES ? ctl_normalize(dev, io->length_bytes) : dev, now_ns);
-        if (op == JBOF_OP_READ && pol == JBOF_POLICY_QOS && s->inflight_ios <= 1 && io->length_bytes <= CTL_BASE_MAX_BYTES) {
-            /* section 84: a small read that leaves <= 1 IO in the drive --
-             * the drive's own latency at 2 deep (ctl.c 3d) */
-            ctl_state *cs = &s->ctl;
-            int64_t d = (int64_t)dev - (int64_t)cs->shallow_ns;
-            int64_t e = (int64_t)cs->shallow_ns + (cs->shallow_ns ? d >> 3 : d);
-            cs->shallow_ns = e < 0 ? 0 : (uint64_t)e;
-            cs->shallow_last_ns = now_ns;
-        }
         ctl_sample(&s->ctl, op, io->length_bytes, c, dev, now_ns);
         if (now_ns >= s->due_ns || s->ctl.pend_n >= CTL_EVAL_EVERY)
             complete_due(s, t, op, io, dev, now_ns); /* also counts a slow write */
         else if (op == JBOF_OP_WRITE)
             write_done(s, t, io, dev, now_ns); /* see complete_due */
+        else if (__builtin_expect(s->inflight_ios <= 1, 0))
+            shallow_read(s, op, io->length_bytes, dev, now_ns); /* section 84, between evaluations */
     }
     if (!is_active(t)) {
         if (t->drain_ns) /* section 23: idle from now on */

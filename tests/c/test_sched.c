@@ -2446,7 +2446,7 @@ static uint32_t shallow_eval(const jbof_sched_cfg *cfg, uint64_t shallow_age, ui
     c.last_ns[k] = now;
     c.pend_cost = 4096;
     c.pend_n = 1;
-    ctl_evaluate(&c, k, now);
+    ctl_evaluate_shallow(&c, k, now);
     return c.state;
 }
 
@@ -2462,6 +2462,20 @@ static void test_shallow_band(void)
     CHECK_EQ(shallow_eval(&cfg, 1000, 0, 200000, 0, 0), JBOF_CTL_OVERLOADED);         /* SLO steering */
     CHECK_EQ(shallow_eval(&cfg, 1000, 0, 0, 0, 50000000), JBOF_CTL_OVERLOADED);       /* an SLO read 50 ms ago */
     CHECK_EQ(shallow_eval(&cfg, 1000, 0, 0, 1, 0), JBOF_CTL_OVERLOADED);              /* writes keep the band */
+    /* sched.c's one compare: the drive's depth against shallow_depth, 1
+     * until the 2-deep EWMA is past band_hi, then any depth, and 1 again
+     * once it falls back under it */
+    static ctl_state c;
+    ctl_init(&c, &cfg.ctl, 0);
+    ctl_base_sample(&c, 84000, 1000);
+    CHECK_EQ(c.shallow_depth, 1);
+    ctl_shallow_sample(&c, 600000, 2000); /* seeds the EWMA: 600 us > band_hi 252 us */
+    CHECK_EQ(c.shallow_ns, 600000);
+    CHECK_EQ(c.shallow_depth, UINT32_MAX);
+    for (int i = 0; i < 16; i++)
+        ctl_shallow_sample(&c, 100000, 3000 + (uint64_t)i);
+    CHECK(c.shallow_ns < c.band_hi_ns);
+    CHECK_EQ(c.shallow_depth, 1);
 }
 
 int main(void)
