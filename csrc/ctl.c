@@ -128,6 +128,30 @@
  *    an instant), the steered value belongs to the cap it was learned for
  *    (steer_cap_ns) and survives that; a new tightest SLO starts afresh.
  *
+ * 3d. The band at 2 deep (ours; sched.c section 84).  3b's base is the
+ *    least small read of two seconds; on a fragmented drive the median
+ *    small read with <= 2 IOs in the drive is 4-17 x that, so the read
+ *    EWMA sits past band_hi with nothing queued that pacing could remove,
+ *    and OVERLOADED holds the rate at the completion rate for the whole
+ *    run.  sched.c feeds shallow_ns, an EWMA (1/8) of small reads (<= 16
+ *    KiB) that leave <= 1 IO in the drive (ctl_shallow_sample, out of
+ *    line); while it is past band_hi, seen
+ *    in the last 1 s, no SLO cap is set, and neither an SLO tenant's IO
+ *    (ctl_on_lc) nor an IO > 128 KiB completed in the last 100 ms, the
+ *    evaluation judges the read EWMA against
+ *    3 x shallow_ns (band_hi_pct's width over the 2-deep latency; at most
+ *    lat_max) by scaling it by band_hi / (3 x shallow_ns).  The write EWMA
+ *    keeps the band: a 2-deep read says nothing about the write buffer,
+ *    and with large writes around a lifted read ceiling starved them
+ *    (docs/scheduler-log.md 84).  Worked example: base 84 us, band_hi
+ *    252 us, 2-deep reads at 600 us: a 1 ms read EWMA is judged as
+ *    1 ms x 252 / 1800 = 140 us, inside the band (OK), where 3b alone
+ *    says OVERLOADED.  The inline evaluation (ctl_evaluate) is section
+ *    3's alone: sched.c runs ctl_evaluate_shallow, out of line, when the
+ *    drive is at most shallow_depth deep (1, or any depth while
+ *    shallow_ns is past band_hi; kept by band_refresh and
+ *    ctl_shallow_sample): one compare per evaluation on a busy drive.
+ *
  * 4. Pacing.  Dispatch spends tokens from two buckets, one for reads and
  *    one for writes (and the other commands), as Gimbal does.  The refill at
  *    rate_cost_bps is split evenly; a full bucket (capped at bucket_bytes,
@@ -315,6 +339,7 @@ static void band_compute(const ctl_state *c, uint64_t *lo_out, uint64_t *hi_out)
 static void band_refresh(ctl_state *c)
 {
     band_compute(c, &c->band_lo_ns, &c->band_hi_ns);
+    c->shallow_depth = c->shallow_ns > c->band_hi_ns ? UINT32_MAX : 1; /* 3d */
 }
 
 void ctl_band(const ctl_state *c, uint64_t *lo_out, uint64_t *hi_out)
@@ -394,6 +419,54 @@ uint64_t ctl_next_ns(const ctl_state *c, uint64_t now_ns, int k)
 
 /* ctl_evaluate, the state machine of section 3, is inline in
  * jbof_internal.h: sched.c's complete_due runs it (sched.c section 6). */
+
+/* ctl.c 3d: ctl_evaluate_shallow's signal, l as section 3 takes it.  The rule holds
+ * while the 2-deep latency is fresh (1 s), no SLO cap is set, and neither
+ * an SLO tenant's IO nor an IO > 128 KiB completed in the last 100 ms; then
+ * the signal is taken again with the read EWMA scaled by
+ * band_hi / min(3 x shallow_ns, lat_max), i.e. judged against that
+ * ceiling, and the write EWMA as it is. */
+uint64_t ctl_shallow_signal(const ctl_state *c, uint32_t k, uint64_t l, uint64_t now_ns)
+{
+    uint64_t hi = c->band_hi_ns;
+    if (now_ns - c->shallow_last_ns >= CTL_SHALLOW_FRESH_NS || c->target_cap_ns ||
+        (c->last_lc_ns && now_ns - c->last_lc_ns < CTL_SIGNAL_FRESH_NS) ||
+        (c->big_last_ns && now_ns - c->big_last_ns < CTL_SHALLOW_BIG_NS))
+        return l;
+    uint64_t hl = c->shallow_ns * CTL_SHALLOW_BAND_X;
+    if (hl > c->cfg.lat_max_ns)
+        hl = c->cfg.lat_max_ns;
+    if (hl <= hi)
+        return l;
+    uint64_t e[2] = {(uint64_t)(((__uint128_t)c->ewma_ns[0] * hi) / hl), c->ewma_ns[1]};
+    l = e[k];
+    uint32_t o = 1 - k;
+    if (c->cfg.band_hi_pct && now_ns - c->last_ns[o] < CTL_SIGNAL_FRESH_NS && e[o] > l)
+        l = e[o];
+    return l;
+}
+
+/* ctl_evaluate with 3d: sched.c runs it (out of line) at an evaluation
+ * on a drive <= 1 deep or with shallow_ns past band_hi (section 84). */
+void ctl_evaluate_shallow(ctl_state *c, uint32_t k, uint64_t now_ns)
+{
+    if (c->shallow_ns > c->band_hi_ns)
+        ctl_eval_body(c, k, now_ns, 1);
+    else
+        ctl_eval_body(c, k, now_ns, 0);
+}
+
+/* sched.c section 84: a small read that left <= 1 IO in the drive (the
+ * caller tests the depth first: rare on a busy drive) feeds shallow_ns,
+ * an EWMA 1/8 seeded by its first sample. */
+void ctl_shallow_sample(ctl_state *c, uint64_t dev_ns, uint64_t now_ns)
+{
+    int64_t d = (int64_t)dev_ns - (int64_t)c->shallow_ns;
+    int64_t e = (int64_t)c->shallow_ns + (c->shallow_ns ? d >> 3 : d);
+    c->shallow_ns = e < 0 ? 0 : (uint64_t)e;
+    c->shallow_last_ns = now_ns;
+    c->shallow_depth = c->shallow_ns > c->band_hi_ns ? UINT32_MAX : 1;
+}
 
 /* ctl_on_complete's out-of-line parts (the per-IO part is inline in
  * jbof_internal.h). */

@@ -169,6 +169,12 @@ typedef struct ctl_state {
     uint64_t steer_cap_ns;       /* the cap steer_ns belongs to (kept while the cap is 0 between a QD-1 tenant's IOs) */
     uint64_t lc_win_ns;          /* start of the tail window */
     uint32_t lc_n, lc_over_slo, lc_over_3q; /* SLO tenants' completions in it, those past the SLO, past SLO x 3/4 */
+    /* ctl.c 3d: the drive's latency at 2 deep (sched.c section 84) */
+    uint64_t shallow_ns;         /* EWMA 1/8 of small reads completing with <= 2 IOs in the drive (qos) */
+    uint64_t shallow_last_ns;    /* ... time of its last sample */
+    uint64_t big_last_ns;        /* ... and of the last IO > 128 KiB (size_normalize; 3d) */
+    uint32_t shallow_depth;      /* 1, or UINT32_MAX while shallow_ns > band_hi_ns: sched.c runs
+                                  * ctl_evaluate_shallow when the drive is at most this deep (one compare) */
 } ctl_state;
 
 /* A latency-critical tenant's end-to-end latency sample (qos SLO steering). */
@@ -253,6 +259,9 @@ enum {
     CTL_THRESH_CREEP_SHIFT = 8,         /* threshold regains 1/256 of its gap per OK sample */
 };
 #define CTL_SIGNAL_FRESH_NS 100000000ull /* the other kind's EWMA counts for 100 ms */
+#define CTL_SHALLOW_FRESH_NS 1000000000ull /* 3d: the 2-deep read latency counts for 1 s */
+#define CTL_SHALLOW_BIG_NS 100000000ull   /* 3d: ... not within 100 ms of an IO > 128 KiB */
+enum { CTL_SHALLOW_BAND_X = 3 };           /* 3d: reads judged against 3 x their 2-deep latency */
 /* ctl.c 3c: the SLO tenants' tail window and the steered ceiling's steps */
 #define CTL_LC_WIN_NS 50000000ull      /* a window closes after 50 ms ... */
 #define CTL_LC_WIN_MAX_NS 200000000ull /* ... with >= CTL_LC_WIN_MIN samples, or is dropped after 200 ms */
@@ -287,8 +296,10 @@ static inline void ctl_sample(ctl_state *c, uint32_t op, uint32_t bytes, uint32_
      * the 1 s window's end into two compares: ctl_base_sample) */
     if (k == 0 && bytes <= CTL_BASE_MAX_BYTES && (lat_ns < c->base_gate_ns || now_ns >= c->base_roll_ns))
         ctl_base_sample(c, lat_ns, now_ns);
-    if (bytes > CTL_NORMALIZE_BYTES && c->cfg.size_normalize)
+    if (bytes > CTL_NORMALIZE_BYTES && c->cfg.size_normalize) {
         lat_ns = ctl_normalize(lat_ns, bytes);
+        c->big_last_ns = now_ns;
+    }
     int64_t diff = (int64_t)lat_ns - (int64_t)c->ewma_ns[k];
     int64_t e = (int64_t)c->ewma_ns[k] + (diff >> c->cfg.ewma_shift);
     c->ewma_ns[k] = e < 0 ? 0 : (uint64_t)e;
@@ -316,10 +327,16 @@ static inline void ctl_enter(ctl_state *c, uint32_t st)
     }
 }
 
+/* ctl.c 3d: the evaluation's signal with the read EWMA judged against 3 x
+ * the drive's 2-deep read latency (l when a gate is shut) */
+uint64_t ctl_shallow_signal(const ctl_state *c, uint32_t k, uint64_t l, uint64_t now_ns);
+void ctl_shallow_sample(ctl_state *c, uint64_t dev_ns, uint64_t now_ns);
+void ctl_evaluate_shallow(ctl_state *c, uint32_t k, uint64_t now_ns);
+
 /* The state machine of section 3, applied to the cost completed since the
  * last evaluation (additive terms add up, so evaluating every few
  * completions equals evaluating at each one). */
-static inline __attribute__((always_inline)) void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns)
+static inline __attribute__((always_inline)) void ctl_eval_body(ctl_state *c, uint32_t k, uint64_t now_ns, int d3)
 {
     uint64_t l = c->ewma_ns[k];
     if (c->cfg.band_hi_pct) {
@@ -331,6 +348,8 @@ static inline __attribute__((always_inline)) void ctl_evaluate(ctl_state *c, uin
             l = c->ewma_ns[o];
     }
     uint64_t lo = c->band_lo_ns, hi = c->band_hi_ns; /* band_refresh keeps them current */
+    if (d3) /* ctl.c 3d: ctl_evaluate_shallow's copy only */
+        l = ctl_shallow_signal(c, k, l, now_ns);
     uint64_t thr = c->threshold_ns > hi ? hi : c->threshold_ns;
     if (thr < lo)
         thr = lo;
@@ -396,6 +415,12 @@ static inline __attribute__((always_inline)) void ctl_evaluate(ctl_state *c, uin
         rate = c->cfg.rate_max_cost_bps;
     c->rate_cost_bps = rate;
     c->threshold_ns = thr;
+}
+/* Section 3's state machine as sched.c runs it inline; ctl.c 3d's form is
+ * ctl_evaluate_shallow (out of line, sched.c section 84). */
+static inline __attribute__((always_inline)) void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns)
+{
+    ctl_eval_body(c, k, now_ns, 0);
 }
 /* Is kind k's EWMA above the threshold as of the last evaluation? */
 static inline int ctl_slow(const ctl_state *c, uint32_t k) { return c->ewma_ns[k] > c->threshold_ns; }

@@ -1821,6 +1821,53 @@
  *    and 65 read, is unchanged.  1000-mix fast gate: s1 358 -> 357, s2
  *    335 -> 333, no row worse, no new mix (docs/scheduler-log.md 81).
  *
+ * 84. A drive past the band at 2 deep (issue 11, qos, the work row's class
+ *    b; ctl.c 3d).  The learned band (ctl.c 3b) is 1.5-3 x the least small
+ *    read of the last two seconds.  On a fragmented drive that least read
+ *    is a lucky one: measured on section 82's panel (61 mixes, 43 of them
+ *    still OVERLOADED at >= half the evaluations on main b717e58), the
+ *    median small read completing with <= 2 IOs in the drive takes 4-17 x
+ *    that base in 15 of the 38 mixes with such reads, i.e. 1.3-6 x
+ *    band_hi with nothing queued: OVERLOADED held the rate at the
+ *    completion rate with no queue to drain (section 82's drain phase:
+ *    EWMA still past band_hi at 2 deep in 213 of 227 phases).  Of the 43,
+ *    a judged EWMA without reserved IO (the unpaced share) is OVERLOADED
+ *    >= 0.1 less often in 4 and >= 0.1 more often in 4; without IO > 128
+ *    KiB 2 and 2; without the reads of a tenant sections 64 / 77 already
+ *    cap 1 and 0 (docs/scheduler-log.md 84).
+ *    The rule: each small read (<= 16 KiB) that leaves <= 1 IO in the
+ *    drive feeds shallow_ns (EWMA 1/8; the drive's own read latency at 2
+ *    deep, a number the drive gives without any queue the controller can
+ *    remove).  While shallow_ns > band_hi, it is fresh (< 1 s), no SLO
+ *    cap is set, no SLO tenant completed and no IO > 128 KiB completed in
+ *    the last 100 ms, the
+ *    evaluation judges the READ EWMA against 3 x shallow_ns (scaled into
+ *    the band: ewma x band_hi / (3 x shallow)), the band's own width
+ *    (band_hi_pct 300) applied to what the drive gives at 2 deep.  The
+ *    write EWMA is judged against the band unchanged (a 2-deep read says
+ *    nothing about the write buffer), and with large IO around the rule
+ *    is off: on fragmented SATA with 512 KiB-1 MiB writers, lifting the
+ *    reads' ceiling let small reads fill the drive and a QD-1 1 MiB writer
+ *    went 100 ms without a completion (s2-172, s2-315: starve new).
+ *    Bounds: never above lat_max; never tighter than the learned band;
+ *    gimbal (no shallow samples) keeps Gimbal's rule.
+ *    Cost: the shape is chosen so a busy drive pays two compares, no call.
+ *    A completion that runs complete_due (every 4th / 20 us) compares
+ *    inflight_ios with ctl.shallow_depth (1, or UINT32_MAX while
+ *    shallow_ns > band_hi; kept by band_refresh and ctl_shallow_sample)
+ *    and only at or under it runs complete_due_3d, an out-of-line copy
+ *    that samples and judges by 3d (ctl_evaluate_shallow); a read
+ *    completing between evaluations compares inflight_ios with 1 in the
+ *    branch after the write test, where shallow_read samples.  The inline
+ *    evaluation is section 3's, unchanged; every sample f84's per-IO form
+ *    took is still taken (the fast gate's violation lines are identical).
+ *    make bench-sched: 531.8 / 452.6 -> 533.6 / 454.5 instructions per IO
+ *    (+1.8 / +1.9; the per-IO form cost +11.7, a form sampling only at
+ *    evaluations +2.7 but it missed samples: jain s1-138 new, weights
+ *    s1-950 not fixed).  1000-mix fast gate on main aad62ee: s1 343 -> 341
+ *    (weights -2), s2 311 -> 308 (work -3, jain -2), no row worse, no new
+ *    mix (docs/scheduler-log.md 84).
+ *
  * 85. Section 49's progress bound on time for a fast tenant's newest IO
  *    (issue 11, the stall row).  Why: the stall invariant's floor is 50 ms
  *    of one IO's latency, and so is PROGRESS_NS -- but section 49 owes a
@@ -4761,12 +4808,24 @@ static inline int slo_floor_own(const jbof_sched *s, const tenant *t)
            c->ewma_ns[0] * 2 <= floor2;
 }
 
+/* Section 84: a small qos read that left <= 1 IO in the drive feeds
+ * shallow_ns (ctl.c 3d); the callers test the depth first (out of line). */
+static __attribute__((noinline, cold)) void shallow_read(jbof_sched *s, uint32_t op, uint32_t bytes, uint64_t dev,
+                                                         uint64_t now_ns)
+{
+    if (s->inflight_ios <= 1 && op == JBOF_OP_READ && s->cfg.policy == JBOF_POLICY_QOS && bytes <= CTL_BASE_MAX_BYTES)
+        ctl_shallow_sample(&s->ctl, dev, now_ns);
+}
+
 /* What a completion does past s->due_ns (or with CTL_EVAL_EVERY completions
  * pending), in the order of the per-IO checks it replaces. */
-static inline __attribute__((always_inline)) void complete_due(jbof_sched *s, const tenant *t, uint32_t op,
-                                                              const jbof_io *io, uint64_t dev, uint64_t now_ns)
+static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *s, const tenant *t, uint32_t op,
+                                                                   const jbof_io *io, uint64_t dev, uint64_t now_ns,
+                                                                   int d3)
 {
     ctl_state *c = &s->ctl;
+    if (d3)
+        shallow_read(s, op, io->length_bytes, dev, now_ns); /* section 84 */
     uint64_t win0 = c->win_start_ns;
     int moved = 0; /* an input of due_other_ns changed */
     if (ctl_on_due(c, now_ns)) { /* rolls the window when it is over */
@@ -4779,7 +4838,10 @@ static inline __attribute__((always_inline)) void complete_due(jbof_sched *s, co
          * steering only as section 65 says) */
         c->self_queued = op == JBOF_OP_READ && s->inflight_ios == t->inflight && s->cfg.policy == JBOF_POLICY_QOS &&
                          s->n_backlogged > (t->count ? 1u : 0u) && (!s->n_lc_active || slo_floor_own(s, t));
-        ctl_evaluate(c, op, now_ns);
+        if (d3)
+            ctl_evaluate_shallow(c, op, now_ns); /* section 84 */
+        else
+            ctl_evaluate(c, op, now_ns);
         moved |= c->state != st;
     }
     moved |= c->win_start_ns != win0;
@@ -4810,6 +4872,22 @@ static inline __attribute__((always_inline)) void complete_due(jbof_sched *s, co
         uint64_t e = c->last_eval_ns + CTL_EVAL_NS;
         s->due_ns = e < s->due_other_ns ? e : s->due_other_ns;
     }
+}
+/* Section 84: complete_due with ctl.c 3d, out of line, on a drive at most
+ * shallow_depth deep (1, or any depth while the 2-deep read latency is past
+ * band_hi): the inline path keeps section 3's evaluation and one compare. */
+static __attribute__((noinline)) void complete_due_3d(jbof_sched *s, const tenant *t, uint32_t op, const jbof_io *io,
+                                                      uint64_t dev, uint64_t now_ns)
+{
+    complete_due_body(s, t, op, io, dev, now_ns, 1);
+}
+static inline __attribute__((always_inline)) void complete_due(jbof_sched *s, const tenant *t, uint32_t op,
+                                                              const jbof_io *io, uint64_t dev, uint64_t now_ns)
+{
+    if (__builtin_expect(s->inflight_ios <= s->ctl.shallow_depth, 0))
+        complete_due_3d(s, t, op, io, dev, now_ns);
+    else
+        complete_due_body(s, t, op, io, dev, now_ns, 0);
 }
 
 /* section 64: t's reads slower than the band's ceiling and SD_RATIO x the
@@ -5048,6 +5126,8 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
             complete_due(s, t, op, io, dev, now_ns); /* also counts a slow write */
         else if (op == JBOF_OP_WRITE)
             write_done(s, t, io, dev, now_ns); /* see complete_due */
+        else if (__builtin_expect(s->inflight_ios <= 1, 0))
+            shallow_read(s, op, io->length_bytes, dev, now_ns); /* section 84, between evaluations */
     }
     if (!is_active(t)) {
         if (t->drain_ns) /* section 23: idle from now on */

@@ -2423,6 +2423,61 @@ static void test_lc_steer(void)
     CHECK_EQ(lc_win(&c, &now, 0, 0, 300000), 187500);
 }
 
+/* ctl.c 3d (section 84): a drive whose small reads at 2 deep already take
+ * more than band_hi (base 84 us: band 126-252 us; 2-deep reads at 600 us) has
+ * its read EWMA judged against 3 x that latency (1.8 ms): a 1 ms read EWMA
+ * is not OVERLOADED there, and is again with the 2-deep latency stale
+ * (> 1 s), within 100 ms of an IO > 128 KiB, under an SLO cap or within
+ * 100 ms of an SLO tenant's completion, or when the signal is the write
+ * EWMA.  Without 3d every case is OVERLOADED. */
+static uint32_t shallow_eval(const jbof_sched_cfg *cfg, uint64_t shallow_age, uint64_t big_age, uint64_t cap,
+                             uint32_t k, uint64_t lc_age)
+{
+    static ctl_state c;
+    uint64_t now = 10 * JBOF_NS_PER_S;
+    ctl_init(&c, &cfg->ctl, 0);
+    ctl_base_sample(&c, 84000, now - 1000);
+    ctl_set_cap(&c, cap);
+    c.shallow_ns = 600000;
+    c.shallow_last_ns = now - shallow_age;
+    c.big_last_ns = big_age ? now - big_age : 0;
+    c.last_lc_ns = lc_age ? now - lc_age : 0;
+    c.ewma_ns[k] = 1000000;
+    c.last_ns[k] = now;
+    c.pend_cost = 4096;
+    c.pend_n = 1;
+    ctl_evaluate_shallow(&c, k, now);
+    return c.state;
+}
+
+static void test_shallow_band(void)
+{
+    jbof_sched_cfg cfg;
+    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &cfg), 0);
+    CHECK(cfg.ctl.band_hi_pct == 300 && cfg.ctl.band_lo_pct == 150);
+    CHECK(shallow_eval(&cfg, 1000, 0, 0, 0, 0) != JBOF_CTL_OVERLOADED);
+    CHECK(shallow_eval(&cfg, 1000, 200000000, 0, 0, 200000000) != JBOF_CTL_OVERLOADED); /* 200 ms old */
+    CHECK_EQ(shallow_eval(&cfg, 2 * JBOF_NS_PER_S, 0, 0, 0, 0), JBOF_CTL_OVERLOADED); /* stale */
+    CHECK_EQ(shallow_eval(&cfg, 1000, 50000000, 0, 0, 0), JBOF_CTL_OVERLOADED);       /* large IO 50 ms ago */
+    CHECK_EQ(shallow_eval(&cfg, 1000, 0, 200000, 0, 0), JBOF_CTL_OVERLOADED);         /* SLO steering */
+    CHECK_EQ(shallow_eval(&cfg, 1000, 0, 0, 0, 50000000), JBOF_CTL_OVERLOADED);       /* an SLO read 50 ms ago */
+    CHECK_EQ(shallow_eval(&cfg, 1000, 0, 0, 1, 0), JBOF_CTL_OVERLOADED);              /* writes keep the band */
+    /* sched.c's one compare: the drive's depth against shallow_depth, 1
+     * until the 2-deep EWMA is past band_hi, then any depth, and 1 again
+     * once it falls back under it */
+    static ctl_state c;
+    ctl_init(&c, &cfg.ctl, 0);
+    ctl_base_sample(&c, 84000, 1000);
+    CHECK_EQ(c.shallow_depth, 1);
+    ctl_shallow_sample(&c, 600000, 2000); /* seeds the EWMA: 600 us > band_hi 252 us */
+    CHECK_EQ(c.shallow_ns, 600000);
+    CHECK_EQ(c.shallow_depth, UINT32_MAX);
+    for (int i = 0; i < 16; i++)
+        ctl_shallow_sample(&c, 100000, 3000 + (uint64_t)i);
+    CHECK(c.shallow_ns < c.band_hi_ns);
+    CHECK_EQ(c.shallow_depth, 1);
+}
+
 int main(void)
 {
     test_validation();
@@ -2469,5 +2524,6 @@ int main(void)
     test_sfq_cross();
     test_fast_decay_undo();
     test_lc_steer();
+    test_shallow_band();
     TEST_SUMMARY();
 }
