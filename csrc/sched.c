@@ -1760,6 +1760,11 @@
  *    Cost: nothing on the common path -- the probe runs inside section
  *    64's sampling gate (plus one test of pd_state there) and the dispatch
  *    side's self_deep reads pd_cap beside sd_cap.
+ *    Cheaper since (g87): self_deep_sample keeps two summaries up to date where
+ *    sd_cap, pd_cap and pd_state change (nowhere else): sd_eff, the tighter
+ *    cap, which self_deep tests alone, and sd_on (sd_cap | pd_state), the
+ *    sampling gate's one field -- both in struct holes, no field moved;
+ *    bench-sched 531.8 / 452.6 -> 525.2 / 446.0 (schedule unchanged).
  *    1000-mix fast gate on main 461b7a3 (total; work, stall, weights,
  *    limit, reserve, slo, jain; starve): seed 1 361 (138, 0, 206, 0, 1,
  *    16, 34; 3) -> 359 (138, 0, 204, 0, 1, 16, 34; 3), seed 2 339 (125, 3,
@@ -1805,6 +1810,13 @@
  *    a few compares per take in one-bucket mode, a store per submit and a
  *    test per completion; bw_serve (out of line) only while an episode is
  *    open and the bucket empty: bench-sched 513.4 / 434.3 -> 523.2 / 444.1.
+ *    Cheaper since (g87): bw_open is asked only in the take loop's branch
+ *    for a bucket left <= 0 (the only take that can start or end an
+ *    episode), and the balance before the take is the one after it plus
+ *    h->cost (take charges it unless s->alone), not a value kept live
+ *    across take; bench-sched 525.2 / 446.0 -> 524.4 / 445.3.  The
+ *    round's closing bw_serve test reads bw_debt (rarely set) first:
+ *    -> 523.9 / 444.8.
  *    (measurements and variants: docs/scheduler-log.md section 79)
  *
  * 81. The band's SLO ceiling steered by the SLO tenant's tail (issue 11, the
@@ -2037,11 +2049,13 @@ typedef struct tenant {
     uint32_t hold_rel;        /* qos: its bucket's release count when it was held (section 58) */
     uint64_t lat_r_ns;        /* qos: EWMA 1/8 of its reads' time in the drive, size-normalized (section 64) */
     uint32_t sd_cap;          /* qos: its reads' in-flight cap while it queues behind itself (0: none; section 64) */
+    uint32_t sd_eff;          /* qos: the tighter of sd_cap and pd_cap (0: neither) -- what self_deep tests (sd_sync) */
     uint64_t p_cost0;         /* qos: its cost completed when the cost period began (section 76) */
     uint64_t p_q0;            /* qos: its time queued when the cost period began (section 76) */
     uint32_t pd_state;        /* qos: section 77's depth probe: PD_IDLE .. PD_HOLD */
     uint32_t pd_cap;          /* qos: its reads' in-flight cap the probe set (0: none; section 77) */
     uint32_t pd_prev;         /* qos: ... the cap before the step being measured (0: none) */
+    uint32_t sd_on;           /* qos: sd_cap | pd_state -- section 64's sampling gate reads one field (sd_sync) */
     uint64_t pd_t0, pd_b0;    /* qos: ... the window's start and the bytes it had completed then */
     uint64_t pd_n0;           /* qos: ... and the IOs */
     uint64_t pd_rb, pd_rns;   /* qos: ... the best window so far: bytes completed over ns */
@@ -4076,9 +4090,7 @@ static inline uint64_t win_cap(const jbof_sched *s, tenant *t)
  * complete_t) */
 static inline int self_deep(const tenant *t)
 {
-    uint32_t c = t->sd_cap;
-    if (__builtin_expect(t->pd_cap != 0, 0) && (!c || t->pd_cap < c))
-        c = t->pd_cap; /* section 77 */
+    uint32_t c = t->sd_eff; /* sd_cap, or section 77's pd_cap where tighter */
     return c && t->inflight >= c && t->ring[t->head].io->opcode == JBOF_OP_READ;
 }
 
@@ -4465,11 +4477,13 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
         t->deficit -= h->cost;
         if (!one && h->length_bytes > CTL_NORMALIZE_BYTES && s->ctl.target_cap_ns)
             big_took(s, t, h, now_ns); /* section 41 (before take: it may advance t's head) */
-        int64_t before = s->ctl.tokens[k];
         take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, LIST_DRR, one); /* may unlink t */
-        if (one && !resv)
-            bw_open(s, id, h, before); /* section 79 */
         if (s->ctl.tokens[k] <= 0) {
+            /* section 79: only a take that leaves the bucket <= 0 opens or
+             * closes an episode -- one that found it > 0 (take charged
+             * h->cost to it unless s->alone; one bucket: k is 0) */
+            if (one && !resv)
+                bw_open(s, id, h, s->ctl.tokens[0] + (s->alone ? 0 : (int64_t)h->cost));
             /* its bucket ran dry: go on only if someone can use the other
              * one (the check at the start of the round, knowing k is empty) */
             rel &= ~(1u << k);
@@ -4487,7 +4501,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             }
         }
     }
-    if (one && !resv && s->bw_debt && s->ctl.tokens[0] <= 0)
+    if (__builtin_expect(s->bw_debt != 0, 0) && one && !resv && s->ctl.tokens[0] <= 0)
         n = bw_serve(s, out, n, max, now_ns); /* section 79 */
     return n;
 }
@@ -5009,8 +5023,8 @@ static void depth_probe(jbof_sched *s, tenant *t, uint64_t now_ns)
  * normalized): its own and the others' read EWMAs, and its read cap --
  * shrunk while it is slow holding >= 4/5 of a drive >= SD_DRIVE_MIN deep
  * (no SLO tenant), grown by one per completion while it is not slow */
-static __attribute__((noinline, cold)) void self_deep_sample(jbof_sched *s, tenant *t, uint32_t id, uint64_t d,
-                                                                  uint64_t now_ns)
+static inline __attribute__((always_inline)) void self_deep_step(jbof_sched *s, tenant *t, uint32_t id, uint64_t d,
+                                                                 uint64_t now_ns)
 {
     t->lat_r_ns += (uint64_t)(((int64_t)d - (int64_t)t->lat_r_ns) >> 3);
     depth_probe(s, t, now_ns);
@@ -5032,6 +5046,21 @@ static __attribute__((noinline, cold)) void self_deep_sample(jbof_sched *s, tena
     }
     if (__builtin_expect(cap != 0, 0) && !slow && (t->sd_cap = cap + 1) > 2 * t->inflight + SELF_DEEP_MIN)
         t->sd_cap = 0;
+}
+
+/* sections 64 and 77 set sd_cap, pd_cap and pd_state only here, so the hot
+ * paths' summaries of them are brought up to date here: sd_eff, the cap
+ * self_deep tests (the tighter of the two), and sd_on, which keeps the
+ * sampling gate in complete_t open (one field to test, not two) */
+static __attribute__((noinline, cold)) void self_deep_sample(jbof_sched *s, tenant *t, uint32_t id, uint64_t d,
+                                                                  uint64_t now_ns)
+{
+    self_deep_step(s, t, id, d, now_ns);
+    uint32_t c = t->sd_cap;
+    if (t->pd_cap && (!c || t->pd_cap < c))
+        c = t->pd_cap;
+    t->sd_eff = c;
+    t->sd_on = t->sd_cap | t->pd_state;
 }
 
 /* One completion: every counter, the histogram and the controller in one
@@ -5118,7 +5147,7 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
         if (__builtin_expect(op == JBOF_OP_READ && pol == JBOF_POLICY_QOS && /* section 64, only near a dominant tenant */
                              ((t->inflight + 1 >= SD_DOM_MIN && s->inflight_ios + 1 >= SD_DRIVE_MIN &&
                                5 * (t->inflight + 1) >= 4 * (s->inflight_ios + 1)) ||
-                              t->sd_cap || t->pd_state || s->dom_ns + SELF_FRESH_NS > now_ns), 0))
+                              t->sd_on || s->dom_ns + SELF_FRESH_NS > now_ns), 0))
             self_deep_sample(s, t, io->tenant,
                              io->length_bytes > CTL_NORMALIZE_BYTES ? ctl_normalize(dev, io->length_bytes) : dev, now_ns);
         ctl_sample(&s->ctl, op, io->length_bytes, c, dev, now_ns);
