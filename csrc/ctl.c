@@ -273,6 +273,14 @@ int ctl_cfg_check(const jbof_ctl_cfg *c)
     return 0;
 }
 
+/* 3d: the drive depth at or under which sched.c runs ctl_evaluate_shallow --
+ * 1, or UINT32_MAX while the 2-deep latency is above the band (its two
+ * inputs change only in band_refresh and ctl_shallow_sample) */
+static void shallow_depth_refresh(ctl_state *c)
+{
+    c->shallow_depth = c->shallow_ns > c->band_hi_ns ? UINT32_MAX : 1;
+}
+
 static void band_refresh(ctl_state *c);
 
 /* ctl_sample's base-latency gate (section 3b): only in the learned-band
@@ -339,7 +347,7 @@ static void band_compute(const ctl_state *c, uint64_t *lo_out, uint64_t *hi_out)
 static void band_refresh(ctl_state *c)
 {
     band_compute(c, &c->band_lo_ns, &c->band_hi_ns);
-    c->shallow_depth = c->shallow_ns > c->band_hi_ns ? UINT32_MAX : 1; /* 3d */
+    shallow_depth_refresh(c); /* 3d */
 }
 
 void ctl_band(const ctl_state *c, uint64_t *lo_out, uint64_t *hi_out)
@@ -465,7 +473,7 @@ void ctl_shallow_sample(ctl_state *c, uint64_t dev_ns, uint64_t now_ns)
     int64_t e = (int64_t)c->shallow_ns + (c->shallow_ns ? d >> 3 : d);
     c->shallow_ns = e < 0 ? 0 : (uint64_t)e;
     c->shallow_last_ns = now_ns;
-    c->shallow_depth = c->shallow_ns > c->band_hi_ns ? UINT32_MAX : 1;
+    shallow_depth_refresh(c);
 }
 
 /* ctl_on_complete's out-of-line parts (the per-IO part is inline in

@@ -4578,8 +4578,7 @@ static inline __attribute__((always_inline)) int dispatch_ctl(jbof_sched *s, uin
             s->ctl.tokens[1] = cap;
         }
         ctl_refill_one(&s->ctl, now_ns);
-        if (s->ctl.tokens[0] > 0)
-        {
+        if (s->ctl.tokens[0] > 0) {
             s->pass_debt = 0; /* section 46: a new episode */
             s->bw_debt = 0;   /* section 79: the write's debt is paid */
         }
