@@ -1908,6 +1908,32 @@
  *    sections 67b / 49j).  1000-mix fast gate: s1 343 -> 343 (every row
  *    as main), s2 313 -> 311 (stall 3 -> 1: 109, 639), nothing new
  *    (docs/scheduler-log.md 85).
+ *
+ * 95. The IO queued behind an owed escape (issue 11, the stall row).  Why:
+ *    section 49 owes a starving tenant its head IO once its last take and
+ *    its head are both PROGRESS_NS old; where section 28 earns, that tick
+ *    is also the one on which the earned deficit first pays the head, so
+ *    the escape goes as an earned one (esc_ok 1) and section 31a's carry
+ *    stops at the deficit.  A QD-2 tenant whose two IOs queued together
+ *    (s2-677: 64 KiB writes costing 4.5 quanta, beside four reservations
+ *    that keep the bucket 10-20 MB in debt) then sends one of them at 50
+ *    ms, and the other -- which has waited just as long -- starts over:
+ *    the owed test's clock is the last take, so it waits for STARVE_NS
+ *    quanta (or PROGRESS_NS) again from the first's release: 90 ms, past
+ *    its stall bound of 25 x p99.  The rule: an escape that was owed
+ *    although the deficit paid it (esc_ok 1 | ESC_OWED) takes the tenant's
+ *    one other queued IO with it when that IO has itself waited
+ *    PROGRESS_NS, on credit (the deficit goes negative) and not charged to
+ *    the bucket, as section 55's carry.  Bounds: one IO, only when it is
+ *    the last one queued (a deeper queue is a backlog that the quantum
+ *    paces: carrying every owed IO flooded the drive -- c62's TSW, 95b's
+ *    V32; one IO of a deeper queue changed 55 mixes' lines against 12, V33),
+ *    only on an owed escape, within the tenant's limit; the escape itself
+ *    is unchanged.  Out of line (resv_escape_last): escapes are rare.
+ *    s2-677's t2: max 90.0 -> 50.3 ms, p99 2.42 -> 2.82 ms.  1000-mix fast gate: s1 341 -> 341
+ *    (every row the same mixes), s2 308 -> 307 (stall 677 fixed), nothing
+ *    new.  Cost: make bench-sched 525.7 / 446.6 -> 525.7 / 446.6
+ *    instructions per IO (docs/scheduler-log.md 95).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -2043,7 +2069,7 @@ typedef struct tenant {
     uint32_t r_short;         /* moved less than 7/8 of its reservation over the last window */
     uint32_t r_seen;          /* section 40: the active reservations are ones the drive was seen to give */
     uint64_t r_peak_bps;      /* section 40: the most it sent over one attainment window */
-    uint32_t esc_ok;          /* qos: its head IO may go past a reservation's debt (section 28) */
+    uint32_t esc_ok;          /* qos: its head IO may go past a reservation's debt (section 28; | ESC_OWED: 95) */
     uint64_t esc_ns;          /* qos: last quantum earned while starving behind one (section 28) */
     uint64_t vs;              /* qos, two buckets: weighted service, cost / weight x 16 (section 58) */
     uint32_t hold_rel;        /* qos: its bucket's release count when it was held (section 58) */
@@ -3482,6 +3508,10 @@ static inline uint64_t progress_room(const jbof_sched *s, const tenant *t)
     return room < PROGRESS_ROOM_NS ? room : PROGRESS_ROOM_NS;
 }
 
+/* section 95: esc_ok's flag for an escape that was owed (section 49's
+ * bound) although its earned deficit paid the head IO (esc_ok 1) */
+enum { ESC_OWED = 4u };
+
 /* section 28: t starves (section 9), has sent nothing for STARVE_NS and
  * earned no quantum for as long: it earns one (quantum x weight) and, once
  * that covers its head IO, may send it past its bucket's reservation debt.
@@ -3505,7 +3535,7 @@ static inline int resv_escape_earn(const jbof_sched *s, tenant *t, uint64_t now_
         if (!fast || now_ns - t->last_take_ns < pn || now_ns - t->ring[t->head].io->submit_ns < pn)
             return 0;
         t->esc_ns = now_ns; /* owed off the tick: nothing earned */
-        t->esc_ok = full == 2 ? 2u : t->deficit >= (int64_t)t->ring[t->head].io->cost ? 1u : 3u;
+        t->esc_ok = full == 2 ? 2u : t->deficit >= (int64_t)t->ring[t->head].io->cost ? 1u | ESC_OWED : 3u;
         return (int)t->esc_ok;
     }
     int owed = now_ns - t->last_take_ns >= pn && now_ns - t->ring[t->head].io->submit_ns >= pn;
@@ -3517,7 +3547,7 @@ static inline int resv_escape_earn(const jbof_sched *s, tenant *t, uint64_t now_
     /* 2: section 53, the progress bound past a shallow read debt; 1: the
      * deficit pays the head IO; 3: section 55, owed and on credit past a
      * deep debt */
-    t->esc_ok = full == 2 ? 2u : t->deficit >= (int64_t)t->ring[t->head].io->cost ? 1u : owed ? 3u : 0u;
+    t->esc_ok = full == 2 ? 2u : t->deficit >= (int64_t)t->ring[t->head].io->cost ? (owed ? 1u | ESC_OWED : 1u) : owed ? 3u : 0u;
     return (int)t->esc_ok;
 }
 
@@ -4148,6 +4178,25 @@ static __attribute__((noinline)) int resv_escape_more(jbof_sched *s, uint32_t id
     return n;
 }
 
+/* section 95: an owed escape paid from the deficit (esc_ok 1 | ESC_OWED)
+ * takes t's one other queued IO with it, on credit and not charged to its
+ * bucket, if that IO has itself waited PROGRESS_NS (a QD-2 tenant's
+ * backlog: it would otherwise wait for STARVE_NS quanta again from the
+ * first IO's release) */
+static __attribute__((noinline)) int resv_escape_last(jbof_sched *s, uint32_t id, tenant *t, jbof_io **out, int n,
+                                                      uint64_t now_ns)
+{
+    const jbof_io *h = t->ring[t->head].io;
+    if (now_ns - h->submit_ns < PROGRESS_NS || (t->rated && !limit_ok(s, t, now_ns)))
+        return n;
+    uint32_t c = h->cost;
+    int k = io_bucket(s, h->opcode);
+    t->deficit -= c;
+    take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, LIST_DRR, TAKE_ONE_ANY); /* may unlink t */
+    s->ctl.tokens[k] += c;
+    return n;
+}
+
 /* FIFO across tenants: the backlogged tenant whose head arrived first. */
 static int dispatch_fifo(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
 {
@@ -4398,7 +4447,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
         }
         int k = one ? 0 : ctl_bucket(h->opcode);
         if ((!one || resv) && t->esc_ok) {
-            uint32_t eo = t->esc_ok;
+            uint32_t eo = t->esc_ok & ~(uint32_t)ESC_OWED, owed = t->esc_ok & ESC_OWED;
             t->esc_ok = 0;
             /* still past DEBT_BUCKETS: a flag left from before a switch to
              * one bucket and back does not let an IO past a shallow debt
@@ -4413,6 +4462,8 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
                 take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, LIST_DRR, one); /* may unlink t */
                 s->ctl.tokens[k] += c;
                 n = resv_escape_more(s, id, t, out, n, nmax, c, now_ns, eo >= 2); /* (on credit: 55) */
+                if (owed && n < nmax && t->count == 1)
+                    n = resv_escape_last(s, id, t, out, n, now_ns); /* (section 95) */
                 if (l->head == (int32_t)id)
                     list_rotate(s, l); /* the next one may starve too */
                 continue;

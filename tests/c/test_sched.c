@@ -2029,6 +2029,39 @@ static void test_progress_fast(void)
     jbof_sched_destroy(s);
 }
 
+/* section 95: a best-effort 64 KiB writer at QD 2 (tenant 1) arrives at
+ * 100 ms behind a reservation of 128 KiB writes the fake drive cannot meet
+ * (tenant 0: the bucket deep in debt).  Both its writes queue at once and
+ * wait for section 28's quanta; the first goes at the 5th earning tick
+ * (owed by then: section 49's bound), paid from the deficit.  With section
+ * 95 the second, which has waited as long, goes with it: both complete by
+ * 180 ms (largest latency 54.3 ms); without, the second earns its quanta
+ * again from the first's release and has not completed by 180 ms (one
+ * write, 54.2 ms). */
+static void test_progress_escape_last(void)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    static load L;
+    static fake f;
+    load_reset(&L, &f, 3);
+    L.ids[0] = add(s, 1, JBOF_CLASS_RESERVED, 2000ull << 20, 0);
+    load_set(&L, 0, 4, 131072, JBOF_OP_WRITE);
+    L.ids[1] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    load_set(&L, 1, 2, 65536, JBOF_OP_WRITE);
+    L.start_ns[1] = 100000000;
+    add_lc(s, &L, 2, 2000000, 1, 4096);
+    run(s, &L, &f, 180000000);
+    jbof_hist h;
+    CHECK_EQ(jbof_sched_tenant_hist(s, L.ids[1], &h), 0);
+    if (h.count < 2 || h.max_ns > 55000000 || h.max_ns < 45000000)
+        fprintf(stderr, "progress escape, last: %llu writes by 180 ms, max %.3f ms\n", (unsigned long long)h.count,
+                h.max_ns / 1e6);
+    CHECK(h.max_ns >= 45000000); /* the case: held to the bound */
+    CHECK(h.count >= 2 && h.max_ns <= 55000000);
+    CHECK_EQ(L.fifo_violations, 0);
+    jbof_sched_destroy(s);
+}
+
 /* section 62: section 26's write stop, re-armed by a reserved writer's
  * slow writes (reservations go past the stop) while the latency-critical
  * owner keeps missing its SLO, stands in front of a best-effort writer
@@ -2513,6 +2546,7 @@ int main(void)
     test_slo_floor_band();
     test_progress_escape_wstop();
     test_progress_fast();
+    test_progress_escape_last();
     test_progress_escape_first();
     test_lc_past_mask();
     test_pass_empty_bucket();
