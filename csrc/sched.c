@@ -1909,6 +1909,35 @@
  *    as main), s2 313 -> 311 (stall 3 -> 1: 109, 639), nothing new
  *    (docs/scheduler-log.md 85).
  *
+ * 93. Escapes fair by tag among the members left (issue 11, the weights
+ *    row's class E; section 86's V2 with its starve casualty fixed).  Why:
+ *    section 49's progress bound owes every held member one IO per
+ *    PROGRESS_NS whatever it costs, so behind a reservation's debt the
+ *    escapes are fair by IO count, and members whose IOs differ ~24x in
+ *    cost get shares ~24x apart (s2-99: two weight-1 members 0.274 /
+ *    0.726).  The rule, at each escape walk (esc_least_tag): take the least
+ *    start tag (vs, section 58) of a member that is starving on the round
+ *    or held; a member whose tag leads it by more than its own head IO is
+ *    owed at ESC_LEAD_NS (75 ms) instead of PROGRESS_NS, so the member
+ *    behind catches up; and the tenants a walk lets go reach the round's
+ *    head least tag first (up to ESC_SORT_MAX per walk, the rest as
+ *    before).  The guard: none of this while any member waiting there
+ *    has completed nothing for ESC_BIN_NS (90 ms) -- its 100 ms starve bin
+ *    is at stake, and a delayed escape moves the round's timing around it
+ *    (section 86's s1-824: t5, barely delayed itself, lost a bin when the
+ *    floor-bound t0 and the limited t2 were; 86's guards on the delayed
+ *    member alone could not see that).  Bounds: the wait is 75 ms at most
+ *    (a bin keeps one completion from a member that waits), only for a
+ *    best-effort unreserved member, only where PROGRESS_NS applies, never
+ *    while a member nears an empty bin.  The guard's threshold: 80-90 ms
+ *    pass the gate, 70 ms (s1-824 starve, s2-639 stall) and 100 ms
+ *    (s1-824, s2-324 starve) do not; 90 ms is the bin less an IO's time.
+ *    1000-mix fast gate: s1 341 -> 340 (weights 554), s2 308 -> 306
+ *    (weights 99, 705, 999), no row worse (docs/scheduler-log.md 93).
+ *    Cost: a store of the completion time per IO; the walk is on the cold
+ *    escape path (once per ms at most, with a reservation or an SLO tenant
+ *    active): bench-sched +1.0 / +1.0 instructions per IO.
+ *
  * 95. The IO queued behind an owed escape (issue 11, the stall row).  Why:
  *    section 49 owes a starving tenant its head IO once its last take and
  *    its head are both PROGRESS_NS old; where section 28 earns, that tick
@@ -1971,6 +2000,9 @@ static const uint64_t LENT_W_BACKOFF_NS = 1000000000ull; /* qos: no lent writes 
 static const uint64_t PROGRESS_NS = 50000000ull;    /* qos, one bucket: 50 ms without a dispatch, nothing in flight (18) */
 static const uint64_t PROGRESS_DEBT_NS = 85000000ull; /* ... and 85 ms while still repaying an earlier such IO (39) */
 static const uint64_t RESV_STEP_NS = 1000000ull;    /* qos: reservations rescaled at most once per 1 ms (section 20) */
+static const uint64_t ESC_LEAD_NS = 75000000ull;    /* qos: a member ahead of a starving one is owed its escape at 75 ms (93) */
+static const uint64_t ESC_BIN_NS = 90000000ull;     /* qos: ... unless a waiting member has completed nothing for 90 ms (93) */
+enum { ESC_SORT_MAX = 64 };                         /* qos: escapes per walk put at the round's head in tag order (93) */
 static const uint64_t RESV_WIN_NS = 20000000ull;    /* qos: a reservation is judged met or short over 20 ms (section 20) */
 static const uint64_t ESC_FAST_NS = 1000000ull;     /* qos: a drive answering within 1 ms is not full (section 28) */
 static const uint64_t WSTOP_MAX_NS = 10000000ull;   /* qos: one slow write stops writes for at most 10 ms (section 26) */
@@ -2073,6 +2105,7 @@ typedef struct tenant {
     uint64_t esc_ns;          /* qos: last quantum earned while starving behind one (section 28) */
     uint64_t vs;              /* qos, two buckets: weighted service, cost / weight x 16 (section 58) */
     uint32_t hold_rel;        /* qos: its bucket's release count when it was held (section 58) */
+    uint64_t done_ns;         /* qos: its last completion (section 93) */
     uint64_t lat_r_ns;        /* qos: EWMA 1/8 of its reads' time in the drive, size-normalized (section 64) */
     uint32_t sd_cap;          /* qos: its reads' in-flight cap while it queues behind itself (0: none; section 64) */
     uint32_t sd_eff;          /* qos: the tighter of sd_cap and pd_cap (0: neither) -- what self_deep tests (sd_sync) */
@@ -2185,6 +2218,7 @@ struct jbof_sched {
     uint64_t vs_now;          /* qos, two buckets: the last dispatch's weighted service (section 58) */
     uint64_t vbe_now;         /* qos, two buckets: the last best-effort dispatch's start tag (section 63) */
     uint32_t rel_n[2];        /* qos: releases from held[k] (section 58) */
+    uint64_t esc_vmin;        /* qos: the least tag of a starving member at this escape walk (UINT64_MAX: none, or 93's bin guard) */
     uint64_t minor_r_ns;      /* qos: EWMA 1/8 of the reads of the tenants other than dom_id (section 64) */
     uint64_t minor_last_ns;   /* ... its last sample (0: none yet) */
     uint32_t dom_id;          /* qos: the last tenant seen holding >= 4/5 of the drive at its read's completion (64) */
@@ -2653,6 +2687,7 @@ int jbof_sched_create(const jbof_sched_cfg *cfg, jbof_sched **out)
         ctl_init(&s->ctl, &cfg->ctl, 0);
     s->next_limit_ns = UINT64_MAX;
     s->win_gen = 1; /* a new tenant's win_gen (0) is stale */
+    s->esc_vmin = UINT64_MAX; /* section 93: no walk yet */
     due_rearm(s);
     *out = s;
     return 0;
@@ -3526,6 +3561,11 @@ static inline int resv_escape_earn(const jbof_sched *s, tenant *t, uint64_t now_
      * PROGRESS_NS for a tenant that has completed nothing since it was
      * added) */
     uint64_t pn = s->n_resv_active || !t->hist.count ? PROGRESS_NS : PROGRESS_SLO_NS;
+    /* section 93: a member whose tag leads the least tag of a starving
+     * member by more than its own head IO is owed at ESC_LEAD_NS */
+    if (s->esc_vmin != UINT64_MAX && pn < ESC_LEAD_NS && sfq_member(t) &&
+        t->vs > s->esc_vmin + (uint64_t)t->ring[t->head].io->cost * 16 / t->cfg.weight)
+        pn = ESC_LEAD_NS;
     /* section 85: a fast tenant's newest IO is owed in time to complete
      * within the bound, and at any walk, not only on the earning tick */
     int fast = pn == PROGRESS_NS && progress_fast(t, now_ns);
@@ -3551,6 +3591,31 @@ static inline int resv_escape_earn(const jbof_sched *s, tenant *t, uint64_t now_
     return (int)t->esc_ok;
 }
 
+/* section 93: the least tag of a starving member, on the round or held,
+ * for resv_escape_earn's wait; none (UINT64_MAX) while any member waiting
+ * there has completed nothing for ESC_BIN_NS -- its 100 ms bin is at stake,
+ * and a delayed escape moves the round's timing around it */
+static void esc_least_tag(jbof_sched *s, uint64_t now_ns)
+{
+    uint64_t m = UINT64_MAX;
+    const dlist *ls[3] = {&s->drr, &s->held[0], &s->held[1]};
+    for (int q = 0; q < 3; q++) {
+        int32_t x = ls[q]->head;
+        for (uint32_t i = 0; i < ls[q]->len; i++, x = s->t[x]->next) {
+            const tenant *u = s->t[x];
+            if (!sfq_member(u) || !u->count)
+                continue;
+            if (now_ns - u->done_ns > ESC_BIN_NS) {
+                s->esc_vmin = UINT64_MAX;
+                return;
+            }
+            if (starving(u, now_ns) && u->vs < m)
+                m = u->vs;
+        }
+    }
+    s->esc_vmin = m;
+}
+
 /* section 28: every tenant held on a bucket past DEBT_BUCKETS of debt that
  * may escape it goes to the head of the round (rare: a reservation is
  * active and its debt deep); returns the buckets someone may go past,
@@ -3558,7 +3623,8 @@ static inline int resv_escape_earn(const jbof_sched *s, tenant *t, uint64_t now_
  * the round stops and keeps its order) */
 static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t now_ns)
 {
-    uint32_t esc = 0, deep = 0, neg = 0;
+    uint32_t esc = 0, deep = 0, neg = 0, ne = 0;
+    uint32_t eids[ESC_SORT_MAX];
     if (s->n_resv_active) {
         int two = !one_bucket(s);
         for (int k = 0; k < 2; k++) {
@@ -3589,6 +3655,7 @@ static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t n
                (!s->ctl.target_cap_ns || s->ctl.band_hi_ns >= 2 * s->ctl.base_ns || s->ctl.ewma_ns[0] > ESC_FAST_NS ||
                 s->ctl.ewma_ns[1] > ESC_FAST_NS);
     s->esc_next_ns = now_ns + RESV_STEP_NS; /* a walk at most once per ms */
+    esc_least_tag(s, now_ns); /* section 93 */
     for (int k = 0; k < 2; k++) {
         dlist *h = &s->held[k];
         if (h->head < 0 || !(neg >> k & 1))
@@ -3598,7 +3665,10 @@ static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t n
             int32_t nx = s->t[id]->next;
             if (resv_escape_earn(s, s->t[id], now_ns, (deep >> k & 1) ? full : 2)) {
                 list_del_raw(s, h, (uint32_t)id);
-                list_push(s, &s->drr, (uint32_t)id, 1, LIST_DRR);
+                if (ne < ESC_SORT_MAX)
+                    eids[ne++] = (uint32_t)id; /* section 93: pushed below, in tag order */
+                else
+                    list_push(s, &s->drr, (uint32_t)id, 1, LIST_DRR);
                 esc |= 1u << k;
             }
             id = nx;
@@ -3614,10 +3684,25 @@ static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t n
         int k = one_bucket(s) ? 0 : head_bucket(s->t[id]); /* one bucket: all on 0 (38) */
         if ((neg >> k & 1) && resv_escape_earn(s, s->t[id], now_ns, (deep >> k & 1) ? full : 2)) {
             list_del(s, &s->drr, (uint32_t)id);
-            list_push(s, &s->drr, (uint32_t)id, 1, LIST_DRR);
+            if (ne < ESC_SORT_MAX)
+                eids[ne++] = (uint32_t)id;
+            else
+                list_push(s, &s->drr, (uint32_t)id, 1, LIST_DRR);
             esc |= 1u << k;
         }
         id = nx;
+    }
+    /* section 93: the escaped go to the round's head least tag first (the
+     * largest pushed first ends last) */
+    for (uint32_t a = 0; a < ne; a++) {
+        uint32_t b = a;
+        for (uint32_t c = a + 1; c < ne; c++)
+            if (s->t[eids[c]]->vs > s->t[eids[b]]->vs)
+                b = c;
+        uint32_t x = eids[a];
+        eids[a] = eids[b];
+        eids[b] = x;
+        list_push(s, &s->drr, eids[a], 1, LIST_DRR);
     }
     return esc;
 }
@@ -5139,6 +5224,7 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
     t->inflight--;
     t->inflight_cost -= c;
     s->inflight_ios--;
+    t->done_ns = now_ns; /* section 93 */
     if (__builtin_expect(io->sched_mark == BW_PASSED, 0) && s->bw_inflight)
         s->bw_inflight--; /* section 79 */
     s->inflight_cost -= c;

@@ -1994,6 +1994,43 @@ static void test_progress_escape_first(void)
     jbof_sched_destroy(s);
 }
 
+/* section 93: section 49's case with two best-effort members at weight 1
+ * behind the reservation's deep write debt: a 1 MiB writer (tenant 1) and a
+ * 4 KiB writer (tenant 2), both at QD 2, both served by the progress bound.
+ * At one escape per PROGRESS_NS each the 1 MiB writer took ~256x the
+ * other's cost; with section 93 its escape waits ESC_LEAD_NS while its tag
+ * leads the 4 KiB writer's (starving) by more than its head IO, and the
+ * escapes go least tag first: 13 writes of 1 MiB in 1 s, largest gap 82 ms
+ * (without: 19, gap 56 ms); the 4 KiB writer 91 writes (89). */
+static void test_escape_lead_waits(void)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    static load L;
+    static fake f;
+    load_reset(&L, &f, 4);
+    L.ids[0] = add(s, 1, JBOF_CLASS_RESERVED, 2000ull << 20, 0);
+    load_set(&L, 0, 128, 131072, JBOF_OP_WRITE);
+    L.ids[1] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    load_set(&L, 1, 2, 1048576, JBOF_OP_WRITE);
+    L.ids[2] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    load_set(&L, 2, 2, 4096, JBOF_OP_WRITE);
+    add_lc(s, &L, 3, 2000000, 1, 4096);
+    uint64_t full;
+    int64_t low;
+    uint64_t gap = run_gap(s, &L, &f, 1, &full, &low);
+    uint64_t big = L.bytes[1] / 1048576, small = L.bytes[2] / 4096;
+    if (big > 15 || gap > 100000000 || small < 60 || full < 500)
+        fprintf(stderr, "escape lead: 1 MiB writes %llu (gap %llu ms), 4 KiB writes %llu, %llu ms congested\n",
+                (unsigned long long)big, (unsigned long long)(gap / 1000000), (unsigned long long)small,
+                (unsigned long long)full);
+    CHECK(full >= 500); /* the case: section 49's escapes, not 28's */
+    CHECK(big <= 15);   /* the leader waits ESC_LEAD_NS */
+    CHECK(gap <= 100000000);
+    CHECK(small >= 60);
+    CHECK_EQ(L.fifo_violations, 0);
+    jbof_sched_destroy(s);
+}
+
 /* section 85: a best-effort 64 KiB writer at QD 1 (tenant 1) runs alone for
  * 500 ms, fast (2200 writes, p99 225 us: well under 1/32 of PROGRESS_NS);
  * then a reservation of 128 KiB writes at QD 4 that the fake drive cannot
@@ -2547,6 +2584,7 @@ int main(void)
     test_progress_escape_wstop();
     test_progress_fast();
     test_progress_escape_last();
+    test_escape_lead_waits();
     test_progress_escape_first();
     test_lc_past_mask();
     test_pass_empty_bucket();
