@@ -29,6 +29,11 @@
  * so the same schedule (fingerprint unchanged).  The next IO goes in the
  * other descriptor of the completing one's pair (a reactor's next request
  * is in another slot), since the completion still reads the finished one.
+ *
+ * bench_sched N big -- the same with one write in 16 of 1 MiB, so section
+ * 79's write-debt episodes open (a write that leaves the bucket >= 8
+ * buckets in debt) and the dispatch calls that find the bucket empty during
+ * one run bw_serve: its per-IO cost beside 64 tenants (h94).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,8 +48,9 @@ static const uint64_t TICK_NS = 10000;  /* reactor batch period: ~4 completions 
 int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 1000000;
-    if (n <= 0) {
-        fprintf(stderr, "usage: bench_sched N (N > 0)\n");
+    int big = argc > 2 && !strcmp(argv[2], "big");
+    if (n <= 0 || (argc > 2 && !big)) {
+        fprintf(stderr, "usage: bench_sched N [big] (N > 0)\n");
         return 2;
     }
     jbof_sched_cfg cfg;
@@ -85,6 +91,8 @@ int main(int argc, char **argv)
             io->tenant = ids[i];
             io->opcode = (rng & 3) == 0 ? JBOF_OP_WRITE : JBOF_OP_READ; /* 25% writes */
             io->length_bytes = (rng & 4) ? 4096 : 16384;
+            if (big && io->opcode == JBOF_OP_WRITE && (rng >> 8 & 15) == 0)
+                io->length_bytes = 1048576;
             io->offset_bytes = (rng >> 20) & ~4095ull;
             jbof_sched_submit(s, io, now);
         }
@@ -101,6 +109,8 @@ int main(int argc, char **argv)
             rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
             x->opcode = (rng & 3) == 0 ? JBOF_OP_WRITE : JBOF_OP_READ;
             x->length_bytes = (rng & 4) ? 4096 : 16384;
+            if (big && x->opcode == JBOF_OP_WRITE && (rng >> 8 & 15) == 0)
+                x->length_bytes = 1048576;
             x->offset_bytes = (rng >> 20) & ~4095ull;
             e->io = c;
             e->next = x;
