@@ -30,10 +30,12 @@
  * other descriptor of the completing one's pair (a reactor's next request
  * is in another slot), since the completion still reads the finished one.
  *
- * bench_sched N big -- the same with one write in 16 of 1 MiB, so section
- * 79's write-debt episodes open (a write that leaves the bucket >= 8
- * buckets in debt) and the dispatch calls that find the bucket empty during
- * one run bw_serve: its per-IO cost beside 64 tenants (h94).
+ * Built with -DBENCH_BIG=1 (build/bench_sched_big; scripts/bench_sched.py
+ * --big): one write in 16 is 1 MiB, so section 79's write-debt episodes
+ * open (a write that leaves the bucket >= 8 buckets in debt) and the
+ * dispatch calls that find the bucket empty during one run bw_serve -- its
+ * cost beside 64 tenants (h94).  A separate binary: the default one's
+ * harness stays instruction for instruction what it was.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +43,9 @@
 
 #include "jbof.h"
 
+#ifndef BENCH_BIG
+#define BENCH_BIG 0
+#endif
 enum { TENANTS = 64, DEPTH = 8, RING = 4096, BATCH = 64 };
 static const uint64_t FIXED_NS = 80000; /* unloaded device latency */
 static const uint64_t TICK_NS = 10000;  /* reactor batch period: ~4 completions at 400K IOPS */
@@ -48,9 +53,8 @@ static const uint64_t TICK_NS = 10000;  /* reactor batch period: ~4 completions 
 int main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 1000000;
-    int big = argc > 2 && !strcmp(argv[2], "big");
-    if (n <= 0 || (argc > 2 && !big)) {
-        fprintf(stderr, "usage: bench_sched N [big] (N > 0)\n");
+    if (n <= 0) {
+        fprintf(stderr, "usage: bench_sched N (N > 0)\n");
         return 2;
     }
     jbof_sched_cfg cfg;
@@ -91,7 +95,7 @@ int main(int argc, char **argv)
             io->tenant = ids[i];
             io->opcode = (rng & 3) == 0 ? JBOF_OP_WRITE : JBOF_OP_READ; /* 25% writes */
             io->length_bytes = (rng & 4) ? 4096 : 16384;
-            if (big && io->opcode == JBOF_OP_WRITE && (rng >> 8 & 15) == 0)
+            if (BENCH_BIG && io->opcode == JBOF_OP_WRITE && (rng >> 8 & 15) == 0)
                 io->length_bytes = 1048576;
             io->offset_bytes = (rng >> 20) & ~4095ull;
             jbof_sched_submit(s, io, now);
@@ -109,7 +113,7 @@ int main(int argc, char **argv)
             rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
             x->opcode = (rng & 3) == 0 ? JBOF_OP_WRITE : JBOF_OP_READ;
             x->length_bytes = (rng & 4) ? 4096 : 16384;
-            if (big && x->opcode == JBOF_OP_WRITE && (rng >> 8 & 15) == 0)
+            if (BENCH_BIG && x->opcode == JBOF_OP_WRITE && (rng >> 8 & 15) == 0)
                 x->length_bytes = 1048576;
             x->offset_bytes = (rng >> 20) & ~4095ull;
             e->io = c;

@@ -22,13 +22,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 BIN = Path(__file__).resolve().parent.parent / "build" / "bench_sched"
+BIN_BIG = BIN.with_name("bench_sched_big")  # -DBENCH_BIG=1: section 79's episodes (--big)
 
 
 def instructions(n: int, sched_only: bool = False, big: bool = False) -> int:
     with tempfile.TemporaryDirectory() as d:
         extra = ["--collect-atstart=no", "--toggle-collect=jbof_sched_*"] if sched_only else []
         p = subprocess.run(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={d}/cg.out", *extra, str(BIN), str(n), *(["big"] if big else [])],
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={d}/cg.out", *extra, str(BIN_BIG if big else BIN), str(n)],
             capture_output=True, text=True, check=False,
         )
         if p.returncode != 0:
@@ -44,7 +45,7 @@ def main() -> None:
     ap.add_argument("-n", type=int, default=200_000, help="IOs in the base run (default 200000)")
     ap.add_argument("--jobs", type=int, default=2, help="callgrind runs at once (default 2)")
     ap.add_argument("--big", action="store_true",
-                    help="one write in 16 of 1 MiB: section 79's write-debt episodes open (bench_sched N big)")
+                    help="build/bench_sched_big: one write in 16 of 1 MiB, so section 79's write-debt episodes open")
     a = ap.parse_args()
     runs = [(a.n, False), (2 * a.n, False), (a.n, True), (2 * a.n, True)]
     with ThreadPoolExecutor(max(1, a.jobs)) as ex:
