@@ -1831,6 +1831,17 @@
  *    stuck tenant found is asked first.  Same answer as the walk (checked
  *    against it on every call of sim_digest and 2 x 200 fast-gate mixes:
  *    >= 421K calls, 1-2K walks); bench-sched (no episodes) -> 521.5 / 442.4.
+ *    bw_serve itself walks the round looking for latency-bound readers;
+ *    it returns without the walk once now is past s->bw_ub, an upper
+ *    bound on bw_until (the last instant a tenant counts as latency-bound,
+ *    q_added_ns + BW_EMPTY_X x q_empty_ns; UINT64_MAX if rated, since
+ *    limit_ok has effects) over the round: raised where q_empty_ns grows
+ *    (submit_backlogged), where a tenant comes back (list_push) and where
+ *    a tenant may turn rated (tenant_set), exact after a whole walk.
+ *    Past it no tenant on the round can pass, so the skip changes nothing.
+ *    bench-sched 521.5 / 442.4 -> 522.3 / 443.2 (+0.8: the join's raise);
+ *    the big bench (bench_sched_big, 64 QD-8 tenants, none latency-bound)
+ *    937.3 -> 902.2 (main 68bfc62: 997.8).
  *    (measurements and variants: docs/scheduler-log.md section 79)
  *
  * 81. The band's SLO ceiling steered by the SLO tenant's tail (issue 11, the
@@ -2172,6 +2183,7 @@ struct jbof_sched {
     uint32_t bw_inflight;     /* qos: passed reads in the drive (section 79) */
     uint32_t bw_stuck_id;     /* qos: the tenant bw_stuck last found stuck (a hint, checked first; section 79) */
     uint64_t bw_lb;           /* qos: <= bw_key of every backlogged tenant on the round (section 79) */
+    uint64_t bw_ub;           /* qos: >= bw_until of every tenant on the round (section 79) */
     uint64_t vs_now;          /* qos, two buckets: the last dispatch's weighted service (section 58) */
     uint64_t vbe_now;         /* qos, two buckets: the last best-effort dispatch's start tag (section 63) */
     uint32_t rel_n[2];        /* qos: releases from held[k] (section 58) */
@@ -2324,6 +2336,19 @@ static inline uint64_t bw_key(const tenant *t)
     return a > b ? a : b;
 }
 
+/* section 79: the last instant t counts as latency-bound for bw_ok (its
+ * queue empty >= 1 / BW_EMPTY_X of the time since it was added), UINT64_MAX
+ * for a rated tenant (bw_serve calls its limit_ok, which has effects).  It
+ * moves only where q_empty_ns grows (submit_backlogged) or t->rated may turn
+ * on (tenant_apply_cfg), so s->bw_ub, an upper bound on it over the round,
+ * is raised there and where a tenant comes back to the round (list_push),
+ * and bw_serve lowers it after a whole walk; past it nobody on the round can
+ * pass, and bw_serve returns without the walk. */
+static inline uint64_t bw_until(const tenant *t)
+{
+    return t->rated ? UINT64_MAX : t->q_added_ns + BW_EMPTY_X * t->q_empty_ns;
+}
+
 /* onto the round a tenant backlogged before now (t's key may be old) */
 static inline void list_push(jbof_sched *s, dlist *l, uint32_t id, int at_head, uint32_t which)
 {
@@ -2334,6 +2359,9 @@ static inline void list_push(jbof_sched *s, dlist *l, uint32_t id, int at_head, 
         uint64_t k = bw_key(t);
         if (k < s->bw_lb)
             s->bw_lb = k; /* section 79 */
+        k = bw_until(t);
+        if (k > s->bw_ub)
+            s->bw_ub = k;
     }
 }
 
@@ -2978,6 +3006,7 @@ int jbof_sched_tenant_set(jbof_sched *s, uint32_t id, const jbof_tenant_cfg *cfg
     rc = tenant_apply_cfg(t, cfg);
     if (t->count && t->cfg.klass == JBOF_CLASS_LATENCY)
         s->n_lc_backlogged++;
+    s->bw_ub = UINT64_MAX; /* section 79: t may be rated now */
     if (act)
         active_weight_adjust(s, t, +1);
     if (rc)
@@ -3100,6 +3129,9 @@ static __attribute__((noinline)) void submit_backlogged(jbof_sched *s, uint32_t 
 {
     uint64_t e = empty_since(t); /* section 25 */
     t->q_empty_ns += now_ns > e ? now_ns - e : 0;
+    uint64_t u = bw_until(t);
+    if (u > s->bw_ub)
+        s->bw_ub = u; /* section 79 */
     t->st.queued_since_ns = now_ns;
     if (t->drain_ns)
         drain_credit(s, t, now_ns);
@@ -3733,13 +3765,17 @@ static int bw_stuck(jbof_sched *s, uint64_t now_ns)
 static __attribute__((noinline)) int bw_serve(jbof_sched *s, jbof_io **out, int n, int max, uint64_t now_ns)
 {
     dlist *l = &s->drr;
-    if (!s->bw_debt || l->head < 0 || bw_stuck(s, now_ns))
+    if (!s->bw_debt || l->head < 0 || now_ns > s->bw_ub || bw_stuck(s, now_ns))
         return n;
     int32_t id = l->head;
-    uint32_t len = l->len;
-    for (uint32_t i = 0; i < len && id >= 0 && n < max; i++) {
+    uint32_t len = l->len, i;
+    uint64_t ub = 0;
+    for (i = 0; i < len && id >= 0 && n < max; i++) {
         tenant *t = s->t[id];
         int32_t nx = t->next;
+        uint64_t u = bw_until(t);
+        if (u > ub)
+            ub = u;
         while (n < max && s->inflight_ios < s->cfg.max_inflight_ios && t->count) {
             jbof_io *h = t->ring[t->head].io;
             if ((t->rated && !limit_ok(s, t, now_ns)) || !bw_ok(s, (uint32_t)id, t, h, now_ns))
@@ -3760,6 +3796,8 @@ static __attribute__((noinline)) int bw_serve(jbof_sched *s, jbof_io **out, int 
             break;
         id = nx;
     }
+    if (i == len && l->len == len) /* a whole walk, nobody left: bw_ub is exact */
+        s->bw_ub = ub;
     return n;
 }
 
