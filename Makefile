@@ -90,7 +90,12 @@ build/bench_sched: scripts/bench_sched.c $(CORE_SRCS) $(wildcard csrc/include/*.
 	@mkdir -p build
 	$(CC) $(CFLAGS_C) -o $@ $< $(CORE_SRCS) -lm
 
-bench-sched: build/bench_sched
+# the same with one write in 16 of 1 MiB (section 79's episodes): scripts/bench_sched.py --big
+build/bench_sched_big: scripts/bench_sched.c $(CORE_SRCS) $(wildcard csrc/include/*.h) csrc/jbof_internal.h
+	@mkdir -p build
+	$(CC) $(CFLAGS_C) -DBENCH_BIG=1 -o $@ $< $(CORE_SRCS) -lm
+
+bench-sched: build/bench_sched build/bench_sched_big
 	$(PYTHON) scripts/bench_sched.py
 
 bench: build

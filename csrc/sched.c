@@ -1795,7 +1795,7 @@
  *    episode within debt x weight / active weight, all passers together
  *    within the debt.  Passed reads are not charged to the bucket (a
  *    charged pass made the writer's next wait longer and cost work: s1-30,
- *    s1-75) and are marked (io->sched_mark) so that section 8's empty-drive
+ *    s1-75) and are marked (io->slot = SLOT_BW) so that section 8's empty-drive
  *    lift and underfill test do not count them (with them counted, a
  *    reader kept the drive from ever emptying and the lift that forgives
  *    the debt never came: s1-193, s1-515 lost a quarter of the backlogged
@@ -1817,6 +1817,31 @@
  *    across take; bench-sched 525.2 / 446.0 -> 524.4 / 445.3.  The
  *    round's closing bw_serve test reads bw_debt (rarely set) first:
  *    -> 523.9 / 444.8.
+ *    Cheaper since (h94): the mark is the IO's slot (SLOT_BW, stored by
+ *    bw_serve over take's SLOT_NONE -- qos holds no virtual slot), not a
+ *    field of its own that submit cleared and every completion tested;
+ *    completion's existing slot test is the only one, the mark's branch
+ *    sits behind it (cold); bench-sched 525.7 / 446.6 -> 522.6 / 443.5.
+ *    And bw_stuck no longer walks the round at every bw_serve call of an
+ *    open episode (O(tenants) per passed IO): s->bw_lb bounds from below
+ *    the key (later of last dispatch and head arrival) of every backlogged
+ *    tenant on the round -- keys only grow, so it is lowered only where a
+ *    tenant comes back to the round (list_push), never on a plain join --
+ *    and while it is younger than BW_STUCK_NS nobody can be stuck; the last
+ *    stuck tenant found is asked first.  Same answer as the walk (checked
+ *    against it on every call of sim_digest and 2 x 200 fast-gate mixes:
+ *    >= 421K calls, 1-2K walks); bench-sched (no episodes) -> 521.5 / 442.4.
+ *    bw_serve itself walks the round looking for latency-bound readers;
+ *    it returns without the walk once now is past s->bw_ub, an upper
+ *    bound on bw_until (the last instant a tenant counts as latency-bound,
+ *    q_added_ns + BW_EMPTY_X x q_empty_ns; UINT64_MAX if rated, since
+ *    limit_ok has effects) over the round: raised where q_empty_ns grows
+ *    (submit_backlogged), where a tenant comes back (list_push) and where
+ *    a tenant may turn rated (tenant_set), exact after a whole walk.
+ *    Past it no tenant on the round can pass, so the skip changes nothing.
+ *    bench-sched 521.5 / 442.4 -> 522.3 / 443.2 (+0.8: the join's raise);
+ *    the big bench (bench_sched_big, 64 QD-8 tenants, none latency-bound)
+ *    937.3 -> 902.2 (main 68bfc62: 997.8).
  *    (measurements and variants: docs/scheduler-log.md section 79)
  *
  * 81. The band's SLO ceiling steered by the SLO tenant's tail (issue 11, the
@@ -1987,6 +2012,7 @@ enum {
 };
 
 static const uint32_t SLOT_NONE = UINT32_MAX;       /* jbof_io.slot of an IO that holds no virtual slot */
+static const uint32_t SLOT_BW = UINT32_MAX - 1;     /* section 79: jbof_io.slot of a read passed behind a write's debt */
 static const uint64_t TAG_BANK_NS = 1000000ull;     /* 1 ms of banked rate credit */
 static const uint64_t ALONE_GRACE_NS = 50000000ull; /* 50 ms without a peer before 'alone' */
 static const uint64_t WIN_STEP_NS = 1000000ull;     /* window scale changes at most once per 1 ms */
@@ -2027,7 +2053,6 @@ static const uint64_t BIG_GAP_NS = 50000000ull;     /* qos: ... or one large IO 
 enum { PASS_DRIVE_IOS = 24 };                       /* qos, one bucket: no pass past the empty bucket into a deeper drive (46) */
 enum { BW_DEBT_BUCKETS = 8 };                       /* qos, one bucket: a write's debt this deep opens a section 79 episode */
 enum { BW_EMPTY_X = 20 };                           /* section 79: latency-bound = queue empty >= 1/BW_EMPTY_X of its time */
-enum { BW_PASSED = 1 };                             /* section 79: io->sched_mark of a read passed behind a write's debt */
 static const uint64_t BW_STUCK_NS = 20000000ull;    /* section 79: no pass while a queued tenant has sent nothing this long */
 enum { SELF_DEEP_MIN = 4 };                         /* qos: section 64's cap never holds a tenant's reads under 4 in flight */
 enum { SD_RATIO = 4 };                              /* qos: ... its reads this many times slower than the others' (64) */
@@ -2215,6 +2240,9 @@ struct jbof_sched {
     int64_t bw_sent;          /* qos, one bucket: reads' cost passed in the open episode (section 79) */
     uint32_t bw_owner;        /* qos, one bucket: the tenant whose write opened it (section 79) */
     uint32_t bw_inflight;     /* qos: passed reads in the drive (section 79) */
+    uint32_t bw_stuck_id;     /* qos: the tenant bw_stuck last found stuck (a hint, checked first; section 79) */
+    uint64_t bw_lb;           /* qos: <= bw_key of every backlogged tenant on the round (section 79) */
+    uint64_t bw_ub;           /* qos: >= bw_until of every tenant on the round (section 79) */
     uint64_t vs_now;          /* qos, two buckets: the last dispatch's weighted service (section 58) */
     uint64_t vbe_now;         /* qos, two buckets: the last best-effort dispatch's start tag (section 63) */
     uint32_t rel_n[2];        /* qos: releases from held[k] (section 58) */
@@ -2355,11 +2383,54 @@ static inline int head_bucket(const tenant *t) { return ctl_bucket(t->ring[t->he
 static inline int64_t debt_floor(const jbof_sched *s) { return -(int64_t)DEBT_BUCKETS * (int64_t)s->cfg.ctl.bucket_bytes; }
 static inline int debt_deep(const jbof_sched *s, int k) { return s->ctl.tokens[k] < debt_floor(s); }
 
+/* section 79: the later of t's last dispatch and its head IO's arrival --
+ * bw_stuck's tenant is one whose key is BW_STUCK_NS old.  Keys only grow
+ * while a tenant stays backlogged (take stores now_ns, a new head arrived
+ * later), so s->bw_lb, a lower bound on the keys of the backlogged tenants
+ * on the round, needs updating only where a tenant joins the round: not
+ * when it becomes backlogged (its key is now_ns then, >= bw_lb), only where
+ * it comes back from held, parked or a policy change (list_push below). */
+static inline uint64_t bw_key(const tenant *t)
+{
+    uint64_t a = t->last_take_ns, b = t->ring[t->head].io->submit_ns;
+    return a > b ? a : b;
+}
+
+/* section 79: the last instant t counts as latency-bound for bw_ok (its
+ * queue empty >= 1 / BW_EMPTY_X of the time since it was added), UINT64_MAX
+ * for a rated tenant (bw_serve calls its limit_ok, which has effects).  It
+ * moves only where q_empty_ns grows (submit_backlogged) or t->rated may turn
+ * on (tenant_apply_cfg), so s->bw_ub, an upper bound on it over the round,
+ * is raised there and where a tenant comes back to the round (list_push),
+ * and bw_serve lowers it after a whole walk; past it nobody on the round can
+ * pass, and bw_serve returns without the walk. */
+static inline uint64_t bw_until(const tenant *t)
+{
+    return t->rated ? UINT64_MAX : t->q_added_ns + BW_EMPTY_X * t->q_empty_ns;
+}
+
+/* onto the round a tenant backlogged before now (t's key may be old) */
 static inline void list_push(jbof_sched *s, dlist *l, uint32_t id, int at_head, uint32_t which)
 {
     list_push_raw(s, l, id, at_head, which);
-    if (l == &s->drr)
-        s->n_head[head_bucket(s->t[id])]++;
+    if (l == &s->drr) {
+        const tenant *t = s->t[id];
+        s->n_head[head_bucket(t)]++;
+        uint64_t k = bw_key(t);
+        if (k < s->bw_lb)
+            s->bw_lb = k; /* section 79 */
+        k = bw_until(t);
+        if (k > s->bw_ub)
+            s->bw_ub = k;
+    }
+}
+
+/* onto the round a tenant that became backlogged at this call (its key is
+ * now_ns, >= s->bw_lb: nothing to lower) */
+static inline void list_push_joined(jbof_sched *s, uint32_t id, int at_head)
+{
+    list_push_raw(s, &s->drr, id, at_head, LIST_DRR);
+    s->n_head[head_bucket(s->t[id])]++;
 }
 
 static inline void list_del(jbof_sched *s, dlist *l, uint32_t id)
@@ -2996,6 +3067,7 @@ int jbof_sched_tenant_set(jbof_sched *s, uint32_t id, const jbof_tenant_cfg *cfg
     rc = tenant_apply_cfg(t, cfg);
     if (t->count && t->cfg.klass == JBOF_CLASS_LATENCY)
         s->n_lc_backlogged++;
+    s->bw_ub = UINT64_MAX; /* section 79: t may be rated now */
     if (act)
         active_weight_adjust(s, t, +1);
     if (rc)
@@ -3118,6 +3190,9 @@ static __attribute__((noinline)) void submit_backlogged(jbof_sched *s, uint32_t 
 {
     uint64_t e = empty_since(t); /* section 25 */
     t->q_empty_ns += now_ns > e ? now_ns - e : 0;
+    uint64_t u = bw_until(t);
+    if (u > s->bw_ub)
+        s->bw_ub = u; /* section 79 */
     t->st.queued_since_ns = now_ns;
     if (t->drain_ns)
         drain_credit(s, t, now_ns);
@@ -3150,11 +3225,11 @@ static __attribute__((noinline)) void submit_backlogged(jbof_sched *s, uint32_t 
          * pays its head IO (a turn's leftover, section 23's credit) joins
          * at the head in its turn: it spends that, and gets no quantum */
         if (!head && one_bucket(s) && t->deficit >= (int64_t)t->ring[t->head].io->cost) {
-            list_push(s, &s->drr, id, 1, LIST_DRR);
+            list_push_joined(s, id, 1);
             t->in_turn = 1;
             return;
         }
-        list_push(s, &s->drr, id, head, LIST_DRR);
+        list_push_joined(s, id, head);
     }
     t->in_turn = 0;
 }
@@ -3174,7 +3249,6 @@ static inline __attribute__((always_inline)) int submit_t(jbof_sched *s, tenant 
     io->submit_ns = now_ns;
     io->gen = t->gen;
     io->cost = cost_of(&s->cost, io->opcode, io->flags, io->length_bytes, (int)s->cost_mode); /* mode_sync */
-    io->sched_mark = 0; /* section 79's mark */
     e->seq = s->seq++;
     if (t->count++ == 0)
         submit_backlogged(s, io->tenant, t, now_ns);
@@ -3754,18 +3828,47 @@ static inline int bw_ok(const jbof_sched *s, uint32_t id, const tenant *t, const
     return sent + c <= (int64_t)(((__int128)s->bw_debt * t->cfg.weight) / s->active_weight);
 }
 
-/* section 79: a tenant with queued IO that has sent nothing for BW_STUCK_NS
- * and whose head has waited as long -- no pass lengthens its wait */
-static inline int bw_stuck(const jbof_sched *s, uint64_t now_ns)
+/* section 79: u (on the round, backlogged) has sent nothing for BW_STUCK_NS
+ * and its head has waited as long */
+static inline int bw_stuck_one(const tenant *u, uint64_t now_ns)
 {
+    return u->count && now_ns - u->last_take_ns >= BW_STUCK_NS && now_ns - u->ring[u->head].io->submit_ns >= BW_STUCK_NS;
+}
+
+/* section 79: a tenant on the round with queued IO that has sent nothing for
+ * BW_STUCK_NS and whose head has waited as long -- no pass lengthens its
+ * wait.  The same answer as a walk of the round, without one while s->bw_lb
+ * (<= every such tenant's key, bw_key) is younger than BW_STUCK_NS: nobody
+ * can be stuck then; and the tenant the last walk found stuck is asked
+ * first.  A walk refreshes bw_lb to the least key on the round (or now_ns:
+ * a later joiner's key is at least that), so it runs about once per
+ * BW_STUCK_NS of an open episode, not per bw_serve call, unless a tenant is
+ * near stuck. */
+static int bw_stuck(jbof_sched *s, uint64_t now_ns)
+{
+    uint32_t c = s->bw_stuck_id;
+    const tenant *u = c < s->cfg.max_tenants ? s->t[c] : NULL;
+    if (u && u->on_list == LIST_DRR && bw_stuck_one(u, now_ns))
+        return 1;
+    if (now_ns >= s->bw_lb && now_ns - s->bw_lb < BW_STUCK_NS)
+        return 0;
     const dlist *l = &s->drr;
+    uint64_t lb = now_ns;
     int32_t j = l->head;
     for (uint32_t i = 0; i < l->len && j >= 0; i++) {
-        const tenant *u = s->t[j];
-        if (u->count && now_ns - u->last_take_ns >= BW_STUCK_NS && now_ns - u->ring[u->head].io->submit_ns >= BW_STUCK_NS)
-            return 1;
+        u = s->t[j];
+        if (bw_stuck_one(u, now_ns)) {
+            s->bw_stuck_id = (uint32_t)j;
+            return 1; /* (bw_lb stays a lower bound) */
+        }
+        if (u->count) {
+            uint64_t k = bw_key(u);
+            if (k < lb)
+                lb = k;
+        }
         j = u->next;
     }
+    s->bw_lb = lb;
     return 0;
 }
 
@@ -3777,13 +3880,17 @@ static inline int bw_stuck(const jbof_sched *s, uint64_t now_ns)
 static __attribute__((noinline)) int bw_serve(jbof_sched *s, jbof_io **out, int n, int max, uint64_t now_ns)
 {
     dlist *l = &s->drr;
-    if (!s->bw_debt || l->head < 0 || bw_stuck(s, now_ns))
+    if (!s->bw_debt || l->head < 0 || now_ns > s->bw_ub || bw_stuck(s, now_ns))
         return n;
     int32_t id = l->head;
-    uint32_t len = l->len;
-    for (uint32_t i = 0; i < len && id >= 0 && n < max; i++) {
+    uint32_t len = l->len, i;
+    uint64_t ub = 0;
+    for (i = 0; i < len && id >= 0 && n < max; i++) {
         tenant *t = s->t[id];
         int32_t nx = t->next;
+        uint64_t u = bw_until(t);
+        if (u > ub)
+            ub = u;
         while (n < max && s->inflight_ios < s->cfg.max_inflight_ios && t->count) {
             jbof_io *h = t->ring[t->head].io;
             if ((t->rated && !limit_ok(s, t, now_ns)) || !bw_ok(s, (uint32_t)id, t, h, now_ns))
@@ -3797,13 +3904,15 @@ static __attribute__((noinline)) int bw_serve(jbof_sched *s, jbof_io **out, int 
             t->deficit -= h->cost;
             take(s, (uint32_t)id, t, &out[n++], now_ns, JBOF_POLICY_QOS, LIST_DRR, 1); /* may unlink t */
             s->ctl.tokens[0] += h->cost; /* not charged */
-            h->sched_mark = BW_PASSED;
+            h->slot = SLOT_BW; /* take stored SLOT_NONE: qos holds no virtual slot */
             s->bw_inflight++;
         }
         if (!l->len)
             break;
         id = nx;
     }
+    if (i == len && l->len == len) /* a whole walk, nobody left: bw_ub is exact */
+        s->bw_ub = ub;
     return n;
 }
 
@@ -5211,6 +5320,11 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
     if (io->slot == SLOT_NONE) {
         if (t->inflight == 0)
             return -EINVAL;
+    } else if (__builtin_expect(io->slot == SLOT_BW, 0)) {
+        if (t->inflight == 0)
+            return -EINVAL;
+        if (s->bw_inflight)
+            s->bw_inflight--; /* section 79 */
     } else {
         /* a busy slot implies IO in flight: slot_out sums to the IOs
          * dispatched under gimbal still in flight */
@@ -5225,8 +5339,6 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
     t->inflight_cost -= c;
     s->inflight_ios--;
     t->done_ns = now_ns; /* section 93 */
-    if (__builtin_expect(io->sched_mark == BW_PASSED, 0) && s->bw_inflight)
-        s->bw_inflight--; /* section 79 */
     s->inflight_cost -= c;
     if (on_scav_list(s, t)) {
         s->scav_inflight_cost = s->scav_inflight_cost > c ? s->scav_inflight_cost - c : 0;

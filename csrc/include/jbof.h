@@ -74,7 +74,7 @@ typedef struct jbof_io {
     uint32_t slot;          /* set by dispatch: scheduler bookkeeping */
     uint8_t opcode;         /* enum jbof_op */
     uint8_t flags;          /* JBOF_IO_FUA | JBOF_IO_ZERO_WRITES */
-    uint16_t sched_mark;    /* set by submit and dispatch: scheduler bookkeeping (sched.c section 79) */
+    uint16_t sched_mark;    /* reserved (was section 79's mark, now kept in slot); not read by the scheduler */
     uint32_t gen;           /* set by submit: tenant generation (scheduler bookkeeping) */
 } jbof_io;
 

@@ -1610,6 +1610,12 @@ static void test_read_behind_write_debt(void)
     /* the passed read completes like any other */
     CHECK_EQ(jbof_sched_complete(s, &ir[2], now + 100000, 0), 0);
     CHECK_EQ(jbof_sched_complete(s, &ir[1], now + 100000, 0), 0);
+    /* and leaves the passed count: with W's write alone in the drive,
+     * section 8's empty-drive lift does not forgive the debt (a passed read
+     * still counted would make the drive read as empty and W's write go) */
+    CHECK_EQ(jbof_sched_dispatch(s, now + 100000, out, 8), 0);
+    CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
+    CHECK(ds.tokens < 0);
     jbof_sched_destroy(s);
 }
 
