@@ -1934,6 +1934,43 @@
  *    as main), s2 313 -> 311 (stall 3 -> 1: 109, 639), nothing new
  *    (docs/scheduler-log.md 85).
  *
+ * 90. Section 76's fast decay beside a reservation, and judged on the read
+ *    EWMA in the band's lower half (issue 11, qos, the work row's ceiling
+ *    class after 76).  Why: of the 63 ceiling mixes on main 68bfc62 (the rate
+ *    at rate_max >= half the run, OVERLOADED < half; 30 with the bucket empty
+ *    while IO waits >= 95%), the periods at the ceiling that 76 did not call
+ *    fast failed, by first failing test (periods; mixes where it is the most
+ *    frequent): a tenant in the drive with nothing queued (87; 14), a
+ *    reservation active (81; 15), an SLO tenant (60; 10), a slow write (57;
+ *    6), the read EWMA at or past band_lo (31 -- on a dct983 band_lo is 1.5 x
+ *    a base of ~85 us, and a drive 4-10 deep reads at 105-160 us); 39 periods
+ *    were fast.  A reservation is its own floor (sections 12, 20, 40; the
+ *    reserved tenant is not in period_fair's set, !rated), and 76's
+ *    period_fair and undo now guard the weights and the buffer that 71's V1
+ *    lost a reservation to; a read EWMA under the middle of the band (lo +
+ *    hi) / 2 = 2.25 x base is a drive with room, not one the price is about
+ *    to fill.  The rule: price_bound no longer asks for no reservation
+ *    active, and takes the read EWMA under (band_lo + band_hi) / 2 instead of
+ *    band_lo where the band is learned (base_ns set; the fixed band's floor,
+ *    250 us, stays); the write EWMA keeps band_lo (a buffered write looks
+ *    fast until the buffer is full: cost.c 5), and everything else is 76's
+ *    (all queued, no SLO tenant, no slow write, the rate at the ceiling, a
+ *    fresh read, period_fair, the undo).  Bounds: qos only; a fast step is
+ *    still at most halfway down to 3 and undone by the first slow write of
+ *    its run; the read gate moves from 1.5 to 2.25 x the learned base only (a
+ *    fixed band's middle, 875 us, measured the same: kept at its floor).
+ *    Dropped: the all-queued snapshot replaced by period_fair alone, or by a
+ *    depth-bound tenant's bytes holding 15/16 of its last period's, with or
+ *    without an undo on that (weights s1-310, 630, jain s1-175, 405 or 125
+ *    new: a shallow tenant loses its share the period AFTER the fast step,
+ *    when the drive has deepened); the read gate at band_hi with the
+ *    reservation (stall s2-762 new).  1000-mix fast gate against main
+ *    68bfc62: seed 1 341 -> 339 (work 129 -> 127: s1-136, s1-906), seed 2 308
+ *    -> 308, nothing new on either.  Cost: none on the IO path (price_bound
+ *    runs once per cost period, now out of line); bench-sched 525.7 / 446.6
+ *    -> 523.8 / 444.7 instructions per IO.
+ *    (docs/scheduler-log.md 90)
+ *
  * 93. Escapes fair by tag among the members left (issue 11, the weights
  *    row's class E; section 86's V2 with its starve casualty fixed).  Why:
  *    section 49's progress bound owes every held member one IO per
@@ -4153,14 +4190,16 @@ static __attribute__((noinline)) void resv_wpace(jbof_sched *s, jbof_io **out, i
 }
 
 /* section 76 (71's V16): the price alone binds -- qos, no slow write this
- * period, every active tenant queued at the scheduler, no SLO tenant or
- * reservation active, the rate at its ceiling, both EWMAs under the
- * band's floor and a read seen in the last 100 ms */
-static inline int price_bound(const jbof_sched *s, uint64_t now_ns)
+ * period, every active tenant queued at the scheduler, no SLO tenant
+ * active, the rate at its ceiling, the write EWMA under the band's floor,
+ * the read EWMA under the learned band's middle (section 90; a fixed band:
+ * its floor; a reservation active no longer counts) and a read seen in
+ * the last 100 ms */
+static __attribute__((noinline)) int price_bound(const jbof_sched *s, uint64_t now_ns)
 {
     return s->cfg.policy == JBOF_POLICY_QOS && !s->cost.w_slow && s->n_backlogged > 0 && s->n_backlogged == s->n_active &&
-           !s->n_lc_active && !s->n_resv_active &&
-           s->ctl.rate_cost_bps >= s->ctl.cfg.rate_max_cost_bps && s->ctl.ewma_ns[0] < s->ctl.band_lo_ns &&
+           !s->n_lc_active && s->ctl.rate_cost_bps >= s->ctl.cfg.rate_max_cost_bps &&
+           s->ctl.ewma_ns[0] < (s->ctl.base_ns ? (s->ctl.band_lo_ns + s->ctl.band_hi_ns) / 2 : s->ctl.band_lo_ns) && /* 90 */
            s->ctl.ewma_ns[1] < s->ctl.band_lo_ns && now_ns - s->ctl.last_ns[0] < CTL_SIGNAL_FRESH_NS;
 }
 

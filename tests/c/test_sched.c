@@ -2499,6 +2499,63 @@ static void test_lc_steer(void)
     CHECK_EQ(lc_win(&c, &now, 0, 0, 300000), 187500);
 }
 
+
+/* section 90: a reservation active no longer keeps the write price from
+ * its fast decay (sched.c price_bound).  The emulated dct983, clean: a
+ * 16 KiB random writer at QD 8, a 64 KiB random reader at QD 8 and a
+ * reserved one (50 MiB/s) beside them -- the rate at its ceiling, the
+ * drive 5-7 deep and under the (fixed) band, every tenant queued at the
+ * scheduler.  The first period ends fast (9 -> 6, the write factor x256
+ * 2304 -> 1536) and the run goes on towards 3; with section 76's gate a
+ * reservation closed every fast period: 8.5 at 100 ms, 6.0 at 600 ms. */
+static uint32_t sim_add(jbof_sim *sim, uint32_t klass, uint64_t reserve, uint32_t rw, uint32_t bs, uint32_t qd)
+{
+    jbof_tenant_cfg t;
+    jbof_tenant_default_cfg(&t);
+    t.klass = klass;
+    t.reserve_bps = reserve;
+    jbof_wl w;
+    memset(&w, 0, sizeof(w));
+    w.nphases = 1;
+    w.phases[0].rw = rw;
+    w.phases[0].iodepth = qd;
+    w.phases[0].nbs = 1;
+    w.phases[0].bs[0] = bs;
+    w.phases[0].bs_pct[0] = 100;
+    uint32_t id = 999;
+    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &id), 0);
+    return id;
+}
+
+static void test_fast_decay_resv(void)
+{
+    jbof_sim_cfg c;
+    memset(&c, 0, sizeof(c));
+    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &c.sched), 0);
+    CHECK_EQ(jbof_ssd_preset("dct983", &c.ssd), 0);
+    c.ssd.frag_init_ppm = 0;
+    c.seed = 7;
+    c.bin_ns = 100000000ull;
+    c.max_bins = 16;
+    jbof_sim *sim = NULL;
+    CHECK_EQ(jbof_sim_create(&c, &sim), 0);
+    sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 16384, 8);
+    sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDREAD, 65536, 8);
+    sim_add(sim, JBOF_CLASS_RESERVED, 50ull << 20, JBOF_RW_RANDREAD, 65536, 8);
+    jbof_drive_stats d;
+    CHECK_EQ(jbof_sim_run(sim, 101000000ull), 0);
+    CHECK_EQ(jbof_sched_drive_stats(jbof_sim_sched(sim), &d), 0);
+    if (d.write_factor_x256 != 1536)
+        fprintf(stderr, "wf at 100 ms %u (want 1536)\n", d.write_factor_x256);
+    CHECK_EQ(d.write_factor_x256, 1536u); /* fast: halfway from 9 down to 3 */
+    CHECK_EQ(jbof_sim_run(sim, 601000000ull), 0);
+    CHECK_EQ(jbof_sched_drive_stats(jbof_sim_sched(sim), &d), 0);
+    if (d.write_factor_x256 >= 1024)
+        fprintf(stderr, "wf at 600 ms %u (want < 1024)\n", d.write_factor_x256);
+    CHECK(d.write_factor_x256 < 1024); /* under 4; -0.5 a period ends at 6.0 */
+    jbof_sim_destroy(sim);
+}
+
 /* ctl.c 3d (section 84): a drive whose small reads at 2 deep already take
  * more than band_hi (base 84 us: band 126-252 us; 2-deep reads at 600 us) has
  * its read EWMA judged against 3 x that latency (1.8 ms): a 1 ms read EWMA
@@ -2603,5 +2660,6 @@ int main(void)
     test_fast_decay_undo();
     test_lc_steer();
     test_shallow_band();
+    test_fast_decay_resv();
     TEST_SUMMARY();
 }
