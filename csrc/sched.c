@@ -1934,6 +1934,40 @@
  *    as main), s2 313 -> 311 (stall 3 -> 1: 109, 639), nothing new
  *    (docs/scheduler-log.md 85).
  *
+ * 89. A deep reader whose depth pays (issue 11, qos, the work row's class
+ *    D; section 77's verdict read the other way).  Why.  Most of class D
+ *    left after section 77 is not a queue that buys nothing: the winner
+ *    is fifo, rr or drr, which run the deep tenant at its whole QD and get
+ *    it nearly twice qos's throughput (s2-946: a 4 KiB sequential reader
+ *    at QD 128 on a fragmented dct983, 0.948 of its solo rate under fifo,
+ *    0.496 under qos; s1-971, s2-941 alike).  Its reads take 1.3-5 x the
+ *    band's ceiling, the controller sits in OVERLOADED, and the clamp to
+ *    the completion rate holds whatever depth was admitted (section 77's
+ *    fixed point) -- here a depth too SMALL.  Latency cannot tell the two
+ *    apart; section 77's probe can, and already does: a first halving that
+ *    costs more than 1/8 of the tenant's rate is a measurement that its
+ *    depth pays, which section 77 used only to stop probing for 1 s.
+ *    The rule (depth_pays, at each controller evaluation a read of the
+ *    tenant's triggers): for PD_BACKOFF_NS (1 s) after that verdict
+ *    (pd_state PD_PAYS), while the tenant holds >= 4/5 of the drive, no
+ *    other tenant waits and no SLO tenant is active, its latency is judged
+ *    as section 17's self_queued -- its own queue, which pacing cannot
+ *    shorten -- so the rate grows (ctl.c 5c) instead of being clamped.
+ *    Bounds: only after a measured failed halving (the probe's own gates:
+ *    >= 32 deep, 4/5 of a drive >= 16 deep, reads > 5 x band_hi,
+ *    OVERLOADED, no SLO tenant); only while nobody else waits, so the rate
+ *    it frees binds no other tenant's share; the verdict ends after 1 s
+ *    and is measured again by the next probe.  Scoped so because wider
+ *    forms moved other rows: with another tenant waiting (4/5 or 7/8 of the
+ *    drive) weights and jain (s1-916, s1-841, s2-24, s2-610: the freed
+ *    rate went to the deep tenant's share); the same judgement without the
+ *    probe's verdict (deep, dominant, alone): s1-427, s1-556 work and
+ *    s1-138 jain new; a lower probe start (3 x band_hi): s1-556, s2-153
+ *    work new.  Cost: one test of pd_state per evaluation (depth_pays is
+ *    out of line); bench-sched 525.7 / 446.6 -> 526.4 / 447.3.  1000-mix
+ *    fast gate: s1 341 -> 340 (work 971), s2 308 -> 306 (work 941, 946),
+ *    nothing new (docs/scheduler-log.md 89).
+ *
  * 90. Section 76's fast decay beside a reservation, and judged on the read
  *    EWMA in the band's lower half (issue 11, qos, the work row's ceiling
  *    class after 76).  Why: of the 63 ceiling mixes on main 68bfc62 (the rate
@@ -2096,10 +2130,10 @@ enum { SD_RATIO = 4 };                              /* qos: ... its reads this m
 enum { SD_DRIVE_MIN = 16 };                         /* qos: ... and the cap shrinks only with this many IOs in the drive (64) */
 enum { SD_DOM_MIN = (4 * SD_DRIVE_MIN + 4) / 5 };      /* qos: ... so a tenant holding 4/5 of it has >= 13 in flight (64) */
 static const uint64_t SELF_FRESH_NS = 100000000ull; /* qos: ... the others' reads count for 100 ms (64) */
-enum { PD_IDLE, PD_BASE, PD_DRAIN, PD_MEAS, PD_HOLD }; /* qos: section 77's probe states */
+enum { PD_IDLE, PD_BASE, PD_DRAIN, PD_MEAS, PD_HOLD, PD_PAYS }; /* qos: section 77's probe states (PD_PAYS: section 89) */
 static const uint64_t PD_WIN_NS = 10000000ull;      /* qos: section 77 measures a depth over 10 ms */
 static const uint64_t PD_HOLD_NS = 100000000ull;    /* qos: ... holds the depth found for 100 ms */
-static const uint64_t PD_BACKOFF_NS = 1000000000ull; /* qos: ... and probes no tenant whose depth paid for 1 s */
+static const uint64_t PD_BACKOFF_NS = 1000000000ull; /* qos: ... and probes no tenant whose depth paid for 1 s (section 89's verdict lasts as long) */
 static const uint64_t PD_WIN_MAX_NS = 50000000ull;  /* qos: ... a window closes after 10 ms and PD_WIN_IOS completions, or 50 ms */
 enum { PD_WIN_IOS = 64 };                           /* qos: ... (64 completions: a rate, not noise) */
 enum { PD_KEEP_X8 = 7 };                            /* qos: ... a depth "buys nothing" while 7/8 of the best rate stays */
@@ -5116,6 +5150,17 @@ static __attribute__((noinline, cold)) void shallow_read(jbof_sched *s, uint32_t
 
 /* What a completion does past s->due_ns (or with CTL_EVAL_EVERY completions
  * pending), in the order of the per-IO checks it replaces. */
+/* section 89: t's probe found that its depth pays (section 77's first
+ * halving cost it more than 1/8 of its rate), and this read of its leaves
+ * it holding >= 4/5 of the drive with no other tenant waiting and no SLO
+ * tenant active: its latency is its own productive queue, judged as
+ * section 17's self_queued (the rate grows) for PD_BACKOFF_NS */
+static __attribute__((noinline, cold)) int depth_pays(const jbof_sched *s, const tenant *t, uint32_t op, uint64_t now_ns)
+{
+    return op == JBOF_OP_READ && now_ns < t->pd_until && !s->n_lc_active && s->n_backlogged <= (t->count ? 1u : 0u) &&
+           5 * (t->inflight + 1) >= 4 * (s->inflight_ios + 1);
+}
+
 static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *s, const tenant *t, uint32_t op,
                                                                    const jbof_io *io, uint64_t dev, uint64_t now_ns,
                                                                    int d3)
@@ -5135,6 +5180,8 @@ static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *
          * steering only as section 65 says) */
         c->self_queued = op == JBOF_OP_READ && s->inflight_ios == t->inflight && s->cfg.policy == JBOF_POLICY_QOS &&
                          s->n_backlogged > (t->count ? 1u : 0u) && (!s->n_lc_active || slo_floor_own(s, t));
+        if (__builtin_expect(t->pd_state == PD_PAYS, 0))
+            c->self_queued |= depth_pays(s, t, op, now_ns); /* section 89 */
         if (d3)
             ctl_evaluate_shallow(c, op, now_ns); /* section 84 */
         else
@@ -5284,7 +5331,9 @@ static void depth_probe(jbof_sched *s, tenant *t, uint64_t now_ns)
             t->pd_cap = t->pd_prev;
             pd_unclamp(s, t->pd_rate, now_ns);
             if (!t->pd_cap) {
-                t->pd_state = PD_IDLE;
+                /* the first halving cost it: its depth pays (section 89's
+                 * verdict, for as long as the back-off lasts) */
+                t->pd_state = PD_PAYS;
                 t->pd_until = now_ns + PD_BACKOFF_NS;
                 return;
             }
@@ -5293,6 +5342,10 @@ static void depth_probe(jbof_sched *s, tenant *t, uint64_t now_ns)
         t->pd_until = now_ns + PD_HOLD_NS;
         return;
     }
+    case PD_PAYS: /* section 89: the verdict ends with the back-off */
+        if (now_ns >= t->pd_until)
+            t->pd_state = PD_IDLE;
+        return;
     default: /* PD_HOLD */
         if (now_ns >= t->pd_until) {
             t->pd_cap = 0;

@@ -2251,14 +2251,22 @@ static void test_lc_past_mask(void)
 typedef struct unitq {
     fake f;
     uint64_t unit_busy;
-    int shared;               /* section 77: the other reader's reads wait behind half the unit's queue */
+    int shared;               /* section 77: the other reader's reads wait behind half the unit's queue;
+                               * 2 (section 89): no unit -- the deep tenant's reads take 2 ms each at any
+                               * depth, the other's 50 us alone and 1 ms beside them (half as
+                               * slow: section 64 never fires) */
 } unitq;
 
 static void unitq_submit(unitq *u, const jbof_io *io, uint64_t now)
 {
     fake *f = &u->f;
     uint64_t done;
-    if ((io->tag >> 48) == 0) {
+    if (u->shared == 2) {
+        uint64_t deep = 0;
+        for (int q = 0; q < f->n; q++)
+            deep += (f->q[q].tag >> 48) == 0;
+        done = now + ((io->tag >> 48) == 0 ? 2000000 : deep ? 1000000 : 50000);
+    } else if ((io->tag >> 48) == 0) {
         uint64_t start = u->unit_busy > now ? u->unit_busy : now;
         u->unit_busy = start + 40000;
         done = u->unit_busy + 10000;
@@ -2282,6 +2290,11 @@ static jbof_sched *unitq_pair(load *L, unitq *u, int shared)
     L->ids[1] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
     load_set(L, 0, 128, 512, JBOF_OP_READ);
     load_set(L, 1, 4, 4096, JBOF_OP_READ);
+    if (shared == 2) { /* section 89: the deep one from 20 ms on at QD 40 (128 later), the other at QD 1 */
+        L->depth[0] = 40;
+        L->start_ns[0] = 20000000ull;
+        L->depth[1] = 1;
+    }
     load_fill(s, L, 0);
     return s;
 }
@@ -2439,6 +2452,47 @@ static void test_depth_probe(void)
     CHECK(deep_n && deep_sum <= 40 * deep_n);
     CHECK(done1 >= 3000);
     CHECK(done0 >= 12000);
+    jbof_sched_destroy(s);
+}
+
+/* section 89: a deep reader whose depth pays -- its reads take 2 ms each
+ * at any depth (parallel units; by Little's law 128 in flight complete 64
+ * per ms) -- on a drive whose learned band comes from another tenant's
+ * 50 us reads (active for the first 300 ms only).  Its 2 ms reads put the
+ * controller in OVERLOADED, whose clamp to the completion rate holds
+ * whatever depth was admitted (section 77's fixed point); section 77's
+ * probe halves its depth, its rate halves, and the probe backs off for 1 s
+ * -- the clamp stays.  With section 89 that failed halving is the verdict
+ * that the depth pays: while the tenant holds the drive and nobody else
+ * waits, its latency is judged as its own queue (section 17's
+ * self_queued), and the rate grows to its whole QD. */
+static void test_depth_pays(void)
+{
+    static load L;
+    static unitq u;
+    jbof_sched *s = unitq_pair(&L, &u, 2);
+    uint64_t now = 0, end = 1000000000ull, done0 = 0, done1 = 0, deep_sum = 0, deep_n = 0;
+    int i;
+    while ((i = unitq_step(s, &L, &u, &now, end)) != -1) {
+        if (now >= 300000000ull)
+            L.depth[0] = 128; /* it wants more once the clamp holds 40 */
+        if (i < 0)
+            continue;
+        if (now >= end / 2 && i == 1)
+            done1++;
+        if (now >= end / 2 && i == 0) {
+            done0++;
+            deep_sum += unitq_deep(&u);
+            deep_n++;
+        }
+        load_fill(s, &L, now);
+    }
+    /* without section 89: the clamp holds it at 35 in flight over the
+     * second half, 8815 completions; with it 127 and 32000 (its whole QD:
+     * 64 per ms), the other reader's 1 ms reads 490 -> 500 */
+    CHECK(deep_n && deep_sum >= 100 * deep_n);
+    CHECK(done0 >= 25000);
+    CHECK(done1 >= 450);
     jbof_sched_destroy(s);
 }
 
@@ -2655,6 +2709,7 @@ int main(void)
     test_held_release_order();
     test_self_deep_cap();
     test_depth_probe();
+    test_depth_pays();
     test_sfq_gate();
     test_sfq_cross();
     test_fast_decay_undo();
