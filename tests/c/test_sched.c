@@ -1823,6 +1823,20 @@ static jbof_sched *mk_slo_overdraft(load *L, fake *f)
     return s;
 }
 
+/* the set-up of sections 49, 55, 93 and 95's tests: tenant 0 a 2000 MiB/s
+ * reservation of 128 KiB IOs (op rop) at depth rdepth that the fake drive
+ * cannot meet, so its bucket stays deep in debt; tenant 1 best-effort at
+ * weight w, depth bs-byte IOs of op; n tenants in the load */
+static void resv_beside(jbof_sched *s, load *L, fake *f, int n, uint32_t rdepth, uint8_t rop, uint32_t w,
+                        uint32_t depth, uint32_t bs, uint8_t op)
+{
+    load_reset(L, f, n);
+    L->ids[0] = add(s, 1, JBOF_CLASS_RESERVED, 2000ull << 20, 0);
+    load_set(L, 0, rdepth, 131072, rop);
+    L->ids[1] = add(s, w, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    load_set(L, 1, depth, bs, op);
+}
+
 /* section 49: a best-effort 1 MiB writer at QD 2 beside an infeasible
  * reservation of 128 KiB writes at QD 128, with a latency-critical tenant
  * configured (two buckets): the reservation keeps the write bucket deep in
@@ -1836,11 +1850,7 @@ static void test_progress_escape(void)
     jbof_sched *s = mk(JBOF_POLICY_QOS);
     static load L;
     static fake f;
-    load_reset(&L, &f, 3);
-    L.ids[0] = add(s, 1, JBOF_CLASS_RESERVED, 2000ull << 20, 0);
-    load_set(&L, 0, 128, 131072, JBOF_OP_WRITE);
-    L.ids[1] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    load_set(&L, 1, 2, 1048576, JBOF_OP_WRITE);
+    resv_beside(s, &L, &f, 3, 128, JBOF_OP_WRITE, 1, 2, 1048576, JBOF_OP_WRITE);
     add_lc(s, &L, 2, 2000000, 1, 4096);
     uint64_t full;
     int64_t low;
@@ -1960,11 +1970,7 @@ static void test_progress_escape_more(void)
     jbof_sched *s = mk(JBOF_POLICY_QOS);
     static load L;
     static fake f;
-    load_reset(&L, &f, 3);
-    L.ids[0] = add(s, 1, JBOF_CLASS_RESERVED, 2000ull << 20, 0);
-    load_set(&L, 0, 128, 131072, JBOF_OP_READ);
-    L.ids[1] = add(s, 4, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    load_set(&L, 1, 8, 4096, JBOF_OP_READ);
+    resv_beside(s, &L, &f, 3, 128, JBOF_OP_READ, 4, 8, 4096, JBOF_OP_READ);
     add_lc(s, &L, 2, 2000000, 1, 4096);
     run(s, &L, &f, 1000000000);
     uint64_t n = L.bytes[1] / 4096;
@@ -2013,11 +2019,7 @@ static void test_escape_lead_waits(void)
     jbof_sched *s = mk(JBOF_POLICY_QOS);
     static load L;
     static fake f;
-    load_reset(&L, &f, 4);
-    L.ids[0] = add(s, 1, JBOF_CLASS_RESERVED, 2000ull << 20, 0);
-    load_set(&L, 0, 128, 131072, JBOF_OP_WRITE);
-    L.ids[1] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    load_set(&L, 1, 2, 1048576, JBOF_OP_WRITE);
+    resv_beside(s, &L, &f, 4, 128, JBOF_OP_WRITE, 1, 2, 1048576, JBOF_OP_WRITE);
     L.ids[2] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
     load_set(&L, 2, 2, 4096, JBOF_OP_WRITE);
     add_lc(s, &L, 3, 2000000, 1, 4096);
@@ -2086,11 +2088,7 @@ static void test_progress_escape_last(void)
     jbof_sched *s = mk(JBOF_POLICY_QOS);
     static load L;
     static fake f;
-    load_reset(&L, &f, 3);
-    L.ids[0] = add(s, 1, JBOF_CLASS_RESERVED, 2000ull << 20, 0);
-    load_set(&L, 0, 4, 131072, JBOF_OP_WRITE);
-    L.ids[1] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    load_set(&L, 1, 2, 65536, JBOF_OP_WRITE);
+    resv_beside(s, &L, &f, 3, 4, JBOF_OP_WRITE, 1, 2, 65536, JBOF_OP_WRITE);
     L.start_ns[1] = 100000000;
     add_lc(s, &L, 2, 2000000, 1, 4096);
     run(s, &L, &f, 180000000);
