@@ -880,6 +880,53 @@ static void test_big_io_gate(void)
     }
 }
 
+/* section 99: with the gate on (a miss behind a large IO), an exactly-128
+ * KiB IO of a best-effort tenant (250 us unloaded here: past the 250 us
+ * cap as a read) is held by depth -- it waits while its tenant has one in
+ * the drive, and goes when that one completes, spending no credit; without
+ * the miss both go at once */
+static void test_big128_depth(void)
+{
+    for (int miss = 0; miss < 2; miss++) {
+        owner_mix m; /* the owner's SLO 500 us: the cap 250 us */
+        jbof_sched *s = owner_mix_init(&m, 0, JBOF_CLASS_BEST_EFFORT);
+        jbof_io keep = m.own_a, *own_b = &m.own_b, r[2], q[2];
+        for (int i = 0; i < 2; i++) {
+            r[i] = m.r1;
+            r[i].length_bytes = 1u << 20;
+            r[i].tag = 10u + (uint32_t)i;
+            q[i] = m.r1;
+            q[i].length_bytes = 128u << 10;
+            q[i].tag = 20u + (uint32_t)i;
+        }
+        jbof_io *out[8];
+        uint64_t t = 1000000;
+        CHECK_EQ(jbof_sched_submit(s, &keep, t), 0); /* stays in flight: the owner is active */
+        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+        CHECK_EQ(jbof_sched_submit(s, &r[0], t), 0); /* 2 ms unloaded: 250 us per 128 KiB */
+        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+        CHECK_EQ(jbof_sched_complete(s, &r[0], t + 2000000, 0), 0);
+        t += 12000000;
+        CHECK_EQ(jbof_sched_submit(s, own_b, t), 0);
+        CHECK_EQ(jbof_sched_submit(s, &r[1], t), 0);
+        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 2);
+        CHECK_EQ(jbof_sched_complete(s, own_b, t + (miss ? 1000000 : 200000), 0), 0);
+        CHECK_EQ(jbof_sched_complete(s, &r[1], t + 2000000, 0), 0);
+        t += 12000000;
+        CHECK_EQ(jbof_sched_submit(s, &q[0], t), 0);
+        CHECK_EQ(jbof_sched_submit(s, &q[1], t), 0);
+        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), miss ? 1 : 2);
+        CHECK(out[0] == &q[0]);
+        if (miss) {
+            CHECK_EQ(jbof_sched_dispatch(s, t + 100000, out, 8), 0); /* q[0] in the drive */
+            CHECK_EQ(jbof_sched_complete(s, &q[0], t + 250000, 0), 0);
+            CHECK_EQ(jbof_sched_dispatch(s, t + 250000, out, 8), 1);
+            CHECK(out[0] == &q[1]);
+        }
+        jbof_sched_destroy(s);
+    }
+}
+
 /* policy switch and tenant reconfiguration live, with IO queued and in flight */
 static void test_live_changes(void)
 {
@@ -2679,6 +2726,7 @@ int main(void)
     test_wbuf_drain_own_episode();
     test_wbuf_read_full();
     test_big_io_gate();
+    test_big128_depth();
     test_live_changes();
     test_toggle();
     test_hist();
