@@ -836,6 +836,31 @@ static void test_wbuf_read_full(void)
     }
 }
 
+/* sections 41 and 99's tests' warm-up: the owner's keep stays in flight;
+ * the best-effort tenant's 1 MiB read r[0] completes in 2 ms (250 us per
+ * 128 KiB unloaded), then r[1] goes beside the owner's own_b, which takes
+ * 1 ms (a miss of the 250 us cap) or 200 us; returns the time 12 ms after
+ * r[1] went (*r1_ns), the buckets refilled */
+static uint64_t big_gate_warm(jbof_sched *s, jbof_io *keep, jbof_io *own_b, jbof_io r[2], int miss, uint64_t *r1_ns)
+{
+    jbof_io *out[8];
+    uint64_t t = 1000000;
+    CHECK_EQ(jbof_sched_submit(s, keep, t), 0); /* stays in flight: the owner is active */
+    CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+    CHECK_EQ(jbof_sched_submit(s, &r[0], t), 0); /* 2 ms unloaded: 250 us per 128 KiB */
+    CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+    CHECK_EQ(jbof_sched_complete(s, &r[0], t + 2000000, 0), 0);
+    t += 12000000; /* the buckets refill */
+    CHECK_EQ(jbof_sched_submit(s, own_b, t), 0);
+    CHECK_EQ(jbof_sched_submit(s, &r[1], t), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 2);
+    *r1_ns = t;
+    /* the owner's read behind it: 1 ms (a miss) or 200 us */
+    CHECK_EQ(jbof_sched_complete(s, own_b, t + (miss ? 1000000 : 200000), 0), 0);
+    CHECK_EQ(jbof_sched_complete(s, &r[1], t + 2000000, 0), 0);
+    return t + 12000000;
+}
+
 /* section 41: beside an SLO tenant that missed its SLO behind a large IO
  * (past 128 KiB, longer unloaded than the SLO cap), the next large IO of a
  * best-effort tenant waits for BIG_EVERY (128) latency-critical
@@ -853,21 +878,9 @@ static void test_big_io_gate(void)
             r[i].tag = 10u + (uint32_t)i;
         }
         jbof_io *out[8];
-        uint64_t t = 1000000;
-        CHECK_EQ(jbof_sched_submit(s, &keep, t), 0); /* stays in flight: the owner is active */
-        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
-        CHECK_EQ(jbof_sched_submit(s, &r[0], t), 0); /* 2 ms unloaded: 250 us per 128 KiB */
-        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
-        CHECK_EQ(jbof_sched_complete(s, &r[0], t + 2000000, 0), 0);
-        t += 12000000; /* the buckets refill */
-        CHECK_EQ(jbof_sched_submit(s, own_b, t), 0);
-        CHECK_EQ(jbof_sched_submit(s, &r[1], t), 0);
-        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 2);
-        uint64_t gate = t + 50000000; /* BIG_GAP_NS after r[1] */
-        /* the owner's read behind it: 1 ms (a miss) or 200 us */
-        CHECK_EQ(jbof_sched_complete(s, own_b, t + (miss ? 1000000 : 200000), 0), 0);
-        CHECK_EQ(jbof_sched_complete(s, &r[1], t + 2000000, 0), 0);
-        t += 12000000;
+        uint64_t r1_ns;
+        uint64_t t = big_gate_warm(s, &keep, own_b, r, miss, &r1_ns);
+        uint64_t gate = r1_ns + 50000000; /* BIG_GAP_NS after r[1] */
         CHECK_EQ(jbof_sched_submit(s, &r[2], t), 0);
         CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), miss ? 0 : 1);
         if (miss) {
@@ -900,19 +913,8 @@ static void test_big128_depth(void)
             q[i].tag = 20u + (uint32_t)i;
         }
         jbof_io *out[8];
-        uint64_t t = 1000000;
-        CHECK_EQ(jbof_sched_submit(s, &keep, t), 0); /* stays in flight: the owner is active */
-        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
-        CHECK_EQ(jbof_sched_submit(s, &r[0], t), 0); /* 2 ms unloaded: 250 us per 128 KiB */
-        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
-        CHECK_EQ(jbof_sched_complete(s, &r[0], t + 2000000, 0), 0);
-        t += 12000000;
-        CHECK_EQ(jbof_sched_submit(s, own_b, t), 0);
-        CHECK_EQ(jbof_sched_submit(s, &r[1], t), 0);
-        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 2);
-        CHECK_EQ(jbof_sched_complete(s, own_b, t + (miss ? 1000000 : 200000), 0), 0);
-        CHECK_EQ(jbof_sched_complete(s, &r[1], t + 2000000, 0), 0);
-        t += 12000000;
+        uint64_t r1_ns;
+        uint64_t t = big_gate_warm(s, &keep, own_b, r, miss, &r1_ns);
         CHECK_EQ(jbof_sched_submit(s, &q[0], t), 0);
         CHECK_EQ(jbof_sched_submit(s, &q[1], t), 0);
         CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), miss ? 1 : 2);
