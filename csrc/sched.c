@@ -1730,7 +1730,7 @@
  *    the rule measures it, the way a TCP Vegas / BBR sender does: halve the
  *    depth and see whether the rate follows.
  *    The rule (depth_probe, at the read completions section 64 already
- *    samples): a tenant with >= PD_START (32) in flight holding >= 4/5 of a
+ *    samples): a tenant with >= PD_DEEP (32) in flight (>= PD_START, 16, with few waiting: section 101) holding >= 4/5 of a
  *    drive >= 16 deep, its read EWMA past PD_SLOW_X (5) x the band's
  *    ceiling, the controller OVERLOADED and no SLO tenant active (SLO
  *    steering owns the depth, as in 17 and 64), is measured over one window
@@ -2188,7 +2188,7 @@ static const uint64_t PD_WIN_MAX_NS = 50000000ull;  /* qos: ... a window closes 
 enum { PD_WIN_IOS = 64 };                           /* qos: ... (64 completions: a rate, not noise) */
 enum { PD_KEEP_X8 = 7 };                            /* qos: ... a depth "buys nothing" while 7/8 of the best rate stays */
 enum { PD_START = 16 };                             /* qos: ... and probes a tenant only with >= 16 reads in flight (section 101) */
-enum { PD_DEEP = 32 };                              /* qos: ... under 32 (section 77's start) ... */
+enum { PD_DEEP = 32 };                              /* qos: ... (section 77 started at 32; a probe under it runs ...) */
 enum { PD_FEW_WAIT = 3 };                           /* qos: ... only while at most 3 other tenants wait (section 101) */
 enum { PD_SLOW_X = 5 };                             /* qos: ... whose reads take > 5 x the band's ceiling */
 enum { SFQ_LAG_Q4 = 5 };                            /* qos, two buckets: a large head waits while its tag leads by 5/4 quantum per weight (63) */
