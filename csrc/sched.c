@@ -1730,7 +1730,8 @@
  *    the rule measures it, the way a TCP Vegas / BBR sender does: halve the
  *    depth and see whether the rate follows.
  *    The rule (depth_probe, at the read completions section 64 already
- *    samples): a tenant with >= PD_DEEP (32) in flight (>= PD_START, 16, with few waiting: section 101) holding >= 4/5 of a
+ *    samples): a tenant with >= PD_DEEP (32) in flight (>= PD_START, 16,
+ *    with few waiting: section 101) holding >= 4/5 of a
  *    drive >= 16 deep, its read EWMA past PD_SLOW_X (5) x the band's
  *    ceiling, the controller OVERLOADED and no SLO tenant active (SLO
  *    steering owns the depth, as in 17 and 64), is measured over one window
