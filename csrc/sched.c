@@ -1730,7 +1730,8 @@
  *    the rule measures it, the way a TCP Vegas / BBR sender does: halve the
  *    depth and see whether the rate follows.
  *    The rule (depth_probe, at the read completions section 64 already
- *    samples): a tenant with >= PD_START (32) in flight holding >= 4/5 of a
+ *    samples): a tenant with >= PD_DEEP (32) in flight (>= PD_START, 16,
+ *    with few waiting: section 101) holding >= 4/5 of a
  *    drive >= 16 deep, its read EWMA past PD_SLOW_X (5) x the band's
  *    ceiling, the controller OVERLOADED and no SLO tenant active (SLO
  *    steering owns the depth, as in 17 and 64), is measured over one window
@@ -2083,6 +2084,31 @@
  *    Cost: make bench-sched 522.3 / 443.2 -> 522.3 / 443.2 instructions
  *    per IO (the tests sit in big_held, out of line, reached only for IOs
  *    of >= 128 KiB beside an SLO; docs/scheduler-log.md 99).
+ *
+ * 101. Section 77's probe from 16 in flight, while few others wait (issue
+ *    11, the work row's class D rest after section 89).  Why: 19 of the
+ *    class D mixes run their deep reader under 30 in flight on average,
+ *    where PD_START (32) keeps the probe, and so section 89's verdict,
+ *    off; a start at 16 alone (89's V14) reaches them but its probes cost
+ *    the shares of crowded groups (s2-54 starve, s2-59 and s2-920 weights:
+ *    groups of 4, 10 and 7 best-effort tenants, where a failed halving's
+ *    10+ ms at half depth and the clamp it feeds move the round).  The
+ *    rule: a tenant with 16..31 reads in flight (and every other gate of
+ *    77) is probed only while at most PD_FEW_WAIT (3) other tenants wait,
+ *    at the start and again when the base window closes (before the
+ *    halving; else the probe is dropped for PD_HOLD_NS); from 32 up
+ *    nothing changes.  Bounds: 16 in flight and 4/5 of a drive >= 16
+ *    deep as before; section 89's verdict still needs nobody else
+ *    waiting.  Cheaper failed steps measured and dropped: a half-length
+ *    first window (s1 332 -> 335, s2 301 -> 304: weights s1-123, 487,
+ *    841, 856, s2-59, 555, 965 new), a 3/4 first step instead of 1/2
+ *    (s1-856, s2-153, 555, 816, 920, 54 new); the crowd guard at 0 others
+ *    (no mix moves), 1 (none), 2 (s1-637 only), 5 (s1-457 work, s2-54
+ *    starve new); a start at 24 (s2-525 only).  Cost: the test is the last
+ *    of PD_IDLE's conjunction and one in PD_BASE (probe paths only); make
+ *    bench-sched 522.3 / 443.2 -> 522.3 / 443.2 instructions per IO.
+ *    1000-mix fast gate: s1 332 -> 331 (work 637),
+ *    s2 301 -> 300 (weights 525), nothing new (docs/scheduler-log.md 101).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -2162,7 +2188,9 @@ static const uint64_t PD_BACKOFF_NS = 1000000000ull; /* qos: ... and probes no t
 static const uint64_t PD_WIN_MAX_NS = 50000000ull;  /* qos: ... a window closes after 10 ms and PD_WIN_IOS completions, or 50 ms */
 enum { PD_WIN_IOS = 64 };                           /* qos: ... (64 completions: a rate, not noise) */
 enum { PD_KEEP_X8 = 7 };                            /* qos: ... a depth "buys nothing" while 7/8 of the best rate stays */
-enum { PD_START = 32 };                             /* qos: ... and probes a tenant only with >= 32 reads in flight */
+enum { PD_START = 16 };                             /* qos: ... and probes a tenant only with >= 16 reads in flight (section 101) */
+enum { PD_DEEP = 32 };                              /* qos: ... (section 77 started at 32; a probe under it runs ...) */
+enum { PD_FEW_WAIT = 3 };                           /* qos: ... only while at most 3 other tenants wait (section 101) */
 enum { PD_SLOW_X = 5 };                             /* qos: ... whose reads take > 5 x the band's ceiling */
 enum { SFQ_LAG_Q4 = 5 };                            /* qos, two buckets: a large head waits while its tag leads by 5/4 quantum per weight (63) */
 static const uint64_t SFQ_BACKLOG_NS = 10000000ull; /* qos, two buckets: queued 10 ms before its tag counts as the least (63) */
@@ -5326,7 +5354,8 @@ static void depth_probe(jbof_sched *s, tenant *t, uint64_t now_ns)
     switch (t->pd_state) {
     case PD_IDLE:
         if (now_ns >= t->pd_until && !s->n_lc_active && n >= PD_START && s->ctl.state == JBOF_CTL_OVERLOADED && s->inflight_ios + 1 >= SD_DRIVE_MIN &&
-            5 * n >= 4 * (s->inflight_ios + 1) && s->ctl.base_ns && t->lat_r_ns > PD_SLOW_X * s->ctl.band_hi_ns) {
+            5 * n >= 4 * (s->inflight_ios + 1) && s->ctl.base_ns && t->lat_r_ns > PD_SLOW_X * s->ctl.band_hi_ns &&
+            (n >= PD_DEEP || s->n_backlogged <= (t->count ? 1u : 0u) + PD_FEW_WAIT)) { /* section 101 */
             t->pd_state = PD_BASE;
             t->pd_t0 = now_ns;
             t->pd_b0 = b;
@@ -5337,6 +5366,12 @@ static void depth_probe(jbof_sched *s, tenant *t, uint64_t now_ns)
     case PD_BASE:
         if (!closed)
             return;
+        if (n < PD_DEEP && s->n_backlogged > (t->count ? 1u : 0u) + PD_FEW_WAIT) {
+            /* section 101: a shallow probe halves no depth beside a crowd */
+            t->pd_state = PD_IDLE;
+            t->pd_until = now_ns + PD_HOLD_NS;
+            return;
+        }
         if (k - t->pd_n0 < PD_WIN_IOS || n < PD_START) {
             /* too few IOs to measure a rate by, or no longer deep */
             t->pd_state = PD_IDLE;

@@ -2543,6 +2543,42 @@ static void test_depth_pays(void)
     jbof_sched_destroy(s);
 }
 
+/* section 101: section 89's deep reader, shallower -- at QD 20 from 20 ms,
+ * QD 28 from 300 ms, never the 32 that section 77's probe started at.
+ * The clamp holds whatever depth was admitted; with section 101 the probe
+ * starts at 16 in flight (at most 3 other tenants wait: here none), its
+ * halving costs the rate, and section 89's verdict lets it grow. */
+static void test_depth_pays_shallow(void)
+{
+    static load L;
+    static unitq u;
+    jbof_sched *s = unitq_pair(&L, &u, 2);
+    L.depth[0] = 20;
+    uint64_t now = 0, end = 1000000000ull, done0 = 0, done1 = 0, deep_sum = 0, deep_n = 0;
+    int i;
+    while ((i = unitq_step(s, &L, &u, &now, end)) != -1) {
+        if (now >= 300000000ull)
+            L.depth[0] = 28;
+        if (i < 0)
+            continue;
+        if (now >= end / 2 && i == 1)
+            done1++;
+        if (now >= end / 2 && i == 0) {
+            done0++;
+            deep_sum += unitq_deep(&u);
+            deep_n++;
+        }
+        load_fill(s, &L, now);
+    }
+    /* without section 101: the clamp holds it at 21.0 in flight over the
+     * second half, 5462 completions; with it 27.0 and 7000 (its whole QD:
+     * 14 per ms), the other reader's 500 either way */
+    CHECK(deep_n && deep_sum >= 25 * deep_n);
+    CHECK(done0 >= 6500);
+    CHECK(done1 >= 450);
+    jbof_sched_destroy(s);
+}
+
 /* ctl.c 3c (section 81): the band's SLO ceiling follows the SLO tenants'
  * own tail.  SLO 400 us (cap 200 us), fixed band (no learned base): 50 ms
  * windows of 100 samples at 150 us (under SLO x 3/4) relax the ceiling by
@@ -2758,6 +2794,7 @@ int main(void)
     test_self_deep_cap();
     test_depth_probe();
     test_depth_pays();
+    test_depth_pays_shallow();
     test_sfq_gate();
     test_sfq_cross();
     test_fast_decay_undo();
