@@ -2502,6 +2502,31 @@ static void test_depth_probe(void)
     jbof_sched_destroy(s);
 }
 
+/* sections 89 and 101's run: 1 s of unitq_pair's two readers, the deep one
+ * (tenant 0) at QD `later` from 300 ms; over the second half, each one's
+ * completions and the deep one's in-flight count summed per completion */
+static void depth_pays_run(jbof_sched *s, load *L, unitq *u, uint32_t later, uint64_t *done0, uint64_t *done1,
+                           uint64_t *deep_sum, uint64_t *deep_n)
+{
+    uint64_t now = 0, end = 1000000000ull;
+    int i;
+    *done0 = *done1 = *deep_sum = *deep_n = 0;
+    while ((i = unitq_step(s, L, u, &now, end)) != -1) {
+        if (now >= 300000000ull)
+            L->depth[0] = later;
+        if (i < 0)
+            continue;
+        if (now >= end / 2 && i == 1)
+            (*done1)++;
+        if (now >= end / 2 && i == 0) {
+            (*done0)++;
+            *deep_sum += unitq_deep(u);
+            (*deep_n)++;
+        }
+        load_fill(s, L, now);
+    }
+}
+
 /* section 89: a deep reader whose depth pays -- its reads take 2 ms each
  * at any depth (parallel units; by Little's law 128 in flight complete 64
  * per ms) -- on a drive whose learned band comes from another tenant's
@@ -2518,22 +2543,8 @@ static void test_depth_pays(void)
     static load L;
     static unitq u;
     jbof_sched *s = unitq_pair(&L, &u, 2);
-    uint64_t now = 0, end = 1000000000ull, done0 = 0, done1 = 0, deep_sum = 0, deep_n = 0;
-    int i;
-    while ((i = unitq_step(s, &L, &u, &now, end)) != -1) {
-        if (now >= 300000000ull)
-            L.depth[0] = 128; /* it wants more once the clamp holds 40 */
-        if (i < 0)
-            continue;
-        if (now >= end / 2 && i == 1)
-            done1++;
-        if (now >= end / 2 && i == 0) {
-            done0++;
-            deep_sum += unitq_deep(&u);
-            deep_n++;
-        }
-        load_fill(s, &L, now);
-    }
+    uint64_t done0, done1, deep_sum, deep_n;
+    depth_pays_run(s, &L, &u, 128, &done0, &done1, &deep_sum, &deep_n); /* it wants more once the clamp holds 40 */
     /* without section 89: the clamp holds it at 35 in flight over the
      * second half, 8815 completions; with it 127 and 32000 (its whole QD:
      * 64 per ms), the other reader's 1 ms reads 490 -> 500 */
@@ -2554,22 +2565,8 @@ static void test_depth_pays_shallow(void)
     static unitq u;
     jbof_sched *s = unitq_pair(&L, &u, 2);
     L.depth[0] = 20;
-    uint64_t now = 0, end = 1000000000ull, done0 = 0, done1 = 0, deep_sum = 0, deep_n = 0;
-    int i;
-    while ((i = unitq_step(s, &L, &u, &now, end)) != -1) {
-        if (now >= 300000000ull)
-            L.depth[0] = 28;
-        if (i < 0)
-            continue;
-        if (now >= end / 2 && i == 1)
-            done1++;
-        if (now >= end / 2 && i == 0) {
-            done0++;
-            deep_sum += unitq_deep(&u);
-            deep_n++;
-        }
-        load_fill(s, &L, now);
-    }
+    uint64_t done0, done1, deep_sum, deep_n;
+    depth_pays_run(s, &L, &u, 28, &done0, &done1, &deep_sum, &deep_n);
     /* without section 101: the clamp holds it at 21.0 in flight over the
      * second half, 5462 completions; with it 27.0 and 7000 (its whole QD:
      * 14 per ms), the other reader's 500 either way */
