@@ -280,8 +280,8 @@ each invariant applied, so nothing is dropped silently):
    s1-354 (t0 50: 50.0 / 8.0; 1704 vs 1147 us), s2-854 (t7 50: 53.0 /
    13.0, t18 100: 100.0 / 4.0; 6423 vs 4063 us), s2-949 (t3 200: 340 /
    146; 1901 vs 287 us).  Where gimbal keeps every reservation qos kept
-   (s2-814, s2-369, s1-184: qos keeps t2's, gimbal too) the comparison
-   stands.  Counted as ``slo waived (reserve)``.
+   (s1-184, s2-369: t2's; s2-814: t0's) or qos kept none (s1-19, s2-359)
+   the comparison stands.  Counted as ``slo waived (reserve)``.
 """
 from __future__ import annotations
 
