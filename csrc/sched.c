@@ -5226,6 +5226,12 @@ static __attribute__((noinline, cold)) void shallow_read(jbof_sched *s, uint32_t
 
 /* What a completion does past s->due_ns (or with CTL_EVAL_EVERY completions
  * pending), in the order of the per-IO checks it replaces. */
+/* more than k tenants other than t have IO queued (sections 17, 89, 101) */
+static inline int others_waiting(const jbof_sched *s, const tenant *t, uint32_t k)
+{
+    return s->n_backlogged > (t->count ? 1u : 0u) + k;
+}
+
 /* section 89: t's probe found that its depth pays (section 77's first
  * halving cost it more than 1/8 of its rate), and this read of its leaves
  * it holding >= 4/5 of the drive with no other tenant waiting and no SLO
@@ -5233,7 +5239,7 @@ static __attribute__((noinline, cold)) void shallow_read(jbof_sched *s, uint32_t
  * section 17's self_queued (the rate grows) for PD_BACKOFF_NS */
 static __attribute__((noinline, cold)) int depth_pays(const jbof_sched *s, const tenant *t, uint32_t op, uint64_t now_ns)
 {
-    return op == JBOF_OP_READ && now_ns < t->pd_until && !s->n_lc_active && s->n_backlogged <= (t->count ? 1u : 0u) &&
+    return op == JBOF_OP_READ && now_ns < t->pd_until && !s->n_lc_active && !others_waiting(s, t, 0) &&
            5 * (t->inflight + 1) >= 4 * (s->inflight_ios + 1);
 }
 
@@ -5255,7 +5261,7 @@ static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *
          * tenant waits -- its latency is its own queueing (under SLO
          * steering only as section 65 says) */
         c->self_queued = op == JBOF_OP_READ && s->inflight_ios == t->inflight && s->cfg.policy == JBOF_POLICY_QOS &&
-                         s->n_backlogged > (t->count ? 1u : 0u) && (!s->n_lc_active || slo_floor_own(s, t));
+                         others_waiting(s, t, 0) && (!s->n_lc_active || slo_floor_own(s, t));
         if (__builtin_expect(t->pd_state == PD_PAYS, 0))
             c->self_queued |= depth_pays(s, t, op, now_ns); /* section 89 */
         if (d3)
@@ -5355,7 +5361,7 @@ static void depth_probe(jbof_sched *s, tenant *t, uint64_t now_ns)
     case PD_IDLE:
         if (now_ns >= t->pd_until && !s->n_lc_active && n >= PD_START && s->ctl.state == JBOF_CTL_OVERLOADED && s->inflight_ios + 1 >= SD_DRIVE_MIN &&
             5 * n >= 4 * (s->inflight_ios + 1) && s->ctl.base_ns && t->lat_r_ns > PD_SLOW_X * s->ctl.band_hi_ns &&
-            (n >= PD_DEEP || s->n_backlogged <= (t->count ? 1u : 0u) + PD_FEW_WAIT)) { /* section 101 */
+            (n >= PD_DEEP || !others_waiting(s, t, PD_FEW_WAIT))) { /* section 101 */
             t->pd_state = PD_BASE;
             t->pd_t0 = now_ns;
             t->pd_b0 = b;
@@ -5366,7 +5372,7 @@ static void depth_probe(jbof_sched *s, tenant *t, uint64_t now_ns)
     case PD_BASE:
         if (!closed)
             return;
-        if (n < PD_DEEP && s->n_backlogged > (t->count ? 1u : 0u) + PD_FEW_WAIT) {
+        if (n < PD_DEEP && others_waiting(s, t, PD_FEW_WAIT)) {
             /* section 101: a shallow probe halves no depth beside a crowd */
             t->pd_state = PD_IDLE;
             t->pd_until = now_ns + PD_HOLD_NS;
