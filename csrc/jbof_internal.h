@@ -341,7 +341,7 @@ void ctl_evaluate_shallow(ctl_state *c, uint32_t k, uint64_t now_ns);
  * the two EWMAs, ctl.c 3d (ctl_shallow_signal) the read EWMA scaled. */
 static inline uint64_t ctl_signal(const ctl_state *c, uint32_t k, uint64_t ek, uint64_t eo, uint64_t now_ns)
 {
-    if (c->cfg.band_hi_pct && now_ns - c->last_ns[1 - k] < CTL_SIGNAL_FRESH_NS && eo > ek)
+    if (eo > ek && c->cfg.band_hi_pct && now_ns - c->last_ns[1 - k] < CTL_SIGNAL_FRESH_NS)
         return eo;
     return ek;
 }
