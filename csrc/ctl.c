@@ -447,11 +447,7 @@ uint64_t ctl_shallow_signal(const ctl_state *c, uint32_t k, uint64_t l, uint64_t
     if (hl <= hi)
         return l;
     uint64_t e[2] = {(uint64_t)(((__uint128_t)c->ewma_ns[0] * hi) / hl), c->ewma_ns[1]};
-    l = e[k];
-    uint32_t o = 1 - k;
-    if (c->cfg.band_hi_pct && now_ns - c->last_ns[o] < CTL_SIGNAL_FRESH_NS && e[o] > l)
-        l = e[o];
-    return l;
+    return ctl_signal(c, k, e[k], e[1 - k], now_ns); /* section 3's rule on e */
 }
 
 /* ctl_evaluate with 3d: sched.c runs it (out of line) at an evaluation

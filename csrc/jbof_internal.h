@@ -333,20 +333,25 @@ uint64_t ctl_shallow_signal(const ctl_state *c, uint32_t k, uint64_t l, uint64_t
 void ctl_shallow_sample(ctl_state *c, uint64_t dev_ns, uint64_t now_ns);
 void ctl_evaluate_shallow(ctl_state *c, uint32_t k, uint64_t now_ns);
 
+/* Section 3's signal for an evaluation of kind k: ek, kind k's latency
+ * EWMA -- or, ours (with the band), eo, the other kind's, when that is
+ * larger and fresh (a completion within CTL_SIGNAL_FRESH_NS): the drive is
+ * as congested as its worst recent signal, and a buffered write completing
+ * fast says nothing about the reads it is stalling.  ctl_eval_body passes
+ * the two EWMAs, ctl.c 3d (ctl_shallow_signal) the read EWMA scaled. */
+static inline uint64_t ctl_signal(const ctl_state *c, uint32_t k, uint64_t ek, uint64_t eo, uint64_t now_ns)
+{
+    if (eo > ek && c->cfg.band_hi_pct && now_ns - c->last_ns[1 - k] < CTL_SIGNAL_FRESH_NS)
+        return eo;
+    return ek;
+}
+
 /* The state machine of section 3, applied to the cost completed since the
  * last evaluation (additive terms add up, so evaluating every few
  * completions equals evaluating at each one). */
 static inline __attribute__((always_inline)) void ctl_eval_body(ctl_state *c, uint32_t k, uint64_t now_ns, int d3)
 {
-    uint64_t l = c->ewma_ns[k];
-    if (c->cfg.band_hi_pct) {
-        /* ours: the drive is as congested as its worst recent signal -- a
-         * buffered write completing fast says nothing about the reads it
-         * is stalling */
-        uint32_t o = 1 - k;
-        if (now_ns - c->last_ns[o] < CTL_SIGNAL_FRESH_NS && c->ewma_ns[o] > l)
-            l = c->ewma_ns[o];
-    }
+    uint64_t l = ctl_signal(c, k, c->ewma_ns[k], c->ewma_ns[1 - k], now_ns);
     uint64_t lo = c->band_lo_ns, hi = c->band_hi_ns; /* band_refresh keeps them current */
     if (d3) /* ctl.c 3d: ctl_evaluate_shallow's copy only */
         l = ctl_shallow_signal(c, k, l, now_ns);
