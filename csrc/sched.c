@@ -4283,12 +4283,35 @@ static __attribute__((noinline)) void resv_wpace(jbof_sched *s, jbof_io **out, i
  * the read EWMA under the learned band's middle (section 90; a fixed band:
  * its floor; a reservation active no longer counts) and a read seen in
  * the last 100 ms */
+/* section 105: a reserved tenant whose completions are >= 7/8 reads holds
+ * >= RESV_DEEP_IOS IOs and at least half of the drive's (learned band only) */
+enum { RESV_DEEP_IOS = 8 };
+static int resv_deep_reader(const jbof_sched *s)
+{
+    if (!s->n_resv_active || !s->ctl.base_ns)
+        return 0;
+    for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
+        const tenant *t = s->t[i];
+        if (t && t->cfg.reserve_bps && t->inflight >= RESV_DEEP_IOS && 2 * t->inflight >= s->inflight_ios &&
+            8 * t->done_ios[JBOF_OP_READ] >= 7 * (t->done_ios[JBOF_OP_READ] + t->done_ios[JBOF_OP_WRITE]))
+            return 1;
+    }
+    return 0;
+}
+
 static __attribute__((noinline)) int price_bound(const jbof_sched *s, uint64_t now_ns)
 {
-    return s->cfg.policy == JBOF_POLICY_QOS && !s->cost.w_slow && s->n_backlogged > 0 && s->n_backlogged == s->n_active &&
-           !s->n_lc_active && s->ctl.rate_cost_bps >= s->ctl.cfg.rate_max_cost_bps &&
-           s->ctl.ewma_ns[0] < (s->ctl.base_ns ? (s->ctl.band_lo_ns + s->ctl.band_hi_ns) / 2 : s->ctl.band_lo_ns) && /* 90 */
-           s->ctl.ewma_ns[1] < s->ctl.band_lo_ns && now_ns - s->ctl.last_ns[0] < CTL_SIGNAL_FRESH_NS;
+    const ctl_state *c = &s->ctl;
+    uint64_t rmax = c->cfg.rate_max_cost_bps;
+    uint64_t rg = c->base_ns ? (c->band_lo_ns + c->band_hi_ns) / 2 : c->band_lo_ns; /* 90 */
+    if (s->cfg.policy != JBOF_POLICY_QOS || s->cost.w_slow || !s->n_backlogged || s->n_backlogged != s->n_active ||
+        s->n_lc_active || c->ewma_ns[1] >= c->band_lo_ns || now_ns - c->last_ns[0] >= CTL_SIGNAL_FRESH_NS)
+        return 0;
+    if ((c->rate_cost_bps < rmax || c->ewma_ns[0] >= rg) && resv_deep_reader(s)) { /* 105 */
+        rmax -= rmax / 16;
+        rg = 2 * c->band_hi_ns;
+    }
+    return c->rate_cost_bps >= rmax && c->ewma_ns[0] < rg;
 }
 
 /* section 76: t's time with IO queued since its addition, up to now */
