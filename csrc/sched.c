@@ -2145,7 +2145,8 @@
  *    the buffer; the deep test at 16 IOs without the read share (the same
  *    rows as kept).  Cost: none on the IO path (price_bound runs once per
  *    cost period; the tenant walk only when 76's read or ceiling test
- *    fails with a reservation active).  1000-mix fast gate: s1 331 -> 329
+ *    fails with a reservation active); make bench-sched 522.3 / 443.2 ->
+ *    522.3 / 443.2 instructions per IO.  1000-mix fast gate: s1 331 -> 329
  *    (work 792, 912), s2 300 -> 300, nothing new (docs/scheduler-log.md
  *    105).
  */
