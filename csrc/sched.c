@@ -2115,6 +2115,46 @@
  *    bench-sched 522.3 / 443.2 -> 522.3 / 443.2 instructions per IO.
  *    1000-mix fast gate: s1 332 -> 331 (work 637),
  *    s2 301 -> 300 (weights 525), nothing new (docs/scheduler-log.md 101).
+ *
+ * 105. Section 76's fast decay beside a deep reserved reader (issue 11,
+ *    qos, the work row's ceiling class; section 90's "reserved readers past
+ *    band_hi").  Why: in s1-792 (a 400 MiB/s-reserved 512 B / 64 KiB
+ *    QD-32 reader beside a 128 KiB randrw QD-32 tenant and a QD-64 reader)
+ *    and s1-912 (a 200 MiB/s-reserved 8 KiB QD-64 reader beside four
+ *    writers and readers) the rate sits at rate_max with the bucket empty,
+ *    the write EWMA at a quarter of band_lo, every tenant queued and no slow
+ *    write: the write price (wf 9, Gimbal's -0.5 a period) is what holds the
+ *    writers, and section 76 would cut it -- but the reserved reader holds
+ *    24-37 of the drive's 34-45 IOs, and its reads queueing behind its own
+ *    keep the read EWMA at 1.1-1.8 x band_hi (past section 90's middle), and
+ *    in s1-912 the controller's CONGESTION steps on that EWMA leave the rate
+ *    a few percent under the ceiling at the period's ends.  Neither says
+ *    the drive is about to fill: a reservation is not paced by the
+ *    controller, and its excess reads are latency the price cannot cause.
+ *    The rule (price_bound, resv_deep_reader): when the period fails only
+ *    76's read or ceiling test and a reserved tenant whose completions are
+ *    >= 7/8 reads holds >= RESV_DEEP_IOS (8) IOs and at least half of the
+ *    drive's (learned band only), the read gate is 2 x band_hi instead of
+ *    the band's middle and the ceiling test 15/16 of rate_max.  Every
+ *    other test of 76 / 90 stays (all queued, no SLO tenant, no slow write,
+ *    the write EWMA under band_lo, a fresh read, period_fair, the undo by
+ *    the first slow write).  Bounds: qos only; a step is still at most
+ *    halfway down to 3 and undone by the run's first slow write; a read
+ *    EWMA past 2 x band_hi (4.5-6 x the base) is never waived.  Dropped
+ *    (1000-mix fast gate): the read gate removed, or at 2 x band_hi, for
+ *    everyone (s1-765 weights, s2-941 work new: a best-effort deep reader
+ *    loses its share to the cheaper writes, and a fragmented drive 3 deep
+ *    reads slow for its own reasons); 2 x band_hi whenever any reservation
+ *    is active (s1 330, s2 298: s1-792, s2-303, s2-42 fixed) and with the
+ *    15/16 ceiling too (s1 329, s2 299: s1-792, 912, s2-42) -- both pass
+ *    the gate but waive the gate for reserved writers, which are what fills
+ *    the buffer; the deep test at 16 IOs without the read share (the same
+ *    rows as kept).  Cost: none on the IO path (price_bound runs once per
+ *    cost period; the tenant walk only when 76's read or ceiling test
+ *    fails with a reservation active); make bench-sched 522.3 / 443.2 ->
+ *    522.3 / 443.2 instructions per IO.  1000-mix fast gate: s1 331 -> 329
+ *    (work 792, 912), s2 300 -> 300, nothing new (docs/scheduler-log.md
+ *    105).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -4298,12 +4338,35 @@ static __attribute__((noinline)) void resv_wpace(jbof_sched *s, jbof_io **out, i
  * the read EWMA under the learned band's middle (section 90; a fixed band:
  * its floor; a reservation active no longer counts) and a read seen in
  * the last 100 ms */
+/* section 105: a reserved tenant whose completions are >= 7/8 reads holds
+ * >= RESV_DEEP_IOS IOs and at least half of the drive's (learned band only) */
+enum { RESV_DEEP_IOS = 8 };
+static int resv_deep_reader(const jbof_sched *s)
+{
+    if (!s->n_resv_active || !s->ctl.base_ns)
+        return 0;
+    for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
+        const tenant *t = s->t[i];
+        if (t && t->cfg.reserve_bps && t->inflight >= RESV_DEEP_IOS && 2 * t->inflight >= s->inflight_ios &&
+            8 * t->done_ios[JBOF_OP_READ] >= 7 * (t->done_ios[JBOF_OP_READ] + t->done_ios[JBOF_OP_WRITE]))
+            return 1;
+    }
+    return 0;
+}
+
 static __attribute__((noinline)) int price_bound(const jbof_sched *s, uint64_t now_ns)
 {
-    return s->cfg.policy == JBOF_POLICY_QOS && !s->cost.w_slow && s->n_backlogged > 0 && s->n_backlogged == s->n_active &&
-           !s->n_lc_active && s->ctl.rate_cost_bps >= s->ctl.cfg.rate_max_cost_bps &&
-           s->ctl.ewma_ns[0] < (s->ctl.base_ns ? (s->ctl.band_lo_ns + s->ctl.band_hi_ns) / 2 : s->ctl.band_lo_ns) && /* 90 */
-           s->ctl.ewma_ns[1] < s->ctl.band_lo_ns && now_ns - s->ctl.last_ns[0] < CTL_SIGNAL_FRESH_NS;
+    const ctl_state *c = &s->ctl;
+    uint64_t rmax = c->cfg.rate_max_cost_bps;
+    uint64_t rg = c->base_ns ? (c->band_lo_ns + c->band_hi_ns) / 2 : c->band_lo_ns; /* 90 */
+    if (s->cfg.policy != JBOF_POLICY_QOS || s->cost.w_slow || !s->n_backlogged || s->n_backlogged != s->n_active ||
+        s->n_lc_active || c->ewma_ns[1] >= c->band_lo_ns || now_ns - c->last_ns[0] >= CTL_SIGNAL_FRESH_NS)
+        return 0;
+    if ((c->rate_cost_bps < rmax || c->ewma_ns[0] >= rg) && resv_deep_reader(s)) { /* 105 */
+        rmax -= rmax / 16;
+        rg = 2 * c->band_hi_ns;
+    }
+    return c->rate_cost_bps >= rmax && c->ewma_ns[0] < rg;
 }
 
 /* section 76: t's time with IO queued since its addition, up to now */

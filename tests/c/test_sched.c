@@ -2690,6 +2690,38 @@ static void test_fast_decay_resv(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 105: section 76's fast decay beside a deep reserved reader (sweep
+ * mix s1-792's shape on the emulated clean dct983 through jbof_sim): a 4 KiB
+ * QD-32 reader reserved 400 MiB/s, a 16 KiB QD-32 writer and an 8 KiB QD-64
+ * reader.  The readers' own queue holds the read EWMA past the band's middle
+ * (and the controller's congestion steps keep the rate just under the
+ * ceiling) while the write price binds: without section 105 the price only
+ * takes Gimbal's -0.5 a period (6.5 at 500 ms); with it the period ending
+ * at 400 ms is fast (7.0 -> 5.0). */
+static void test_fast_decay_resv_deep(void)
+{
+    jbof_sim_cfg c;
+    memset(&c, 0, sizeof(c));
+    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &c.sched), 0);
+    CHECK_EQ(jbof_ssd_preset("dct983", &c.ssd), 0);
+    c.ssd.frag_init_ppm = 0;
+    c.seed = 7;
+    c.bin_ns = 100000000ull;
+    c.max_bins = 16;
+    jbof_sim *sim = NULL;
+    CHECK_EQ(jbof_sim_create(&c, &sim), 0);
+    sim_add(sim, JBOF_CLASS_RESERVED, 400ull << 20, JBOF_RW_RANDREAD, 4096, 32);
+    sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 16384, 32);
+    sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDREAD, 8192, 64);
+    jbof_drive_stats d;
+    CHECK_EQ(jbof_sim_run(sim, 501000000ull), 0);
+    CHECK_EQ(jbof_sched_drive_stats(jbof_sim_sched(sim), &d), 0);
+    if (d.write_factor_x256 >= 1536)
+        fprintf(stderr, "wf at 500 ms %u (want < 1536)\n", d.write_factor_x256);
+    CHECK(d.write_factor_x256 < 1536); /* 5.0 with 105's fast step at 400 ms; 6.5 without */
+    jbof_sim_destroy(sim);
+}
+
 /* ctl.c 3d (section 84): a drive whose small reads at 2 deep already take
  * more than band_hi (base 84 us: band 126-252 us; 2-deep reads at 600 us) has
  * its read EWMA judged against 3 x that latency (1.8 ms): a 1 ms read EWMA
@@ -2798,5 +2830,6 @@ int main(void)
     test_lc_steer();
     test_shallow_band();
     test_fast_decay_resv();
+    test_fast_decay_resv_deep();
     TEST_SUMMARY();
 }
