@@ -2148,6 +2148,7 @@ static const uint64_t PROGRESS_NS = 50000000ull;    /* qos, one bucket: 50 ms wi
 static const uint64_t PROGRESS_DEBT_NS = 85000000ull; /* ... and 85 ms while still repaying an earlier such IO (39) */
 static const uint64_t RESV_STEP_NS = 1000000ull;    /* qos: reservations rescaled at most once per 1 ms (section 20) */
 static const uint64_t ESC_LEAD_NS = 75000000ull;    /* qos: a member ahead of a starving one is owed its escape at 75 ms (93) */
+static const uint64_t ESC_WAKE_SLACK_NS = 5000000ull; /* qos: an owed escape's own wake, 5 ms after it is owed (102) */
 static const uint64_t ESC_BIN_NS = 90000000ull;     /* qos: ... unless a waiting member has completed nothing for 90 ms (93) */
 enum { ESC_SORT_MAX = 64 };                         /* qos: escapes per walk put at the round's head in tag order (93) */
 static const uint64_t RESV_WIN_NS = 20000000ull;    /* qos: a reservation is judged met or short over 20 ms (section 20) */
@@ -2372,6 +2373,10 @@ struct jbof_sched {
     uint64_t vbe_now;         /* qos, two buckets: the last best-effort dispatch's start tag (section 63) */
     uint32_t rel_n[2];        /* qos: releases from held[k] (section 58) */
     uint64_t esc_vmin;        /* qos: the least tag of a starving member at this escape walk (UINT64_MAX: none, or 93's bin guard) */
+    uint64_t esc_wake_ns;     /* qos: the earliest escape owed after the last walk, for next_event_ns (section 102) */
+    uint64_t esc_wake_key;    /* ... its tenant's last take + head IO's submission, both as at that walk */
+    uint32_t esc_wake_id;     /* ... and that tenant */
+    uint64_t esc_stale_ns;    /* ... the earliest such instant replaced while still ahead: a wake already armed (102) */
     uint64_t minor_r_ns;      /* qos: EWMA 1/8 of the reads of the tenants other than dom_id (section 64) */
     uint64_t minor_last_ns;   /* ... its last sample (0: none yet) */
     uint32_t dom_id;          /* qos: the last tenant seen holding >= 4/5 of the drive at its read's completion (64) */
@@ -2884,6 +2889,8 @@ int jbof_sched_create(const jbof_sched_cfg *cfg, jbof_sched **out)
     s->next_limit_ns = UINT64_MAX;
     s->win_gen = 1; /* a new tenant's win_gen (0) is stale */
     s->esc_vmin = UINT64_MAX; /* section 93: no walk yet */
+    s->esc_wake_ns = UINT64_MAX; /* section 102: nothing owed */
+    s->esc_stale_ns = UINT64_MAX;
     due_rearm(s);
     *out = s;
     return 0;
@@ -3752,6 +3759,17 @@ enum { ESC_OWED = 4u };
  * Section 49: once it has sent nothing for PROGRESS_NS and its head IO has
  * waited as long, the head IO goes on credit (the deficit goes negative),
  * also while the drive is full (full: only then, and nothing is earned) */
+static inline uint64_t esc_bound(const jbof_sched *s, const tenant *t)
+{
+    uint64_t pn = s->n_resv_active || !t->hist.count ? PROGRESS_NS : PROGRESS_SLO_NS;
+    /* section 93: a member whose tag leads the least tag of a starving
+     * member by more than its own head IO is owed at ESC_LEAD_NS */
+    if (s->esc_vmin != UINT64_MAX && pn < ESC_LEAD_NS && sfq_member(t) &&
+        t->vs > s->esc_vmin + (uint64_t)t->ring[t->head].io->cost * 16 / t->cfg.weight)
+        pn = ESC_LEAD_NS;
+    return pn;
+}
+
 static inline int resv_escape_earn(const jbof_sched *s, tenant *t, uint64_t now_ns, int full)
 {
     if (!starving(t, now_ns) || now_ns - t->last_take_ns < STARVE_NS)
@@ -3759,12 +3777,7 @@ static inline int resv_escape_earn(const jbof_sched *s, tenant *t, uint64_t now_
     /* (section 55: PROGRESS_SLO_NS without a reservation; section 62:
      * PROGRESS_NS for a tenant that has completed nothing since it was
      * added) */
-    uint64_t pn = s->n_resv_active || !t->hist.count ? PROGRESS_NS : PROGRESS_SLO_NS;
-    /* section 93: a member whose tag leads the least tag of a starving
-     * member by more than its own head IO is owed at ESC_LEAD_NS */
-    if (s->esc_vmin != UINT64_MAX && pn < ESC_LEAD_NS && sfq_member(t) &&
-        t->vs > s->esc_vmin + (uint64_t)t->ring[t->head].io->cost * 16 / t->cfg.weight)
-        pn = ESC_LEAD_NS;
+    uint64_t pn = esc_bound(s, t);
     /* section 85: a fast tenant's newest IO is owed in time to complete
      * within the bound, and at any walk, not only on the earning tick */
     int fast = pn == PROGRESS_NS && progress_fast(t, now_ns);
@@ -3790,6 +3803,32 @@ static inline int resv_escape_earn(const jbof_sched *s, tenant *t, uint64_t now_
     return (int)t->esc_ok;
 }
 
+/* section 102: what must not move between the walk and the wake (a
+ * take moves the last take; one that leaves IO queued, the head) */
+static inline uint64_t esc_wake_key(const tenant *t)
+{
+    return t->last_take_ns + t->ring[t->head].io->submit_ns;
+}
+
+/* section 102: the instant resv_escape_earn first owes t (held, nothing
+ * in the drive, not escaped at this walk) its escape, on the walk's terms
+ * (esc_vmin, the bound of 49 / 55 / 62 / 85 / 93): both waits at the
+ * bound, and on a STARVE_NS tick of t's own unless section 85's fast
+ * path owes it off the tick; UINT64_MAX while it has IO in the drive (its
+ * completion calls dispatch) */
+static uint64_t esc_owed_at(const jbof_sched *s, const tenant *t)
+{
+    if (t->inflight || !t->count)
+        return UINT64_MAX;
+    uint64_t sub = t->ring[t->head].io->submit_ns, pn = esc_bound(s, t), p99 = 0;
+    uint64_t from = sub > t->last_take_ns ? sub : t->last_take_ns;
+    if (pn == PROGRESS_NS && sub > t->last_take_ns && t->hist.count >= PROGRESS_FAST_MIN &&
+        jbof_hist_quantile(&t->hist, 0.99, &p99) == 0 && p99 << PROGRESS_FAST_SHIFT <= PROGRESS_NS)
+        return from + pn - progress_room(s, t); /* section 85: at any walk */
+    uint64_t tick = t->esc_ns + STARVE_NS;
+    return from + pn > tick ? from + pn : tick;
+}
+
 /* section 93: the least tag of a starving member, on the round or held,
  * for resv_escape_earn's wait; none (UINT64_MAX) while any member waiting
  * there has completed nothing for ESC_BIN_NS -- its 100 ms bin is at stake,
@@ -3813,6 +3852,41 @@ static void esc_least_tag(jbof_sched *s, uint64_t now_ns)
         }
     }
     s->esc_vmin = m;
+}
+
+/* section 102: a new wake; the one it replaces, if still ahead, may be
+ * armed already (the caller's timer is not withdrawn) */
+static inline void esc_wake_set(jbof_sched *s, uint64_t w, uint64_t now_ns)
+{
+    uint64_t o = s->esc_wake_ns;
+    if (o != w && o > now_ns && o < s->esc_stale_ns)
+        s->esc_stale_ns = o;
+    s->esc_wake_ns = w;
+}
+
+/* section 102: the wake's own call runs the one escape it was set for,
+ * not a walk: the walks keep their phase (esc_next_ns) and the others their
+ * earning ticks; the next walk sets the next wake */
+static __attribute__((noinline)) uint32_t esc_woken(jbof_sched *s, uint64_t now_ns, uint32_t neg, uint32_t deep, int full)
+{
+    uint32_t id = s->esc_wake_id;
+    tenant *t = s->t[id];
+    s->esc_wake_ns = UINT64_MAX; /* (its own instant: not armed again) */
+    if (!t || !t->count || t->inflight || esc_wake_key(t) != s->esc_wake_key)
+        return 0;
+    uint32_t on = t->on_list;
+    int k = on >= LIST_HELD ? (int)(on - LIST_HELD) : on == LIST_DRR ? (one_bucket(s) ? 0 : head_bucket(t)) : -1;
+    if (k < 0 || !(neg >> k & 1) || !resv_escape_earn(s, t, now_ns, (deep >> k & 1) ? full : 2))
+        return 0;
+    if (on >= LIST_HELD) {
+        list_del_raw(s, &s->held[k], id);
+        if (s->held[k].head < 0)
+            s->held_mask &= ~(1u << k);
+    } else {
+        list_del(s, &s->drr, id);
+    }
+    list_push(s, &s->drr, id, 1, LIST_DRR);
+    return 1u << k;
 }
 
 /* section 28: every tenant held on a bucket past DEBT_BUCKETS of debt that
@@ -3847,13 +3921,30 @@ static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t n
      * steering holds the band under twice the unloaded read latency and
      * both kinds still complete within ESC_FAST_NS: then the state says
      * the SLO is out of reach at any depth, not that the drive is full */
-    if (!neg || now_ns < s->esc_next_ns)
+    if (now_ns >= s->esc_stale_ns) {
+        /* section 102: a replaced wake's call is no walk's (the walks keep
+         * their phase) */
+        int stale = now_ns == s->esc_stale_ns;
+        s->esc_stale_ns = UINT64_MAX;
+        if (stale)
+            return 0;
+    }
+    if (!neg) {
+        esc_wake_set(s, UINT64_MAX, now_ns); /* section 102: nobody held past a debt */
+        return 0;
+    }
+    int woke = now_ns == s->esc_wake_ns; /* section 102: the wake's own call */
+    if (now_ns < s->esc_next_ns && !woke)
         return 0;
     /* (full: section 49's progress bound alone) */
     int full = s->ctl.state >= JBOF_CTL_CONGESTION &&
                (!s->ctl.target_cap_ns || s->ctl.band_hi_ns >= 2 * s->ctl.base_ns || s->ctl.ewma_ns[0] > ESC_FAST_NS ||
                 s->ctl.ewma_ns[1] > ESC_FAST_NS);
+    if (woke)
+        return esc_woken(s, now_ns, neg, deep, full);
     s->esc_next_ns = now_ns + RESV_STEP_NS; /* a walk at most once per ms */
+    uint64_t wake = UINT64_MAX; /* section 102 */
+    uint32_t wid = 0;
     esc_least_tag(s, now_ns); /* section 93 */
     for (int k = 0; k < 2; k++) {
         dlist *h = &s->held[k];
@@ -3862,7 +3953,13 @@ static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t n
         int32_t id = h->head;
         for (uint32_t i = 0, len = h->len; i < len; i++) {
             int32_t nx = s->t[id]->next;
-            if (resv_escape_earn(s, s->t[id], now_ns, (deep >> k & 1) ? full : 2)) {
+            if (!resv_escape_earn(s, s->t[id], now_ns, (deep >> k & 1) ? full : 2)) {
+                uint64_t w = esc_owed_at(s, s->t[id]); /* section 102 */
+                if (w < wake) {
+                    wake = w;
+                    wid = (uint32_t)id;
+                }
+            } else {
                 list_del_raw(s, h, (uint32_t)id);
                 if (ne < ESC_SORT_MAX)
                     eids[ne++] = (uint32_t)id; /* section 93: pushed below, in tag order */
@@ -3881,7 +3978,14 @@ static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t n
     for (uint32_t i = 0, len = s->drr.len; i < len; i++) {
         int32_t nx = s->t[id]->next;
         int k = one_bucket(s) ? 0 : head_bucket(s->t[id]); /* one bucket: all on 0 (38) */
-        if ((neg >> k & 1) && resv_escape_earn(s, s->t[id], now_ns, (deep >> k & 1) ? full : 2)) {
+        if (!(neg >> k & 1)) {
+        } else if (!resv_escape_earn(s, s->t[id], now_ns, (deep >> k & 1) ? full : 2)) {
+            uint64_t w = esc_owed_at(s, s->t[id]); /* section 102 */
+            if (w < wake) {
+                wake = w;
+                wid = (uint32_t)id;
+            }
+        } else {
             list_del(s, &s->drr, (uint32_t)id);
             if (ne < ESC_SORT_MAX)
                 eids[ne++] = (uint32_t)id;
@@ -3890,6 +3994,11 @@ static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t n
             esc |= 1u << k;
         }
         id = nx;
+    }
+    esc_wake_set(s, wake != UINT64_MAX ? wake + ESC_WAKE_SLACK_NS : wake, now_ns); /* section 102 */
+    if (wake != UINT64_MAX) {
+        s->esc_wake_id = wid;
+        s->esc_wake_key = esc_wake_key(s->t[wid]);
     }
     /* section 93: the escaped go to the round's head least tag first (the
      * largest pushed first ends last) */
@@ -5148,6 +5257,10 @@ static inline __attribute__((always_inline)) int dispatch_body(jbof_sched *s, ui
 {
     if (s->n_backlogged == 0)
         return 0;
+    if (__builtin_expect(now_ns == s->esc_stale_ns, 0)) {
+        s->esc_stale_ns = UINT64_MAX; /* section 102: a replaced wake's call */
+        return 0;
+    }
     s->next_limit_ns = UINT64_MAX;
     s->starved = 0;
     uint32_t pol = s->cfg.policy;
@@ -5648,6 +5761,11 @@ uint64_t jbof_sched_next_event_ns(const jbof_sched *s, uint64_t now_ns)
     if (!s || s->n_backlogged == 0)
         return UINT64_MAX;
     uint64_t t = s->next_limit_ns;
+    /* section 102: an escape owed while nothing else wakes the scheduler
+     * (one already past is the walk's to take, not a wake's) */
+    const tenant *w = s->esc_wake_ns < t && s->esc_wake_ns > now_ns ? s->t[s->esc_wake_id] : NULL;
+    if (w && w->count && !w->inflight && esc_wake_key(w) == s->esc_wake_key)
+        t = s->esc_wake_ns;
     if (policy_uses_ctl(s->cfg.policy)) {
         int one = one_bucket(s); /* section 18 */
         for (int k = 0; k < (one ? 1 : 2); k++) {
