@@ -2109,6 +2109,44 @@
  *    bench-sched 522.3 / 443.2 -> 522.3 / 443.2 instructions per IO.
  *    1000-mix fast gate: s1 332 -> 331 (work 637),
  *    s2 301 -> 300 (weights 525), nothing new (docs/scheduler-log.md 101).
+ *
+ * 102. The progress bound's own wake (issue 11, the stall and starve rows).
+ *    Why: section 49 (and 55, 62, 85, 93) owes a held tenant with nothing
+ *    in the drive an escape once it has sent nothing for its bound, but
+ *    the escape is only ever taken by resv_escapes inside a dispatch call,
+ *    and next_event_ns wakes the caller only for the limits and a bucket's
+ *    refill: once the drive goes quiet the owed escape waits for the next
+ *    completion, submission or refill (s1-952 t1: owed 241.8 ms, sent
+ *    250.0 ms; behind a 16 MiB reserved write, 11 ms).  The rule: each
+ *    walk of resv_escapes notes, for every candidate it did not escape
+ *    (held on, or on the round for, a bucket it may escape, nothing in the
+ *    drive), the instant resv_escape_earn will owe it (esc_owed_at: both
+ *    waits at its bound, on a STARVE_NS tick of its own unless section
+ *    85's fast path owes it off the tick) and keeps the earliest, with its
+ *    tenant and a key (last take + head submission).  The new entry point
+ *    jbof_sched_next_escape_ns returns that instant plus ESC_WAKE_SLACK_NS
+ *    (5 ms: an event within it takes the escape at its walk, as before)
+ *    while the tenant still has nothing in the drive and the same key; it
+ *    is a timer of its own beside next_event_ns (sim.c's EV_ESC,
+ *    engine.c's next_deadline), so the caller's other wakes are armed
+ *    exactly as without it.  The call at exactly that instant runs that
+ *    one escape (esc_woken), not a walk: the walks keep their phase
+ *    (esc_next_ns) and the other tenants their earning ticks.  A wake
+ *    whose escape a walk already took does not call dispatch at all in
+ *    the simulator (a spent EV_ESC pumps nothing).  Bounds: an owed
+ *    escape waits at most ESC_WAKE_SLACK_NS past its instant when the
+ *    candidate was seen by a walk; one that became a candidate less than
+ *    RESV_STEP_NS after the last walk (its own completion then) is seen
+ *    at the next walk only.  Measured and dropped (docs/scheduler-log.md
+ *    102): the wake in next_event_ns with a full walk (s1 +2, s2 stall
+ *    +2), with the one escape (s1 +2, s2 +2), 5 ms after (s1 +1 weights),
+ *    a no-op dispatch for spent wakes (work +1 both seeds: the spent
+ *    wake still displaced the refill wake in the caller's one timer).
+ *    Cost: a store and compare per walk candidate (walks are out of line,
+ *    at most once per RESV_STEP_NS); nothing on the per-IO path: make
+ *    bench-sched 522.3 / 443.2 -> 522.3 / 443.2 instructions per IO, --big
+ *    899.2 / 748.6 -> 899.2 / 748.6.  1000-mix fast gate: every row and
+ *    mix as main on both seeds (s1 331, s2 300).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -2373,10 +2411,9 @@ struct jbof_sched {
     uint64_t vbe_now;         /* qos, two buckets: the last best-effort dispatch's start tag (section 63) */
     uint32_t rel_n[2];        /* qos: releases from held[k] (section 58) */
     uint64_t esc_vmin;        /* qos: the least tag of a starving member at this escape walk (UINT64_MAX: none, or 93's bin guard) */
-    uint64_t esc_wake_ns;     /* qos: the earliest escape owed after the last walk, for next_event_ns (section 102) */
+    uint64_t esc_wake_ns;     /* qos: the earliest escape owed at the last walk + ESC_WAKE_SLACK_NS, for next_escape_ns (102) */
     uint64_t esc_wake_key;    /* ... its tenant's last take + head IO's submission, both as at that walk */
     uint32_t esc_wake_id;     /* ... and that tenant */
-    uint64_t esc_stale_ns;    /* ... the earliest such instant replaced while still ahead: a wake already armed (102) */
     uint64_t minor_r_ns;      /* qos: EWMA 1/8 of the reads of the tenants other than dom_id (section 64) */
     uint64_t minor_last_ns;   /* ... its last sample (0: none yet) */
     uint32_t dom_id;          /* qos: the last tenant seen holding >= 4/5 of the drive at its read's completion (64) */
@@ -2890,7 +2927,6 @@ int jbof_sched_create(const jbof_sched_cfg *cfg, jbof_sched **out)
     s->win_gen = 1; /* a new tenant's win_gen (0) is stale */
     s->esc_vmin = UINT64_MAX; /* section 93: no walk yet */
     s->esc_wake_ns = UINT64_MAX; /* section 102: nothing owed */
-    s->esc_stale_ns = UINT64_MAX;
     due_rearm(s);
     *out = s;
     return 0;
@@ -3854,16 +3890,6 @@ static void esc_least_tag(jbof_sched *s, uint64_t now_ns)
     s->esc_vmin = m;
 }
 
-/* section 102: a new wake; the one it replaces, if still ahead, may be
- * armed already (the caller's timer is not withdrawn) */
-static inline void esc_wake_set(jbof_sched *s, uint64_t w, uint64_t now_ns)
-{
-    uint64_t o = s->esc_wake_ns;
-    if (o != w && o > now_ns && o < s->esc_stale_ns)
-        s->esc_stale_ns = o;
-    s->esc_wake_ns = w;
-}
-
 /* section 102: the wake's own call runs the one escape it was set for,
  * not a walk: the walks keep their phase (esc_next_ns) and the others their
  * earning ticks; the next walk sets the next wake */
@@ -3921,16 +3947,8 @@ static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t n
      * steering holds the band under twice the unloaded read latency and
      * both kinds still complete within ESC_FAST_NS: then the state says
      * the SLO is out of reach at any depth, not that the drive is full */
-    if (now_ns >= s->esc_stale_ns) {
-        /* section 102: a replaced wake's call is no walk's (the walks keep
-         * their phase) */
-        int stale = now_ns == s->esc_stale_ns;
-        s->esc_stale_ns = UINT64_MAX;
-        if (stale)
-            return 0;
-    }
     if (!neg) {
-        esc_wake_set(s, UINT64_MAX, now_ns); /* section 102: nobody held past a debt */
+        s->esc_wake_ns = UINT64_MAX; /* section 102: nobody held past a debt */
         return 0;
     }
     int woke = now_ns == s->esc_wake_ns; /* section 102: the wake's own call */
@@ -3995,7 +4013,7 @@ static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t n
         }
         id = nx;
     }
-    esc_wake_set(s, wake != UINT64_MAX ? wake + ESC_WAKE_SLACK_NS : wake, now_ns); /* section 102 */
+    s->esc_wake_ns = wake != UINT64_MAX ? wake + ESC_WAKE_SLACK_NS : wake; /* section 102 */
     if (wake != UINT64_MAX) {
         s->esc_wake_id = wid;
         s->esc_wake_key = esc_wake_key(s->t[wid]);
@@ -5257,10 +5275,6 @@ static inline __attribute__((always_inline)) int dispatch_body(jbof_sched *s, ui
 {
     if (s->n_backlogged == 0)
         return 0;
-    if (__builtin_expect(now_ns == s->esc_stale_ns, 0)) {
-        s->esc_stale_ns = UINT64_MAX; /* section 102: a replaced wake's call */
-        return 0;
-    }
     s->next_limit_ns = UINT64_MAX;
     s->starved = 0;
     uint32_t pol = s->cfg.policy;
@@ -5761,11 +5775,6 @@ uint64_t jbof_sched_next_event_ns(const jbof_sched *s, uint64_t now_ns)
     if (!s || s->n_backlogged == 0)
         return UINT64_MAX;
     uint64_t t = s->next_limit_ns;
-    /* section 102: an escape owed while nothing else wakes the scheduler
-     * (one already past is the walk's to take, not a wake's) */
-    const tenant *w = s->esc_wake_ns < t && s->esc_wake_ns > now_ns ? s->t[s->esc_wake_id] : NULL;
-    if (w && w->count && !w->inflight && esc_wake_key(w) == s->esc_wake_key)
-        t = s->esc_wake_ns;
     if (policy_uses_ctl(s->cfg.policy)) {
         int one = one_bucket(s); /* section 18 */
         for (int k = 0; k < (one ? 1 : 2); k++) {
@@ -5781,6 +5790,17 @@ uint64_t jbof_sched_next_event_ns(const jbof_sched *s, uint64_t now_ns)
     if (t != UINT64_MAX && t <= now_ns)
         t = now_ns + 1;
     return t;
+}
+
+/* section 102: an escape owed while nothing may call dispatch (one already
+ * past is the next walk's to take, not a wake's); a timer of its own, so
+ * the caller's next_event_ns timer is armed exactly as without it */
+uint64_t jbof_sched_next_escape_ns(const jbof_sched *s, uint64_t now_ns)
+{
+    if (!s || s->n_backlogged == 0 || s->esc_wake_ns <= now_ns || s->esc_wake_ns == UINT64_MAX)
+        return UINT64_MAX;
+    const tenant *w = s->t[s->esc_wake_id];
+    return w && w->count && !w->inflight && esc_wake_key(w) == s->esc_wake_key ? s->esc_wake_ns : UINT64_MAX;
 }
 
 /* ------------------------------------------------------------- stats --- */
