@@ -318,6 +318,9 @@ static uint64_t next_deadline(jbof_engine *e)
             uint64_t ev = jbof_sched_next_event_ns(d->s, e->now_ns);
             if (ev < t)
                 t = ev;
+            ev = jbof_sched_next_escape_ns(d->s, e->now_ns); /* sched.c section 102 */
+            if (ev < t)
+                t = ev;
         }
     }
     if (e->stopping && !e->exiting && e->stop_deadline_ns < t)

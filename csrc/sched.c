@@ -2116,6 +2116,44 @@
  *    1000-mix fast gate: s1 332 -> 331 (work 637),
  *    s2 301 -> 300 (weights 525), nothing new (docs/scheduler-log.md 101).
  *
+ * 102. The progress bound's own wake (issue 11, the stall and starve rows).
+ *    Why: section 49 (and 55, 62, 85, 93) owes a held tenant with nothing
+ *    in the drive an escape once it has sent nothing for its bound, but
+ *    the escape is only ever taken by resv_escapes inside a dispatch call,
+ *    and next_event_ns wakes the caller only for the limits and a bucket's
+ *    refill: once the drive goes quiet the owed escape waits for the next
+ *    completion, submission or refill (s1-952 t1: owed 241.8 ms, sent
+ *    250.0 ms; behind a 16 MiB reserved write, 11 ms).  The rule: each
+ *    walk of resv_escapes notes, for every candidate it did not escape
+ *    (held on, or on the round for, a bucket it may escape, nothing in the
+ *    drive), the instant resv_escape_earn will owe it (esc_owed_at: both
+ *    waits at its bound, on a STARVE_NS tick of its own unless section
+ *    85's fast path owes it off the tick) and keeps the earliest, with its
+ *    tenant and a key (last take + head submission).  The new entry point
+ *    jbof_sched_next_escape_ns returns that instant plus ESC_WAKE_SLACK_NS
+ *    (5 ms: an event within it takes the escape at its walk, as before)
+ *    while the tenant still has nothing in the drive and the same key; it
+ *    is a timer of its own beside next_event_ns (sim.c's EV_ESC,
+ *    engine.c's next_deadline), so the caller's other wakes are armed
+ *    exactly as without it.  The call at exactly that instant runs that
+ *    one escape (esc_woken), not a walk: the walks keep their phase
+ *    (esc_next_ns) and the other tenants their earning ticks.  A wake
+ *    whose escape a walk already took does not call dispatch at all in
+ *    the simulator (a spent EV_ESC pumps nothing).  Bounds: an owed
+ *    escape waits at most ESC_WAKE_SLACK_NS past its instant when the
+ *    candidate was seen by a walk; one that became a candidate less than
+ *    RESV_STEP_NS after the last walk (its own completion then) is seen
+ *    at the next walk only.  Measured and dropped (docs/scheduler-log.md
+ *    102): the wake in next_event_ns with a full walk (s1 +2, s2 stall
+ *    +2), with the one escape (s1 +2, s2 +2), 5 ms after (s1 +1 weights),
+ *    a no-op dispatch for spent wakes (work +1 both seeds: the spent
+ *    wake still displaced the refill wake in the caller's one timer).
+ *    Cost: a store and compare per walk candidate (walks are out of line,
+ *    at most once per RESV_STEP_NS); nothing on the per-IO path: make
+ *    bench-sched 522.3 / 443.2 -> 522.3 / 443.2 instructions per IO, --big
+ *    899.2 / 748.6 -> 899.2 / 748.6.  1000-mix fast gate: every row and
+ *    mix as main on both seeds (s1 331, s2 300).
+ *
  * 105. Section 76's fast decay beside a deep reserved reader (issue 11,
  *    qos, the work row's ceiling class; section 90's "reserved readers past
  *    band_hi").  Why: in s1-792 (a 400 MiB/s-reserved 512 B / 64 KiB
@@ -2194,6 +2232,7 @@ static const uint64_t PROGRESS_NS = 50000000ull;    /* qos, one bucket: 50 ms wi
 static const uint64_t PROGRESS_DEBT_NS = 85000000ull; /* ... and 85 ms while still repaying an earlier such IO (39) */
 static const uint64_t RESV_STEP_NS = 1000000ull;    /* qos: reservations rescaled at most once per 1 ms (section 20) */
 static const uint64_t ESC_LEAD_NS = 75000000ull;    /* qos: a member ahead of a starving one is owed its escape at 75 ms (93) */
+static const uint64_t ESC_WAKE_SLACK_NS = 5000000ull; /* qos: an owed escape's own wake, 5 ms after it is owed (102) */
 static const uint64_t ESC_BIN_NS = 90000000ull;     /* qos: ... unless a waiting member has completed nothing for 90 ms (93) */
 enum { ESC_SORT_MAX = 64 };                         /* qos: escapes per walk put at the round's head in tag order (93) */
 static const uint64_t RESV_WIN_NS = 20000000ull;    /* qos: a reservation is judged met or short over 20 ms (section 20) */
@@ -2418,6 +2457,9 @@ struct jbof_sched {
     uint64_t vbe_now;         /* qos, two buckets: the last best-effort dispatch's start tag (section 63) */
     uint32_t rel_n[2];        /* qos: releases from held[k] (section 58) */
     uint64_t esc_vmin;        /* qos: the least tag of a starving member at this escape walk (UINT64_MAX: none, or 93's bin guard) */
+    uint64_t esc_wake_ns;     /* qos: the earliest escape owed at the last walk + ESC_WAKE_SLACK_NS, for next_escape_ns (102) */
+    uint64_t esc_wake_key;    /* ... its tenant's last take + head IO's submission, both as at that walk */
+    uint32_t esc_wake_id;     /* ... and that tenant */
     uint64_t minor_r_ns;      /* qos: EWMA 1/8 of the reads of the tenants other than dom_id (section 64) */
     uint64_t minor_last_ns;   /* ... its last sample (0: none yet) */
     uint32_t dom_id;          /* qos: the last tenant seen holding >= 4/5 of the drive at its read's completion (64) */
@@ -2930,6 +2972,7 @@ int jbof_sched_create(const jbof_sched_cfg *cfg, jbof_sched **out)
     s->next_limit_ns = UINT64_MAX;
     s->win_gen = 1; /* a new tenant's win_gen (0) is stale */
     s->esc_vmin = UINT64_MAX; /* section 93: no walk yet */
+    s->esc_wake_ns = UINT64_MAX; /* section 102: nothing owed */
     due_rearm(s);
     *out = s;
     return 0;
@@ -3798,6 +3841,17 @@ enum { ESC_OWED = 4u };
  * Section 49: once it has sent nothing for PROGRESS_NS and its head IO has
  * waited as long, the head IO goes on credit (the deficit goes negative),
  * also while the drive is full (full: only then, and nothing is earned) */
+static inline uint64_t esc_bound(const jbof_sched *s, const tenant *t)
+{
+    uint64_t pn = s->n_resv_active || !t->hist.count ? PROGRESS_NS : PROGRESS_SLO_NS;
+    /* section 93: a member whose tag leads the least tag of a starving
+     * member by more than its own head IO is owed at ESC_LEAD_NS */
+    if (s->esc_vmin != UINT64_MAX && pn < ESC_LEAD_NS && sfq_member(t) &&
+        t->vs > s->esc_vmin + (uint64_t)t->ring[t->head].io->cost * 16 / t->cfg.weight)
+        pn = ESC_LEAD_NS;
+    return pn;
+}
+
 static inline int resv_escape_earn(const jbof_sched *s, tenant *t, uint64_t now_ns, int full)
 {
     if (!starving(t, now_ns) || now_ns - t->last_take_ns < STARVE_NS)
@@ -3805,12 +3859,7 @@ static inline int resv_escape_earn(const jbof_sched *s, tenant *t, uint64_t now_
     /* (section 55: PROGRESS_SLO_NS without a reservation; section 62:
      * PROGRESS_NS for a tenant that has completed nothing since it was
      * added) */
-    uint64_t pn = s->n_resv_active || !t->hist.count ? PROGRESS_NS : PROGRESS_SLO_NS;
-    /* section 93: a member whose tag leads the least tag of a starving
-     * member by more than its own head IO is owed at ESC_LEAD_NS */
-    if (s->esc_vmin != UINT64_MAX && pn < ESC_LEAD_NS && sfq_member(t) &&
-        t->vs > s->esc_vmin + (uint64_t)t->ring[t->head].io->cost * 16 / t->cfg.weight)
-        pn = ESC_LEAD_NS;
+    uint64_t pn = esc_bound(s, t);
     /* section 85: a fast tenant's newest IO is owed in time to complete
      * within the bound, and at any walk, not only on the earning tick */
     int fast = pn == PROGRESS_NS && progress_fast(t, now_ns);
@@ -3836,6 +3885,32 @@ static inline int resv_escape_earn(const jbof_sched *s, tenant *t, uint64_t now_
     return (int)t->esc_ok;
 }
 
+/* section 102: what must not move between the walk and the wake (a
+ * take moves the last take; one that leaves IO queued, the head) */
+static inline uint64_t esc_wake_key(const tenant *t)
+{
+    return t->last_take_ns + t->ring[t->head].io->submit_ns;
+}
+
+/* section 102: the instant resv_escape_earn first owes t (held, nothing
+ * in the drive, not escaped at this walk) its escape, on the walk's terms
+ * (esc_vmin, the bound of 49 / 55 / 62 / 85 / 93): both waits at the
+ * bound, and on a STARVE_NS tick of t's own unless section 85's fast
+ * path owes it off the tick; UINT64_MAX while it has IO in the drive (its
+ * completion calls dispatch) */
+static uint64_t esc_owed_at(const jbof_sched *s, const tenant *t)
+{
+    if (t->inflight || !t->count)
+        return UINT64_MAX;
+    uint64_t sub = t->ring[t->head].io->submit_ns, pn = esc_bound(s, t), p99 = 0;
+    uint64_t from = sub > t->last_take_ns ? sub : t->last_take_ns;
+    if (pn == PROGRESS_NS && sub > t->last_take_ns && t->hist.count >= PROGRESS_FAST_MIN &&
+        jbof_hist_quantile(&t->hist, 0.99, &p99) == 0 && p99 << PROGRESS_FAST_SHIFT <= PROGRESS_NS)
+        return from + pn - progress_room(s, t); /* section 85: at any walk */
+    uint64_t tick = t->esc_ns + STARVE_NS;
+    return from + pn > tick ? from + pn : tick;
+}
+
 /* section 93: the least tag of a starving member, on the round or held,
  * for resv_escape_earn's wait; none (UINT64_MAX) while any member waiting
  * there has completed nothing for ESC_BIN_NS -- its 100 ms bin is at stake,
@@ -3859,6 +3934,31 @@ static void esc_least_tag(jbof_sched *s, uint64_t now_ns)
         }
     }
     s->esc_vmin = m;
+}
+
+/* section 102: the wake's own call runs the one escape it was set for,
+ * not a walk: the walks keep their phase (esc_next_ns) and the others their
+ * earning ticks; the next walk sets the next wake */
+static __attribute__((noinline)) uint32_t esc_woken(jbof_sched *s, uint64_t now_ns, uint32_t neg, uint32_t deep, int full)
+{
+    uint32_t id = s->esc_wake_id;
+    tenant *t = s->t[id];
+    s->esc_wake_ns = UINT64_MAX; /* (its own instant: not armed again) */
+    if (!t || !t->count || t->inflight || esc_wake_key(t) != s->esc_wake_key)
+        return 0;
+    uint32_t on = t->on_list;
+    int k = on >= LIST_HELD ? (int)(on - LIST_HELD) : on == LIST_DRR ? (one_bucket(s) ? 0 : head_bucket(t)) : -1;
+    if (k < 0 || !(neg >> k & 1) || !resv_escape_earn(s, t, now_ns, (deep >> k & 1) ? full : 2))
+        return 0;
+    if (on >= LIST_HELD) {
+        list_del_raw(s, &s->held[k], id);
+        if (s->held[k].head < 0)
+            s->held_mask &= ~(1u << k);
+    } else {
+        list_del(s, &s->drr, id);
+    }
+    list_push(s, &s->drr, id, 1, LIST_DRR);
+    return 1u << k;
 }
 
 /* section 28: every tenant held on a bucket past DEBT_BUCKETS of debt that
@@ -3893,13 +3993,22 @@ static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t n
      * steering holds the band under twice the unloaded read latency and
      * both kinds still complete within ESC_FAST_NS: then the state says
      * the SLO is out of reach at any depth, not that the drive is full */
-    if (!neg || now_ns < s->esc_next_ns)
+    if (!neg) {
+        s->esc_wake_ns = UINT64_MAX; /* section 102: nobody held past a debt */
+        return 0;
+    }
+    int woke = now_ns == s->esc_wake_ns; /* section 102: the wake's own call */
+    if (now_ns < s->esc_next_ns && !woke)
         return 0;
     /* (full: section 49's progress bound alone) */
     int full = s->ctl.state >= JBOF_CTL_CONGESTION &&
                (!s->ctl.target_cap_ns || s->ctl.band_hi_ns >= 2 * s->ctl.base_ns || s->ctl.ewma_ns[0] > ESC_FAST_NS ||
                 s->ctl.ewma_ns[1] > ESC_FAST_NS);
+    if (woke)
+        return esc_woken(s, now_ns, neg, deep, full);
     s->esc_next_ns = now_ns + RESV_STEP_NS; /* a walk at most once per ms */
+    uint64_t wake = UINT64_MAX; /* section 102 */
+    uint32_t wid = 0;
     esc_least_tag(s, now_ns); /* section 93 */
     for (int k = 0; k < 2; k++) {
         dlist *h = &s->held[k];
@@ -3908,7 +4017,13 @@ static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t n
         int32_t id = h->head;
         for (uint32_t i = 0, len = h->len; i < len; i++) {
             int32_t nx = s->t[id]->next;
-            if (resv_escape_earn(s, s->t[id], now_ns, (deep >> k & 1) ? full : 2)) {
+            if (!resv_escape_earn(s, s->t[id], now_ns, (deep >> k & 1) ? full : 2)) {
+                uint64_t w = esc_owed_at(s, s->t[id]); /* section 102 */
+                if (w < wake) {
+                    wake = w;
+                    wid = (uint32_t)id;
+                }
+            } else {
                 list_del_raw(s, h, (uint32_t)id);
                 if (ne < ESC_SORT_MAX)
                     eids[ne++] = (uint32_t)id; /* section 93: pushed below, in tag order */
@@ -3927,7 +4042,14 @@ static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t n
     for (uint32_t i = 0, len = s->drr.len; i < len; i++) {
         int32_t nx = s->t[id]->next;
         int k = one_bucket(s) ? 0 : head_bucket(s->t[id]); /* one bucket: all on 0 (38) */
-        if ((neg >> k & 1) && resv_escape_earn(s, s->t[id], now_ns, (deep >> k & 1) ? full : 2)) {
+        if (!(neg >> k & 1)) {
+        } else if (!resv_escape_earn(s, s->t[id], now_ns, (deep >> k & 1) ? full : 2)) {
+            uint64_t w = esc_owed_at(s, s->t[id]); /* section 102 */
+            if (w < wake) {
+                wake = w;
+                wid = (uint32_t)id;
+            }
+        } else {
             list_del(s, &s->drr, (uint32_t)id);
             if (ne < ESC_SORT_MAX)
                 eids[ne++] = (uint32_t)id;
@@ -3936,6 +4058,11 @@ static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t n
             esc |= 1u << k;
         }
         id = nx;
+    }
+    s->esc_wake_ns = wake != UINT64_MAX ? wake + ESC_WAKE_SLACK_NS : wake; /* section 102 */
+    if (wake != UINT64_MAX) {
+        s->esc_wake_id = wid;
+        s->esc_wake_key = esc_wake_key(s->t[wid]);
     }
     /* section 93: the escaped go to the round's head least tag first (the
      * largest pushed first ends last) */
@@ -5741,6 +5868,17 @@ uint64_t jbof_sched_next_event_ns(const jbof_sched *s, uint64_t now_ns)
     if (t != UINT64_MAX && t <= now_ns)
         t = now_ns + 1;
     return t;
+}
+
+/* section 102: an escape owed while nothing may call dispatch (one already
+ * past is the next walk's to take, not a wake's); a timer of its own, so
+ * the caller's next_event_ns timer is armed exactly as without it */
+uint64_t jbof_sched_next_escape_ns(const jbof_sched *s, uint64_t now_ns)
+{
+    if (!s || s->n_backlogged == 0 || s->esc_wake_ns <= now_ns || s->esc_wake_ns == UINT64_MAX)
+        return UINT64_MAX;
+    const tenant *w = s->t[s->esc_wake_id];
+    return w && w->count && !w->inflight && esc_wake_key(w) == s->esc_wake_key ? s->esc_wake_ns : UINT64_MAX;
 }
 
 /* ------------------------------------------------------------- stats --- */

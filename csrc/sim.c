@@ -16,7 +16,10 @@
  *                    the tenant's phase generation: arrivals of an older
  *                    phase are stale and ignored;
  *      COMPLETE(i)   the SSD model finished pool IO i;
- *      WAKE          the scheduler asked to be called again (pacing, limits).
+ *      WAKE          the scheduler asked to be called again (pacing, limits);
+ *      ESC           sched.c section 102: an owed escape's own wake
+ *                    (jbof_sched_next_escape_ns); one whose escape a walk
+ *                    already took calls nothing.
  *
  *    After all events of one instant are handled, the simulator "pumps":
  *    it calls jbof_sched_dispatch until it returns nothing, submits each IO
@@ -40,7 +43,7 @@
 
 #include "jbof_internal.h"
 
-enum { EV_PHASE = 0, EV_ARRIVAL = 1, EV_COMPLETE = 2, EV_WAKE = 3 };
+enum { EV_PHASE = 0, EV_ARRIVAL = 1, EV_COMPLETE = 2, EV_WAKE = 3, EV_ESC = 4 };
 enum { PUMP_BATCH = 64, MAX_SIM_TENANTS = 1024 };
 
 static const uint64_t DEFAULT_NS_BYTES = 8ull << 30;
@@ -84,6 +87,8 @@ struct jbof_sim {
     sim_tenant *t;            /* indexed by scheduler id */
     uint32_t maxt;
     uint64_t wake_at;
+    uint64_t esc_at;          /* the pending EV_ESC (sched.c section 102), UINT64_MAX: none */
+    int pump_due;             /* an event of this instant wants the pump (a spent EV_ESC does not) */
     uint64_t next_base;
     uint64_t capacity;
     int err;                  /* first internal error (sticky) */
@@ -401,6 +406,11 @@ static void pump(jbof_sim *s)
         s->wake_at = nx;
         push(s, nx, EV_WAKE, 0, 0);
     }
+    nx = jbof_sched_next_escape_ns(s->sched, s->now); /* sched.c section 102 */
+    if (nx != UINT64_MAX && nx < s->esc_at) {
+        s->esc_at = nx;
+        push(s, nx, EV_ESC, 0, 0);
+    }
 }
 
 /* --------------------------------------------------------- public API --- */
@@ -430,6 +440,7 @@ int jbof_sim_create(const jbof_sim_cfg *cfg, jbof_sim **out)
         return rc;
     }
     s->wake_at = UINT64_MAX;
+    s->esc_at = UINT64_MAX;
     s->capacity = cfg->ssd.capacity_bytes;
     *out = s;
     return 0;
@@ -543,14 +554,33 @@ int jbof_sim_run(jbof_sim *s, uint64_t until_ns)
             if (s->t[e.a].present && e.b == s->t[e.a].phase_gen)
                 phase_change(s, &s->t[e.a]);
             break;
+        case EV_ESC:
+            /* sched.c section 102: the escape's own wake calls dispatch only
+             * while that escape is still to be taken (a walk at an event
+             * before it may have taken it) */
+            if (e.t == s->esc_at)
+                s->esc_at = UINT64_MAX;
+            if (jbof_sched_next_escape_ns(s->sched, s->now - 1) != s->now) {
+                s->events--; /* not an event of the run's */
+                if (!s->nheap || s->heap[0].t > s->now) {
+                    if (s->pump_due)
+                        pump(s);
+                    s->pump_due = 0;
+                }
+                continue;
+            }
+            break;
         default:
             if (e.t == s->wake_at)
                 s->wake_at = UINT64_MAX;
         }
         if (s->err)
             return s->err;
-        if (!s->nheap || s->heap[0].t > s->now)
+        s->pump_due = 1;
+        if (!s->nheap || s->heap[0].t > s->now) {
             pump(s);
+            s->pump_due = 0;
+        }
     }
     s->now = until_ns;
     return s->err;

@@ -288,6 +288,10 @@ int jbof_sched_complete_batch(jbof_sched *s, jbof_done *d, int n, uint64_t now_n
 /* Earliest time at which dispatch may release queued IO that is held back
  * now (pacing or limits); UINT64_MAX when nothing is waiting on time. */
 uint64_t jbof_sched_next_event_ns(const jbof_sched *s, uint64_t now_ns);
+/* Section 102: when an escape of a held tenant (nothing in the drive) is
+ * owed, if nothing else calls dispatch by then; UINT64_MAX if none.  A
+ * timer of its own beside next_event_ns's. */
+uint64_t jbof_sched_next_escape_ns(const jbof_sched *s, uint64_t now_ns);
 
 int jbof_sched_tenant_stats(const jbof_sched *s, uint32_t id, jbof_tenant_stats *out);
 /* The tenant's current settings (as last added or set). */

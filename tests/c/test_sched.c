@@ -2722,6 +2722,48 @@ static void test_fast_decay_resv_deep(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 102: section 49's escape has a wake of its own.  The emulated
+ * fragmented SATA drive; a reserved writer (2 GiB/s, never met) sends 16
+ * MiB writes at QD 1 -- each one a deep debt of the one bucket and ~60 ms
+ * in the drive, so nothing completes for ~60 ms -- and a best-effort 64 KiB
+ * writer at QD 1 is held from 0.  Its escape is owed at 50 ms (it has sent
+ * nothing and its head has waited PROGRESS_NS); with section 102 the
+ * scheduler is woken for it within ESC_WAKE_SLACK_NS (5 ms); without, the
+ * escape waits for the reserved write's completion at 61.1 ms. */
+static void test_progress_escape_wake(void)
+{
+    jbof_sim_cfg c;
+    memset(&c, 0, sizeof(c));
+    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &c.sched), 0);
+    CHECK_EQ(jbof_ssd_preset("sata-ssd-fragmented", &c.ssd), 0);
+    c.seed = 7;
+    c.bin_ns = 100000000ull;
+    c.max_bins = 16;
+    jbof_sim *sim = NULL;
+    CHECK_EQ(jbof_sim_create(&c, &sim), 0);
+    sim_add(sim, JBOF_CLASS_RESERVED, 2048ull << 20, JBOF_RW_RANDWRITE, 16u << 20, 1);
+    uint32_t b = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 65536, 1);
+    uint64_t first = 0, at50 = 0, at56 = 0;
+    jbof_drive_stats d;
+    for (uint64_t t = 100000; t <= 80000000ull; t += 100000) {
+        CHECK_EQ(jbof_sim_run(sim, t), 0);
+        jbof_tenant_stats st;
+        CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), b, &st), 0);
+        CHECK_EQ(jbof_sched_drive_stats(jbof_sim_sched(sim), &d), 0);
+        if (t == 50000000ull)
+            at50 = d.completed;
+        if (t == 56000000ull)
+            at56 = d.completed;
+        if (st.inflight && !first)
+            first = t;
+    }
+    if (!first || first > 56000000ull)
+        fprintf(stderr, "progress escape wake: first write sent by %.1f ms (0: not by 80 ms)\n", first / 1e6);
+    CHECK_EQ(at56, at50); /* the case: nothing completes from 50 to 56 ms */
+    CHECK(first >= 50000000ull && first <= 56000000ull); /* owed at 50 ms, woken within 5 ms */
+    jbof_sim_destroy(sim);
+}
+
 /* ctl.c 3d (section 84): a drive whose small reads at 2 deep already take
  * more than band_hi (base 84 us: band 126-252 us; 2-deep reads at 600 us) has
  * its read EWMA judged against 3 x that latency (1.8 ms): a 1 ms read EWMA
@@ -2831,5 +2873,6 @@ int main(void)
     test_shallow_band();
     test_fast_decay_resv();
     test_fast_decay_resv_deep();
+    test_progress_escape_wake();
     TEST_SUMMARY();
 }
