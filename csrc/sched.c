@@ -2150,6 +2150,8 @@ static const uint64_t RESV_STEP_NS = 1000000ull;    /* qos: reservations rescale
 static const uint64_t ESC_LEAD_NS = 75000000ull;    /* qos: a member ahead of a starving one is owed its escape at 75 ms (93) */
 static const uint64_t ESC_BIN_NS = 90000000ull;     /* qos: ... unless a waiting member has completed nothing for 90 ms (93) */
 enum { ESC_SORT_MAX = 64 };                         /* qos: escapes per walk put at the round's head in tag order (93) */
+static const uint64_t FAST_HOLD_NS = 1000000000ull; /* qos: no fast step for 1 s after a probe undone (section 104) */
+enum { FAST_WATCH = 3 };                            /* qos: cost periods a fast step is judged in: the next and two more (104) */
 static const uint64_t RESV_WIN_NS = 20000000ull;    /* qos: a reservation is judged met or short over 20 ms (section 20) */
 static const uint64_t ESC_FAST_NS = 1000000ull;     /* qos: a drive answering within 1 ms is not full (section 28) */
 static const uint64_t WSTOP_MAX_NS = 10000000ull;   /* qos: one slow write stops writes for at most 10 ms (section 26) */
@@ -2271,6 +2273,10 @@ typedef struct tenant {
     uint64_t pd_rate;         /* qos: ... the controller's rate when the probe began */
     uint64_t bw_ep;           /* qos, one bucket: the write-debt episode bw_sent counts in (section 79) */
     int64_t bw_sent;          /* qos, one bucket: its reads' cost passed in episode bw_ep (section 79) */
+    uint64_t p_b0;            /* qos: its bytes completed when the cost period began (section 104) */
+    uint64_t p_l0;            /* qos: ... and its completions' summed latency (hist.sum_ns) */
+    uint64_t p_speed;         /* qos: the last period's bytes per ns of latency, x 2^20 (section 104) */
+    uint32_t p_shallow;       /* qos: ... and it was shallow then: completed cost, queued < 7/8 of it */
 } tenant;
 
 typedef struct dlist {
@@ -2376,6 +2382,9 @@ struct jbof_sched {
     uint64_t minor_last_ns;   /* ... its last sample (0: none yet) */
     uint32_t dom_id;          /* qos: the last tenant seen holding >= 4/5 of the drive at its read's completion (64) */
     uint64_t dom_ns;          /* ... when (0: never): the EWMAs are kept only within SELF_FRESH_NS of it (64) */
+    uint64_t fast_hold_ns;    /* qos: no fast step before this (a probe undone; section 104) */
+    uint32_t fw_left;         /* qos: cost periods left in which a fast step's probe is judged (section 104) */
+    uint32_t fw_wf0;          /* qos: ... and the price its run started from */
 };
 
 /* ------------------------------------------------------------ helpers --- */
@@ -4285,7 +4294,8 @@ static __attribute__((noinline)) void resv_wpace(jbof_sched *s, jbof_io **out, i
  * the last 100 ms */
 static __attribute__((noinline)) int price_bound(const jbof_sched *s, uint64_t now_ns)
 {
-    return s->cfg.policy == JBOF_POLICY_QOS && !s->cost.w_slow && s->n_backlogged > 0 && s->n_backlogged == s->n_active &&
+    return s->cfg.policy == JBOF_POLICY_QOS && !s->cost.w_slow && s->n_backlogged > 0 &&
+           now_ns >= s->fast_hold_ns && /* 104: no all-queued snapshot; a probe undone holds it off */
            !s->n_lc_active && s->ctl.rate_cost_bps >= s->ctl.cfg.rate_max_cost_bps &&
            s->ctl.ewma_ns[0] < (s->ctl.base_ns ? (s->ctl.band_lo_ns + s->ctl.band_hi_ns) / 2 : s->ctl.band_lo_ns) && /* 90 */
            s->ctl.ewma_ns[1] < s->ctl.band_lo_ns && now_ns - s->ctl.last_ns[0] < CTL_SIGNAL_FRESH_NS;
@@ -4301,11 +4311,16 @@ static inline uint64_t queued_upto(const tenant *t, uint64_t now_ns)
 /* section 76: the cost period ending now kept the weights -- every
  * best-effort tenant without a limit or reservation queued >= 7/8 of the
  * period got >= 15/16 of its weight's share of the cost those tenants
- * completed in it.  Rolls every tenant's period snapshot (qos only). */
+ * completed in it.  Rolls every tenant's period snapshot (qos only).
+ * Section 104: within FAST_WATCH periods of a fast step, a tenant that was
+ * shallow the period before (best-effort, unrated, completed cost, queued
+ * < 7/8 of it) and completed IO in this one, whose bytes per ns of its IOs'
+ * latency fell by more than 1/8, undoes the run: its starting price back,
+ * no fast step for FAST_HOLD_NS. */
 static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
 {
     uint64_t len = now_ns - s->cost.period_start_ns, wsum = 0, csum = 0;
-    int fair = 1;
+    int fair = 1, lost = 0, probe = s->fw_left != 0;
     for (int pass = 0; pass < 2; pass++)
         for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
             tenant *t = s->t[i];
@@ -4320,9 +4335,26 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             }
             if (mem && (__uint128_t)dc * wsum * 16 < (__uint128_t)csum * t->cfg.weight * 15)
                 fair = 0;
+            /* section 104: its speed, bytes completed per ns they spent
+             * submitted -- what a depth-bound tenant loses when the drive
+             * deepens, and what idling or a phase change does not move */
+            uint64_t b = t->done_bytes[0] + t->done_bytes[1], db = b - t->p_b0, dl = t->hist.sum_ns - t->p_l0;
+            uint64_t speed = dl && t->hist.sum_ns > t->p_l0 ? (db << 20) / dl : 0;
+            if (probe && t->p_shallow && db && speed * 8 < t->p_speed * 7)
+                lost = 1;
+            t->p_b0 = b;
+            t->p_l0 = t->hist.sum_ns;
+            t->p_speed = speed;
+            t->p_shallow = !mem && dc && t->cfg.klass == JBOF_CLASS_BEST_EFFORT && !t->rated;
             t->p_q0 = q;
             t->p_cost0 = t->st.cost_completed;
         }
+    if (probe && lost) {
+        cost_fast_undo(&s->cost, s->fw_wf0);
+        s->fw_left = 0;
+        s->fast_hold_ns = now_ns + FAST_HOLD_NS;
+        return 0;
+    }
     return fair;
 }
 
@@ -5282,6 +5314,12 @@ static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *
         if (s->cfg.policy == JBOF_POLICY_QOS)
             fast = period_fair(s, now_ns) && fast;
         cost_period_end(&s->cost, now_ns, fast);
+        if (s->cost.wf_fast0) { /* section 104: a fast step was taken -- watch it */
+            s->fw_left = FAST_WATCH;
+            s->fw_wf0 = s->cost.wf_fast0;
+        } else if (s->fw_left) {
+            s->fw_left--;
+        }
         moved = 1;
     }
     /* section 10: past the band's threshold the windows shrink back */
