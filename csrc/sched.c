@@ -2277,6 +2277,7 @@ typedef struct tenant {
     uint64_t p_l0;            /* qos: ... and its completions' summed latency (hist.sum_ns) */
     uint64_t p_speed;         /* qos: the last period's bytes per ns of latency, x 2^20 (section 104) */
     uint32_t p_shallow;       /* qos: ... and it was shallow then: completed cost, queued < 7/8 of it */
+    uint32_t p_done;          /* qos: ... and it was there at its end: completed IO in it or has IO now (section 104) */
 } tenant;
 
 typedef struct dlist {
@@ -2385,6 +2386,7 @@ struct jbof_sched {
     uint64_t fast_hold_ns;    /* qos: no fast step before this (a probe undone; section 104) */
     uint32_t fw_left;         /* qos: cost periods left in which a fast step's probe is judged (section 104) */
     uint32_t fw_wf0;          /* qos: ... and the price its run started from */
+    uint32_t fw_moved;        /* qos: a tenant came or went in the last cost period (section 104) */
 };
 
 /* ------------------------------------------------------------ helpers --- */
@@ -4320,7 +4322,7 @@ static inline uint64_t queued_upto(const tenant *t, uint64_t now_ns)
 static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
 {
     uint64_t len = now_ns - s->cost.period_start_ns, wsum = 0, csum = 0;
-    int fair = 1, lost = 0, probe = s->fw_left != 0;
+    int fair = 1, lost = 0, moved = 0, probe = s->fw_left != 0;
     for (int pass = 0; pass < 2; pass++)
         for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
             tenant *t = s->t[i];
@@ -4342,6 +4344,9 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             uint64_t speed = dl && t->hist.sum_ns > t->p_l0 ? (db << 20) / dl : 0;
             if (probe && t->p_shallow && db && speed * 8 < t->p_speed * 7)
                 lost = 1;
+            uint32_t here = db || t->inflight || t->count;
+            moved |= here != t->p_done && t->q_added_ns < s->cost.period_start_ns; /* came or went: the probe says nothing */
+            t->p_done = here;
             t->p_b0 = b;
             t->p_l0 = t->hist.sum_ns;
             t->p_speed = speed;
@@ -4349,7 +4354,9 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             t->p_q0 = q;
             t->p_cost0 = t->st.cost_completed;
         }
-    if (probe && lost) {
+    int settled = !moved && !s->fw_moved; /* the same tenants this period and the one before */
+    s->fw_moved = moved;
+    if (probe && lost && settled) {
         cost_fast_undo(&s->cost, s->fw_wf0);
         s->fw_left = 0;
         s->fast_hold_ns = now_ns + FAST_HOLD_NS;
