@@ -5320,6 +5320,8 @@ static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *
         int fast = price_bound(s, now_ns); /* section 76 */
         if (s->cfg.policy == JBOF_POLICY_QOS)
             fast = period_fair(s, now_ns) && fast;
+        if (s->cost.w_slow) /* section 104: the price climbs, the buffer was full: no fast step for 1 s */
+            s->fast_hold_ns = now_ns + FAST_HOLD_NS;
         cost_period_end(&s->cost, now_ns, fast);
         if (s->cost.wf_fast0) { /* section 104: a fast step was taken -- watch it */
             s->fw_left = FAST_WATCH;
