@@ -2109,6 +2109,42 @@
  *    bench-sched 522.3 / 443.2 -> 522.3 / 443.2 instructions per IO.
  *    1000-mix fast gate: s1 332 -> 331 (work 637),
  *    s2 301 -> 300 (weights 525), nothing new (docs/scheduler-log.md 101).
+ *
+ * 104. Section 76's fast step as a probe, without the all-queued snapshot
+ *    (issue 11, qos, the work row's ceiling class after 90).  Why: 76 took a
+ *    fast step only when every active tenant had IO queued at the period's
+ *    end, a point test that blocked 87 of section 90's 632 ceiling periods
+ *    (14 mixes), and that guards the wrong period: a shallow tenant (in the
+ *    drive, little queued) loses the period AFTER the step, when the drive
+ *    has deepened (90's V1 / V16 / V80 / V112 dropped the snapshot and lost
+ *    weights s1-630, jain s1-175 / 405).  The rule: price_bound no longer
+ *    asks for every tenant queued.  A fast step is watched for FAST_WATCH
+ *    (3) cost periods: in each, a tenant that was shallow in the period
+ *    before (best-effort, unrated, completed cost, queued < 7/8 of it) and
+ *    completed IO in this one, whose speed -- bytes completed per ns its
+ *    IOs spent submitted (hist.sum_ns), what a depth-bound tenant loses as
+ *    the drive deepens and what idling does not move -- fell by more than
+ *    1/8, undoes the run: its starting price back (the period then ends
+ *    with the ordinary -0.5) and no fast step for FAST_HOLD_NS (1 s).  The
+ *    test is skipped when a tenant came or went (completed IO or held IO
+ *    at a period's end, and not at the one before; tenants there from the
+ *    first period do not count) in this period or the one before: a phase
+ *    change moves every speed.  A period with a slow write also holds the
+ *    fast decay off for 1 s (the price climbs because the buffer was full;
+ *    without it read-vs-write.yaml's jain is 0.948 < 0.95, main 0.954).
+ *    Bounds: qos only; a fast step is still at most halfway to 3 and needs
+ *    period_fair; the undo never lowers the price; the watch is a cost-
+ *    period test.  Dropped: the loss measured as a cost share (the price
+ *    itself moves a writer's share: s2-78 work new), as bytes per period
+ *    (a tenant idling or in an off phase: s1-311, 497 new), with an undo
+ *    on period_fair failing too (s2-376 work new), a watch of 1 period
+ *    (s1-580 weights, s2-677 stall new), 1/16 (s1 333) or 1/4 (s1 333),
+ *    a 500 ms hold (s1 332).  1000-mix fast gate against main bc9af54: s1
+ *    331 -> 330 (work s1-870 fixed), s2 300 -> 297 (work 441, 680, weights
+ *    42, jain 625 fixed; s2-78 work and jain new), no row worse.
+ *    Cost: a period_fair walk's few more fields per tenant, once per cost
+ *    period (qos); nothing on the IO path.
+ *    (docs/scheduler-log.md 104)
  */
 #include <errno.h>
 #include <stdlib.h>
