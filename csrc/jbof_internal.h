@@ -107,6 +107,16 @@ static inline void cost_on_slow_write(cost_state *c)
     }
 }
 
+/* sched.c section 104: a shallow tenant slowed within a fast step's watch
+ * -- the probe is undone: the run's starting price wf0 back (never lower
+ * than now), the run ended; no slow write is counted, so the period ends
+ * with the ordinary decay */
+static inline void cost_fast_undo(cost_state *c, uint32_t wf0)
+{
+    c->wf_x256 = wf0 > c->wf_x256 ? wf0 : c->wf_x256;
+    c->wf_fast0 = 0;
+}
+
 /* The least of a value over the current and the previous window of win_ns
  * (ctl.c 3b's unloaded read latency, sched.c section 37's unloaded write):
  * a sample past the window's end starts the next one.  min2_sample says

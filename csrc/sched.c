@@ -2154,6 +2154,44 @@
  *    899.2 / 748.6 -> 899.2 / 748.6.  1000-mix fast gate: every row and
  *    mix as main on both seeds (s1 331, s2 300).
  *
+ * 104. Section 76's fast step as a probe, without the all-queued snapshot
+ *    (issue 11, qos, the work row's ceiling class after 90).  Why: 76 took a
+ *    fast step only when every active tenant had IO queued at the period's
+ *    end, a point test that blocked 87 of section 90's 632 ceiling periods
+ *    (14 mixes), and that guards the wrong period: a shallow tenant (in the
+ *    drive, little queued) loses the period AFTER the step, when the drive
+ *    has deepened (90's V1 / V16 / V80 / V112 dropped the snapshot and lost
+ *    weights s1-630, jain s1-175 / 405).  The rule: price_bound no longer
+ *    asks for every tenant queued.  A fast step is watched for FAST_WATCH
+ *    (3) cost periods: in each, a tenant that was shallow in the period
+ *    before (best-effort, unrated, completed cost, queued < 7/8 of it) and
+ *    completed IO in this one, whose speed -- bytes completed per ns its
+ *    IOs spent submitted (hist.sum_ns), what a depth-bound tenant loses as
+ *    the drive deepens and what idling does not move -- fell by more than
+ *    1/8, undoes the run: its starting price back (the period then ends
+ *    with the ordinary -0.5) and no fast step for FAST_HOLD_NS (1 s).  The
+ *    test is skipped when a tenant came or went (completed IO or held IO
+ *    at a period's end, and not at the one before; tenants there from the
+ *    first period do not count) in this period or the one before: a phase
+ *    change moves every speed.  A period with a slow write also holds the
+ *    fast decay off for 1 s (the price climbs because the buffer was full;
+ *    without it read-vs-write.yaml's jain is 0.948 < 0.95, main 0.954).
+ *    Bounds: qos only; a fast step is still at most halfway to 3 and needs
+ *    period_fair; the undo never lowers the price; the watch is a cost-
+ *    period test.  Dropped: the loss measured as a cost share (the price
+ *    itself moves a writer's share: s2-78 work new), as bytes per period
+ *    (a tenant idling or in an off phase: s1-311, 497 new), with an undo
+ *    on period_fair failing too (s2-376 work new), a watch of 1 period
+ *    (s1-580 weights, s2-677 stall new), 1/16 (s1 333) or 1/4 (s1 333),
+ *    a 500 ms hold (s1 332).  1000-mix fast gate against main bc9af54: s1
+ *    331 -> 330 (work s1-870 fixed), s2 300 -> 297 (work 441, 680, weights
+ *    42, jain 625 fixed; s2-78 work and jain new), no row worse.
+ *    Cost: a period_fair walk's few more fields per tenant, once per cost
+ *    period (qos), the period's end now out of line (period_end); make
+ *    bench-sched 522.3 / 443.2 -> 522.5 / 443.4 instructions per IO
+ *    (inline in complete_due: 525.0 / 445.9).
+ *    (docs/scheduler-log.md 104)
+ *
  * 105. Section 76's fast decay beside a deep reserved reader (issue 11,
  *    qos, the work row's ceiling class; section 90's "reserved readers past
  *    band_hi").  Why: in s1-792 (a 400 MiB/s-reserved 512 B / 64 KiB
@@ -2174,7 +2212,8 @@
  *    >= 7/8 reads holds >= RESV_DEEP_IOS (8) IOs and at least half of the
  *    drive's (learned band only), the read gate is 2 x band_hi instead of
  *    the band's middle and the ceiling test 15/16 of rate_max.  Every
- *    other test of 76 / 90 stays (all queued, no SLO tenant, no slow write,
+ *    other test of 76 / 90 stays (all queued until section 104's probe
+ *    replaced it, no SLO tenant, no slow write,
  *    the write EWMA under band_lo, a fresh read, period_fair, the undo by
  *    the first slow write).  Bounds: qos only; a step is still at most
  *    halfway down to 3 and undone by the run's first slow write; a read
@@ -2235,6 +2274,8 @@ static const uint64_t ESC_LEAD_NS = 75000000ull;    /* qos: a member ahead of a 
 static const uint64_t ESC_WAKE_SLACK_NS = 5000000ull; /* qos: an owed escape's own wake, 5 ms after it is owed (102) */
 static const uint64_t ESC_BIN_NS = 90000000ull;     /* qos: ... unless a waiting member has completed nothing for 90 ms (93) */
 enum { ESC_SORT_MAX = 64 };                         /* qos: escapes per walk put at the round's head in tag order (93) */
+static const uint64_t FAST_HOLD_NS = 1000000000ull; /* qos: no fast step for 1 s after a probe undone (section 104) */
+enum { FAST_WATCH = 3 };                            /* qos: cost periods a fast step is judged in: the next and two more (104) */
 static const uint64_t RESV_WIN_NS = 20000000ull;    /* qos: a reservation is judged met or short over 20 ms (section 20) */
 static const uint64_t ESC_FAST_NS = 1000000ull;     /* qos: a drive answering within 1 ms is not full (section 28) */
 static const uint64_t WSTOP_MAX_NS = 10000000ull;   /* qos: one slow write stops writes for at most 10 ms (section 26) */
@@ -2356,6 +2397,11 @@ typedef struct tenant {
     uint64_t pd_rate;         /* qos: ... the controller's rate when the probe began */
     uint64_t bw_ep;           /* qos, one bucket: the write-debt episode bw_sent counts in (section 79) */
     int64_t bw_sent;          /* qos, one bucket: its reads' cost passed in episode bw_ep (section 79) */
+    uint64_t p_b0;            /* qos: its bytes completed when the cost period began (section 104) */
+    uint64_t p_l0;            /* qos: ... and its completions' summed latency (hist.sum_ns) */
+    uint64_t p_speed;         /* qos: the last period's bytes per ns of latency, x 2^20 (section 104) */
+    uint32_t p_shallow;       /* qos: ... and it was shallow then: completed cost, queued < 7/8 of it */
+    uint32_t p_done;          /* qos: ... and it was there at its end: completed IO in it or has IO now (section 104) */
 } tenant;
 
 typedef struct dlist {
@@ -2464,6 +2510,10 @@ struct jbof_sched {
     uint64_t minor_last_ns;   /* ... its last sample (0: none yet) */
     uint32_t dom_id;          /* qos: the last tenant seen holding >= 4/5 of the drive at its read's completion (64) */
     uint64_t dom_ns;          /* ... when (0: never): the EWMAs are kept only within SELF_FRESH_NS of it (64) */
+    uint64_t fast_hold_ns;    /* qos: no fast step before this (a probe undone; section 104) */
+    uint32_t fw_left;         /* qos: cost periods left in which a fast step's probe is judged (section 104) */
+    uint32_t fw_wf0;          /* qos: ... and the price its run started from */
+    uint32_t fw_moved;        /* qos: a tenant came or went in the last cost period (section 104) */
 };
 
 /* ------------------------------------------------------------ helpers --- */
@@ -4486,7 +4536,8 @@ static __attribute__((noinline)) int price_bound(const jbof_sched *s, uint64_t n
     const ctl_state *c = &s->ctl;
     uint64_t rmax = c->cfg.rate_max_cost_bps;
     uint64_t rg = c->base_ns ? (c->band_lo_ns + c->band_hi_ns) / 2 : c->band_lo_ns; /* 90 */
-    if (s->cfg.policy != JBOF_POLICY_QOS || s->cost.w_slow || !s->n_backlogged || s->n_backlogged != s->n_active ||
+    if (s->cfg.policy != JBOF_POLICY_QOS || s->cost.w_slow || !s->n_backlogged ||
+        now_ns < s->fast_hold_ns || /* 104: no all-queued snapshot; a probe undone holds it off */
         s->n_lc_active || c->ewma_ns[1] >= c->band_lo_ns || now_ns - c->last_ns[0] >= CTL_SIGNAL_FRESH_NS)
         return 0;
     if ((c->rate_cost_bps < rmax || c->ewma_ns[0] >= rg) && resv_deep_reader(s)) { /* 105 */
@@ -4506,11 +4557,16 @@ static inline uint64_t queued_upto(const tenant *t, uint64_t now_ns)
 /* section 76: the cost period ending now kept the weights -- every
  * best-effort tenant without a limit or reservation queued >= 7/8 of the
  * period got >= 15/16 of its weight's share of the cost those tenants
- * completed in it.  Rolls every tenant's period snapshot (qos only). */
+ * completed in it.  Rolls every tenant's period snapshot (qos only).
+ * Section 104: within FAST_WATCH periods of a fast step, a tenant that was
+ * shallow the period before (best-effort, unrated, completed cost, queued
+ * < 7/8 of it) and completed IO in this one, whose bytes per ns of its IOs'
+ * latency fell by more than 1/8, undoes the run: its starting price back,
+ * no fast step for FAST_HOLD_NS. */
 static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
 {
     uint64_t len = now_ns - s->cost.period_start_ns, wsum = 0, csum = 0;
-    int fair = 1;
+    int fair = 1, lost = 0, moved = 0, probe = s->fw_left != 0;
     for (int pass = 0; pass < 2; pass++)
         for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
             tenant *t = s->t[i];
@@ -4525,10 +4581,49 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             }
             if (mem && (__uint128_t)dc * wsum * 16 < (__uint128_t)csum * t->cfg.weight * 15)
                 fair = 0;
+            /* section 104: its speed, bytes completed per ns they spent
+             * submitted -- what a depth-bound tenant loses when the drive
+             * deepens, and what idling or a phase change does not move */
+            uint64_t b = t->done_bytes[0] + t->done_bytes[1], db = b - t->p_b0, dl = t->hist.sum_ns - t->p_l0;
+            uint64_t speed = dl && t->hist.sum_ns > t->p_l0 ? (db << 20) / dl : 0;
+            if (probe && t->p_shallow && db && speed * 8 < t->p_speed * 7)
+                lost = 1;
+            uint32_t here = db || t->inflight || t->count;
+            moved |= here != t->p_done && t->q_added_ns < s->cost.period_start_ns; /* came or went: the probe says nothing */
+            t->p_done = here;
+            t->p_b0 = b;
+            t->p_l0 = t->hist.sum_ns;
+            t->p_speed = speed;
+            t->p_shallow = !mem && dc && t->cfg.klass == JBOF_CLASS_BEST_EFFORT && !t->rated;
             t->p_q0 = q;
             t->p_cost0 = t->st.cost_completed;
         }
+    int settled = !moved && !s->fw_moved; /* the same tenants this period and the one before */
+    s->fw_moved = moved;
+    if (probe && lost && settled) {
+        cost_fast_undo(&s->cost, s->fw_wf0);
+        s->fw_left = 0;
+        s->fast_hold_ns = now_ns + FAST_HOLD_NS;
+        return 0;
+    }
     return fair;
+}
+
+/* a cost period ends (complete_due; out of line: once per period) */
+static __attribute__((noinline)) void period_end(jbof_sched *s, uint64_t now_ns)
+{
+    int fast = price_bound(s, now_ns); /* section 76 */
+    if (s->cfg.policy == JBOF_POLICY_QOS)
+        fast = period_fair(s, now_ns) && fast;
+    if (s->cost.w_slow) /* section 104: the price climbs, the buffer was full: no fast step for 1 s */
+        s->fast_hold_ns = now_ns + FAST_HOLD_NS;
+    cost_period_end(&s->cost, now_ns, fast);
+    if (s->cost.wf_fast0) { /* section 104: a fast step was taken -- watch it */
+        s->fw_left = FAST_WATCH;
+        s->fw_wf0 = s->cost.wf_fast0;
+    } else if (s->fw_left) {
+        s->fw_left--;
+    }
 }
 
 /* a write completed: slow as the write EWMA goes (cost.c); with an SLO
@@ -5483,10 +5578,7 @@ static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *
     if (s->ctl.target_cap_ns && io->length_bytes >= CTL_NORMALIZE_BYTES) /* section 41: the unloaded large IO */
         min2_sample(&s->big_base, ctl_normalize(dev, io->length_bytes), now_ns, WBASE_WIN_NS);
     if (s->cost.cfg.learn && now_ns - s->cost.period_start_ns >= s->cost.cfg.period_ns) {
-        int fast = price_bound(s, now_ns); /* section 76 */
-        if (s->cfg.policy == JBOF_POLICY_QOS)
-            fast = period_fair(s, now_ns) && fast;
-        cost_period_end(&s->cost, now_ns, fast);
+        period_end(s, now_ns);
         moved = 1;
     }
     /* section 10: past the band's threshold the windows shrink back */

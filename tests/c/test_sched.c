@@ -2764,6 +2764,41 @@ static void test_progress_escape_wake(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 104: the all-queued snapshot is gone -- a shallow QD-1 4 KiB
+ * reader in the drive with nothing queued no longer keeps the write price
+ * at the ordinary -0.5 while a 16 KiB QD-8 writer and a 64 KiB QD-8
+ * reader are held by the price alone: wf 9 -> 6 at 100 ms (main: 8.5) and
+ * under 3 at 600 ms (main 6.0); then the shallow reader slows by more
+ * than 1/8 within a fast step's watch and the probe is undone: 9 back,
+ * -0.5 at 700 ms (8.5), and held off for 1 s (8.0 at 800 ms) */
+static void test_fast_decay_shallow(void)
+{
+    jbof_sim_cfg c;
+    memset(&c, 0, sizeof(c));
+    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &c.sched), 0);
+    CHECK_EQ(jbof_ssd_preset("dct983", &c.ssd), 0);
+    c.ssd.frag_init_ppm = 0;
+    c.seed = 7;
+    c.bin_ns = 100000000ull;
+    c.max_bins = 16;
+    jbof_sim *sim = NULL;
+    CHECK_EQ(jbof_sim_create(&c, &sim), 0);
+    sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 16384, 8);
+    sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDREAD, 65536, 8);
+    sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDREAD, 4096, 1);
+    static const uint32_t want[9] = {0, 1536, 0, 0, 0, 0, 768, 2176, 2048}; /* 0: not checked */
+    jbof_drive_stats d;
+    for (int k = 1; k <= 8; k++) {
+        CHECK_EQ(jbof_sim_run(sim, k * 100000000ull + 1000000ull), 0);
+        CHECK_EQ(jbof_sched_drive_stats(jbof_sim_sched(sim), &d), 0);
+        int ok = k == 6 ? d.write_factor_x256 < want[k] : !want[k] || d.write_factor_x256 == want[k];
+        if (!ok)
+            fprintf(stderr, "wf at %d00 ms %u (want %s%u)\n", k, d.write_factor_x256, k == 6 ? "< " : "", want[k]);
+        CHECK(ok);
+    }
+    jbof_sim_destroy(sim);
+}
+
 /* ctl.c 3d (section 84): a drive whose small reads at 2 deep already take
  * more than band_hi (base 84 us: band 126-252 us; 2-deep reads at 600 us) has
  * its read EWMA judged against 3 x that latency (1.8 ms): a 1 ms read EWMA
@@ -2874,5 +2909,6 @@ int main(void)
     test_fast_decay_resv();
     test_fast_decay_resv_deep();
     test_progress_escape_wake();
+    test_fast_decay_shallow();
     TEST_SUMMARY();
 }
