@@ -35,7 +35,10 @@ $(STAMP): pyproject.toml setup.py dataplane/_build.py scripts/install-deps.sh
 deps: $(STAMP)
 
 # The cffi extension is rebuilt whenever a C file changes.
+# A copy built in place by `python3 dataplane/_build.py` (named for the
+# interpreter, not abi3) would be imported ahead of pip's and go stale: remove it.
 dataplane/.built: $(STAMP) $(wildcard csrc/*.c csrc/*.h csrc/include/*.h) dataplane/_build.py
+	@rm -f dataplane/_jbof.cpython-*.so
 	$(PYTHON) -m pip install --no-build-isolation --no-deps -q -e . 2>&1 | grep -v -i "running pip as" || true
 	@$(PYTHON) -c "import dataplane._jbof" && touch $@
 
