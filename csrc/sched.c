@@ -2201,6 +2201,7 @@ enum { PD_SLOW_X = 5 };                             /* qos: ... whose reads take
 enum { SFQ_LAG_Q4 = 5 };                            /* qos, two buckets: a large head waits while its tag leads by 5/4 quantum per weight (63) */
 static const uint64_t SFQ_BACKLOG_NS = 10000000ull; /* qos, two buckets: queued 10 ms before its tag counts as the least (63) */
 static const uint64_t SFQ_CROSS_NS = 40000000ull;   /* qos, two buckets: the other bucket's members gate a head waiting < 40 ms (68) */
+enum { RESV_PAY_LEAD_Q = 32 };                      /* qos, two buckets: a reserved IO is paid by the other bucket while its members lead by 32 quanta per weight (110) */
 
 /* An SQ entry points at the caller's descriptor (section 6): submit fills
  * its scheduler fields in place, dispatch hands the same pointer back. */
@@ -4933,9 +4934,33 @@ static __attribute__((noinline)) int resv_little_room(const jbof_sched *s, tenan
     return t->inflight_cost + t->ring[t->head].io->cost <= need;
 }
 
+/* section 110: the reserved IO just taken (cost c, charged to bucket k by
+ * take) is paid by the other bucket o instead, while o holds more tokens
+ * than k by more than c and keeps to the deep-debt floor after paying it,
+ * the least owed member tag waiting on o leads the least on k by more than
+ * RESV_PAY_LEAD_Q quanta per unit weight, and o's longest-held tenant does
+ * not starve (section 9).  Two-bucket mode only; cold: once per reserved
+ * IO, and the tag walks only when the tokens allow the move. */
+static __attribute__((noinline)) void resv_pay_other(jbof_sched *s, int k, uint32_t c, uint64_t now_ns)
+{
+    int o = 1 - k;
+    int64_t *tk = s->ctl.tokens;
+    if (tk[o] <= tk[k] + (int64_t)c || tk[o] - (int64_t)c < debt_floor(s))
+        return;
+    if ((s->held_mask >> o & 1) && starving(s->t[s->held[o].head], now_ns))
+        return;
+    uint64_t mk = sfq_least(s, k, UINT32_MAX, now_ns, 0);
+    uint64_t mo = sfq_least(s, o, UINT32_MAX, now_ns, 0);
+    if (mk == UINT64_MAX || mo == UINT64_MAX || mo <= mk + (uint64_t)RESV_PAY_LEAD_Q * 16u * s->cfg.quantum_bytes)
+        return;
+    tk[k] += c;
+    tk[o] -= c;
+}
+
 /* Reservations due now, latency-critical first (qos). */
 static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
 {
+    int two = !one_bucket(s);
     int n = 0;
     for (uint32_t i = 0; i < s->nresv && n < max; i++) {
         uint32_t id = s->resv[i];
@@ -4962,8 +4987,12 @@ static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io **out, 
             if (debt_deep(s, io_bucket(s, t->ring[t->head].io->opcode)) &&
                 slot_blocked(s, t) && !resv_little_room(s, t, now_ns))
                 break;
-            t->deficit -= t->ring[t->head].io->cost; /* no double share */
+            uint32_t c = t->ring[t->head].io->cost;
+            int k = ctl_bucket(t->ring[t->head].io->opcode);
+            t->deficit -= c; /* no double share */
             take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, TAKE_ANY, TAKE_ONE_ANY);
+            if (two)
+                resv_pay_other(s, k, c, now_ns); /* section 110 */
         }
     }
     return n;
