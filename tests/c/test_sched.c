@@ -1756,6 +1756,19 @@ static void test_sfq_cross(void)
     check_settled_ratio("sfq cross: large reader / writer", 4, sp, 1, 2, 0.8, 1.25);
 }
 
+/* section 109: in two-bucket mode (an SLO reader) a best-effort reader of
+ * 128 x 32 KiB (heads of a quarter quantum, never gated by section 63) has
+ * the read bucket to itself while two best-effort 32 KiB writers of the
+ * same weight, 64 outstanding each, wait on the write bucket.  Without
+ * section 109 the reader took 1.86 x a writer's cost; held to the IO it has
+ * in the drive while its tag leads the writers' by more than 32 quanta
+ * (its read refill spills into the write bucket) 1.00 */
+static void test_far_ahead_small(void)
+{
+    static const load_spec sp[] = {{128, 32768, JBOF_OP_READ}, {64, 32768, JBOF_OP_WRITE}, {64, 32768, JBOF_OP_WRITE}};
+    check_settled_ratio("far ahead: small reader / writer", 4, sp, 1, 2, 0.8, 1.25);
+}
+
 /* section 38: reservations alone pace with one bucket (the write bucket
  * stands full after a call that sent writes); a configured latency-critical
  * tenant with an SLO brings the second bucket back (it pays for the writes) */
@@ -2794,6 +2807,7 @@ int main(void)
     test_depth_pays_shallow();
     test_sfq_gate();
     test_sfq_cross();
+    test_far_ahead_small();
     test_fast_decay_undo();
     test_lc_steer();
     test_shallow_band();
