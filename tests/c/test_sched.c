@@ -1769,6 +1769,22 @@ static void test_far_ahead_small(void)
     check_settled_ratio("far ahead: small reader / writer", 4, sp, 1, 2, 0.8, 1.25);
 }
 
+/* section 109's guard: the same reader and writers beside a best-effort
+ * 16 x 1 MiB reader, whose large heads section 60 holds beside the SLO
+ * reader (its tag stays the least of all, left out of the owed walk).
+ * Without the guard the small reader was still held to the writers' tags,
+ * its read refill spilling into their bucket: 1.00 x a writer's cost; with
+ * it (the most-owed member trails the writers by more than the lag, so the
+ * hold would only move the lead to a member in the middle) 1.38 */
+static void test_far_ahead_guard(void)
+{
+    static const load_spec sp[] = {{128, 32768, JBOF_OP_READ},
+                                   {64, 32768, JBOF_OP_WRITE},
+                                   {64, 32768, JBOF_OP_WRITE},
+                                   {16, 1048576, JBOF_OP_READ}};
+    check_settled_ratio("far ahead guard: small reader / writer", 5, sp, 1, 2, 1.2, 1.6);
+}
+
 /* section 38: reservations alone pace with one bucket (the write bucket
  * stands full after a call that sent writes); a configured latency-critical
  * tenant with an SLO brings the second bucket back (it pays for the writes) */
@@ -2808,6 +2824,7 @@ int main(void)
     test_sfq_gate();
     test_sfq_cross();
     test_far_ahead_small();
+    test_far_ahead_guard();
     test_fast_decay_undo();
     test_lc_steer();
     test_shallow_band();
