@@ -2233,6 +2233,52 @@
  *    (work 792, 912), s2 300 -> 300, nothing new (docs/scheduler-log.md
  *    105).
  *
+ * 109. A member far ahead held to one IO in the drive, small heads too,
+ *    unless the most-owed member is held by another rule (issue 11, qos,
+ *    two buckets; the weights row, section 106's class S).  Why: sections
+ *    63 / 68 gate only heads past a quantum, so a best-effort member whose
+ *    IOs are small takes whatever the others leave -- section 41 holds the
+ *    large readers for the SLO tenant, their windows park the rest at one
+ *    IO -- and its tag runs ahead of every other member's without bound
+ *    (s2-943: a QD-128 32 KiB reader at 0.385 of the group's cost in a
+ *    group of 26).  The rule: in two-bucket mode a member (63) with IO in
+ *    the drive whose head costs at most a quantum is parked on the round (as its window parks it: until one of
+ *    its own IOs completes) while its tag leads by more than FAR_LAG_Q (32)
+ *    quanta per unit weight the least tag of the members owed service
+ *    (sfq_least with section 68's cross rule: the read refill it leaves
+ *    spills into the write bucket when the owed member is a writer) --
+ *    unless the least tag of every backlogged member trails that least by
+ *    more than the same lag.  That member is left out of the first walk
+ *    only when section 60 holds its large IO beside an SLO tenant, its
+ *    limit rates it or it has queued < SFQ_BACKLOG_NS: the other rules are
+ *    what keeps it back, and the hold would only move the lead to a member
+ *    in the middle.  s1-646 (SATA, fragmented; a 1 ms SLO randrw tenant
+ *    beside a QD-32 4 KiB reader, a QD-2 64 KiB writer and two members
+ *    whose 256 KiB / 1 MiB IOs section 60 holds): without the guard the
+ *    reader was kept exactly 32 quanta ahead of the writer, whose writes
+ *    doubled on the read refill (0.26 -> 0.43 of the group) and took the
+ *    SLO tenant's p99 from 967 to 1147 us while the two held members
+ *    stayed at 0.07 each.  Bounds: the member keeps one IO in the drive,
+ *    so the hold alone cannot stall or starve it; SLO, reserved and
+ *    scavenger tenants, heads past a quantum (63 / 68) and one bucket are
+ *    untouched.  Section 106 kept the hold off while a reservation is
+ *    active (without the guard s2-286 starved and the class-L fixture
+ *    sweep-s1-959 failed); with the guard that exception changes no row
+ *    (one weights violation fewer on each seed) and is dropped.  Dropped
+ *    (docs/scheduler-log.md 106 / 109): lags 4 / 8 / 16 / 24 / 64, the reads'
+ *    cross part off or only while the write bucket is empty or not
+ *    stopped, no hold while an SLO tenant is backlogged or its EWMA / tail
+ *    window runs past 3/4 of the SLO, the held member at two in flight,
+ *    the owed member counted only while able to go now (window, tokens),
+ *    no hold while its own bucket is half full.  Cost: in two-bucket mode
+ *    only, one sfq_least walk per visit of a small head with IO in flight
+ *    (a second only when the first finds a lead), out of line; one bucket
+ *    pays nothing (its inlined round drops the test): make bench-sched
+ *    522.3 / 443.2 -> 522.3 / 443.2 and --big 899.2 / 748.6 -> 899.2 /
+ *    748.6 instructions per IO.  1000-mix fast gate: s1 331 -> 322
+ *    (weights 184 -> 173), s2 300 -> 298 (weights 179 -> 178, slo 16 ->
+ *    14, work 107 -> 106), no row worse.
+ *
  * 110. A reservation's IO paid by the other bucket while its members lead
  *    (issue 11, the weights row's class R2: a reservation beside an SLO
  *    tenant, two buckets).  Why: a reservation is honoured whatever the
@@ -2365,6 +2411,7 @@ enum { PD_SLOW_X = 5 };                             /* qos: ... whose reads take
 enum { SFQ_LAG_Q4 = 5 };                            /* qos, two buckets: a large head waits while its tag leads by 5/4 quantum per weight (63) */
 static const uint64_t SFQ_BACKLOG_NS = 10000000ull; /* qos, two buckets: queued 10 ms before its tag counts as the least (63) */
 static const uint64_t SFQ_CROSS_NS = 40000000ull;   /* qos, two buckets: the other bucket's members gate a head waiting < 40 ms (68) */
+enum { FAR_LAG_Q = 32 };                            /* qos, two buckets: a small head with IO in flight waits while its tag leads by 32 quanta per weight (109) */
 enum { RESV_PAY_LEAD_Q = 32 };                      /* qos, two buckets: a reserved IO is paid by the other bucket while its members lead by 32 quanta per weight (110) */
 
 /* An SQ entry points at the caller's descriptor (section 6): submit fills
@@ -4938,6 +4985,32 @@ static inline void park_on_round(jbof_sched *s, dlist *l, uint32_t id, tenant *t
     s->n_park_head[head_bucket(t)]++;
 }
 
+/* section 109: may t (IO in flight, two buckets) be parked for its lead?
+ * Yes when t is a member (63) whose head h costs at most a quantum and
+ * its tag leads the least tag of the members owed service (section 63's filters, section 68's cross rule) by more than
+ * FAR_LAG_Q quanta per unit weight, and that least is
+ * the most-owed member's within the same lag -- the least tag of every
+ * backlogged member, who is left out of the first only when section 60
+ * holds its large IO beside an SLO tenant, its limit rates it, or it has
+ * queued < SFQ_BACKLOG_NS.  Out of line: one call per such visit. */
+static __attribute__((noinline)) int far_ahead(const jbof_sched *s, const tenant *t, uint32_t id, const jbof_io *h,
+                                              uint64_t now_ns)
+{
+    if (h->cost > s->cfg.quantum_bytes || !sfq_member(t))
+        return 0;
+    uint64_t lag = (uint64_t)FAR_LAG_Q * 16u * s->cfg.quantum_bytes;
+    if (t->vs <= lag)
+        return 0;
+    int k = ctl_bucket(h->opcode);
+    uint64_t m = sfq_least(s, k, id, now_ns, now_ns - h->submit_ns < SFQ_CROSS_NS && !debt_deep(s, 1 - k));
+    if (m == UINT64_MAX || m >= t->vs - lag)
+        return 0;
+    /* the most owed is held by another rule: the lead would only go to a
+     * member in the middle (s1-646: the reads' refill to a writer) */
+    uint64_t ma = sfq_least(s, -1, id, now_ns, 0);
+    return ma + lag >= m;
+}
+
 /* Deficit round robin over cost (drr: bytes) on list l.  *waiting is set
  * when a backlogged tenant that is not held by its limit was left waiting. */
 static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io **out, int max, int enforce_slots,
@@ -5132,6 +5205,13 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
                 park_on_round(s, l, id, t);
                 continue;
             }
+        }
+        if (!one && t->inflight && far_ahead(s, t, id, h, now_ns)) {
+            /* section 109: far ahead of the least member owed service,
+             * held to the IO it has in the drive */
+            *waiting = 1;
+            park_on_round(s, l, id, t);
+            continue;
         }
         int k = one ? 0 : ctl_bucket(h->opcode);
         if ((!one || resv) && t->esc_ok) {

@@ -1756,6 +1756,35 @@ static void test_sfq_cross(void)
     check_settled_ratio("sfq cross: large reader / writer", 4, sp, 1, 2, 0.8, 1.25);
 }
 
+/* section 109: in two-bucket mode (an SLO reader) a best-effort reader of
+ * 128 x 32 KiB (heads of a quarter quantum, never gated by section 63) has
+ * the read bucket to itself while two best-effort 32 KiB writers of the
+ * same weight, 64 outstanding each, wait on the write bucket.  Without
+ * section 109 the reader took 1.86 x a writer's cost; held to the IO it has
+ * in the drive while its tag leads the writers' by more than 32 quanta
+ * (its read refill spills into the write bucket) 1.00 */
+static void test_far_ahead_small(void)
+{
+    static const load_spec sp[] = {{128, 32768, JBOF_OP_READ}, {64, 32768, JBOF_OP_WRITE}, {64, 32768, JBOF_OP_WRITE}};
+    check_settled_ratio("far ahead: small reader / writer", 4, sp, 1, 2, 0.8, 1.25);
+}
+
+/* section 109's guard: the same reader and writers beside a best-effort
+ * 16 x 1 MiB reader, whose large heads section 60 holds beside the SLO
+ * reader (its tag stays the least of all, left out of the owed walk).
+ * Without the guard the small reader was still held to the writers' tags,
+ * its read refill spilling into their bucket: 1.00 x a writer's cost; with
+ * it (the most-owed member trails the writers by more than the lag, so the
+ * hold would only move the lead to a member in the middle) 1.38 */
+static void test_far_ahead_guard(void)
+{
+    static const load_spec sp[] = {{128, 32768, JBOF_OP_READ},
+                                   {64, 32768, JBOF_OP_WRITE},
+                                   {64, 32768, JBOF_OP_WRITE},
+                                   {16, 1048576, JBOF_OP_READ}};
+    check_settled_ratio("far ahead guard: small reader / writer", 5, sp, 1, 2, 1.2, 1.6);
+}
+
 /* section 38: reservations alone pace with one bucket (the write bucket
  * stands full after a call that sent writes); a configured latency-critical
  * tenant with an SLO brings the second bucket back (it pays for the writes) */
@@ -2970,6 +2999,8 @@ int main(void)
     test_depth_pays_shallow();
     test_sfq_gate();
     test_sfq_cross();
+    test_far_ahead_small();
+    test_far_ahead_guard();
     test_fast_decay_undo();
     test_lc_steer();
     test_shallow_band();
