@@ -2663,20 +2663,34 @@ static void test_lc_steer(void)
 }
 
 
-/* section 90: a reservation active no longer keeps the write price from
- * its fast decay (sched.c price_bound).  The emulated dct983, clean: a
- * 16 KiB random writer at QD 8, a 64 KiB random reader at QD 8 and a
- * reserved one (50 MiB/s) beside them -- the rate at its ceiling, the
- * drive 5-7 deep and under the (fixed) band, every tenant queued at the
- * scheduler.  The first period ends fast (9 -> 6, the write factor x256
- * 2304 -> 1536) and the run goes on towards 3; with section 76's gate a
- * reservation closed every fast period: 8.5 at 100 ms, 6.0 at 600 ms. */
-static uint32_t sim_add(jbof_sim *sim, uint32_t klass, uint64_t reserve, uint32_t rw, uint32_t bs, uint32_t qd)
+/* a qos jbof_sim on the emulated drive `preset` (clean: no initial
+ * fragmentation), seed 7, 100 ms bins */
+static jbof_sim *sim_open(const char *preset, int clean)
+{
+    jbof_sim_cfg c;
+    memset(&c, 0, sizeof(c));
+    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &c.sched), 0);
+    CHECK_EQ(jbof_ssd_preset(preset, &c.ssd), 0);
+    if (clean)
+        c.ssd.frag_init_ppm = 0;
+    c.seed = 7;
+    c.bin_ns = 100000000ull;
+    c.max_bins = 16;
+    jbof_sim *sim = NULL;
+    CHECK_EQ(jbof_sim_create(&c, &sim), 0);
+    return sim;
+}
+
+/* a tenant of one fixed-size phase in a jbof_sim run (weight and SLO: sim_add_w) */
+static uint32_t sim_add_w(jbof_sim *sim, uint32_t klass, uint64_t reserve, uint64_t slo, uint32_t weight, uint32_t rw,
+                          uint32_t bs, uint32_t qd)
 {
     jbof_tenant_cfg t;
     jbof_tenant_default_cfg(&t);
     t.klass = klass;
     t.reserve_bps = reserve;
+    t.latency_slo_ns = slo;
+    t.weight = weight;
     jbof_wl w;
     memset(&w, 0, sizeof(w));
     w.nphases = 1;
@@ -2690,18 +2704,22 @@ static uint32_t sim_add(jbof_sim *sim, uint32_t klass, uint64_t reserve, uint32_
     return id;
 }
 
+static uint32_t sim_add(jbof_sim *sim, uint32_t klass, uint64_t reserve, uint32_t rw, uint32_t bs, uint32_t qd)
+{
+    return sim_add_w(sim, klass, reserve, 0, 1, rw, bs, qd);
+}
+
+/* section 90: a reservation active no longer keeps the write price from
+ * its fast decay (sched.c price_bound).  The emulated dct983, clean: a
+ * 16 KiB random writer at QD 8, a 64 KiB random reader at QD 8 and a
+ * reserved one (50 MiB/s) beside them -- the rate at its ceiling, the
+ * drive 5-7 deep and under the (fixed) band, every tenant queued at the
+ * scheduler.  The first period ends fast (9 -> 6, the write factor x256
+ * 2304 -> 1536) and the run goes on towards 3; with section 76's gate a
+ * reservation closed every fast period: 8.5 at 100 ms, 6.0 at 600 ms. */
 static void test_fast_decay_resv(void)
 {
-    jbof_sim_cfg c;
-    memset(&c, 0, sizeof(c));
-    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &c.sched), 0);
-    CHECK_EQ(jbof_ssd_preset("dct983", &c.ssd), 0);
-    c.ssd.frag_init_ppm = 0;
-    c.seed = 7;
-    c.bin_ns = 100000000ull;
-    c.max_bins = 16;
-    jbof_sim *sim = NULL;
-    CHECK_EQ(jbof_sim_create(&c, &sim), 0);
+    jbof_sim *sim = sim_open("dct983", 1);
     sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 16384, 8);
     sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDREAD, 65536, 8);
     sim_add(sim, JBOF_CLASS_RESERVED, 50ull << 20, JBOF_RW_RANDREAD, 65536, 8);
@@ -2729,16 +2747,7 @@ static void test_fast_decay_resv(void)
  * at 400 ms is fast (7.0 -> 5.0). */
 static void test_fast_decay_resv_deep(void)
 {
-    jbof_sim_cfg c;
-    memset(&c, 0, sizeof(c));
-    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &c.sched), 0);
-    CHECK_EQ(jbof_ssd_preset("dct983", &c.ssd), 0);
-    c.ssd.frag_init_ppm = 0;
-    c.seed = 7;
-    c.bin_ns = 100000000ull;
-    c.max_bins = 16;
-    jbof_sim *sim = NULL;
-    CHECK_EQ(jbof_sim_create(&c, &sim), 0);
+    jbof_sim *sim = sim_open("dct983", 1);
     sim_add(sim, JBOF_CLASS_RESERVED, 400ull << 20, JBOF_RW_RANDREAD, 4096, 32);
     sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 16384, 32);
     sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDREAD, 8192, 64);
@@ -2761,15 +2770,7 @@ static void test_fast_decay_resv_deep(void)
  * escape waits for the reserved write's completion at 61.1 ms. */
 static void test_progress_escape_wake(void)
 {
-    jbof_sim_cfg c;
-    memset(&c, 0, sizeof(c));
-    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &c.sched), 0);
-    CHECK_EQ(jbof_ssd_preset("sata-ssd-fragmented", &c.ssd), 0);
-    c.seed = 7;
-    c.bin_ns = 100000000ull;
-    c.max_bins = 16;
-    jbof_sim *sim = NULL;
-    CHECK_EQ(jbof_sim_create(&c, &sim), 0);
+    jbof_sim *sim = sim_open("sata-ssd-fragmented", 0);
     sim_add(sim, JBOF_CLASS_RESERVED, 2048ull << 20, JBOF_RW_RANDWRITE, 16u << 20, 1);
     uint32_t b = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 65536, 1);
     uint64_t first = 0, at50 = 0, at56 = 0;
@@ -2802,16 +2803,7 @@ static void test_progress_escape_wake(void)
  * -0.5 at 700 ms (8.5), and held off for 1 s (8.0 at 800 ms) */
 static void test_fast_decay_shallow(void)
 {
-    jbof_sim_cfg c;
-    memset(&c, 0, sizeof(c));
-    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &c.sched), 0);
-    CHECK_EQ(jbof_ssd_preset("dct983", &c.ssd), 0);
-    c.ssd.frag_init_ppm = 0;
-    c.seed = 7;
-    c.bin_ns = 100000000ull;
-    c.max_bins = 16;
-    jbof_sim *sim = NULL;
-    CHECK_EQ(jbof_sim_create(&c, &sim), 0);
+    jbof_sim *sim = sim_open("dct983", 1);
     sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 16384, 8);
     sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDREAD, 65536, 8);
     sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDREAD, 4096, 1);
@@ -2893,39 +2885,9 @@ static void test_shallow_band(void)
  * 110 the write bucket carries the whole
  * reservation and the reader keeps the read half; with it, the reserved
  * writes are paid from the read bucket while the reader's tag leads. */
-static uint32_t sim_add_w(jbof_sim *sim, uint32_t klass, uint64_t reserve, uint64_t slo, uint32_t weight, uint32_t rw,
-                          uint32_t bs, uint32_t qd)
-{
-    jbof_tenant_cfg t;
-    jbof_tenant_default_cfg(&t);
-    t.klass = klass;
-    t.reserve_bps = reserve;
-    t.latency_slo_ns = slo;
-    t.weight = weight;
-    jbof_wl w;
-    memset(&w, 0, sizeof(w));
-    w.nphases = 1;
-    w.phases[0].rw = rw;
-    w.phases[0].iodepth = qd;
-    w.phases[0].nbs = 1;
-    w.phases[0].bs[0] = bs;
-    w.phases[0].bs_pct[0] = 100;
-    uint32_t id = 999;
-    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &id), 0);
-    return id;
-}
-
 static void test_resv_pay_other(void)
 {
-    jbof_sim_cfg c;
-    memset(&c, 0, sizeof(c));
-    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &c.sched), 0);
-    CHECK_EQ(jbof_ssd_preset("sata-ssd-fragmented", &c.ssd), 0);
-    c.seed = 7;
-    c.bin_ns = 100000000ull;
-    c.max_bins = 16;
-    jbof_sim *sim = NULL;
-    CHECK_EQ(jbof_sim_create(&c, &sim), 0);
+    jbof_sim *sim = sim_open("sata-ssd-fragmented", 0);
     sim_add_w(sim, JBOF_CLASS_LATENCY, 0, 2000000, 1, JBOF_RW_RANDREAD, 4096, 1);
     sim_add_w(sim, JBOF_CLASS_BEST_EFFORT, 100ull << 20, 0, 1, JBOF_RW_RANDWRITE, 524288, 64);
     sim_add_w(sim, JBOF_CLASS_BEST_EFFORT, 50ull << 20, 0, 8, JBOF_RW_RANDWRITE, 8192, 16);
