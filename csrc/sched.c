@@ -2870,6 +2870,13 @@ static inline int held_large(const jbof_sched *s, const tenant *t)
     return s->ctl.target_cap_ns && s->n_lc_active && t->ring[t->head].io->length_bytes > CTL_NORMALIZE_BYTES;
 }
 
+/* q quanta per unit of weight on the start-tag scale (a tag advances by
+ * cost x 16 / weight, section 58): the lags of sections 109 and 110 */
+static inline uint64_t tag_quanta(const jbof_sched *s, uint32_t q)
+{
+    return (uint64_t)q * 16u * s->cfg.quantum_bytes;
+}
+
 /* section 63: the tenants start-time fair queueing is among -- best-effort,
  * no reservation */
 static inline int sfq_member(const tenant *t)
@@ -3957,12 +3964,18 @@ static inline int starving(const tenant *t, uint64_t now_ns)
  * PROGRESS_ROOM_NS of it): the bound is that IO's own latency */
 enum { PROGRESS_FAST_SHIFT = 5, PROGRESS_FAST_MIN = 100 };
 static const uint64_t PROGRESS_ROOM_NS = 3000000ull; /* qos: at most 3 ms of room for the drive (section 85) */
+static inline int progress_p99_fast(const tenant *t)
+{
+    uint64_t p99 = 0;
+    return t->hist.count >= PROGRESS_FAST_MIN && jbof_hist_quantile(&t->hist, 0.99, &p99) == 0 &&
+           p99 << PROGRESS_FAST_SHIFT <= PROGRESS_NS;
+}
 static __attribute__((noinline)) int progress_fast(const tenant *t, uint64_t now_ns)
 {
-    uint64_t sub = t->ring[t->head].io->submit_ns, p99 = 0;
-    if (sub <= t->last_take_ns || now_ns - sub < PROGRESS_NS - PROGRESS_ROOM_NS || t->hist.count < PROGRESS_FAST_MIN)
+    uint64_t sub = t->ring[t->head].io->submit_ns;
+    if (sub <= t->last_take_ns || now_ns - sub < PROGRESS_NS - PROGRESS_ROOM_NS)
         return 0;
-    return jbof_hist_quantile(&t->hist, 0.99, &p99) == 0 && p99 << PROGRESS_FAST_SHIFT <= PROGRESS_NS;
+    return progress_p99_fast(t);
 }
 
 /* section 85: the drive's time for the head's kind and two walks (a walk
@@ -4044,13 +4057,23 @@ static uint64_t esc_owed_at(const jbof_sched *s, const tenant *t)
 {
     if (t->inflight || !t->count)
         return UINT64_MAX;
-    uint64_t sub = t->ring[t->head].io->submit_ns, pn = esc_bound(s, t), p99 = 0;
+    uint64_t sub = t->ring[t->head].io->submit_ns, pn = esc_bound(s, t);
     uint64_t from = sub > t->last_take_ns ? sub : t->last_take_ns;
-    if (pn == PROGRESS_NS && sub > t->last_take_ns && t->hist.count >= PROGRESS_FAST_MIN &&
-        jbof_hist_quantile(&t->hist, 0.99, &p99) == 0 && p99 << PROGRESS_FAST_SHIFT <= PROGRESS_NS)
+    if (pn == PROGRESS_NS && sub > t->last_take_ns && progress_p99_fast(t))
         return from + pn - progress_room(s, t); /* section 85: at any walk */
     uint64_t tick = t->esc_ns + STARVE_NS;
     return from + pn > tick ? from + pn : tick;
+}
+
+/* section 102: a walk's candidate for the wake -- the earliest owed of
+ * the held tenants it did not escape */
+static inline void esc_wake_note(const jbof_sched *s, uint32_t id, uint64_t *wake, uint32_t *wid)
+{
+    uint64_t w = esc_owed_at(s, s->t[id]);
+    if (w < *wake) {
+        *wake = w;
+        *wid = id;
+    }
 }
 
 /* section 93: the least tag of a starving member, on the round or held,
@@ -4160,11 +4183,7 @@ static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t n
         for (uint32_t i = 0, len = h->len; i < len; i++) {
             int32_t nx = s->t[id]->next;
             if (!resv_escape_earn(s, s->t[id], now_ns, (deep >> k & 1) ? full : 2)) {
-                uint64_t w = esc_owed_at(s, s->t[id]); /* section 102 */
-                if (w < wake) {
-                    wake = w;
-                    wid = (uint32_t)id;
-                }
+                esc_wake_note(s, (uint32_t)id, &wake, &wid); /* section 102 */
             } else {
                 list_del_raw(s, h, (uint32_t)id);
                 if (ne < ESC_SORT_MAX)
@@ -4185,12 +4204,9 @@ static __attribute__((noinline)) uint32_t resv_escapes(jbof_sched *s, uint64_t n
         int32_t nx = s->t[id]->next;
         int k = one_bucket(s) ? 0 : head_bucket(s->t[id]); /* one bucket: all on 0 (38) */
         if (!(neg >> k & 1)) {
+            /* not held past a debt */
         } else if (!resv_escape_earn(s, s->t[id], now_ns, (deep >> k & 1) ? full : 2)) {
-            uint64_t w = esc_owed_at(s, s->t[id]); /* section 102 */
-            if (w < wake) {
-                wake = w;
-                wid = (uint32_t)id;
-            }
+            esc_wake_note(s, (uint32_t)id, &wake, &wid); /* section 102 */
         } else {
             list_del(s, &s->drr, (uint32_t)id);
             if (ne < ESC_SORT_MAX)
@@ -4998,7 +5014,7 @@ static __attribute__((noinline)) int far_ahead(const jbof_sched *s, const tenant
 {
     if (h->cost > s->cfg.quantum_bytes || !sfq_member(t))
         return 0;
-    uint64_t lag = (uint64_t)FAR_LAG_Q * 16u * s->cfg.quantum_bytes;
+    uint64_t lag = tag_quanta(s, FAR_LAG_Q);
     if (t->vs <= lag)
         return 0;
     int k = ctl_bucket(h->opcode);
@@ -5360,7 +5376,7 @@ static __attribute__((noinline)) void resv_pay_other(jbof_sched *s, int k, uint3
         return;
     uint64_t mk = sfq_least(s, k, UINT32_MAX, now_ns, 0);
     uint64_t mo = sfq_least(s, o, UINT32_MAX, now_ns, 0);
-    if (mk == UINT64_MAX || mo == UINT64_MAX || mo <= mk + (uint64_t)RESV_PAY_LEAD_Q * 16u * s->cfg.quantum_bytes)
+    if (mk == UINT64_MAX || mo == UINT64_MAX || mo <= mk + tag_quanta(s, RESV_PAY_LEAD_Q))
         return;
     tk[k] += c;
     tk[o] -= c;
