@@ -836,6 +836,16 @@ static void test_wbuf_read_full(void)
     }
 }
 
+/* n copies of proto of len bytes each, tagged tag0, tag0 + 1, ... */
+static void reads_like(jbof_io *r, int n, const jbof_io *proto, uint32_t len, uint32_t tag0)
+{
+    for (int i = 0; i < n; i++) {
+        r[i] = *proto;
+        r[i].length_bytes = len;
+        r[i].tag = tag0 + (uint32_t)i;
+    }
+}
+
 /* sections 41 and 99's tests' warm-up: the owner's keep stays in flight;
  * the best-effort tenant's 1 MiB read r[0] completes in 2 ms (250 us per
  * 128 KiB unloaded), then r[1] goes beside the owner's own_b, which takes
@@ -872,11 +882,7 @@ static void test_big_io_gate(void)
         owner_mix m; /* the owner's SLO 500 us: the cap 250 us */
         jbof_sched *s = owner_mix_init(&m, 0, JBOF_CLASS_BEST_EFFORT);
         jbof_io keep = m.own_a, *own_b = &m.own_b, r[3];
-        for (int i = 0; i < 3; i++) {
-            r[i] = m.r1;
-            r[i].length_bytes = 1u << 20;
-            r[i].tag = 10u + (uint32_t)i;
-        }
+        reads_like(r, 3, &m.r1, 1u << 20, 10);
         jbof_io *out[8];
         uint64_t r1_ns;
         uint64_t t = big_gate_warm(s, &keep, own_b, r, miss, &r1_ns);
@@ -904,14 +910,8 @@ static void test_big128_depth(void)
         owner_mix m; /* the owner's SLO 500 us: the cap 250 us */
         jbof_sched *s = owner_mix_init(&m, 0, JBOF_CLASS_BEST_EFFORT);
         jbof_io keep = m.own_a, *own_b = &m.own_b, r[2], q[2];
-        for (int i = 0; i < 2; i++) {
-            r[i] = m.r1;
-            r[i].length_bytes = 1u << 20;
-            r[i].tag = 10u + (uint32_t)i;
-            q[i] = m.r1;
-            q[i].length_bytes = 128u << 10;
-            q[i].tag = 20u + (uint32_t)i;
-        }
+        reads_like(r, 2, &m.r1, 1u << 20, 10);
+        reads_like(q, 2, &m.r1, 128u << 10, 20);
         jbof_io *out[8];
         uint64_t r1_ns;
         uint64_t t = big_gate_warm(s, &keep, own_b, r, miss, &r1_ns);
