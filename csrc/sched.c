@@ -2412,6 +2412,8 @@ enum { SFQ_LAG_Q4 = 5 };                            /* qos, two buckets: a large
 static const uint64_t SFQ_BACKLOG_NS = 10000000ull; /* qos, two buckets: queued 10 ms before its tag counts as the least (63) */
 static const uint64_t SFQ_CROSS_NS = 40000000ull;   /* qos, two buckets: the other bucket's members gate a head waiting < 40 ms (68) */
 enum { FAR_LAG_Q = 32 };                            /* qos, two buckets: a small head with IO in flight waits while its tag leads by 32 quanta per weight (109) */
+enum { RESV_LC_PEAK_X = 4 };                        /* qos, beside an SLO tenant: a short reservation is cut only below 4 x its peak (114) */
+enum { RESV_LC_FORGIVE_WIN = 4 };                   /* qos, beside an SLO tenant: a cut forgives at most 4 windows of its peak cost (114) */
 enum { RESV_PAY_LEAD_Q = 32 };                      /* qos, two buckets: a reserved IO is paid by the other bucket while its members lead by 32 quanta per weight (110) */
 
 /* An SQ entry points at the caller's descriptor (section 6): submit fills
@@ -3812,6 +3814,14 @@ static inline uint64_t resv_demand(const tenant *t)
  * rate less the others' reservations; past that they are cut max-min
  * fairly (water-filling), and the rest of a cut tenant's demand goes
  * through weighted DRR like anyone's. */
+/* Section 114: short, and beside an SLO tenant never seen to move a
+ * RESV_LC_PEAK_X-th of its reservation over one window (r_peak_bps, 40):
+ * there the short mark also reads the steered rate, the peak does not */
+static inline int resv_cut_ok(const jbof_sched *s, const tenant *t)
+{
+    return t->r_short && (!s->n_lc_active || t->r_peak_bps * RESV_LC_PEAK_X < t->cfg.reserve_bps);
+}
+
 static __attribute__((noinline)) void resv_scale(jbof_sched *s, uint64_t now_ns)
 {
     if (now_ns < s->resv_next_ns)
@@ -3845,7 +3855,7 @@ static __attribute__((noinline)) void resv_scale(jbof_sched *s, uint64_t now_ns)
         all += d;
         /* section 40: reserve / peak, x256 (never seen: too much) */
         seen += t->r_peak_bps ? (uint64_t)(((__uint128_t)t->cfg.reserve_bps * 256u) / t->r_peak_bps) : 1u << 20;
-        if (!t->r_short || t->r_seen) /* a seen one is not cut (section 40): as a met one */
+        if (!resv_cut_ok(s, t) || t->r_seen) /* a seen one is not cut (section 40): as a met one */
             cap = cap > d ? cap - d : 0;
         else if (d <= big) {
             sum += d;
@@ -3861,7 +3871,9 @@ static __attribute__((noinline)) void resv_scale(jbof_sched *s, uint64_t now_ns)
     uint32_t ok = seen <= RESV_SEEN_X256 && all <= drive && one_bucket(s);
     for (uint32_t i = 0; i < s->nresv; i++)
         s->t[s->resv[i]]->r_seen = ok;
-    int on = s->ctl.state >= JBOF_CTL_CONGESTION && s->n_backlogged > n_bl && !s->n_lc_active;
+    int on = s->ctl.state >= JBOF_CTL_CONGESTION && s->n_backlogged > n_bl;
+    if (s->n_lc_active)
+        sum = 0; /* section 114: beside an SLO tenant suspension only, no water-fill */
     if (on && sum > cap && n) {
         /* the level: cap minus the reservations below it, over the rest */
         uint32_t n_big = n, prev = 0;
@@ -3872,7 +3884,7 @@ static __attribute__((noinline)) void resv_scale(jbof_sched *s, uint64_t now_ns)
             n_big = 0;
             for (uint32_t i = 0; i < s->nresv; i++) {
                 tenant *t = s->t[s->resv[i]];
-                uint64_t d = is_active(t) && t->r_short && !t->r_seen ? resv_demand(t) : big + 1;
+                uint64_t d = is_active(t) && resv_cut_ok(s, t) && !t->r_seen ? resv_demand(t) : big + 1;
                 if (d > big)
                     continue;
                 if (d <= level)
@@ -3893,17 +3905,26 @@ static __attribute__((noinline)) void resv_scale(jbof_sched *s, uint64_t now_ns)
         uint64_t eff = t->cfg.reserve_bps;
         if (t->r_seen)
             ; /* section 40: kept whole */
-        else if (on && t->r_short && d > big)
+        else if (on && resv_cut_ok(s, t) && d > big)
             eff = 0;
-        else if (on && t->r_short && sum > cap && d > level)
+        else if (on && resv_cut_ok(s, t) && sum > cap && d > level)
             eff = (uint64_t)(((__uint128_t)t->cfg.reserve_bps * level) / d);
         eff = eff ? eff : 1;
         if (eff < t->r_eff_bps) {
             deficit_rearm(s, t); /* the debt its reservation IO ran up (3b) is not owed by DRR */
-            /* nor is the buckets' debt past section 12's bound owed by the others */
+            /* nor is the buckets' debt past section 12's bound owed by the
+             * others -- beside an SLO tenant only as much of it as its IO
+             * could have run up: RESV_LC_FORGIVE_WIN windows at its peak (114) */
+            int64_t fl = debt_floor(s), x = INT64_MAX;
+            if (s->n_lc_active) {
+                uint64_t cpb = t->r_cpb_x256 ? t->r_cpb_x256 : 256u;
+                __uint128_t v = ((__uint128_t)t->r_peak_bps * cpb * RESV_WIN_NS * RESV_LC_FORGIVE_WIN) /
+                                (256u * JBOF_NS_PER_S);
+                x = v < (__uint128_t)INT64_MAX ? (int64_t)v : INT64_MAX;
+            }
             for (int k = 0; k < 2; k++)
                 if (debt_deep(s, k))
-                    s->ctl.tokens[k] = debt_floor(s);
+                    s->ctl.tokens[k] = fl - s->ctl.tokens[k] > x ? s->ctl.tokens[k] + x : fl;
         }
         else if (eff > t->r_eff_bps && t->r_tag > now_ns)
             t->r_tag = now_ns; /* a tag pushed out at the cut rate (section 7) */
