@@ -497,7 +497,8 @@
  *        not get its floor -- the drive, or its own depth, cannot give it);
  *      - while the controller reports CONGESTION or OVERLOADED, a tenant
  *        without a reservation waits (n_backlogged > backlogged reserved
- *        tenants) and no latency-critical tenant with an SLO is active,
+ *        tenants) and no latency-critical tenant with an SLO is active
+ *        (section 114: beside one too, suspension only, see there),
  *        the short reservations are cut at the next dispatch (at most once
  *        per ms, resv_scale): each one's demand is reserve_bps x the cost
  *        per byte of its IO (EWMA over its dispatches, the current write
@@ -2322,6 +2323,57 @@
  *    1000-mix fast gate: s1 331 -> 328 (weights 184 -> 181: s1-176, 435,
  *    934), s2 300 -> 299 (weights 179 -> 178: s2-324); nothing new
  *    (docs/scheduler-log.md 110).
+ *
+ * 114. Section 20's cut beside an SLO tenant: suspension only, of a
+ *    reservation never seen to move a quarter of itself, with the debt it
+ *    forgives bounded (issue 11, the weights row's class R2: a reservation
+ *    beside an SLO tenant).  Why: section 20 stood aside while an SLO
+ *    tenant was active, so there a reservation the drive (or its own
+ *    depth) cannot give is chased forever: due reserved IO goes past the
+ *    controller and is charged to the buckets (3b), and the members of
+ *    the bucket it keeps in debt go by escapes only (s2-839: a 512 B QD-4
+ *    reader reserved 100 MiB/s that never moved 2.5 MB/s and a QD-128
+ *    512 B writer reserved 200 MiB/s beside a 200 us SLO reader: a weight-1
+ *    4 KiB reader took 0.45 of its group of two, weight share 0.11).
+ *    Section 112 found the lever (the R2 panel 111.7 -> 101.8) and its
+ *    casualties: beside SLO steering the short mark reads the steered rate
+ *    too (s1-584: a feasible 200 MiB/s reservation cut), a depth-bound
+ *    reserved reader was what kept the drive busy (s1-824), water-filled
+ *    cuts undo section 110's charge move (s1-176), and the forgiven write
+ *    debt (up to 585 MB at one cut) lets every writer into the drive at
+ *    once (stall s1-469, starve s2-709).  The rule, while an SLO tenant is
+ *    active: (i) section 20's `on` no longer requires its absence;
+ *    (ii) a short reservation is cut only if r_peak_bps (40: the most it
+ *    moved over one window) x RESV_LC_PEAK_X (4) is below its reservation
+ *    -- what it was seen to move, not the steered rate, says the drive
+ *    cannot give it (s1-824's reader moved 133 MB/s of 400 MiB/s: kept);
+ *    (iii) suspension only (its demand past half the pacing rate), no
+ *    water-fill; (iv) at the cut both buckets' debt past section 12's
+ *    floor is forgiven by at most what its own IO could have run up:
+ *    RESV_LC_FORGIVE_WIN (4) windows at its peak rate, in cost at its
+ *    cost per byte.  Bounds: a reservation ever seen at a quarter of its
+ *    rate is never cut here; a suspended one goes through weighted DRR
+ *    like any member and gets its reservation back when the congestion or
+ *    the waiter goes (20); no SLO tenant: section 20 unchanged.  Dropped
+ *    (docs/scheduler-log.md 114; gate = 1000-mix fast gate --base n4,
+ *    panel = section 112's casualties and R2's 60 far mixes): x1 (112's
+ *    1+2+1024) and x3: work s1-824 (panel); x6 / x8: s2-319 not fixed
+ *    (panel); with the water-fill: weights s1-176, starve s1-709 (panel);
+ *    section 20's whole floor reset instead of (iv): stall s1-469 (gate);
+ *    no reset at all: s2-319 not fixed (gate, s2 293); the whole reset
+ *    only for the buckets its IO used: starve s2-709 (gate); that and (iv)
+ *    together: the same rows as kept (gate), one rule more; "cut only a
+ *    tenant queued at the scheduler for most of the last window while its
+ *    reservation was whole" (the s1-824 guard): panel 110.2, s2-839 not
+ *    fixed -- the reservations R2 needs cut are depth-bound ones too; "no
+ *    cut of a reservation section 110 paid from the other bucket in the
+ *    last 20 / 100 ms": s1-176 stays (panel).  Cost: none on the IO path
+ *    (resv_scale runs at most once per RESV_STEP_NS, a cut is rarer
+ *    still); make bench-sched 523.3 / 444.1 -> 523.3 / 444.1 instructions
+ *    per IO (its mix has no SLO tenant).  1000-mix fast gate: s1 316 ->
+ *    316 (every row the same mixes), s2 294 -> 292 (weights 176 -> 174:
+ *    s2-319, 839); no row worse.  Digest: mix 11-29 and the fixture
+ *    sweep-s2-705 move.
  */
 #include <errno.h>
 #include <stdlib.h>
