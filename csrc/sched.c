@@ -3865,7 +3865,9 @@ static inline uint64_t resv_demand(const tenant *t)
  * their IO costs now, may add up to RESV_FRAC_X256 / 256 of the pacing
  * rate less the others' reservations; past that they are cut max-min
  * fairly (water-filling), and the rest of a cut tenant's demand goes
- * through weighted DRR like anyone's. */
+ * through weighted DRR like anyone's.  Beside an SLO tenant (section 114)
+ * only a reservation never seen at a quarter of itself is cut, by
+ * suspension only, and the debt its cut forgives is bounded. */
 /* Section 114: short, and beside an SLO tenant never seen to move a
  * RESV_LC_PEAK_X-th of its reservation over one window (r_peak_bps, 40):
  * there the short mark also reads the steered rate, the peak does not */
