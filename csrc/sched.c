@@ -2373,7 +2373,7 @@
  *    per IO (its mix has no SLO tenant).  1000-mix fast gate: s1 316 ->
  *    316 (every row the same mixes), s2 294 -> 292 (weights 176 -> 174:
  *    s2-319, 839); no row worse.  Digest: mix 11-29 and the fixture
- *    sweep-s2-705 move.
+ *    sweep-s2-705 move (fixtures sweep-s2-319, sweep-s2-839 added).
  */
 #include <errno.h>
 #include <stdlib.h>
