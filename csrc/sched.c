@@ -497,7 +497,8 @@
  *        not get its floor -- the drive, or its own depth, cannot give it);
  *      - while the controller reports CONGESTION or OVERLOADED, a tenant
  *        without a reservation waits (n_backlogged > backlogged reserved
- *        tenants) and no latency-critical tenant with an SLO is active,
+ *        tenants) and no latency-critical tenant with an SLO is active
+ *        (section 114: beside one too, suspension only, see there),
  *        the short reservations are cut at the next dispatch (at most once
  *        per ms, resv_scale): each one's demand is reserve_bps x the cost
  *        per byte of its IO (EWMA over its dispatches, the current write
@@ -2322,6 +2323,57 @@
  *    1000-mix fast gate: s1 331 -> 328 (weights 184 -> 181: s1-176, 435,
  *    934), s2 300 -> 299 (weights 179 -> 178: s2-324); nothing new
  *    (docs/scheduler-log.md 110).
+ *
+ * 114. Section 20's cut beside an SLO tenant: suspension only, of a
+ *    reservation never seen to move a quarter of itself, with the debt it
+ *    forgives bounded (issue 11, the weights row's class R2: a reservation
+ *    beside an SLO tenant).  Why: section 20 stood aside while an SLO
+ *    tenant was active, so there a reservation the drive (or its own
+ *    depth) cannot give is chased forever: due reserved IO goes past the
+ *    controller and is charged to the buckets (3b), and the members of
+ *    the bucket it keeps in debt go by escapes only (s2-839: a 512 B QD-4
+ *    reader reserved 100 MiB/s that never moved 2.5 MB/s and a QD-128
+ *    512 B writer reserved 200 MiB/s beside a 200 us SLO reader: a weight-1
+ *    4 KiB reader took 0.45 of its group of two, weight share 0.11).
+ *    Section 112 found the lever (the R2 panel 111.7 -> 101.8) and its
+ *    casualties: beside SLO steering the short mark reads the steered rate
+ *    too (s1-584: a feasible 200 MiB/s reservation cut), a depth-bound
+ *    reserved reader was what kept the drive busy (s1-824), water-filled
+ *    cuts undo section 110's charge move (s1-176), and the forgiven write
+ *    debt (up to 585 MB at one cut) lets every writer into the drive at
+ *    once (stall s1-469, starve s2-709).  The rule, while an SLO tenant is
+ *    active: (i) section 20's `on` no longer requires its absence;
+ *    (ii) a short reservation is cut only if r_peak_bps (40: the most it
+ *    moved over one window) x RESV_LC_PEAK_X (4) is below its reservation
+ *    -- what it was seen to move, not the steered rate, says the drive
+ *    cannot give it (s1-824's reader moved 133 MB/s of 400 MiB/s: kept);
+ *    (iii) suspension only (its demand past half the pacing rate), no
+ *    water-fill; (iv) at the cut both buckets' debt past section 12's
+ *    floor is forgiven by at most what its own IO could have run up:
+ *    RESV_LC_FORGIVE_WIN (4) windows at its peak rate, in cost at its
+ *    cost per byte.  Bounds: a reservation ever seen at a quarter of its
+ *    rate is never cut here; a suspended one goes through weighted DRR
+ *    like any member and gets its reservation back when the congestion or
+ *    the waiter goes (20); no SLO tenant: section 20 unchanged.  Dropped
+ *    (docs/scheduler-log.md 114; gate = 1000-mix fast gate --base n4,
+ *    panel = section 112's casualties and R2's 60 far mixes): x1 (112's
+ *    1+2+1024) and x3: work s1-824 (panel); x6 / x8: s2-319 not fixed
+ *    (panel); with the water-fill: weights s1-176, starve s1-709 (panel);
+ *    section 20's whole floor reset instead of (iv): stall s1-469 (gate);
+ *    no reset at all: s2-319 not fixed (gate, s2 293); the whole reset
+ *    only for the buckets its IO used: starve s2-709 (gate); that and (iv)
+ *    together: the same rows as kept (gate), one rule more; "cut only a
+ *    tenant queued at the scheduler for most of the last window while its
+ *    reservation was whole" (the s1-824 guard): panel 110.2, s2-839 not
+ *    fixed -- the reservations R2 needs cut are depth-bound ones too; "no
+ *    cut of a reservation section 110 paid from the other bucket in the
+ *    last 20 / 100 ms": s1-176 stays (panel).  Cost: none on the IO path
+ *    (resv_scale runs at most once per RESV_STEP_NS, a cut is rarer
+ *    still); make bench-sched 523.3 / 444.1 -> 523.3 / 444.1 instructions
+ *    per IO (its mix has no SLO tenant).  1000-mix fast gate: s1 316 ->
+ *    316 (every row the same mixes), s2 294 -> 292 (weights 176 -> 174:
+ *    s2-319, 839); no row worse.  Digest: mix 11-29 and the fixture
+ *    sweep-s2-705 move (fixtures sweep-s2-319, sweep-s2-839 added).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -2412,6 +2464,8 @@ enum { SFQ_LAG_Q4 = 5 };                            /* qos, two buckets: a large
 static const uint64_t SFQ_BACKLOG_NS = 10000000ull; /* qos, two buckets: queued 10 ms before its tag counts as the least (63) */
 static const uint64_t SFQ_CROSS_NS = 40000000ull;   /* qos, two buckets: the other bucket's members gate a head waiting < 40 ms (68) */
 enum { FAR_LAG_Q = 32 };                            /* qos, two buckets: a small head with IO in flight waits while its tag leads by 32 quanta per weight (109) */
+enum { RESV_LC_PEAK_X = 4 };                        /* qos, beside an SLO tenant: a short reservation is cut only below 4 x its peak (114) */
+enum { RESV_LC_FORGIVE_WIN = 4 };                   /* qos, beside an SLO tenant: a cut forgives at most 4 windows of its peak cost (114) */
 enum { RESV_PAY_LEAD_Q = 32 };                      /* qos, two buckets: a reserved IO is paid by the other bucket while its members lead by 32 quanta per weight (110) */
 
 /* An SQ entry points at the caller's descriptor (section 6): submit fills
@@ -3811,7 +3865,17 @@ static inline uint64_t resv_demand(const tenant *t)
  * their IO costs now, may add up to RESV_FRAC_X256 / 256 of the pacing
  * rate less the others' reservations; past that they are cut max-min
  * fairly (water-filling), and the rest of a cut tenant's demand goes
- * through weighted DRR like anyone's. */
+ * through weighted DRR like anyone's.  Beside an SLO tenant (section 114)
+ * only a reservation never seen at a quarter of itself is cut, by
+ * suspension only, and the debt its cut forgives is bounded. */
+/* Section 114: short, and beside an SLO tenant never seen to move a
+ * RESV_LC_PEAK_X-th of its reservation over one window (r_peak_bps, 40):
+ * there the short mark also reads the steered rate, the peak does not */
+static inline int resv_cut_ok(const jbof_sched *s, const tenant *t)
+{
+    return t->r_short && (!s->n_lc_active || t->r_peak_bps * RESV_LC_PEAK_X < t->cfg.reserve_bps);
+}
+
 static __attribute__((noinline)) void resv_scale(jbof_sched *s, uint64_t now_ns)
 {
     if (now_ns < s->resv_next_ns)
@@ -3845,7 +3909,7 @@ static __attribute__((noinline)) void resv_scale(jbof_sched *s, uint64_t now_ns)
         all += d;
         /* section 40: reserve / peak, x256 (never seen: too much) */
         seen += t->r_peak_bps ? (uint64_t)(((__uint128_t)t->cfg.reserve_bps * 256u) / t->r_peak_bps) : 1u << 20;
-        if (!t->r_short || t->r_seen) /* a seen one is not cut (section 40): as a met one */
+        if (!resv_cut_ok(s, t) || t->r_seen) /* a seen one is not cut (section 40): as a met one */
             cap = cap > d ? cap - d : 0;
         else if (d <= big) {
             sum += d;
@@ -3861,7 +3925,9 @@ static __attribute__((noinline)) void resv_scale(jbof_sched *s, uint64_t now_ns)
     uint32_t ok = seen <= RESV_SEEN_X256 && all <= drive && one_bucket(s);
     for (uint32_t i = 0; i < s->nresv; i++)
         s->t[s->resv[i]]->r_seen = ok;
-    int on = s->ctl.state >= JBOF_CTL_CONGESTION && s->n_backlogged > n_bl && !s->n_lc_active;
+    int on = s->ctl.state >= JBOF_CTL_CONGESTION && s->n_backlogged > n_bl;
+    if (s->n_lc_active)
+        sum = 0; /* section 114: beside an SLO tenant suspension only, no water-fill */
     if (on && sum > cap && n) {
         /* the level: cap minus the reservations below it, over the rest */
         uint32_t n_big = n, prev = 0;
@@ -3872,7 +3938,7 @@ static __attribute__((noinline)) void resv_scale(jbof_sched *s, uint64_t now_ns)
             n_big = 0;
             for (uint32_t i = 0; i < s->nresv; i++) {
                 tenant *t = s->t[s->resv[i]];
-                uint64_t d = is_active(t) && t->r_short && !t->r_seen ? resv_demand(t) : big + 1;
+                uint64_t d = is_active(t) && resv_cut_ok(s, t) && !t->r_seen ? resv_demand(t) : big + 1;
                 if (d > big)
                     continue;
                 if (d <= level)
@@ -3893,17 +3959,26 @@ static __attribute__((noinline)) void resv_scale(jbof_sched *s, uint64_t now_ns)
         uint64_t eff = t->cfg.reserve_bps;
         if (t->r_seen)
             ; /* section 40: kept whole */
-        else if (on && t->r_short && d > big)
+        else if (on && resv_cut_ok(s, t) && d > big)
             eff = 0;
-        else if (on && t->r_short && sum > cap && d > level)
+        else if (on && resv_cut_ok(s, t) && sum > cap && d > level)
             eff = (uint64_t)(((__uint128_t)t->cfg.reserve_bps * level) / d);
         eff = eff ? eff : 1;
         if (eff < t->r_eff_bps) {
             deficit_rearm(s, t); /* the debt its reservation IO ran up (3b) is not owed by DRR */
-            /* nor is the buckets' debt past section 12's bound owed by the others */
+            /* nor is the buckets' debt past section 12's bound owed by the
+             * others -- beside an SLO tenant only as much of it as its IO
+             * could have run up: RESV_LC_FORGIVE_WIN windows at its peak (114) */
+            int64_t fl = debt_floor(s), x = INT64_MAX;
+            if (s->n_lc_active) {
+                uint64_t cpb = t->r_cpb_x256 ? t->r_cpb_x256 : 256u;
+                __uint128_t v = ((__uint128_t)t->r_peak_bps * cpb * RESV_WIN_NS * RESV_LC_FORGIVE_WIN) /
+                                (256u * JBOF_NS_PER_S);
+                x = v < (__uint128_t)INT64_MAX ? (int64_t)v : INT64_MAX;
+            }
             for (int k = 0; k < 2; k++)
                 if (debt_deep(s, k))
-                    s->ctl.tokens[k] = debt_floor(s);
+                    s->ctl.tokens[k] = fl - s->ctl.tokens[k] > x ? s->ctl.tokens[k] + x : fl;
         }
         else if (eff > t->r_eff_bps && t->r_tag > now_ns)
             t->r_tag = now_ns; /* a tag pushed out at the cut rate (section 7) */

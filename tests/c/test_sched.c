@@ -1909,7 +1909,7 @@ static void resv_beside(jbof_sched *s, load *L, fake *f, int n, uint32_t rdepth,
                         uint32_t depth, uint32_t bs, uint8_t op)
 {
     load_reset(L, f, n);
-    L->ids[0] = add(s, 1, JBOF_CLASS_RESERVED, 2000ull << 20, 0);
+    L->ids[0] = add(s, 1, JBOF_CLASS_RESERVED, 1500ull << 20, 0);
     load_set(L, 0, rdepth, 131072, rop);
     L->ids[1] = add(s, w, JBOF_CLASS_BEST_EFFORT, 0, 0);
     load_set(L, 1, depth, bs, op);
@@ -2132,7 +2132,7 @@ static void test_progress_fast(void)
     static load L;
     static fake f;
     load_reset(&L, &f, 3);
-    L.ids[0] = add(s, 1, JBOF_CLASS_RESERVED, 2000ull << 20, 0);
+    L.ids[0] = add(s, 1, JBOF_CLASS_RESERVED, 1500ull << 20, 0);
     load_set(&L, 0, 4, 131072, JBOF_OP_WRITE);
     L.start_ns[0] = 500000000;
     L.ids[1] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
@@ -2912,6 +2912,39 @@ static void test_resv_pay_other(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 114: section 20's cut beside an SLO tenant, suspension only, of
+ * a short reservation never seen to move a quarter of itself.  Clean SATA,
+ * two buckets (a 200 us SLO reader at QD 1): a reserved 512 B random writer
+ * (200 MiB/s at QD 128, far past what the drive gives 512 B writes) and a
+ * reserved 512 B reader (100 MiB/s at QD 4, past what its depth moves)
+ * beside a weight-1 4 KiB reader and a weight-8 64 KiB random writer.
+ * Without section 114 no reservation is cut beside an SLO tenant: the
+ * reserved writer takes 1663 MB of cost and the weight-8 writer gets 0.41
+ * of the two members' cost (61.6 MB against the reader's 87.9); with it the
+ * reserved writer is suspended (234 MB) and the writer's share is 0.59. */
+static void test_resv_cut_lc(void)
+{
+    jbof_sim *sim = sim_open("sata-ssd", 1);
+    uint32_t lc = sim_add_w(sim, JBOF_CLASS_LATENCY, 0, 200000, 8, JBOF_RW_RANDREAD, 4096, 1);
+    sim_add_w(sim, JBOF_CLASS_BEST_EFFORT, 100ull << 20, 0, 4, JBOF_RW_READ, 512, 4);
+    uint32_t rd = sim_add_w(sim, JBOF_CLASS_BEST_EFFORT, 0, 0, 1, JBOF_RW_RANDREAD, 4096, 16);
+    uint32_t wr = sim_add_w(sim, JBOF_CLASS_BEST_EFFORT, 0, 0, 8, JBOF_RW_RANDWRITE, 65536, 32);
+    uint32_t rw = sim_add_w(sim, JBOF_CLASS_BEST_EFFORT, 200ull << 20, 0, 8, JBOF_RW_RANDWRITE, 512, 128);
+    CHECK_EQ(jbof_sim_run(sim, 1000000000ull), 0);
+    jbof_tenant_stats a, b, r, l;
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), rd, &a), 0);
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), wr, &b), 0);
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), rw, &r), 0);
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), lc, &l), 0);
+    fprintf(stderr, "resv_cut_lc: reader %llu writer %llu reserved writer %llu slo reader %llu (cost)\n",
+            (unsigned long long)a.cost_completed, (unsigned long long)b.cost_completed,
+            (unsigned long long)r.cost_completed, (unsigned long long)l.cost_completed);
+    CHECK(r.cost_completed <= 800000000ull);
+    CHECK(b.cost_completed * 2 >= a.cost_completed + b.cost_completed);
+    CHECK(l.cost_completed >= 50000000ull); /* the SLO reader keeps what it had (50.9 MB without) */
+    jbof_sim_destroy(sim);
+}
+
 int main(void)
 {
     test_validation();
@@ -2971,5 +3004,6 @@ int main(void)
     test_progress_escape_wake();
     test_fast_decay_shallow();
     test_resv_pay_other();
+    test_resv_cut_lc();
     TEST_SUMMARY();
 }
