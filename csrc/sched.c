@@ -2354,7 +2354,7 @@
  *    the spikes' climbs hold the price near where the shares are kept);
  *    750 ms (the same mixes as 500).
  *    Cost: none on the IO path (a compare at the cost period's end); make
- *    bench-sched 523.3 / 444.1 -> BENCH instructions per IO.
+ *    bench-sched 523.3 / 444.1 -> 523.3 / 444.1 instructions per IO.
  *    1000-mix fast gate: s1 316 -> 316, s2 294 -> 293 (work and jain
  *    s2-78 fixed), nothing new (docs/scheduler-log.md 117).
  */
