@@ -2174,8 +2174,9 @@
  *    at a period's end, and not at the one before; tenants there from the
  *    first period do not count) in this period or the one before: a phase
  *    change moves every speed.  A period with a slow write also holds the
- *    fast decay off for 1 s (the price climbs because the buffer was full;
- *    without it read-vs-write.yaml's jain is 0.948 < 0.95, main 0.954).
+ *    fast decay off for 1 s (500 ms since section 117; the price climbs
+ *    because the buffer was full; without it read-vs-write.yaml's jain is
+ *    0.948 < 0.95, main 0.954).
  *    Bounds: qos only; a fast step is still at most halfway to 3 and needs
  *    period_fair; the undo never lowers the price; the watch is a cost-
  *    period test.  Dropped: the loss measured as a cost share (the price
@@ -2638,7 +2639,7 @@ struct jbof_sched {
     uint64_t minor_last_ns;   /* ... its last sample (0: none yet) */
     uint32_t dom_id;          /* qos: the last tenant seen holding >= 4/5 of the drive at its read's completion (64) */
     uint64_t dom_ns;          /* ... when (0: never): the EWMAs are kept only within SELF_FRESH_NS of it (64) */
-    uint64_t fast_hold_ns;    /* qos: no fast step before this (a probe undone; section 104) */
+    uint64_t fast_hold_ns;    /* qos: no fast step before this (a probe undone or a slow write; sections 104, 117) */
     uint32_t fw_left;         /* qos: cost periods left in which a fast step's probe is judged (section 104) */
     uint32_t fw_wf0;          /* qos: ... and the price its run started from */
     uint32_t fw_moved;        /* qos: a tenant came or went in the last cost period (section 104) */
