@@ -2820,6 +2820,41 @@ static void test_fast_decay_shallow(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 117: the fast decay held off for 500 ms after a period with a
+ * slow write (section 104 held it 1 s).  The emulated clean dct983 with
+ * latency spikes at 2000 ppm (seed 8): a 16 KiB QD-8 writer and a 64 KiB
+ * QD-8 reader, the price alone binding -- the fast run takes wf 9 -> 3 by
+ * 1.1 s, a slow write in the period ending at 1.2 s undoes it (section 76:
+ * 9 back, 2304), the ordinary -0.5 follows (1792 at 1.6 s), and the period
+ * ending at 1.7 s is fast again: halfway down to 3 (1280).  With 104's 1 s
+ * hold it is still -0.5 (1664). */
+static void test_fast_decay_wslow_hold(void)
+{
+    jbof_sim_cfg c;
+    memset(&c, 0, sizeof(c));
+    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &c.sched), 0);
+    CHECK_EQ(jbof_ssd_preset("dct983", &c.ssd), 0);
+    c.ssd.frag_init_ppm = 0;
+    c.ssd.spike_ppm = 2000;
+    c.seed = 8;
+    c.bin_ns = 100000000ull;
+    c.max_bins = 32;
+    jbof_sim *sim = NULL;
+    CHECK_EQ(jbof_sim_create(&c, &sim), 0);
+    sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 16384, 8);
+    sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDREAD, 65536, 8);
+    static const struct { int k; uint32_t wf; } want[] = {{12, 2304}, {16, 1792}, {17, 1280}};
+    jbof_drive_stats d;
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        CHECK_EQ(jbof_sim_run(sim, want[i].k * 100000000ull + 1000000ull), 0);
+        CHECK_EQ(jbof_sched_drive_stats(jbof_sim_sched(sim), &d), 0);
+        if (d.write_factor_x256 != want[i].wf)
+            fprintf(stderr, "wf at %d00 ms %u (want %u)\n", want[i].k, d.write_factor_x256, want[i].wf);
+        CHECK_EQ(d.write_factor_x256, want[i].wf);
+    }
+    jbof_sim_destroy(sim);
+}
+
 /* ctl.c 3d (section 84): a drive whose small reads at 2 deep already take
  * more than band_hi (base 84 us: band 126-252 us; 2-deep reads at 600 us) has
  * its read EWMA judged against 3 x that latency (1.8 ms): a 1 ms read EWMA
@@ -3003,6 +3038,7 @@ int main(void)
     test_fast_decay_resv_deep();
     test_progress_escape_wake();
     test_fast_decay_shallow();
+    test_fast_decay_wslow_hold();
     test_resv_pay_other();
     test_resv_cut_lc();
     TEST_SUMMARY();
