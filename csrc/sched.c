@@ -181,7 +181,17 @@
  *    on the last bucket (jbof_internal.h hist_slot).  The controller's
  *    state is jbof_sched's first member, so a completion passes s itself
  *    where ctl.c wants &s->ctl.
- *    (measurements and variants: docs/scheduler-log.md section 6)
+ *    Two buckets (n121: bench_sched --slo, make bench-sched's third
+ *    figure -- 12 tenants, an SLO reader at QD 2, a 100 MiB/s reservation,
+ *    ten best-effort tenants of the first bench's mix): 1251.4 whole,
+ *    1169.8 scheduler on main a23fa92, of it section 109's sfq_least walk
+ *    per visit ~249 and far_ahead's out-of-line entry ~44; 987.9 / 906.4
+ *    after the floor below (section 109) and two gates inline.  What is
+ *    left is no walk: the two-bucket round's visits, tests and takes
+ *    (dispatch_qos_two ~359), the completions (~302), the reservations'
+ *    pass per call (~61), held_pick (~32).
+ *    (measurements and variants: docs/scheduler-log.md section 6, "Hot
+ *    path n121")
  *
  * 7. Live reconfiguration and rate tags (issue 11).  A tag only means
  *    something under a policy that enforces it: limit tags under qos and
@@ -2278,6 +2288,29 @@
  *    748.6 instructions per IO.  1000-mix fast gate: s1 331 -> 322
  *    (weights 184 -> 173), s2 300 -> 298 (weights 179 -> 178, slo 16 ->
  *    14, work 107 -> 106), no row worse.
+ *    Cheaper since (n121), the same decisions: bench_sched --slo (two
+ *    buckets beside an SLO reader) makes 0.93 such visits per IO, and the
+ *    walk of every member on each was a fifth of all its instructions
+ *    (~249 per IO of 1251).  Why a floor works: a member's tag only grows
+ *    (take adds cost x 16 / weight; a join only raises it), so s->sfq_lb,
+ *    kept <= the tag of every member on the round or held, stays one
+ *    without a walk if it is lowered wherever a tenant
+ *    enters that set with a tag of its own: list_push (back from held,
+ *    parked, a policy change, an escape), submit_backlogged (a join, after
+ *    its tag is set) and tenant_set (a class or reservation change may
+ *    make it a member in place).  Every sfq_least is >= the floor, so
+ *    while t->vs - lag <= s->sfq_lb the lead cannot be there: far_ahead's
+ *    gate says no inline, without a call.  Only past it does the out-of-
+ *    line part walk, and that walk also recomputes the floor (every member
+ *    of the three lists, self included, no filters: sfq_least_in's floor),
+ *    so the next visits settle on a fresh one.  Bound: one walk per visit
+ *    as before, never more; in the bench 91% of the visits settle on the
+ *    floor.  Section 63's large-head gate asks the same floor first
+ *    (sfq_below: cached, then walked up out of line), and section 28's
+ *    test for a bucket past a debt is inline before resv_escapes' entry.
+ *    bench_sched --slo 1251.4 / 1169.8 -> 987.9 / 906.4, bench-sched
+ *    523.3 / 444.1 -> 522.5 / 443.4, --big 866.3 -> 865.6 (whole);
+ *    sim_digest unchanged.
  *
  * 110. A reservation's IO paid by the other bucket while its members lead
  *    (issue 11, the weights row's class R2: a reservation beside an SLO
@@ -2894,17 +2927,24 @@ static inline int sfq_member(const tenant *t)
  * cross (section 68) those waiting on either bucket -- and are owed
  * service: not limited by their own rate, not a large IO held by section
  * 60 beside an SLO tenant, queued without a break for SFQ_BACKLOG_NS. */
-static uint64_t sfq_least(const jbof_sched *s, int k, uint32_t self, uint64_t now_ns, int cross)
+static inline __attribute__((always_inline)) uint64_t sfq_least_in(const jbof_sched *s, int k, uint32_t self,
+                                                                    uint64_t now_ns, int cross, uint64_t *floor)
 {
-    uint64_t m = UINT64_MAX;
+    uint64_t m = UINT64_MAX, f = UINT64_MAX;
     int all = k < 0 || cross;
-    const dlist *ls[3] = {&s->drr, &s->held[all ? 0 : k], &s->held[1]};
-    int nl = all ? 3 : 2;
-    for (int q = 0; q < nl; q++) {
+    const dlist *ls[3] = {&s->drr, &s->held[0], &s->held[1]};
+    for (int q = 0; q < 3; q++) {
+        int in = all || q == 0 || q - 1 == k; /* (not all: the round and held[k]) */
+        if (!in && !floor)
+            continue;
         int32_t id = ls[q]->head;
         for (uint32_t i = 0; i < ls[q]->len; i++, id = s->t[id]->next) {
             const tenant *t = s->t[id];
-            if ((uint32_t)id == self || !sfq_member(t))
+            if (!sfq_member(t))
+                continue;
+            if (floor && t->vs < f)
+                f = t->vs;
+            if (!in || (uint32_t)id == self)
                 continue;
             if (k >= 0 && ((q == 0 && !cross && head_bucket(t) != k) || held_large(s, t) ||
                            (t->rated && t->cfg.limit_bps) || now_ns - t->st.queued_since_ns < SFQ_BACKLOG_NS))
@@ -2913,12 +2953,18 @@ static uint64_t sfq_least(const jbof_sched *s, int k, uint32_t self, uint64_t no
                 m = t->vs;
         }
     }
+    if (floor)
+        *floor = f;
     return m;
+}
+static uint64_t sfq_least(const jbof_sched *s, int k, uint32_t self, uint64_t now_ns, int cross)
+{
+    return sfq_least_in(s, k, self, now_ns, cross, NULL);
 }
 
 /* n121: the least tag of every member on the round or held (self
  * included, no filters: a floor under every sfq_least), UINT64_MAX if none */
-static uint64_t sfq_floor(const jbof_sched *s)
+static __attribute__((noinline)) uint64_t sfq_floor(const jbof_sched *s)
 {
     uint64_t m = UINT64_MAX;
     const dlist *ls[3] = {&s->drr, &s->held[0], &s->held[1]};
@@ -2931,6 +2977,15 @@ static uint64_t sfq_floor(const jbof_sched *s)
         }
     }
     return m;
+}
+
+/* n121: may some member tag be below x?  Not while x <= s->sfq_lb; else
+ * the floor is walked up to the least member tag (out of line) and asked
+ * again.  0 proves every sfq_least >= x, so a gate that needs a least
+ * tag below x may skip its walk */
+static inline int sfq_below(jbof_sched *s, uint64_t x)
+{
+    return x > s->sfq_lb && x > (s->sfq_lb = sfq_floor(s));
 }
 
 /* sections 58 and 60: the held tenant of held[k] to release next -- on the
@@ -5050,10 +5105,8 @@ static inline void park_on_round(jbof_sched *s, dlist *l, uint32_t id, tenant *t
 static __attribute__((noinline)) int far_ahead_walk(jbof_sched *s, const tenant *t, uint32_t id, const jbof_io *h,
                                                    uint64_t now_ns, uint64_t lag)
 {
-    if (t->vs - lag <= (s->sfq_lb = sfq_floor(s)))
-        return 0;
     int k = ctl_bucket(h->opcode);
-    uint64_t m = sfq_least(s, k, id, now_ns, now_ns - h->submit_ns < SFQ_CROSS_NS && !debt_deep(s, 1 - k));
+    uint64_t m = sfq_least_in(s, k, id, now_ns, now_ns - h->submit_ns < SFQ_CROSS_NS && !debt_deep(s, 1 - k), &s->sfq_lb);
     if (m == UINT64_MAX || m >= t->vs - lag)
         return 0;
     /* the most owed is held by another rule: the lead would only go to a
@@ -5327,11 +5380,14 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             idle_visits++;
             continue;
         }
-        if (!one && h->cost > s->cfg.quantum_bytes && sfq_member(t)) {
+        if (!one && h->cost > s->cfg.quantum_bytes && sfq_member(t) &&
+            t->vs > (uint64_t)SFQ_LAG_Q4 * 4u * s->cfg.quantum_bytes &&
+            sfq_below(s, t->vs - (uint64_t)SFQ_LAG_Q4 * 4u * s->cfg.quantum_bytes)) {
             /* section 63: a large head waits while t's tag leads the least
              * member tag that can go on k by more than the lag; section 68:
              * on either bucket while the head has waited < SFQ_CROSS_NS and
-             * the other bucket is not in a reservation's deep debt */
+             * the other bucket is not in a reservation's deep debt (n121:
+             * no walk while t leads the floor by at most the lag) */
             uint64_t m = sfq_least(s, k, id, now_ns, now_ns - h->submit_ns < SFQ_CROSS_NS && !debt_deep(s, 1 - k));
             if (m != UINT64_MAX && t->vs > m + (uint64_t)SFQ_LAG_Q4 * 4u * s->cfg.quantum_bytes) {
                 *waiting = 1;
