@@ -181,7 +181,7 @@
  *    on the last bucket (jbof_internal.h hist_slot).  The controller's
  *    state is jbof_sched's first member, so a completion passes s itself
  *    where ctl.c wants &s->ctl.
- *    Two buckets (n121: bench_sched --slo, make bench-sched's third
+ *    Two buckets (n121: bench_sched --slo, make bench-sched's second
  *    figure -- 12 tenants, an SLO reader at QD 2, a 100 MiB/s reservation,
  *    ten best-effort tenants of the first bench's mix): 1251.4 whole,
  *    1169.8 scheduler on main a23fa92, of it section 109's sfq_least walk
@@ -1859,7 +1859,16 @@
  *    bench about 2.3 calls per IO came past bw_ub and paid an out-of-line
  *    entry (six registers saved and restored) for nothing; big bench
  *    899.2 / 748.6 -> 865.1 / 714.5, bench-sched 522.3 / 443.2 unchanged.
- *    (measurements and variants: docs/scheduler-log.md section 79)
+ *    And (n121): with a latency-bound reader on the round (bench_sched
+ *    --bw: --big's writes beside a QD-2 4 KiB reader, 12 tenants) bw_ub
+ *    does not skip, and 89% of the calls that entered bw_serve_walk
+ *    returned at bw_stuck's first test -- the tenant the last walk found
+ *    stuck still is (a pure test: no pass lengthens its wait).  That test
+ *    (bw_stuck_hint) is in the inline bw_serve now, after the bw_ub skip;
+ *    bw_stuck keeps bw_lb's skip and the walk.  --bw 917.5 -> 910.8
+ *    whole, --big and bench-sched unchanged.
+ *    (measurements and variants: docs/scheduler-log.md section 79, "Hot
+ *    path n121")
  *
  * 81. The band's SLO ceiling steered by the SLO tenant's tail (issue 11, the
  *    work row's SLO-steering class; ctl.c 3c).  Section 3's ceiling is half
@@ -4388,12 +4397,16 @@ static inline int bw_stuck_one(const tenant *u, uint64_t now_ns)
  * a later joiner's key is at least that), so it runs about once per
  * BW_STUCK_NS of an open episode, not per bw_serve call, unless a tenant is
  * near stuck. */
-static int bw_stuck(jbof_sched *s, uint64_t now_ns)
+static inline int bw_stuck_hint(const jbof_sched *s, uint64_t now_ns)
 {
     uint32_t c = s->bw_stuck_id;
     const tenant *u = c < s->cfg.max_tenants ? s->t[c] : NULL;
-    if (u && u->on_list == LIST_DRR && bw_stuck_one(u, now_ns))
-        return 1;
+    return u && u->on_list == LIST_DRR && bw_stuck_one(u, now_ns);
+}
+/* ... the rest, once the hint is not stuck (n121: the hint inline in bw_serve) */
+static int bw_stuck(jbof_sched *s, uint64_t now_ns)
+{
+    const tenant *u;
     if (now_ns >= s->bw_lb && now_ns - s->bw_lb < BW_STUCK_NS)
         return 0;
     const dlist *l = &s->drr;
@@ -4464,7 +4477,7 @@ static __attribute__((noinline)) int bw_serve_walk(jbof_sched *s, jbof_io **out,
  * out-of-line entry saving six registers) was most of bw_serve's cost */
 static inline int bw_serve(jbof_sched *s, jbof_io **out, int n, int max, uint64_t now_ns)
 {
-    if (!s->bw_debt || s->drr.head < 0 || now_ns > s->bw_ub)
+    if (!s->bw_debt || s->drr.head < 0 || now_ns > s->bw_ub || bw_stuck_hint(s, now_ns))
         return n;
     return bw_serve_walk(s, out, n, max, now_ns);
 }

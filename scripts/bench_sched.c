@@ -44,6 +44,12 @@
  * so the paths neither mix above reaches run per IO: sections 63 and
  * 109's sfq_least walks, section 110's resv_pay_other, the reservations'
  * dispatch and the SLO tenant's accounting (n121).
+ *
+ * Built with -DBENCH_BW=1 (build/bench_sched_bw; scripts/bench_sched.py
+ * --bw): --big's writes beside 12 tenants in one bucket, tenant 0 a
+ * best-effort QD-2 reader of 4 KiB (latency-bound: its queue is mostly
+ * empty), so section 79's bw_serve walks the round during the write-debt
+ * episodes (n121).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,8 +63,17 @@
 #ifndef BENCH_SLO
 #define BENCH_SLO 0
 #endif
-enum { TENANTS = BENCH_SLO ? 12 : 64, DEPTH = 8, RING = 4096, BATCH = 64 };
-enum { SLO_DEPTH = 2 };                     /* --slo: tenant 0's IOs in flight */
+#ifndef BENCH_BW
+#define BENCH_BW 0
+#endif
+#if BENCH_BW
+#undef BENCH_BIG
+#define BENCH_BIG 1
+#endif
+/* tenant 0 a QD-2 4 KiB reader: --slo (with an SLO) and --bw (without) */
+#define BENCH_READER0 (BENCH_SLO || BENCH_BW)
+enum { TENANTS = BENCH_READER0 ? 12 : 64, DEPTH = 8, RING = 4096, BATCH = 64 };
+enum { SLO_DEPTH = 2 };                     /* --slo / --bw: tenant 0's IOs in flight */
 static const uint64_t SLO_NS = 300000;      /* --slo: tenant 0's latency target */
 static const uint64_t RESV_BPS = 100u << 20; /* --slo: tenant 1's reservation */
 static const uint64_t FIXED_NS = 80000; /* unloaded device latency */
@@ -109,7 +124,7 @@ int main(int argc, char **argv)
     uint64_t now = 0, last_done = 0;
     uint64_t rng = 88172645463325252ull;
     for (int i = 0; i < TENANTS; i++)
-        for (int d = 0; d < (BENCH_SLO && i == 0 ? SLO_DEPTH : DEPTH); d++) {
+        for (int d = 0; d < (BENCH_READER0 && i == 0 ? SLO_DEPTH : DEPTH); d++) {
             jbof_io *io = &pool[i * DEPTH + d].io[0];
             pool[i * DEPTH + d].io[1].tenant = ids[i];
             rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
@@ -118,7 +133,7 @@ int main(int argc, char **argv)
             io->length_bytes = (rng & 4) ? 4096 : 16384;
             if (BENCH_BIG && io->opcode == JBOF_OP_WRITE && (rng >> 8 & 15) == 0)
                 io->length_bytes = 1048576;
-            if (BENCH_SLO && i == 0) /* the SLO reader: 4 KiB reads */
+            if (BENCH_READER0 && i == 0) /* the QD-2 reader: 4 KiB reads */
                 io->opcode = JBOF_OP_READ, io->length_bytes = 4096;
             io->offset_bytes = (rng >> 20) & ~4095ull;
             jbof_sched_submit(s, io, now);
@@ -138,7 +153,7 @@ int main(int argc, char **argv)
             x->length_bytes = (rng & 4) ? 4096 : 16384;
             if (BENCH_BIG && x->opcode == JBOF_OP_WRITE && (rng >> 8 & 15) == 0)
                 x->length_bytes = 1048576;
-            if (BENCH_SLO && x->tenant == ids[0])
+            if (BENCH_READER0 && x->tenant == ids[0])
                 x->opcode = JBOF_OP_READ, x->length_bytes = 4096;
             x->offset_bytes = (rng >> 20) & ~4095ull;
             e->io = c;
