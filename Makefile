@@ -98,8 +98,19 @@ build/bench_sched_big: scripts/bench_sched.c $(CORE_SRCS) $(wildcard csrc/includ
 	@mkdir -p build
 	$(CC) $(CFLAGS_C) -DBENCH_BIG=1 -o $@ $< $(CORE_SRCS) -lm
 
-bench-sched: build/bench_sched build/bench_sched_big
+# 12 tenants with an SLO reader and a reservation, two buckets: scripts/bench_sched.py --slo
+build/bench_sched_slo: scripts/bench_sched.c $(CORE_SRCS) $(wildcard csrc/include/*.h) csrc/jbof_internal.h
+	@mkdir -p build
+	$(CC) $(CFLAGS_C) -DBENCH_SLO=1 -o $@ $< $(CORE_SRCS) -lm
+
+# --big's writes beside a latency-bound QD-2 reader, one bucket: scripts/bench_sched.py --bw
+build/bench_sched_bw: scripts/bench_sched.c $(CORE_SRCS) $(wildcard csrc/include/*.h) csrc/jbof_internal.h
+	@mkdir -p build
+	$(CC) $(CFLAGS_C) -DBENCH_BW=1 -o $@ $< $(CORE_SRCS) -lm
+
+bench-sched: build/bench_sched build/bench_sched_big build/bench_sched_slo build/bench_sched_bw
 	$(PYTHON) scripts/bench_sched.py
+	$(PYTHON) scripts/bench_sched.py --slo
 
 bench: build
 	$(PYTHON) scripts/bench_sim.py

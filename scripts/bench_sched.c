@@ -36,6 +36,20 @@
  * dispatch calls that find the bucket empty during one run bw_serve -- its
  * cost beside 64 tenants (h94).  A separate binary: the default one's
  * harness stays instruction for instruction what it was.
+ *
+ * Built with -DBENCH_SLO=1 (build/bench_sched_slo; scripts/bench_sched.py
+ * --slo): 12 tenants in two-bucket mode -- tenant 0 a latency-critical
+ * reader (300 us SLO, 4 KiB reads, 2 in flight), tenant 1 reserved (100
+ * MiB/s, the others' mix), ten best-effort tenants of weights 1-4 --
+ * so the paths neither mix above reaches run per IO: sections 63 and
+ * 109's sfq_least walks, section 110's resv_pay_other, the reservations'
+ * dispatch and the SLO tenant's accounting (n121).
+ *
+ * Built with -DBENCH_BW=1 (build/bench_sched_bw; scripts/bench_sched.py
+ * --bw): --big's writes beside 12 tenants in one bucket, tenant 0 a
+ * best-effort QD-2 reader of 4 KiB (latency-bound: its queue is mostly
+ * empty), so section 79's bw_serve walks the round during the write-debt
+ * episodes (n121).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +60,22 @@
 #ifndef BENCH_BIG
 #define BENCH_BIG 0
 #endif
-enum { TENANTS = 64, DEPTH = 8, RING = 4096, BATCH = 64 };
+#ifndef BENCH_SLO
+#define BENCH_SLO 0
+#endif
+#ifndef BENCH_BW
+#define BENCH_BW 0
+#endif
+#if BENCH_BW
+#undef BENCH_BIG
+#define BENCH_BIG 1
+#endif
+/* tenant 0 a QD-2 4 KiB reader: --slo (with an SLO) and --bw (without) */
+#define BENCH_READER0 (BENCH_SLO || BENCH_BW)
+enum { TENANTS = BENCH_READER0 ? 12 : 64, DEPTH = 8, RING = 4096, BATCH = 64 };
+enum { SLO_DEPTH = 2 };                     /* --slo / --bw: tenant 0's IOs in flight */
+static const uint64_t SLO_NS = 300000;      /* --slo: tenant 0's latency target */
+static const uint64_t RESV_BPS = 100u << 20; /* --slo: tenant 1's reservation */
 static const uint64_t FIXED_NS = 80000; /* unloaded device latency */
 static const uint64_t TICK_NS = 10000;  /* reactor batch period: ~4 completions at 400K IOPS */
 
@@ -69,6 +98,13 @@ int main(int argc, char **argv)
         jbof_tenant_cfg t;
         jbof_tenant_default_cfg(&t);
         t.weight = 1 + (uint32_t)(i % 4);
+        if (BENCH_SLO && i == 0) {
+            t.klass = JBOF_CLASS_LATENCY;
+            t.latency_slo_ns = SLO_NS;
+        } else if (BENCH_SLO && i == 1) {
+            t.klass = JBOF_CLASS_RESERVED;
+            t.reserve_bps = RESV_BPS;
+        }
         if (jbof_sched_tenant_add(s, &t, 0, &ids[i]))
             return 1;
     }
@@ -88,7 +124,7 @@ int main(int argc, char **argv)
     uint64_t now = 0, last_done = 0;
     uint64_t rng = 88172645463325252ull;
     for (int i = 0; i < TENANTS; i++)
-        for (int d = 0; d < DEPTH; d++) {
+        for (int d = 0; d < (BENCH_READER0 && i == 0 ? SLO_DEPTH : DEPTH); d++) {
             jbof_io *io = &pool[i * DEPTH + d].io[0];
             pool[i * DEPTH + d].io[1].tenant = ids[i];
             rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
@@ -97,6 +133,8 @@ int main(int argc, char **argv)
             io->length_bytes = (rng & 4) ? 4096 : 16384;
             if (BENCH_BIG && io->opcode == JBOF_OP_WRITE && (rng >> 8 & 15) == 0)
                 io->length_bytes = 1048576;
+            if (BENCH_READER0 && i == 0) /* the QD-2 reader: 4 KiB reads */
+                io->opcode = JBOF_OP_READ, io->length_bytes = 4096;
             io->offset_bytes = (rng >> 20) & ~4095ull;
             jbof_sched_submit(s, io, now);
         }
@@ -115,6 +153,8 @@ int main(int argc, char **argv)
             x->length_bytes = (rng & 4) ? 4096 : 16384;
             if (BENCH_BIG && x->opcode == JBOF_OP_WRITE && (rng >> 8 & 15) == 0)
                 x->length_bytes = 1048576;
+            if (BENCH_READER0 && x->tenant == ids[0])
+                x->opcode = JBOF_OP_READ, x->length_bytes = 4096;
             x->offset_bytes = (rng >> 20) & ~4095ull;
             e->io = c;
             e->next = x;
@@ -152,6 +192,16 @@ int main(int argc, char **argv)
     printf("bench_sched: %llu IOs completed, controller state %u, rate %llu MiB/s, now %llu ns, last %llu ns\n",
            (unsigned long long)head, ds.ctl_state, (unsigned long long)(ds.rate_cost_bps >> 20),
            (unsigned long long)now, (unsigned long long)last_done);
+    if (BENCH_SLO) { /* what the SLO reader and the reservation got */
+        jbof_tenant_stats a, b;
+        jbof_sched_tenant_stats(s, ids[0], &a);
+        jbof_sched_tenant_stats(s, ids[1], &b);
+        printf("bench_sched: slo reader %llu IOs, %llu past %llu us; reserved %llu IOs, %llu MiB/s (of %llu)\n",
+               (unsigned long long)a.completed, (unsigned long long)a.slo_violations,
+               (unsigned long long)(SLO_NS / 1000), (unsigned long long)b.completed,
+               (unsigned long long)(now ? (b.read_bytes + b.write_bytes) * 1000000000ull / now >> 20 : 0),
+               (unsigned long long)(RESV_BPS >> 20));
+    }
     jbof_sched_destroy(s);
     return 0;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Instructions per IO, counted by callgrind (repeatable on a noisy machine).
 
-Runs build/bench_sched with N and 2N IOs under `valgrind --tool=callgrind`
+Runs build/bench_sched (or --big / --slo / --bw's binary) with N and 2N IOs under `valgrind --tool=callgrind`
 and prints two figures, each (instructions(2N) - instructions(N)) / N, so
 setup cancels out:
 
@@ -23,13 +23,15 @@ from pathlib import Path
 
 BIN = Path(__file__).resolve().parent.parent / "build" / "bench_sched"
 BIN_BIG = BIN.with_name("bench_sched_big")  # -DBENCH_BIG=1: section 79's episodes (--big)
+BIN_SLO = BIN.with_name("bench_sched_slo")  # -DBENCH_SLO=1: an SLO reader, a reservation, two buckets (--slo)
+BIN_BW = BIN.with_name("bench_sched_bw")  # -DBENCH_BW=1: --big's writes beside a QD-2 reader, one bucket (--bw)
 
 
-def instructions(n: int, sched_only: bool = False, big: bool = False) -> int:
+def instructions(n: int, sched_only: bool = False, binary: Path = BIN) -> int:
     with tempfile.TemporaryDirectory() as d:
         extra = ["--collect-atstart=no", "--toggle-collect=jbof_sched_*"] if sched_only else []
         p = subprocess.run(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={d}/cg.out", *extra, str(BIN_BIG if big else BIN), str(n)],
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={d}/cg.out", *extra, str(binary), str(n)],
             capture_output=True, text=True, check=False,
         )
         if p.returncode != 0:
@@ -46,15 +48,26 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2, help="callgrind runs at once (default 2)")
     ap.add_argument("--big", action="store_true",
                     help="build/bench_sched_big: one write in 16 of 1 MiB, so section 79's write-debt episodes open")
+    ap.add_argument("--slo", action="store_true",
+                    help="build/bench_sched_slo: 12 tenants, an SLO reader (300 us) and a 100 MiB/s reservation "
+                         "beside ten best-effort tenants, so qos runs two buckets")
+    ap.add_argument("--bw", action="store_true",
+                    help="build/bench_sched_bw: --big's 1 MiB writes beside 12 tenants, one a best-effort QD-2 4 KiB "
+                         "reader (latency-bound), one bucket, so section 79's bw_serve walks the round")
     a = ap.parse_args()
+    if a.big + a.slo + a.bw > 1:
+        ap.error("--big, --slo and --bw are separate binaries: give one")
+    binary = BIN_BIG if a.big else BIN_SLO if a.slo else BIN_BW if a.bw else BIN
     runs = [(a.n, False), (2 * a.n, False), (a.n, True), (2 * a.n, True)]
     with ThreadPoolExecutor(max(1, a.jobs)) as ex:
-        w1, w2, s1, s2 = ex.map(lambda r: instructions(*r, big=a.big), runs)
+        w1, w2, s1, s2 = ex.map(lambda r: instructions(*r, binary=binary), runs)
     whole, sched = (w2 - w1) / a.n, (s2 - s1) / a.n
     print(f"instructions: N={a.n}: {w1:,}  2N: {w2:,} (whole program); {s1:,}  {s2:,} (jbof_sched_* inclusive)")
-    mix = "25% writes, 1/16 of them 1 MiB" if a.big else "25% writes"
-    print(f"whole program:  {whole:.1f} instructions per IO (scheduler + harness; qos, 64 tenants, {mix}; "
-          f"target <= 300)")
+    mix = ("64 tenants, 25% writes, 1/16 of them 1 MiB" if a.big else
+           "12 tenants: an SLO reader, a reservation, 10 best-effort at 25% writes; two buckets" if a.slo else
+           "12 tenants: a QD-2 4 KiB reader, 11 at 25% writes, 1/16 of them 1 MiB; one bucket" if a.bw else
+           "64 tenants, 25% writes")
+    print(f"whole program:  {whole:.1f} instructions per IO (scheduler + harness; qos, {mix})")
     print(f"scheduler only: {sched:.1f} instructions per IO (jbof_sched_* entry points, inclusive); "
           f"harness {whole - sched:.1f}")
 
