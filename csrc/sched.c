@@ -2367,8 +2367,8 @@
  *    tenants); make bench-sched 523.3 / 444.1 -> 554.6 / 475.8
  *    instructions per IO (+31; the bench's own small-IO tenants are
  *    carried, so its schedule changes too -- the two not measured apart).
- *    1000-mix fast gate: s1 316 -> 311 (weights 170 -> 165, work 122 ->
- *    121), s2 294 -> 289 (weights 176 -> 168), no row worse.
+ *    1000-mix fast gate: s1 316 -> 310 (weights 170 -> 164, work 122 ->
+ *    120), s2 294 -> 289 (weights 176 -> 168), no row worse.
  */
 #include <errno.h>
 #include <stdlib.h>
