@@ -2418,6 +2418,53 @@
  *    s2-319, 839); no row worse.  Digest: mix 11-29 and the fixture
  *    sweep-s2-705 move (fixtures sweep-s2-319, sweep-s2-839 added).
  *
+ * 116. A depth-bound member keeps its deficit across an emptying beside a
+ *    long round (issue 11, qos, one bucket; the weights row's one-bucket
+ *    class, section 44's carry with guards).  Why: 73 of the 100 one-bucket
+ *    weights mixes on a23fa92 have a small-IO member under-served, 44 of them
+ *    depth-bound (iodepth x cost per IO below its quantum).  Such a member
+ *    is visited once a round, finds at most its depth queued, takes it, and
+ *    its queue empties with more than 2 IOs in the drive -- past section
+ *    23's carry -- so its deficit is reset and its next IO waits at the tail
+ *    for the next round: one depth a round, not a quantum (s2-191: a
+ *    weight-2 512 B writer at QD 4, 698 us at the scheduler and 20 us in
+ *    the drive per IO, 0.011 of its group's cost for 0.083).  The rule: in
+ *    take, qos, one bucket, when such a member's queue empties it keeps its
+ *    positive deficit up to its quantum (no rate credit, 23's debt
+ *    forgiveness not extended) -- so section 35 lets its next IO join at
+ *    the head until the quantum is spent, a quantum a round as DRR owes --
+ *    if no reservation is active, at least CARRY_PEERS (5) others are
+ *    backlogged, it was queued >= 90% of its time since it was added
+ *    (section 25's q_empty_ns and q_added_ns: the sweep's own backlog
+ *    test) and no member on the round has a head IO costing more than
+ *    CARRY_HUGE_Q (64) of its own quanta.  The guards, each for a casualty
+ *    of the unguarded carry: in a short round (3-5 members) a member waits
+ *    little for its next visit and the carry only moves share at Jain's
+ *    edge or off a hog fifo keeps (s1-138, 612, 750 jain, s2-966 work); the
+ *    90% test keeps latency-bound members out (s1-612); and a member whose
+ *    IO costs more than 64 quanta (a 1 MiB write on fragmented SATA, 9.4
+ *    MB) moves about once per 100 ms bin on section 39's progress credit
+ *    alone, and the refills the carried head joins take ahead of the round
+ *    push that past a bin (s2-315, 446, 996 starve).  Bounds: the carry
+ *    never exceeds a quantum, so a member gets at most DRR's quantum a
+ *    round; members with 2 or fewer IOs in the drive keep section 23;
+ *    two buckets, reservations and any other policy are untouched.
+ *    Dropped (docs/scheduler-log.md 116): no guard (44's V3: s2 294 -> 274
+ *    but jain, stall, starve new), half-quantum IOs only (50), 95 / 98 /
+ *    85% queued, in-flight cost below 1-4 quanta, at most 8 / 16 IOs in
+ *    the drive, the carry capped at 1/2 or 1/4 quantum, the emptying IO's
+ *    wait, the bucket's debt, no carry within 85 ms of a progress credit or
+ *    while any member repays one, heads past 8 / 16 / 32 quanta.  Cost: in
+ *    take, only where a queue empties with more than 2 IOs in the drive
+ *    under qos in one-bucket mode, an out-of-line call; past the peer and
+ *    90% tests a walk of the round at most once per CARRY_WALK_NS (1 ms;
+ *    walked at every such emptying it cost +267 on bench-sched's 64
+ *    tenants); make bench-sched 523.3 / 444.1 -> 554.6 / 475.8
+ *    instructions per IO, --big 866.3 -> 912.2 (+31; the bench's own small-IO tenants are
+ *    carried, so its schedule changes too -- the two not measured apart).
+ *    1000-mix fast gate: s1 316 -> 310 (weights 170 -> 164, work 122 ->
+ *    120), s2 294 -> 289 (weights 176 -> 168), no row worse.
+ *
  * 117. Section 104's slow-write hold at 500 ms (issue 11, qos, the work
  *    row's ceiling class).  Why: 104 holds the fast step off for 1 s after
  *    EVERY cost period with a slow write, and on main a23fa92 that hold
@@ -2542,6 +2589,10 @@ enum { PD_SLOW_X = 5 };                             /* qos: ... whose reads take
 enum { SFQ_LAG_Q4 = 5 };                            /* qos, two buckets: a large head waits while its tag leads by 5/4 quantum per weight (63) */
 static const uint64_t SFQ_BACKLOG_NS = 10000000ull; /* qos, two buckets: queued 10 ms before its tag counts as the least (63) */
 static const uint64_t SFQ_CROSS_NS = 40000000ull;   /* qos, two buckets: the other bucket's members gate a head waiting < 40 ms (68) */
+static const uint32_t CARRY_PEERS = 5;             /* qos, one bucket: a deep emptying keeps its deficit beside >= 5 backlogged (116) */
+static const uint64_t CARRY_EMPTY_X = 10;           /* ... if queued >= 90% of its time: empty time x 10 <= its time (116) */
+static const uint64_t CARRY_HUGE_Q = 64;            /* ... while no member's head costs more than 64 of its quanta (116) */
+static const uint64_t CARRY_WALK_NS = 1000000ull;   /* ... the round walked for such a head at most once per 1 ms (116) */
 enum { FAR_LAG_Q = 32 };                            /* qos, two buckets: a small head with IO in flight waits while its tag leads by 32 quanta per weight (109) */
 enum { RESV_LC_PEAK_X = 4 };                        /* qos, beside an SLO tenant: a short reservation is cut only below 4 x its peak (114) */
 enum { RESV_LC_FORGIVE_WIN = 4 };                   /* qos, beside an SLO tenant: a cut forgives at most 4 windows of its peak cost (114) */
@@ -2656,6 +2707,8 @@ struct jbof_sched {
     uint32_t n_head[2];       /* backlogged tenants whose head IO is a read / not a read */
     uint32_t n_active;        /* tenants with queued or in-flight IO */
     uint64_t active_weight;   /* sum of weights of active non-scavenger tenants */
+    uint64_t carry_ns;        /* section 116: when the round was last walked for a huge head (0: never) */
+    uint32_t carry_huge;      /* section 116: ... and whether it held one */
     uint64_t win_per_weight_x256; /* total_slots * slot_bytes / active_weight, x256 */
     uint32_t win_shift;       /* qos: in-flight windows scaled by 2^win_shift (section 10) */
     uint64_t win_changed_ns;  /* last change of win_shift */
@@ -3839,6 +3892,31 @@ static __attribute__((noinline)) void take_rated(tenant *t, const jbof_io *io, u
  * own one). */
 enum { TAKE_ANY = 0xffffffffu };
 enum { TAKE_ONE_ANY = -1 };
+/* Section 116: t's queue has just emptied with more than 2 IOs in the drive
+ * (qos, one bucket; t is already off the round): may it keep its positive
+ * deficit?  Only if no reservation is active, at least CARRY_PEERS others are
+ * backlogged, t was queued >= 90% of its time since it was added (section
+ * 25's counters) and no member on the round has a head IO costing more than
+ * CARRY_HUGE_Q of its own quanta.  Out of line: one call per such emptying. */
+static __attribute__((noinline)) int deep_carry(jbof_sched *s, const tenant *t, uint64_t now_ns)
+{
+    if (s->n_resv_active || s->n_backlogged < CARRY_PEERS || t->q_empty_ns * CARRY_EMPTY_X > now_ns - t->q_added_ns)
+        return 0;
+    if (!s->carry_ns || now_ns - s->carry_ns >= CARRY_WALK_NS) {
+        s->carry_ns = now_ns ? now_ns : 1;
+        s->carry_huge = 0;
+        int32_t id = s->drr.head;
+        for (uint32_t i = 0; i < s->drr.len; i++, id = s->t[id]->next) {
+            const tenant *u = s->t[id];
+            if (u->count && u->ring[u->head].io->cost > CARRY_HUGE_Q * s->cfg.quantum_bytes * u->cfg.weight) {
+                s->carry_huge = 1;
+                break;
+            }
+        }
+    }
+    return !s->carry_huge;
+}
+
 static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io **out,
                                                        uint64_t now_ns, uint32_t pol, uint32_t onl, int one)
 {
@@ -3928,6 +4006,13 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
             t->deficit = t->deficit < 0 ? 0 : t->deficit > q ? q : t->deficit;
             t->drain_ns = now_ns ? now_ns : 1;
             t->drain_cap = c;
+        } else if (pol == JBOF_POLICY_QOS && one && deep_carry(s, t, now_ns)) {
+            /* section 116: more in the drive, but backlogged and depth-
+             * bound beside a long round -- its positive deficit carries up
+             * to a quantum (no rate credit), so its next IO joins at the
+             * head (35) until the quantum is spent */
+            int64_t q = (int64_t)s->cfg.quantum_bytes * t->cfg.weight;
+            t->deficit = t->deficit < 0 ? 0 : t->deficit > q ? q : t->deficit;
         } else {
             t->deficit = 0;
         }

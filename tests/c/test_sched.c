@@ -1531,6 +1531,48 @@ static void test_earned_head_join(void)
     jbof_sched_destroy(s);
 }
 
+/* sched.c section 116: in one-bucket mode a member whose queue empties with
+ * more than 2 IOs in the drive (section 23 does not apply), queued >= 90%
+ * of its time, beside >= 5 backlogged members, keeps its positive deficit,
+ * so its next IO joins at the head (section 35) in its turn.  Beside 4 it
+ * does not: its deficit is reset and it joins at the tail, after A0's turn
+ * in progress (main's order for both before section 116). */
+static void test_deep_carry(void)
+{
+    for (int peers = 4; peers <= 5; peers++) {
+        jbof_sched *s = mk(JBOF_POLICY_QOS);
+        uint32_t c = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+        uint32_t a[5];
+        static jbof_io ic[4], ia[5][4];
+        memset(ic, 0, sizeof(ic));
+        memset(ia, 0, sizeof(ia));
+        jbof_io *out[8];
+        for (int i = 0; i < 4; i++)
+            ic[i] = (jbof_io){.tenant = c, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = 100u + (uint64_t)i};
+        for (int i = 0; i < 3; i++)
+            CHECK_EQ(jbof_sched_submit(s, &ic[i], 1000), 0);
+        for (int j = 0; j < peers; j++) {
+            a[j] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+            for (int i = 0; i < 4; i++) {
+                ia[j][i] = (jbof_io){.tenant = a[j], .opcode = JBOF_OP_READ, .length_bytes = 4096,
+                                     .tag = 10u * (uint64_t)j + (uint64_t)i};
+                CHECK_EQ(jbof_sched_submit(s, &ia[j][i], 1000), 0);
+            }
+        }
+        /* C joined first: its turn takes its 3 IOs (queued 49 of its 50 us)
+         * and its queue empties with all 3 in the drive */
+        CHECK_EQ(jbof_sched_dispatch(s, 50000, out, 3), 3);
+        CHECK(out[0] == &ic[0] && out[1] == &ic[1] && out[2] == &ic[2]);
+        /* A0's turn begins */
+        CHECK_EQ(jbof_sched_dispatch(s, 50000, out, 1), 1);
+        CHECK(out[0] == &ia[0][0]);
+        CHECK_EQ(jbof_sched_submit(s, &ic[3], 60000), 0);
+        CHECK_EQ(jbof_sched_dispatch(s, 60000, out, 1), 1);
+        CHECK(out[0] == (peers == 5 ? &ic[3] : &ia[0][1]));
+        jbof_sched_destroy(s);
+    }
+}
+
 /* section 39: section 18's progress credit (a tenant with nothing in the
  * drive that has sent nothing for 50 ms goes on credit) waits 85 ms while
  * the tenant still owes for the last one.  A weight-1 1 MiB writer at QD 4
@@ -3006,6 +3048,7 @@ int main(void)
     test_batch_matches_single();
     test_queued_ns();
     test_earned_head_join();
+    test_deep_carry();
     test_resv_one_bucket();
     test_progress_debt();
     test_resv_lead();
