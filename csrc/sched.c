@@ -4328,11 +4328,12 @@ static inline void bw_open(jbof_sched *s, uint32_t id, const jbof_io *h, int64_t
 
 /* section 120: passed read io of t (done now) was slow in the drive -- hold
  * the last episode's writer for WH_HOLD_X times its drive time, if t is not
- * that writer and nobody else has IO queued (what the hold frees goes to t) */
+ * that writer, nobody else has IO queued and at most the two are active
+ * (what the hold frees goes to t) */
 static __attribute__((noinline)) void wh_hold(jbof_sched *s, const tenant *t, const jbof_io *io, uint64_t now_ns)
 {
     const tenant *w = s->wh_id < s->cfg.max_tenants ? s->t[s->wh_id] : NULL;
-    if (!w || w == t || s->n_backlogged - (w->count ? 1u : 0u) - (t->count ? 1u : 0u))
+    if (!w || w == t || s->n_backlogged - (w->count ? 1u : 0u) - (t->count ? 1u : 0u) || s->n_active > 2)
         return;
     s->wh_held = s->wh_id;
     s->wh_until = now_ns + (now_ns - io->dispatch_ns) * WH_HOLD_X;
