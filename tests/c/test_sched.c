@@ -1710,6 +1710,61 @@ static void test_read_behind_write_debt(void)
     jbof_sched_destroy(s);
 }
 
+/* sched.c section 120: a read passed behind a write's debt (section 79)
+ * that spends more than WH_SLOW_X (8) x the unloaded read latency in the
+ * drive holds that episode's writer -- the only other tenant with IO
+ * queued -- for WH_HOLD_X (2) x the read's drive time while IO is in the
+ * drive, even with the bucket refilled; then its write goes. */
+static void test_slow_pass_holds_writer(void)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    uint32_t w = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    uint32_t r = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    static jbof_io iw[2], ir[3];
+    memset(iw, 0, sizeof(iw));
+    memset(ir, 0, sizeof(ir));
+    jbof_io *out[8];
+    jbof_drive_stats ds;
+    uint64_t now = 2000000; /* R's queue was empty 2 ms: latency-bound */
+    for (int i = 0; i < 3; i++)
+        ir[i] = (jbof_io){.tenant = r, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = (uint64_t)(10 + i)};
+    for (int i = 0; i < 2; i++)
+        iw[i] = (jbof_io){.tenant = w, .opcode = JBOF_OP_WRITE, .length_bytes = 1048576, .tag = (uint64_t)i};
+    CHECK_EQ(jbof_sched_submit(s, &ir[0], now), 0);
+    CHECK_EQ(jbof_sched_submit(s, &ir[1], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 2);
+    CHECK_EQ(jbof_sched_submit(s, &iw[0], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1); /* W's 1 MiB write: an episode (79) */
+    CHECK(out[0] == &iw[0]);
+    /* R's first read completes in 100 us (the unloaded latency it teaches
+     * ctl); W's next write waits for the refill, R's next read passes */
+    now += 100000;
+    CHECK_EQ(jbof_sched_complete(s, &ir[0], now, 0), 0);
+    CHECK_EQ(jbof_sched_submit(s, &iw[1], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0);
+    CHECK_EQ(jbof_sched_submit(s, &ir[2], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
+    CHECK(out[0] == &ir[2]);
+    /* the passed read spends 10 ms in the drive (100 x the unloaded
+     * latency): W is held until 20 ms after it completes, W's first write
+     * still in the drive */
+    uint64_t done = now + 10000000;
+    CHECK_EQ(jbof_sched_complete(s, &ir[2], done, 0), 0);
+    CHECK_EQ(jbof_sched_complete(s, &ir[1], done, 0), 0);
+    int full = 0;
+    for (now = done + 100000; now < done + 20000000; now += 100000) {
+        /* without section 120 W's write went at done + 100 us (the bucket
+         * had refilled the debt by then) */
+        CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0);
+        CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
+        full |= ds.tokens > 0;
+    }
+    CHECK(full); /* held with the bucket refilled, not by the debt */
+    CHECK_EQ(jbof_sched_dispatch(s, done + 20000000, out, 8), 1);
+    CHECK(out[0] == &iw[1]);
+    jbof_sched_destroy(s);
+}
+
 /* Two-bucket mode for sections 58 and 63: tenant 0 a QD-1 4 KiB reader with
  * a 500 us SLO, tenants 1..n-1 best effort of weight 1 (their loads set by
  * the caller). */
@@ -3065,6 +3120,7 @@ int main(void)
     test_lc_past_mask();
     test_pass_empty_bucket();
     test_read_behind_write_debt();
+    test_slow_pass_holds_writer();
     test_held_release_order();
     test_self_deep_cap();
     test_depth_probe();
