@@ -1649,6 +1649,29 @@ static void test_pass_empty_bucket(void)
     jbof_sched_destroy(s);
 }
 
+/* sections 79 and 120's start: a writer W and a latency-bound reader R
+ * (its queue empty 2 ms) on a qos scheduler, R's two 4 KiB reads in the
+ * drive, then W's first 1 MiB write; iw holds W's two writes, ir R's three
+ * reads. */
+static jbof_sched *write_debt_pair(uint32_t *w, uint32_t *r, jbof_io iw[2], jbof_io ir[3], uint64_t now)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    *w = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    *r = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    jbof_io *out[8];
+    for (int i = 0; i < 3; i++)
+        ir[i] = (jbof_io){.tenant = *r, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = (uint64_t)(10 + i)};
+    for (int i = 0; i < 2; i++)
+        iw[i] = (jbof_io){.tenant = *w, .opcode = JBOF_OP_WRITE, .length_bytes = 1048576, .tag = (uint64_t)i};
+    CHECK_EQ(jbof_sched_submit(s, &ir[0], now), 0);
+    CHECK_EQ(jbof_sched_submit(s, &ir[1], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 2);
+    CHECK_EQ(jbof_sched_submit(s, &iw[0], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
+    CHECK(out[0] == &iw[0]);
+    return s;
+}
+
 /* sched.c section 79: in one-bucket mode a write that leaves the bucket at
  * least BW_DEBT_BUCKETS buckets in debt opens an episode; a latency-bound
  * reader with IO in the drive (so section 46 does not apply) sends its next
@@ -1656,27 +1679,14 @@ static void test_pass_empty_bucket(void)
  * write waits for the refill. */
 static void test_read_behind_write_debt(void)
 {
-    jbof_sched *s = mk(JBOF_POLICY_QOS);
-    uint32_t w = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    uint32_t r = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    uint32_t w, r;
     static jbof_io iw[2], ir[3];
-    memset(iw, 0, sizeof(iw));
-    memset(ir, 0, sizeof(ir));
     jbof_io *out[8];
     jbof_drive_stats ds;
     uint64_t now = 2000000; /* R's queue was empty 2 ms: latency-bound */
-    for (int i = 0; i < 3; i++)
-        ir[i] = (jbof_io){.tenant = r, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = (uint64_t)(10 + i)};
-    for (int i = 0; i < 2; i++)
-        iw[i] = (jbof_io){.tenant = w, .opcode = JBOF_OP_WRITE, .length_bytes = 1048576, .tag = (uint64_t)i};
-    CHECK_EQ(jbof_sched_submit(s, &ir[0], now), 0);
-    CHECK_EQ(jbof_sched_submit(s, &ir[1], now), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 2);
+    jbof_sched *s = write_debt_pair(&w, &r, iw, ir, now);
     /* W's 1 MiB write costs more than BW_DEBT_BUCKETS (8) buckets past a
-     * full one: it goes and leaves that debt */
-    CHECK_EQ(jbof_sched_submit(s, &iw[0], now), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
-    CHECK(out[0] == &iw[0]);
+     * full one: it went and left that debt */
     CHECK(iw[0].cost >= 9u * 262144u);
     CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
     CHECK(ds.tokens <= -8 * 262144);
@@ -1717,25 +1727,12 @@ static void test_read_behind_write_debt(void)
  * drive, even with the bucket refilled; then its write goes. */
 static void test_slow_pass_holds_writer(void)
 {
-    jbof_sched *s = mk(JBOF_POLICY_QOS);
-    uint32_t w = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    uint32_t r = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    uint32_t w, r;
     static jbof_io iw[2], ir[3];
-    memset(iw, 0, sizeof(iw));
-    memset(ir, 0, sizeof(ir));
     jbof_io *out[8];
     jbof_drive_stats ds;
     uint64_t now = 2000000; /* R's queue was empty 2 ms: latency-bound */
-    for (int i = 0; i < 3; i++)
-        ir[i] = (jbof_io){.tenant = r, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = (uint64_t)(10 + i)};
-    for (int i = 0; i < 2; i++)
-        iw[i] = (jbof_io){.tenant = w, .opcode = JBOF_OP_WRITE, .length_bytes = 1048576, .tag = (uint64_t)i};
-    CHECK_EQ(jbof_sched_submit(s, &ir[0], now), 0);
-    CHECK_EQ(jbof_sched_submit(s, &ir[1], now), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 2);
-    CHECK_EQ(jbof_sched_submit(s, &iw[0], now), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1); /* W's 1 MiB write: an episode (79) */
-    CHECK(out[0] == &iw[0]);
+    jbof_sched *s = write_debt_pair(&w, &r, iw, ir, now); /* W's 1 MiB write: an episode (79) */
     /* R's first read completes in 100 us (the unloaded latency it teaches
      * ctl); W's next write waits for the refill, R's next read passes */
     now += 100000;
