@@ -2764,6 +2764,7 @@ struct jbof_sched {
     uint64_t active_weight;   /* sum of weights of active non-scavenger tenants */
     uint64_t carry_ns;        /* section 116: when the round was last walked for a huge head (0: never) */
     uint32_t carry_huge;      /* section 116: ... and whether it held one */
+    uint32_t cost_or;         /* every IO cost ever submitted, OR'ed: a bound on each (q-hot: 116's walk skipped) */
     uint64_t win_per_weight_x256; /* total_slots * slot_bytes / active_weight, x256 */
     uint32_t win_shift;       /* qos: in-flight windows scaled by 2^win_shift (section 10) */
     uint64_t win_changed_ns;  /* last change of win_shift */
@@ -3902,6 +3903,7 @@ static inline __attribute__((always_inline)) int submit_t(jbof_sched *s, tenant 
     io->submit_ns = now_ns;
     io->gen = t->gen;
     io->cost = cost_of(&s->cost, io->opcode, io->flags, io->length_bytes, (int)s->cost_mode); /* mode_sync */
+    s->cost_or |= io->cost; /* q-hot: deep_carry's bound (one or to memory) */
     e->seq = s->seq++;
     if (t->count++ == 0)
         submit_backlogged(s, io->tenant, t, now_ns);
@@ -3963,7 +3965,11 @@ static __attribute__((noinline)) int deep_carry(jbof_sched *s, const tenant *t, 
     if (!s->carry_ns || now_ns - s->carry_ns >= CARRY_WALK_NS) {
         s->carry_ns = now_ns ? now_ns : 1;
         s->carry_huge = 0;
+        /* q-hot: no IO ever submitted costs more than CARRY_HUGE_Q quanta
+         * (weights are >= 1): the walk would find no huge head, skip it */
         int32_t id = s->drr.head;
+        if (s->cost_or <= CARRY_HUGE_Q * s->cfg.quantum_bytes)
+            return 1;
         for (uint32_t i = 0; i < s->drr.len; i++, id = s->t[id]->next) {
             const tenant *u = s->t[id];
             if (u->count && u->ring[u->head].io->cost > CARRY_HUGE_Q * s->cfg.quantum_bytes * u->cfg.weight) {
