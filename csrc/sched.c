@@ -3967,16 +3967,18 @@ static __attribute__((noinline)) int deep_carry(jbof_sched *s, const tenant *t, 
         s->carry_huge = 0;
         /* q-hot: no IO ever submitted costs more than CARRY_HUGE_Q quanta
          * (weights are >= 1): the walk would find no huge head, skip it */
-        int32_t id = s->drr.head;
-        if (s->cost_or <= CARRY_HUGE_Q * s->cfg.quantum_bytes)
+        int32_t id = s->drr.head, id0 = id;
+        uint64_t hq = CARRY_HUGE_Q * s->cfg.quantum_bytes; /* q-hot: out of the loop */
+        if (s->cost_or <= hq || id0 < 0)
             return 1;
-        for (uint32_t i = 0; i < s->drr.len; i++, id = s->t[id]->next) {
+        do { /* the round is circular: once round from its head (q-hot: no counter) */
             const tenant *u = s->t[id];
-            if (u->count && u->ring[u->head].io->cost > CARRY_HUGE_Q * s->cfg.quantum_bytes * u->cfg.weight) {
+            if (u->count && u->ring[u->head].io->cost > hq * u->cfg.weight) {
                 s->carry_huge = 1;
                 break;
             }
-        }
+            id = u->next;
+        } while (id != id0);
     }
     return !s->carry_huge;
 }
