@@ -3957,30 +3957,44 @@ enum { TAKE_ONE_ANY = -1 };
  * deficit?  Only if no reservation is active, at least CARRY_PEERS others are
  * backlogged, t was queued >= 90% of its time since it was added (section
  * 25's counters) and no member on the round has a head IO costing more than
- * CARRY_HUGE_Q of its own quanta.  Out of line: one call per such emptying. */
-static __attribute__((noinline)) int deep_carry(jbof_sched *s, const tenant *t, uint64_t now_ns)
+ * CARRY_HUGE_Q of its own quanta.  The walk (carry_walk) out of line, at
+ * most once per CARRY_WALK_NS; the tests before it inline in take. */
+static __attribute__((noinline)) int carry_walk(jbof_sched *s, uint64_t now_ns)
+{
+    s->carry_ns = now_ns ? now_ns : 1;
+    s->carry_huge = 0;
+    /* q-hot: no IO ever submitted costs more than CARRY_HUGE_Q quanta
+     * (weights are >= 1): the walk would find no huge head, skip it */
+    int32_t id = s->drr.head, id0 = id;
+    uint64_t hq = CARRY_HUGE_Q * s->cfg.quantum_bytes; /* q-hot: out of the loop */
+    if (s->cost_or <= hq || id0 < 0)
+        return 1;
+    do { /* the round is circular: once round from its head (q-hot: no counter) */
+        const tenant *u = s->t[id];
+        if (u->count && u->ring[u->head].io->cost > hq * u->cfg.weight) {
+            s->carry_huge = 1;
+            return 0;
+        }
+        id = u->next;
+    } while (id != id0);
+    return 1;
+}
+
+/* (q-hot: the tests inline in take, the walk out of line -- one call per
+ * CARRY_WALK_NS instead of one per deep emptying) */
+static inline int deep_carry(jbof_sched *s, const tenant *t, uint64_t now_ns)
 {
     if (s->n_resv_active || s->n_backlogged < CARRY_PEERS || t->q_empty_ns * CARRY_EMPTY_X > now_ns - t->q_added_ns)
         return 0;
-    if (!s->carry_ns || now_ns - s->carry_ns >= CARRY_WALK_NS) {
-        s->carry_ns = now_ns ? now_ns : 1;
-        s->carry_huge = 0;
-        /* q-hot: no IO ever submitted costs more than CARRY_HUGE_Q quanta
-         * (weights are >= 1): the walk would find no huge head, skip it */
-        int32_t id = s->drr.head, id0 = id;
-        uint64_t hq = CARRY_HUGE_Q * s->cfg.quantum_bytes; /* q-hot: out of the loop */
-        if (s->cost_or <= hq || id0 < 0)
-            return 1;
-        do { /* the round is circular: once round from its head (q-hot: no counter) */
-            const tenant *u = s->t[id];
-            if (u->count && u->ring[u->head].io->cost > hq * u->cfg.weight) {
-                s->carry_huge = 1;
-                break;
-            }
-            id = u->next;
-        } while (id != id0);
-    }
+    if (!s->carry_ns || now_ns - s->carry_ns >= CARRY_WALK_NS)
+        return carry_walk(s, now_ns); /* the round walked for a huge head at most once per CARRY_WALK_NS */
     return !s->carry_huge;
+}
+/* ... out of line, for take's copies that do not know one (TAKE_ONE_ANY:
+ * the rarer callers keep their registers as before) */
+static __attribute__((noinline)) int deep_carry_call(jbof_sched *s, const tenant *t, uint64_t now_ns)
+{
+    return deep_carry(s, t, now_ns);
 }
 
 static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io **out,
@@ -3988,6 +4002,7 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
 {
     if (pol == TAKE_ANY)
         pol = s->cfg.policy;
+    int one_known = one != TAKE_ONE_ANY; /* a constant in each inlined copy */
     if (one == TAKE_ONE_ANY)
         one = pol == JBOF_POLICY_QOS && !two_buckets_needed(s);
     if (onl == TAKE_ANY)
@@ -4072,7 +4087,7 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
             t->deficit = t->deficit < 0 ? 0 : t->deficit > q ? q : t->deficit;
             t->drain_ns = now_ns ? now_ns : 1;
             t->drain_cap = c;
-        } else if (pol == JBOF_POLICY_QOS && one && deep_carry(s, t, now_ns)) {
+        } else if (pol == JBOF_POLICY_QOS && one && (one_known ? deep_carry(s, t, now_ns) : deep_carry_call(s, t, now_ns))) {
             /* section 116: more in the drive, but backlogged and depth-
              * bound beside a long round -- its positive deficit carries up
              * to a quantum (no rate credit), so its next IO joins at the
