@@ -1573,6 +1573,50 @@ static void test_deep_carry(void)
     }
 }
 
+/* sched.c section 116's last guard (and q-hot's bound on its walk): no
+ * carry while a member on the round has a head IO costing more than
+ * CARRY_HUGE_Q (64) of its quanta -- a 16 MiB read at A4's head (8 MiB is
+ * 64 quanta of 128 KiB at weight 1) keeps C's deficit from carrying, so its
+ * next IO joins at the tail.  The same read queued behind A4's head is no
+ * head: the round is walked (every IO's cost OR'ed is past the bound, so
+ * the walk is not skipped), finds no huge head, and C's deficit carries. */
+static void test_deep_carry_huge(void)
+{
+    for (int behind = 0; behind <= 1; behind++) {
+        jbof_sched *s = mk(JBOF_POLICY_QOS);
+        uint32_t c = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+        uint32_t a[5];
+        static jbof_io ic[4], ia[5][4];
+        memset(ic, 0, sizeof(ic));
+        memset(ia, 0, sizeof(ia));
+        jbof_io *out[8];
+        for (int i = 0; i < 4; i++)
+            ic[i] = (jbof_io){.tenant = c, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = 100u + (uint64_t)i};
+        for (int i = 0; i < 3; i++)
+            CHECK_EQ(jbof_sched_submit(s, &ic[i], 1000), 0);
+        for (int j = 0; j < 5; j++) {
+            a[j] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+            for (int i = 0; i < 4; i++) {
+                ia[j][i] = (jbof_io){.tenant = a[j], .opcode = JBOF_OP_READ, .length_bytes = 4096,
+                                     .tag = 10u * (uint64_t)j + (uint64_t)i};
+                if (j == 4 && i == behind)
+                    ia[j][i].length_bytes = 16u << 20; /* more than 64 quanta */
+                CHECK_EQ(jbof_sched_submit(s, &ia[j][i], 1000), 0);
+            }
+        }
+        CHECK(ia[4][behind].cost > 64u * 131072u);
+        /* C's turn takes its 3 IOs and its queue empties with all 3 in the drive */
+        CHECK_EQ(jbof_sched_dispatch(s, 50000, out, 3), 3);
+        CHECK(out[0] == &ic[0] && out[1] == &ic[1] && out[2] == &ic[2]);
+        CHECK_EQ(jbof_sched_dispatch(s, 50000, out, 1), 1);
+        CHECK(out[0] == &ia[0][0]);
+        CHECK_EQ(jbof_sched_submit(s, &ic[3], 60000), 0);
+        CHECK_EQ(jbof_sched_dispatch(s, 60000, out, 1), 1);
+        CHECK(out[0] == (behind ? &ic[3] : &ia[0][1]));
+        jbof_sched_destroy(s);
+    }
+}
+
 /* section 39: section 18's progress credit (a tenant with nothing in the
  * drive that has sent nothing for 50 ms goes on credit) waits 85 ms while
  * the tenant still owes for the last one.  A weight-1 1 MiB writer at QD 4
@@ -3101,6 +3145,7 @@ int main(void)
     test_queued_ns();
     test_earned_head_join();
     test_deep_carry();
+    test_deep_carry_huge();
     test_resv_one_bucket();
     test_progress_debt();
     test_resv_lead();
