@@ -2456,14 +2456,21 @@
  *    wait, the bucket's debt, no carry within 85 ms of a progress credit or
  *    while any member repays one, heads past 8 / 16 / 32 quanta.  Cost: in
  *    take, only where a queue empties with more than 2 IOs in the drive
- *    under qos in one-bucket mode, an out-of-line call; past the peer and
- *    90% tests a walk of the round at most once per CARRY_WALK_NS (1 ms;
- *    walked at every such emptying it cost +267 on bench-sched's 64
- *    tenants); make bench-sched 523.3 / 444.1 -> 554.6 / 475.8
- *    instructions per IO, --big 866.3 -> 912.2 (+31; the bench's own small-IO tenants are
- *    carried, so its schedule changes too; section 122's log entry
- *    replaced the walk with a stamp and bench-sched did not move, so the
- *    +31 is that schedule, not the walk).
+ *    under qos in one-bucket mode, the tests inline; past the peer and
+ *    90% tests a walk of the round (carry_walk, out of line) at most once
+ *    per CARRY_WALK_NS (1 ms; walked at every such emptying it cost +267
+ *    on bench-sched's 64 tenants), skipped while no IO ever submitted
+ *    costs more than CARRY_HUGE_Q quanta (cost_or, the OR of every cost:
+ *    no head can be huge); make bench-sched 523.3 / 444.1 -> 554.6 /
+ *    475.8 instructions per IO, --big 866.3 -> 912.2 (+31).  Measured
+ *    apart on main fe273e6 (helper q-hot, docs/scheduler-log.md "Hot path
+ *    q-hot"): with deep_carry returning 0 the bench costs 529.7 / 450.6,
+ *    so 116 is +25 there -- about 12 in deep_carry itself (8 of them the
+ *    walk: a walk per 1 ms is 64 members per ~140 IOs) and 13 in the
+ *    bench's changed schedule (its depth-bound tenants carried, their
+ *    queues empty twice as often: 0.10 -> 0.21 emptyings and rejoins
+ *    per IO; round visits per IO about the same); q-hot's walk bound,
+ *    loop and inline tests take back 9.7 of the 12 (544.2 / 466.1).
  *    1000-mix fast gate: s1 316 -> 310 (weights 170 -> 164, work 122 ->
  *    120), s2 294 -> 289 (weights 176 -> 168), no row worse.
  *
