@@ -2832,6 +2832,7 @@ struct jbof_sched {
     uint32_t wh_id;           /* qos, one bucket: the writer of the last episode opened with a write debt (section 120) */
     uint32_t wh_held;         /* qos: the writer held (section 120) ... */
     uint64_t wh_until;        /* qos: ... its writes wait until then while IO is in the drive */
+    uint64_t wh_base_ns;      /* qos: the least passed read's drive time, section 120's base while ctl has none (section 125) */
     uint32_t bw_stuck_id;     /* qos: the tenant bw_stuck last found stuck (a hint, checked first; section 79) */
     uint64_t bw_lb;           /* qos: <= bw_key of every backlogged tenant on the round (section 79) */
     uint64_t bw_ub;           /* qos: >= bw_until of every tenant on the round (section 79) */
@@ -4631,15 +4632,33 @@ static inline void bw_open(jbof_sched *s, uint32_t id, const jbof_io *h, int64_t
 
 /* section 120: passed read io of t (done now) was slow in the drive -- hold
  * the last episode's writer for WH_HOLD_X times its drive time, if t is not
- * that writer, nobody else has IO queued and at most the two are active
- * (what the hold frees goes to t) */
+ * that writer and nobody else has IO queued (what the hold frees goes to t);
+ * section 125: and if the third tenants' IOs in the drive are no more than
+ * the writer's (the read waited behind the writer, not behind them) and t
+ * has completed less cost per weight than the writer (t is the one behind) */
 static __attribute__((noinline)) void wh_hold(jbof_sched *s, const tenant *t, const jbof_io *io, uint64_t now_ns)
 {
     const tenant *w = s->wh_id < s->cfg.max_tenants ? s->t[s->wh_id] : NULL;
-    if (!w || w == t || s->n_backlogged - (w->count ? 1u : 0u) - (t->count ? 1u : 0u) || s->n_active > 2)
+    if (!w || w == t || s->n_backlogged - (w->count ? 1u : 0u) - (t->count ? 1u : 0u))
         return;
+    if (s->inflight_ios - w->inflight - t->inflight > w->inflight ||
+        (unsigned __int128)t->st.cost_completed * w->cfg.weight >= (unsigned __int128)w->st.cost_completed * t->cfg.weight)
+        return; /* section 125 */
     s->wh_held = s->wh_id;
     s->wh_until = now_ns + (now_ns - io->dispatch_ns) * WH_HOLD_X;
+}
+
+/* section 125: the unloaded read latency section 120's slow test is judged
+ * against -- ctl's base (learned from reads <= CTL_BASE_MAX_BYTES), or while
+ * there is none (no small reads) the least drive time of a passed read (dt:
+ * this one's, counted first); 0 while neither is known */
+static inline uint64_t wh_base(jbof_sched *s, uint64_t dt)
+{
+    if (s->ctl.base_ns)
+        return s->ctl.base_ns;
+    if (dt && (!s->wh_base_ns || dt < s->wh_base_ns))
+        s->wh_base_ns = dt;
+    return s->wh_base_ns;
 }
 
 /* section 79: may t (id) pass read h behind the open episode's write debt? */
@@ -6371,8 +6390,9 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
             return -EINVAL;
         if (s->bw_inflight)
             s->bw_inflight--; /* section 79 */
-        if (s->ctl.base_ns && now_ns > io->dispatch_ns + (uint64_t)WH_SLOW_X * s->ctl.base_ns)
-            wh_hold(s, t, io, now_ns); /* section 120 */
+        uint64_t dt = now_ns > io->dispatch_ns ? now_ns - io->dispatch_ns : 0, b = wh_base(s, dt);
+        if (b && dt > (uint64_t)WH_SLOW_X * b)
+            wh_hold(s, t, io, now_ns); /* sections 120, 125 */
     } else {
         /* a busy slot implies IO in flight: slot_out sums to the IOs
          * dispatched under gimbal still in flight */
