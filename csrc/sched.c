@@ -4635,14 +4635,16 @@ static inline void bw_open(jbof_sched *s, uint32_t id, const jbof_io *h, int64_t
  * that writer and nobody else has IO queued (what the hold frees goes to t);
  * section 125: and if the third tenants' IOs in the drive are no more than
  * the writer's (the read waited behind the writer, not behind them) and t
- * has completed less cost per weight than the writer (t is the one behind) */
+ * has been sent less cost per weight than the writer (completed + in the
+ * drive: t is the one behind) */
 static __attribute__((noinline)) void wh_hold(jbof_sched *s, const tenant *t, const jbof_io *io, uint64_t now_ns)
 {
     const tenant *w = s->wh_id < s->cfg.max_tenants ? s->t[s->wh_id] : NULL;
     if (!w || w == t || s->n_backlogged - (w->count ? 1u : 0u) - (t->count ? 1u : 0u))
         return;
     if (s->inflight_ios - w->inflight - t->inflight > w->inflight ||
-        (unsigned __int128)t->st.cost_completed * w->cfg.weight >= (unsigned __int128)w->st.cost_completed * t->cfg.weight)
+        (unsigned __int128)(t->st.cost_completed + t->inflight_cost) * w->cfg.weight >=
+            (unsigned __int128)(w->st.cost_completed + w->inflight_cost) * t->cfg.weight)
         return; /* section 125 */
     s->wh_held = s->wh_id;
     s->wh_until = now_ns + (now_ns - io->dispatch_ns) * WH_HOLD_X;
