@@ -2551,6 +2551,39 @@
  *    s1-235, 890 fixed, s1-240 new), s2 294 -> 287 (work 105 -> 101,
  *    weights 176 -> 174, jain 44 -> 42: s2-537, 765, 960 fixed, s2-250
  *    new); nothing else new.  s2-765: Jain 0.711 -> 0.916 (gimbal 0.923).
+ *    (The n_active <= 2 fence of (b) is section 125's two tests now.)
+ *
+ * 125. Section 120's hold where ctl has no base, and fenced by whom the slow
+ *    read waited behind instead of by n_active (issue 11, the jain row, one
+ *    bucket).  Why: a census of the jain row on main fe273e6 (73 mixes of
+ *    seeds 1 and 2, docs/scheduler-log.md 125) found 19 mixes where a
+ *    latency-bound reader under its gimbal share sits beside writers.  In
+ *    three of them (s1-470, s2-790, s2-918) the reads are all > 16 KiB,
+ *    ctl learns no unloaded read latency from them (CTL_BASE_MAX_BYTES),
+ *    base_ns stays 0 and section 120's slow test never fires although the
+ *    passed reads spend 10-15 x their least drive time in the drive.  And
+ *    section 120's n_active <= 2 fence keeps out every mix with a third
+ *    active tenant, while what actually hurt without it (s1-637's QD-32 and
+ *    QD-128 readers: 160 IOs in the drive beside the writer's one; s2-37's
+ *    deep passer beside a rated writer, Jain 1.000 already) is a hold that
+ *    cannot help the passer.  The rule: (a) while ctl.base_ns is 0 the slow
+ *    test (> WH_SLOW_X x base) uses the least drive time of any passed read
+ *    so far (wh_base_ns); (b) instead of n_active <= 2 the hold needs the
+ *    third tenants' IOs in the drive (all but the writer's and the
+ *    passer's) to be no more than the writer's -- the read waited behind
+ *    the writer, not behind them -- and (c) the passer to have been sent
+ *    less cost per weight than the writer (completed + in the drive): the
+ *    hold hands drive time to the passer, which is only fair while it is
+ *    the one behind.  Bounds: no new constant; (a) only where ctl has no
+ *    base, (b) and (c) only narrow or move section 120's hold, whose
+ *    length and end are unchanged.  1000-mix fast gate: s1 307 -> 305
+ *    (work s1-434, jain s1-470 fixed), s2 280 -> 279 (jain s2-918), nothing
+ *    new; CI sample unchanged.  Measured (log 125): (a) alone brings s2-37's
+ *    work (c fixes it); (b) at 2 x the writer's IOs s1 304 / s2 279, at 4 x
+ *    s1-890's jain comes back, at 1/2 x s1 306 / s2 280; (a)'s base at 1/2
+ *    x brings s2-37 back, at 2 x loses s1-470 and s2-918.  Cost: a compare
+ *    and a store on a passed read's completion (cold), two more tests per
+ *    hold (cold).
  */
 #include <errno.h>
 #include <stdlib.h>
