@@ -2561,7 +2561,7 @@
  *    three of them (s1-470, s2-790, s2-918) the reads are all > 16 KiB,
  *    ctl learns no unloaded read latency from them (CTL_BASE_MAX_BYTES),
  *    base_ns stays 0 and section 120's slow test never fires although the
- *    passed reads spend 10-15 x their least drive time in the drive.  And
+ *    passed reads' p90 drive time is 12-25 x the least one's.  And
  *    section 120's n_active <= 2 fence keeps out every mix with a third
  *    active tenant, while what actually hurt without it (s1-637's QD-32 and
  *    QD-128 readers: 160 IOs in the drive beside the writer's one; s2-37's
