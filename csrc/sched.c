@@ -2558,6 +2558,39 @@
  *    s1-235, 890 fixed, s1-240 new), s2 294 -> 287 (work 105 -> 101,
  *    weights 176 -> 174, jain 44 -> 42: s2-537, 765, 960 fixed, s2-250
  *    new); nothing else new.  s2-765: Jain 0.711 -> 0.916 (gimbal 0.923).
+ *    (The n_active <= 2 fence of (b) is section 125's two tests now.)
+ *
+ * 125. Section 120's hold where ctl has no base, and fenced by whom the slow
+ *    read waited behind instead of by n_active (issue 11, the jain row, one
+ *    bucket).  Why: a census of the jain row on main fe273e6 (73 mixes of
+ *    seeds 1 and 2, docs/scheduler-log.md 125) found 19 mixes where a
+ *    latency-bound reader under its gimbal share sits beside writers.  In
+ *    three of them (s1-470, s2-790, s2-918) the reads are all > 16 KiB,
+ *    ctl learns no unloaded read latency from them (CTL_BASE_MAX_BYTES),
+ *    base_ns stays 0 and section 120's slow test never fires although the
+ *    passed reads' p90 drive time is 12-25 x the least one's.  And
+ *    section 120's n_active <= 2 fence keeps out every mix with a third
+ *    active tenant, while what actually hurt without it (s1-637's QD-32 and
+ *    QD-128 readers: 160 IOs in the drive beside the writer's one; s2-37's
+ *    deep passer beside a rated writer, Jain 1.000 already) is a hold that
+ *    cannot help the passer.  The rule: (a) while ctl.base_ns is 0 the slow
+ *    test (> WH_SLOW_X x base) uses the least drive time of any passed read
+ *    so far (wh_base_ns); (b) instead of n_active <= 2 the hold needs the
+ *    third tenants' IOs in the drive (all but the writer's and the
+ *    passer's) to be no more than the writer's -- the read waited behind
+ *    the writer, not behind them -- and (c) the passer to have been sent
+ *    less cost per weight than the writer (completed + in the drive): the
+ *    hold hands drive time to the passer, which is only fair while it is
+ *    the one behind.  Bounds: no new constant; (a) only where ctl has no
+ *    base, (b) and (c) only narrow or move section 120's hold, whose
+ *    length and end are unchanged.  1000-mix fast gate: s1 307 -> 305
+ *    (work s1-434, jain s1-470 fixed), s2 280 -> 279 (jain s2-918), nothing
+ *    new; CI sample unchanged.  Measured (log 125): (a) alone brings s2-37's
+ *    work (c fixes it); (b) at 2 x the writer's IOs s1 304 / s2 279, at 4 x
+ *    s1-890's jain comes back, at 1/2 x s1 306 / s2 280; (a)'s base at 1/2
+ *    x brings s2-37 back, at 2 x loses s1-470 and s2-918.  Cost: a compare
+ *    and a store on a passed read's completion (cold), two more tests per
+ *    hold (cold).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -2840,6 +2873,7 @@ struct jbof_sched {
     uint32_t wh_id;           /* qos, one bucket: the writer of the last episode opened with a write debt (section 120) */
     uint32_t wh_held;         /* qos: the writer held (section 120) ... */
     uint64_t wh_until;        /* qos: ... its writes wait until then while IO is in the drive */
+    uint64_t wh_base_ns;      /* qos: the least passed read's drive time, section 120's base while ctl has none (section 125) */
     uint32_t bw_stuck_id;     /* qos: the tenant bw_stuck last found stuck (a hint, checked first; section 79) */
     uint64_t bw_lb;           /* qos: <= bw_key of every backlogged tenant on the round (section 79) */
     uint64_t bw_ub;           /* qos: >= bw_until of every tenant on the round (section 79) */
@@ -4661,15 +4695,35 @@ static inline void bw_open(jbof_sched *s, uint32_t id, const jbof_io *h, int64_t
 
 /* section 120: passed read io of t (done now) was slow in the drive -- hold
  * the last episode's writer for WH_HOLD_X times its drive time, if t is not
- * that writer, nobody else has IO queued and at most the two are active
- * (what the hold frees goes to t) */
+ * that writer and nobody else has IO queued (what the hold frees goes to t);
+ * section 125: and if the third tenants' IOs in the drive are no more than
+ * the writer's (the read waited behind the writer, not behind them) and t
+ * has been sent less cost per weight than the writer (completed + in the
+ * drive: t is the one behind) */
 static __attribute__((noinline)) void wh_hold(jbof_sched *s, const tenant *t, const jbof_io *io, uint64_t now_ns)
 {
     const tenant *w = s->wh_id < s->cfg.max_tenants ? s->t[s->wh_id] : NULL;
-    if (!w || w == t || s->n_backlogged - (w->count ? 1u : 0u) - (t->count ? 1u : 0u) || s->n_active > 2)
+    if (!w || w == t || s->n_backlogged - (w->count ? 1u : 0u) - (t->count ? 1u : 0u))
         return;
+    if (s->inflight_ios - w->inflight - t->inflight > w->inflight ||
+        (unsigned __int128)(t->st.cost_completed + t->inflight_cost) * w->cfg.weight >=
+            (unsigned __int128)(w->st.cost_completed + w->inflight_cost) * t->cfg.weight)
+        return; /* section 125 */
     s->wh_held = s->wh_id;
     s->wh_until = now_ns + (now_ns - io->dispatch_ns) * WH_HOLD_X;
+}
+
+/* section 125: the unloaded read latency section 120's slow test is judged
+ * against -- ctl's base (learned from reads <= CTL_BASE_MAX_BYTES), or while
+ * there is none (no small reads) the least drive time of a passed read (dt:
+ * this one's, counted first); 0 while neither is known */
+static inline uint64_t wh_base(jbof_sched *s, uint64_t dt)
+{
+    if (s->ctl.base_ns)
+        return s->ctl.base_ns;
+    if (dt && (!s->wh_base_ns || dt < s->wh_base_ns))
+        s->wh_base_ns = dt;
+    return s->wh_base_ns;
 }
 
 /* section 79: may t (id) pass read h behind the open episode's write debt? */
@@ -6401,8 +6455,9 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
             return -EINVAL;
         if (s->bw_inflight)
             s->bw_inflight--; /* section 79 */
-        if (s->ctl.base_ns && now_ns > io->dispatch_ns + (uint64_t)WH_SLOW_X * s->ctl.base_ns)
-            wh_hold(s, t, io, now_ns); /* section 120 */
+        uint64_t dt = now_ns > io->dispatch_ns ? now_ns - io->dispatch_ns : 0, b = wh_base(s, dt);
+        if (b && dt > (uint64_t)WH_SLOW_X * b)
+            wh_hold(s, t, io, now_ns); /* sections 120, 125 */
     } else {
         /* a busy slot implies IO in flight: slot_out sums to the IOs
          * dispatched under gimbal still in flight */

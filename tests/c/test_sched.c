@@ -1697,14 +1697,14 @@ static void test_pass_empty_bucket(void)
  * (its queue empty 2 ms) on a qos scheduler, R's two 4 KiB reads in the
  * drive, then W's first 1 MiB write; iw holds W's two writes, ir R's three
  * reads. */
-static jbof_sched *write_debt_pair(uint32_t *w, uint32_t *r, jbof_io iw[2], jbof_io ir[3], uint64_t now)
+static jbof_sched *write_debt_pair_n(uint32_t *w, uint32_t *r, jbof_io iw[2], jbof_io *ir, int nr, uint32_t rlen, uint64_t now)
 {
     jbof_sched *s = mk(JBOF_POLICY_QOS);
     *w = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
     *r = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
     jbof_io *out[8];
-    for (int i = 0; i < 3; i++)
-        ir[i] = (jbof_io){.tenant = *r, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = (uint64_t)(10 + i)};
+    for (int i = 0; i < nr; i++)
+        ir[i] = (jbof_io){.tenant = *r, .opcode = JBOF_OP_READ, .length_bytes = rlen, .tag = (uint64_t)(10 + i)};
     for (int i = 0; i < 2; i++)
         iw[i] = (jbof_io){.tenant = *w, .opcode = JBOF_OP_WRITE, .length_bytes = 1048576, .tag = (uint64_t)i};
     CHECK_EQ(jbof_sched_submit(s, &ir[0], now), 0);
@@ -1714,6 +1714,10 @@ static jbof_sched *write_debt_pair(uint32_t *w, uint32_t *r, jbof_io iw[2], jbof
     CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
     CHECK(out[0] == &iw[0]);
     return s;
+}
+static jbof_sched *write_debt_pair(uint32_t *w, uint32_t *r, jbof_io iw[2], jbof_io ir[3], uint64_t now)
+{
+    return write_debt_pair_n(w, r, iw, ir, 3, 4096, now);
 }
 
 /* sched.c section 79: in one-bucket mode a write that leaves the bucket at
@@ -1801,6 +1805,43 @@ static void test_slow_pass_holds_writer(void)
         full |= ds.tokens > 0;
     }
     CHECK(full); /* held with the bucket refilled, not by the debt */
+    CHECK_EQ(jbof_sched_dispatch(s, done + 20000000, out, 8), 1);
+    CHECK(out[0] == &iw[1]);
+    jbof_sched_destroy(s);
+}
+
+/* sched.c section 125: with reads larger than CTL_BASE_MAX_BYTES (64 KiB)
+ * ctl learns no unloaded read latency (base_ns stays 0), and section 120's
+ * slow test is judged against the least drive time of a passed read: the
+ * first passed read (100 us) sets it, the second (10 ms, 100 x) holds the
+ * writer as in test_slow_pass_holds_writer.  Without section 125 nothing
+ * is slow and W's write goes at done + 100 us. */
+static void test_slow_pass_holds_writer_large_reads(void)
+{
+    uint32_t w, r;
+    static jbof_io iw[2], ir[4];
+    jbof_io *out[8];
+    uint64_t now = 2000000; /* R's queue was empty 2 ms: latency-bound */
+    jbof_sched *s = write_debt_pair_n(&w, &r, iw, ir, 4, 65536, now);
+    now += 100000;
+    CHECK_EQ(jbof_sched_complete(s, &ir[0], now, 0), 0);
+    CHECK_EQ(jbof_sched_submit(s, &iw[1], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0);
+    CHECK_EQ(jbof_sched_submit(s, &ir[2], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
+    CHECK(out[0] == &ir[2]);
+    /* the first passed read: 100 us in the drive, the base; not slow */
+    now += 100000;
+    CHECK_EQ(jbof_sched_complete(s, &ir[2], now, 0), 0);
+    CHECK_EQ(jbof_sched_submit(s, &ir[3], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
+    CHECK(out[0] == &ir[3]);
+    /* the second: 10 ms in the drive -- W held 20 ms, its write in the drive */
+    uint64_t done = now + 10000000;
+    CHECK_EQ(jbof_sched_complete(s, &ir[3], done, 0), 0);
+    CHECK_EQ(jbof_sched_complete(s, &ir[1], done, 0), 0);
+    for (now = done + 100000; now < done + 20000000; now += 100000)
+        CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0);
     CHECK_EQ(jbof_sched_dispatch(s, done + 20000000, out, 8), 1);
     CHECK(out[0] == &iw[1]);
     jbof_sched_destroy(s);
@@ -3163,6 +3204,7 @@ int main(void)
     test_pass_empty_bucket();
     test_read_behind_write_debt();
     test_slow_pass_holds_writer();
+    test_slow_pass_holds_writer_large_reads();
     test_held_release_order();
     test_self_deep_cap();
     test_depth_probe();
