@@ -2591,6 +2591,34 @@
  *    x brings s2-37 back, at 2 x loses s1-470 and s2-918.  Cost: a compare
  *    and a store on a passed read's completion (cold), two more tests per
  *    hold (cold).
+ *
+ * 129. A reserved writer on the round behind a shallow write debt
+ *    (issue 11, the starve row; qos, two buckets; CANDIDATE, not merged:
+ *    it moves the starve row only).  Why: section 9's mask protects a held
+ *    head, and sections 28 / 49 / 53 / 55 / 62 walk a bucket for escapes
+ *    only past DEBT_BUCKETS, under section 26's stop, or (the read
+ *    bucket) while merely negative.  A reserved tenant is never held (it
+ *    stays on the round, it may be due), so one whose head is a write
+ *    behind a write bucket held just below zero is seen by nobody: s1-989's
+ *    t0 (a 20 MiB/s reserved 64 KiB writer at QD 16, beside a 5 ms-SLO
+ *    reader) sends nothing for 123 ms with the write bucket at -70 .. -330
+ *    KB while the others take every refill.  The rule: with two buckets and
+ *    a reservation active, the write bucket below zero but neither deep
+ *    nor stopped, resv_escapes_rw walks the round (at most once per
+ *    RESV_STEP_NS, on its own clock rw_esc_ns, so the main walk keeps its
+ *    phase) and a reserved tenant whose head is a write gets section 49's
+ *    progress bound alone: owed after PROGRESS_NS with nothing in the
+ *    drive, on credit, not charged (esc_ok 2).  Bounds: reserved tenants
+ *    only (a held best-effort writer is section 9's; the rule for every
+ *    tenant, variant S1, cost s1 +1 / s2 +2 on the weights and work rows),
+ *    one IO per tenant per PROGRESS_NS.  1000-mix fast gate: s1 307 ->
+ *    307 (starve 3 -> 2: s1-989; weights violations 749 -> 751), s2 280 ->
+ *    280 (every row the same); CI sample as p3.  s1-989 still violates
+ *    work, so no total moves.  Cost: make bench-sched 553.9 / 475.8 (=
+ *    main); --slo 989.9 / 908.4 -> 1008.7 / 927.1 (+18.8: the bench runs
+ *    a reservation beside an SLO reader with two buckets, the test runs
+ *    per dispatch call there, and the escapes change its schedule; not
+ *    profiled).  (docs/scheduler-log.md 129)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -2882,6 +2910,7 @@ struct jbof_sched {
     uint64_t sfq_lb;          /* qos: <= the tag (vs) of every member (63) on the round or held (section 109's floor, n121) */
     uint32_t rel_n[2];        /* qos: releases from held[k] (section 58) */
     uint64_t esc_vmin;        /* qos: the least tag of a starving member at this escape walk (UINT64_MAX: none, or 93's bin guard) */
+    uint64_t rw_esc_ns;       /* qos: next walk for reserved writers behind a shallow write debt (section 129) */
     uint64_t esc_wake_ns;     /* qos: the earliest escape owed at the last walk + ESC_WAKE_SLACK_NS, for next_escape_ns (102) */
     uint64_t esc_wake_key;    /* ... its tenant's last take + head IO's submission, both as at that walk */
     uint32_t esc_wake_id;     /* ... and that tenant */
@@ -4621,6 +4650,30 @@ static __attribute__((noinline)) uint32_t resv_escapes_walk(jbof_sched *s, uint6
     return esc;
 }
 
+/* section 129: with two buckets and a reservation active, a reserved
+ * tenant on the round whose head is a write, the write bucket below zero
+ * but not past DEBT_BUCKETS: section 49's progress bound alone (esc_ok 2),
+ * on a clock of its own so the main walk keeps its phase */
+static __attribute__((noinline)) uint32_t resv_escapes_rw(jbof_sched *s, uint64_t now_ns)
+{
+    if (now_ns < s->rw_esc_ns)
+        return 0;
+    s->rw_esc_ns = now_ns + RESV_STEP_NS;
+    uint32_t esc = 0;
+    int32_t id = s->drr.head;
+    for (uint32_t i = 0, len = s->drr.len; i < len; i++) {
+        int32_t nx = s->t[id]->next;
+        tenant *t = s->t[id];
+        if (t->cfg.reserve_bps && t->count && head_bucket(t) == 1 && resv_escape_earn(s, t, now_ns, 2)) {
+            list_del(s, &s->drr, (uint32_t)id);
+            list_push(s, &s->drr, (uint32_t)id, 1, LIST_DRR);
+            esc = 2u;
+        }
+        id = nx;
+    }
+    return esc;
+}
+
 /* ... and its gate, inline (n121): which buckets hold someone past a debt
  * (neg; deep: past DEBT_BUCKETS) -- most calls find none and return here,
  * without the out-of-line entry (0.67 calls per IO in bench_sched --slo) */
@@ -4646,11 +4699,16 @@ static inline uint32_t resv_escapes(jbof_sched *s, uint64_t now_ns)
      * progress bound alone, as past a shallow debt */
     if (!one_bucket(s) && w_stopped(s, now_ns))
         neg |= 2u;
+    /* section 129: a reserved writer on the round behind a shallow write
+     * debt (section 9's mask sees only held heads) */
+    uint32_t rw = 0;
+    if (__builtin_expect(s->n_resv_active && !(neg & 2u) && s->ctl.tokens[1] < 0, 0) && !one_bucket(s))
+        rw = resv_escapes_rw(s, now_ns);
     if (!neg) {
         s->esc_wake_ns = UINT64_MAX; /* section 102: nobody held past a debt */
-        return 0;
+        return rw;
     }
-    return resv_escapes_walk(s, now_ns, neg, deep);
+    return resv_escapes_walk(s, now_ns, neg, deep) | rw;
 }
 
 /* section 46: in one-bucket mode a tenant in its turn with nothing in the
