@@ -2121,6 +2121,43 @@ static void test_progress_escape(void)
     jbof_sched_destroy(s);
 }
 
+/* section 129: a reserved writer on the round behind a shallow write debt
+ * (s1-989's shape).  Tenant 0 a 20 MiB/s reservation of 64 KiB writes at
+ * QD 16, alone with a 5 ms-SLO reader (two buckets) for 300 ms, so its
+ * reservation tag leads now; from 300 ms a weight-4 best-effort 64 KiB
+ * writer at QD 8 and a 4 KiB reader at QD 32 congest the drive.  The write
+ * bucket stays just below zero, the held writer's release takes every
+ * refill, and the reserved writer -- never held, its tag not due, the
+ * bucket not past DEBT_BUCKETS -- is seen by no escape: without section
+ * 129 its largest gap is 123 ms; with it, section 49's 50 ms. */
+static void test_resv_writer_shallow_debt(void)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    static load L;
+    static fake f;
+    load_reset(&L, &f, 4);
+    L.ids[0] = add(s, 1, JBOF_CLASS_RESERVED, 20ull << 20, 0);
+    load_set(&L, 0, 16, 65536, JBOF_OP_WRITE);
+    L.ids[1] = add(s, 4, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    load_set(&L, 1, 8, 65536, JBOF_OP_WRITE);
+    L.start_ns[1] = 300000000;
+    add_lc(s, &L, 2, 5000000, 1, 4096);
+    L.ids[3] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    load_set(&L, 3, 32, 4096, JBOF_OP_READ);
+    L.start_ns[3] = 300000000;
+    uint64_t congested;
+    int64_t low;
+    uint64_t gap = run_gap(s, &L, &f, 0, &congested, &low);
+    if (gap > 100000000 || congested < 500)
+        fprintf(stderr, "reserved writer, shallow write debt: gap %llu ms, %llu ms congested, %llu B\n",
+                (unsigned long long)(gap / 1000000), (unsigned long long)congested, (unsigned long long)L.bytes[0]);
+    CHECK(congested >= 500); /* the case: the drive congested from 300 ms */
+    CHECK(gap <= 100000000);
+    CHECK(L.bytes[1] > 0 && L.bytes[3] > 0);
+    CHECK_EQ(L.fifo_violations, 0);
+    jbof_sched_destroy(s);
+}
+
 /* section 55: no reservation, two buckets -- latency-critical 4 KiB readers
  * overdraw the read bucket (mk_slo_overdraft: an SLO tenant is not held
  * while under one slot in flight), and a best-effort 256 KiB reader at QD 2
@@ -3192,6 +3229,7 @@ int main(void)
     test_resv_lead();
     test_progress_escape();
     test_progress_escape_slo();
+    test_resv_writer_shallow_debt();
     test_progress_escape_more();
     test_slo_floor_own();
     test_slo_floor_band();
