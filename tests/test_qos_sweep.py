@@ -88,6 +88,11 @@ OPEN: dict[str, set[str]] = {
     # 0.994 -> 1.083 (s1-655), weights now kept (Jain 0.286 -> 0.485, 0.354 -> 0.597), so work is
     # judged against the policies that keep the weights too (narrowing 6)
     "sweep-s1-631": set(), "sweep-s1-655": set(),
+    # sched.c section 129 (a reserved writer on the round behind a shallow write debt gets section 49's
+    # progress bound): sweep-s1-989's t0 (a 20 MiB/s reserved 64 KiB writer at QD 16 beside a 5 ms-SLO
+    # reader, two buckets) no longer sends nothing for 123 ms (800 -> 923 ms) behind a write bucket at
+    # -70 .. -330 KB; starve passes, work is open (qos util 2.201 < 0.95 x gimbal 2.867)
+    "sweep-s1-989": {"work"},
     # sched.c section 26 (a full write buffer beside a missed SLO): t24's p99 1802 -> 901 us (SLO 1000);
     # weights is open as before (26 tenants on a fragmented dct983)
     "sweep-s2-199": {"weights"},
