@@ -2665,9 +2665,6 @@ static const uint64_t FAST_HOLD_NS = 1000000000ull; /* qos: no fast step for 1 s
 static const uint64_t WSLOW_HOLD_NS = 500000000ull; /* qos: ... and for 500 ms after a period with a slow write (104, 117) */
 enum { FAST_WATCH = 3 };                            /* qos: cost periods a fast step is judged in: the next and two more (104) */
 static const uint64_t RESV_WIN_NS = 20000000ull;    /* qos: a reservation is judged met or short over 20 ms (section 20) */
-#ifndef RESV_REJUDGE_WINS
-#define RESV_REJUDGE_WINS 10u
-#endif
 static const uint64_t ESC_FAST_NS = 1000000ull;     /* qos: a drive answering within 1 ms is not full (section 28) */
 static const uint64_t WSTOP_MAX_NS = 10000000ull;   /* qos: one slow write stops writes for at most 10 ms (section 26) */
 static const uint64_t WSLOW_MIN_NS = 1000000ull;   /* qos: a write slower than this (per 128 KiB) found the buffer full (26) */
@@ -2776,7 +2773,6 @@ typedef struct tenant {
     uint32_t r_cpb_x256;      /* cost per byte of its IO, x256, EWMA (0: none yet) */
     uint32_t r_win_full;      /* active since the window began */
     uint32_t r_short;         /* moved less than 7/8 of its reservation over the last window */
-    uint32_t r_cut_wins;      /* section 129: windows rolled while short and cut (re-judged at RESV_REJUDGE_WINS) */
     uint32_t r_seen;          /* section 40: the active reservations are ones the drive was seen to give */
     uint64_t r_peak_bps;      /* section 40: the most it sent over one attainment window */
     uint32_t esc_ok;          /* qos: its head IO may go past a reservation's debt (section 28; | ESC_OWED: 95) */
@@ -4261,10 +4257,6 @@ static __attribute__((noinline)) void resv_scale(jbof_sched *s, uint64_t now_ns)
                 uint64_t moved = (uint64_t)(((__uint128_t)t->r_win_bytes * JBOF_NS_PER_S) / win);
                 if (t->r_eff_bps >= t->cfg.reserve_bps)
                     t->r_short = moved < t->cfg.reserve_bps - t->cfg.reserve_bps / 8;
-                else if (t->r_short && ++t->r_cut_wins >= RESV_REJUDGE_WINS) {
-                    t->r_short = 0; /* section 129 variant J: re-judged in force */
-                    t->r_cut_wins = 0;
-                }
                 if (moved > t->r_peak_bps)
                     t->r_peak_bps = moved; /* section 40 */
             }
