@@ -2593,32 +2593,34 @@
  *    hold (cold).
  *
  * 129. A reserved writer on the round behind a shallow write debt
- *    (issue 11, the starve row; qos, two buckets; CANDIDATE, not merged:
- *    it moves the starve row only).  Why: section 9's mask protects a held
- *    head, and sections 28 / 49 / 53 / 55 / 62 walk a bucket for escapes
- *    only past DEBT_BUCKETS, under section 26's stop, or (the read
- *    bucket) while merely negative.  A reserved tenant is never held (it
- *    stays on the round, it may be due), so one whose head is a write
- *    behind a write bucket held just below zero is seen by nobody: s1-989's
- *    t0 (a 20 MiB/s reserved 64 KiB writer at QD 16, beside a 5 ms-SLO
- *    reader) sends nothing for 123 ms with the write bucket at -70 .. -330
- *    KB while the others take every refill.  The rule: with two buckets and
- *    a reservation active, the write bucket below zero but neither deep
- *    nor stopped, resv_escapes_rw walks the round (at most once per
- *    RESV_STEP_NS, on its own clock rw_esc_ns, so the main walk keeps its
- *    phase) and a reserved tenant whose head is a write gets section 49's
- *    progress bound alone: owed after PROGRESS_NS with nothing in the
- *    drive, on credit, not charged (esc_ok 2).  Bounds: reserved tenants
- *    only (a held best-effort writer is section 9's; the rule for every
- *    tenant, variant S1, cost s1 +1 / s2 +2 on the weights and work rows),
- *    one IO per tenant per PROGRESS_NS.  1000-mix fast gate: s1 307 ->
- *    307 (starve 3 -> 2: s1-989; weights violations 749 -> 751), s2 280 ->
- *    280 (every row the same); CI sample as p3.  s1-989 still violates
- *    work, so no total moves.  Cost: make bench-sched 553.9 / 475.8 (=
- *    main); --slo 989.9 / 908.4 -> 994.0 / 912.5 (+4.1: the gate's
- *    compares per dispatch call while a reservation is active; with the
- *    walk's clock tested inside the out-of-line walk instead, +18.8 --
- *    the call itself).  (docs/scheduler-log.md 129)
+ *    (issue 11, the starve row; qos, two buckets).  Why: section 9's mask
+ *    protects a held head, and sections 28 / 49 / 53 / 55 / 62 walk a
+ *    bucket for escapes only past DEBT_BUCKETS, under section 26's stop,
+ *    or (the read bucket) while merely negative.  A reserved tenant is
+ *    never held (it stays on the round, it may be due), so one whose head
+ *    is a write, whose reservation tag leads now (it was served past its
+ *    floor before), behind a write bucket held just below zero, is seen by
+ *    nobody: the held writers' release takes every refill.  s1-989's t0 (a
+ *    20 MiB/s reserved 64 KiB writer at QD 16, beside a 5 ms-SLO reader)
+ *    sends nothing for 123 ms with the write bucket at -70 .. -330 KB.  The
+ *    rule: with two buckets and a reservation active, the write bucket
+ *    below zero but neither deep nor stopped, resv_escapes_rw walks the
+ *    round (at most once per RESV_STEP_NS, on its own clock rw_esc_ns, so
+ *    the main walk keeps its phase) and a reserved tenant whose head is a
+ *    write gets section 49's progress bound alone: owed after PROGRESS_NS
+ *    with nothing in the drive, on credit, not charged (esc_ok 2).  No new
+ *    constant (PROGRESS_NS, RESV_STEP_NS, DEBT_BUCKETS are 49's / 20's /
+ *    12's).  Bounds: reserved tenants only (a held best-effort writer is
+ *    section 9's; the rule for every tenant, variant S1, cost s1 +1 / s2 +2
+ *    on the weights and work rows), one IO per tenant per PROGRESS_NS.
+ *    1000-mix fast gate against main 930785b: s1 305 -> 305 (starve 3 -> 2:
+ *    s1-989; weights violations 749 -> 751), s2 279 -> 279 (every row the
+ *    same); CI sample as main.  s1-989 still violates work (its writers are
+ *    paced, its scavenger gets nothing: not a progress bound's), so no total
+ *    moves.  Test: test_resv_writer_shallow_debt (gap 123 -> 50 ms); fixture
+ *    sweep-s1-989 (work open).  Cost: the gate's compares per dispatch call
+ *    while a reservation is active, the walk once per RESV_STEP_NS
+ *    (docs/scheduler-log.md 129 and 129d).
  */
 #include <errno.h>
 #include <stdlib.h>
