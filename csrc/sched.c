@@ -2520,7 +2520,7 @@
  *    section 25's 90%-queued line join the weights group under their
  *    share (the weights row +2..+8).  Gimbal gives this reader 0.505 of
  *    its solo rate; qos gave it 0.216.  The rule has three parts:
- *    (a) an episode also opens at BW_SHALLOW_BUCKETS (3) of debt when the
+ *    (a) an episode also opens at BW_SHALLOW_BUCKETS (3; 2 since 131) of debt when the
  *    debt is >= 3/4 of the write's own cost and no more than one tenant
  *    besides the writer has IO queued (n_backlogged): the writer and a
  *    reader alone.  (b) a passed read that spent more than WH_SLOW_X (8)
@@ -2621,6 +2621,33 @@
  *    sweep-s1-989 (work open).  Cost: the gate's compares per dispatch call
  *    while a reservation is active, the walk once per RESV_STEP_NS
  *    (docs/scheduler-log.md 129 and 129d).
+ *
+ * 131. Section 120 (a)'s shallow episode at 2 buckets, for mid-sized writes
+ *    (issue 11, the jain row, one bucket).  Why: of the 19 jain mixes with a
+ *    latency-bound reader beside writers (log 125), 8 never open an episode:
+ *    the writer's IOs are mid-sized (64 KiB at write factor ~9 on a
+ *    fragmented SATA drive: 593 KB of cost, 2.26 buckets), so a take leaves
+ *    a debt of 2-2.3 buckets, all of it the write's own, under section 120
+ *    (a)'s 3-bucket floor.  The trace of s1-505 (a QD-2 8 KiB reader beside a
+ *    QD-32 64 KiB writer, the two alone) shows where the reader waits: its
+ *    reads spend a median 467 us queued behind that debt for 294 us in the
+ *    drive (gimbal: 205 us in all); the drive holds only the writer's one or
+ *    two writes.  It is section 79's case exactly, the debt one write's and
+ *    the reader unable to bank, only shallower.  Rule: BW_SHALLOW_BUCKETS is
+ *    2; the rest of (a) -- the debt >= 3/4 of the write's own cost, no more
+ *    than one tenant besides the writer queued -- and section 120's hold are
+ *    unchanged.  With it s1-505's reader passes 44% of its reads, none
+ *    queued at the median (Jain 0.660 -> 0.766, util 1.127 -> 1.220).
+ *    Bounds: as section 120 (a): one write's debt of passed reads per
+ *    episode.  Sensitivity (1000-mix fast gate, violating mixes s1 / s2
+ *    against main 305 / 279): 1 bucket 304 / 277 but s1's work row +1
+ *    (501, 666 new); 1.5: 304 / 279 (s1-515 weights, s2-322, 775 work new);
+ *    2: 303 / 278; 2.5: 304 / 278, nothing new; 4: 305 / 280 (s2-765's jain
+ *    back).  CI sample unchanged.  It moves tests/test_qos_sim.py::
+ *    test_queued_time_is_measured (read-vs-write's QD-32 reader queued 0.67
+ *    s of 3, main 1.90: the wait this rule removes; Jain 0.962 -> 0.989).
+ *    Cost: none per IO (a constant): bench-sched 544.2 / 466.1, --slo
+ *    987.3 / 905.8, as main.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -2690,7 +2717,7 @@ enum { B128_LAG = 64 };                            /* qos: 128 KiB IOs of lag pa
 static const uint64_t BIG_GAP_NS = 50000000ull;     /* qos: ... or one large IO per 50 ms whatever they complete (41) */
 enum { PASS_DRIVE_IOS = 24 };                       /* qos, one bucket: no pass past the empty bucket into a deeper drive (46) */
 enum { BW_DEBT_BUCKETS = 8 };                       /* qos, one bucket: a write's debt this deep opens a section 79 episode */
-enum { BW_SHALLOW_BUCKETS = 3 };                    /* qos, one bucket: ... or this deep, 3/4 of its write, two queued (120) */
+enum { BW_SHALLOW_BUCKETS = 2 };                    /* qos, one bucket: ... or this deep, 3/4 of its write, two queued (120, 131) */
 enum { WH_SLOW_X = 8 };                             /* qos: a passed read this many x base_ns in the drive holds the writer (120) */
 enum { WH_HOLD_X = 2 };                             /* qos: ... for this many times the read's drive time (120) */
 enum { BW_EMPTY_X = 20 };                           /* section 79: latency-bound = queue empty >= 1/BW_EMPTY_X of its time */

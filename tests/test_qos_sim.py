@@ -49,14 +49,17 @@ def test_fair_and_busy(read_vs_write: dict[str, dict[str, Any]], policy: str) ->
 def test_queued_time_is_measured(read_vs_write: dict[str, dict[str, Any]]) -> None:
     """sched.c section 25: queued_s (time with IO waiting at the scheduler) is within the tenant's
     active time; fifo (up to max_inflight_ios) queues nothing here, qos keeps the 128 KiB writer
-    waiting all the run (3.0 of 3.0 s) and the 4 KiB reader most of it (2.65 s; gimbal 1.30 s)."""
+    waiting all the run (3.0 of 3.0 s) and the 4 KiB reader part of it.  The reader's share moves
+    with the scheduler: 2.65 s when this test was written, 1.90 s before section 131, 0.67 s with
+    it (its reads pass a mid-sized write's debt: Jain 0.962 -> 0.989), so the bound is the
+    measurement's (a queued reader is seen queued, less than the writer), not a schedule's."""
     for policy, d in read_vs_write.items():
         for t in d["tenants"]:
             assert 0.0 <= t["queued_s"] <= t["busy_s"] + 1e-6, (policy, t)
     assert all(t["queued_s"] == 0.0 for t in read_vs_write["fifo"]["tenants"])
     w, r = tenant(read_vs_write["qos"], "writer"), tenant(read_vs_write["qos"], "reader")
     assert w["queued_s"] >= 0.99 * w["busy_s"], w
-    assert 0.5 * r["busy_s"] <= r["queued_s"] < w["queued_s"], r
+    assert 0.1 * r["busy_s"] <= r["queued_s"] < w["queued_s"], r
 
 
 def test_latency_sensitive_reader_next_to_hogs() -> None:

@@ -1697,7 +1697,8 @@ static void test_pass_empty_bucket(void)
  * (its queue empty 2 ms) on a qos scheduler, R's two 4 KiB reads in the
  * drive, then W's first 1 MiB write; iw holds W's two writes, ir R's three
  * reads. */
-static jbof_sched *write_debt_pair_n(uint32_t *w, uint32_t *r, jbof_io iw[2], jbof_io *ir, int nr, uint32_t rlen, uint64_t now)
+static jbof_sched *write_debt_pair_nw(uint32_t *w, uint32_t *r, jbof_io iw[2], jbof_io *ir, int nr, uint32_t rlen,
+                                      uint32_t wlen, uint64_t now)
 {
     jbof_sched *s = mk(JBOF_POLICY_QOS);
     *w = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
@@ -1706,7 +1707,7 @@ static jbof_sched *write_debt_pair_n(uint32_t *w, uint32_t *r, jbof_io iw[2], jb
     for (int i = 0; i < nr; i++)
         ir[i] = (jbof_io){.tenant = *r, .opcode = JBOF_OP_READ, .length_bytes = rlen, .tag = (uint64_t)(10 + i)};
     for (int i = 0; i < 2; i++)
-        iw[i] = (jbof_io){.tenant = *w, .opcode = JBOF_OP_WRITE, .length_bytes = 1048576, .tag = (uint64_t)i};
+        iw[i] = (jbof_io){.tenant = *w, .opcode = JBOF_OP_WRITE, .length_bytes = wlen, .tag = (uint64_t)i};
     CHECK_EQ(jbof_sched_submit(s, &ir[0], now), 0);
     CHECK_EQ(jbof_sched_submit(s, &ir[1], now), 0);
     CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 2);
@@ -1714,6 +1715,10 @@ static jbof_sched *write_debt_pair_n(uint32_t *w, uint32_t *r, jbof_io iw[2], jb
     CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
     CHECK(out[0] == &iw[0]);
     return s;
+}
+static jbof_sched *write_debt_pair_n(uint32_t *w, uint32_t *r, jbof_io iw[2], jbof_io *ir, int nr, uint32_t rlen, uint64_t now)
+{
+    return write_debt_pair_nw(w, r, iw, ir, nr, rlen, 1048576, now);
 }
 static jbof_sched *write_debt_pair(uint32_t *w, uint32_t *r, jbof_io iw[2], jbof_io ir[3], uint64_t now)
 {
@@ -1765,6 +1770,42 @@ static void test_read_behind_write_debt(void)
     CHECK_EQ(jbof_sched_dispatch(s, now + 100000, out, 8), 0);
     CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
     CHECK(ds.tokens < 0);
+    jbof_sched_destroy(s);
+}
+
+/* sched.c section 131: a mid-sized write -- 64 KiB at the initial write
+ * factor 9, 2.26 buckets of cost -- taken when the bucket holds a tenth of
+ * one (R's two 112 KiB reads spent the rest) leaves a debt of about 2.2
+ * buckets, all of it the write's own, with the writer and the reader alone:
+ * section 120 (a)'s shallow episode opens at BW_SHALLOW_BUCKETS (2) and R's
+ * next read goes past the debt, uncharged.  With the floor at 3 buckets (main
+ * before 131) no episode opened and R's read waited for the refill. */
+static void test_read_behind_mid_write_debt(void)
+{
+    uint32_t w, r;
+    static jbof_io iw[2], ir[3];
+    jbof_io *out[8];
+    jbof_drive_stats ds;
+    uint64_t now = 2000000; /* R's queue was empty 2 ms: latency-bound */
+    jbof_sched *s = write_debt_pair_nw(&w, &r, iw, ir, 3, 114688, 65536, now);
+    CHECK(iw[0].cost > 2u * 262144u && iw[0].cost < 3u * 262144u);
+    CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
+    CHECK(ds.tokens <= -2 * 262144 && ds.tokens > -3 * 262144);
+    now += 100000;
+    CHECK_EQ(jbof_sched_complete(s, &ir[0], now, 0), 0);
+    CHECK_EQ(jbof_sched_submit(s, &iw[1], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0); /* W waits for the refill */
+    CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
+    int64_t debt = ds.tokens;
+    CHECK(debt < 0);
+    CHECK_EQ(jbof_sched_submit(s, &ir[2], now), 0);
+    /* R's read goes past the debt (R has a read in the drive: section 46
+     * does not pass it), the bucket not charged; W's write waits */
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
+    CHECK(out[0] == &ir[2]);
+    CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
+    CHECK_EQ(ds.tokens, debt);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0);
     jbof_sched_destroy(s);
 }
 
@@ -3241,6 +3282,7 @@ int main(void)
     test_lc_past_mask();
     test_pass_empty_bucket();
     test_read_behind_write_debt();
+    test_read_behind_mid_write_debt();
     test_slow_pass_holds_writer();
     test_slow_pass_holds_writer_large_reads();
     test_held_release_order();
