@@ -2719,7 +2719,7 @@ enum { PASS_DRIVE_IOS = 24 };                       /* qos, one bucket: no pass 
 enum { BW_DEBT_BUCKETS = 8 };                       /* qos, one bucket: a write's debt this deep opens a section 79 episode */
 enum { BW_SHALLOW_BUCKETS = 2 };                    /* qos, one bucket: ... or this deep, 3/4 of its write, two queued (120, 131) */
 enum { WH_SLOW_X = 8 };                             /* qos: a passed read this many x base_ns in the drive holds the writer (120) */
-enum { WH_HOLD_X = 2 };                             /* qos: ... for this many times the read's drive time (120) */
+enum { WH_HOLD_X = 2 };
 enum { BW_EMPTY_X = 20 };                           /* section 79: latency-bound = queue empty >= 1/BW_EMPTY_X of its time */
 static const uint64_t BW_STUCK_NS = 20000000ull;    /* section 79: no pass while a queued tenant has sent nothing this long */
 enum { SELF_DEEP_MIN = 4 };                         /* qos: section 64's cap never holds a tenant's reads under 4 in flight */
@@ -2830,6 +2830,8 @@ typedef struct tenant {
     uint64_t p_speed;         /* qos: the last period's bytes per ns of latency, x 2^20 (section 104) */
     uint32_t p_shallow;       /* qos: ... and it was shallow then: completed cost, queued < 7/8 of it */
     uint32_t p_done;          /* qos: ... and it was there at its end: completed IO in it or has IO now (section 104) */
+    uint32_t inflight_w;      /* its non-read IOs in the drive (section 132) */
+    uint64_t wh_until;        /* qos: its writes held until then while IO is in the drive (sections 120, 132) */
 } tenant;
 
 typedef struct dlist {
@@ -2928,7 +2930,6 @@ struct jbof_sched {
     uint32_t bw_owner;        /* qos, one bucket: the tenant whose write opened it (section 79) */
     uint32_t bw_inflight;     /* qos: passed reads in the drive (section 79) */
     uint32_t wh_id;           /* qos, one bucket: the writer of the last episode opened with a write debt (section 120) */
-    uint32_t wh_held;         /* qos: the writer held (section 120) ... */
     uint64_t wh_until;        /* qos: ... its writes wait until then while IO is in the drive */
     uint64_t wh_base_ns;      /* qos: the least passed read's drive time, section 120's base while ctl has none (section 125) */
     uint32_t bw_stuck_id;     /* qos: the tenant bw_stuck last found stuck (a hint, checked first; section 79) */
@@ -4147,6 +4148,7 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
     }
 
     t->inflight++;
+    t->inflight_w += io->opcode != JBOF_OP_READ; /* section 132 */
     t->inflight_cost += c;
     s->inflight_ios++;
     s->inflight_cost += c;
@@ -4788,15 +4790,35 @@ static inline void bw_open(jbof_sched *s, uint32_t id, const jbof_io *h, int64_t
  * drive: t is the one behind) */
 static __attribute__((noinline)) void wh_hold(jbof_sched *s, const tenant *t, const jbof_io *io, uint64_t now_ns)
 {
-    const tenant *w = s->wh_id < s->cfg.max_tenants ? s->t[s->wh_id] : NULL;
-    if (!w || w == t || s->n_backlogged - (w->count ? 1u : 0u) - (t->count ? 1u : 0u))
+    /* section 132: the held set W is the last episode's writer and every
+     * other tenant with a write in the drive; the fences are section
+     * 120/125's with W in the writer's place */
+    uint32_t nw = s->wh_id < s->cfg.max_tenants && s->t[s->wh_id] && s->t[s->wh_id] != t ? s->wh_id : UINT32_MAX;
+    uint32_t wq = 0, wi = 0, n = 0;
+    for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
+        const tenant *u = s->t[i];
+        if (!u || u == t || (i != nw && !(u->inflight_w && u->inflight_w == u->inflight)))
+            continue;
+        n++;
+        wq += u->count ? 1u : 0u;
+        wi += u->inflight;
+    }
+    if (!n || s->n_backlogged - wq - (t->count ? 1u : 0u))
         return;
-    if (s->inflight_ios - w->inflight - t->inflight > w->inflight ||
-        (unsigned __int128)(t->st.cost_completed + t->inflight_cost) * w->cfg.weight >=
-            (unsigned __int128)(w->st.cost_completed + w->inflight_cost) * t->cfg.weight)
-        return; /* section 125 */
-    s->wh_held = s->wh_id;
-    s->wh_until = now_ns + (now_ns - io->dispatch_ns) * WH_HOLD_X;
+    if (s->inflight_ios - wi - t->inflight > wi)
+        return; /* section 125 (b) */
+    uint64_t until = now_ns + (now_ns - io->dispatch_ns) * WH_HOLD_X;
+    for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
+        tenant *u = s->t[i];
+        if (!u || u == t || (i != nw && !(u->inflight_w && u->inflight_w == u->inflight)))
+            continue;
+        if ((unsigned __int128)(t->st.cost_completed + t->inflight_cost) * u->cfg.weight >=
+            (unsigned __int128)(u->st.cost_completed + u->inflight_cost) * t->cfg.weight)
+            continue; /* section 125 (c) */
+        u->wh_until = until;
+        if (until > s->wh_until)
+            s->wh_until = until;
+    }
 }
 
 /* section 125: the unloaded read latency section 120's slow test is judged
@@ -5766,7 +5788,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             idle_visits++;
             continue;
         }
-        if (__builtin_expect(now_ns < s->wh_until, 0) && id == s->wh_held && h->opcode != JBOF_OP_READ && s->inflight_ios) {
+        if (__builtin_expect(now_ns < s->wh_until, 0) && now_ns < t->wh_until && h->opcode != JBOF_OP_READ && s->inflight_ios) {
             *waiting = 1; /* section 120: the writer held while a slow passed read's drive time runs */
             list_rotate(s, l);
             idle_visits++;
@@ -6555,6 +6577,7 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
     }
     uint32_t c = io->cost;
     t->inflight--;
+    t->inflight_w -= io->opcode != JBOF_OP_READ && t->inflight_w; /* section 132 */
     t->inflight_cost -= c;
     s->inflight_ios--;
     t->done_ns = now_ns; /* section 93 */
