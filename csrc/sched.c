@@ -2786,6 +2786,7 @@ typedef struct tenant {
     uint16_t slot_out[SLOT_RING];
     /* accounting */
     uint32_t inflight;
+    uint32_t inflight_w;      /* its non-read IOs in the drive (section 132) */
     uint64_t inflight_cost;
     uint64_t throttle_since;
     uint32_t throttled;
@@ -2830,7 +2831,6 @@ typedef struct tenant {
     uint64_t p_speed;         /* qos: the last period's bytes per ns of latency, x 2^20 (section 104) */
     uint32_t p_shallow;       /* qos: ... and it was shallow then: completed cost, queued < 7/8 of it */
     uint32_t p_done;          /* qos: ... and it was there at its end: completed IO in it or has IO now (section 104) */
-    uint32_t inflight_w;      /* its non-read IOs in the drive (section 132) */
     uint64_t wh_until;        /* qos: its writes held until then while IO is in the drive (sections 120, 132) */
 } tenant;
 
@@ -6577,7 +6577,7 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
     }
     uint32_t c = io->cost;
     t->inflight--;
-    t->inflight_w -= io->opcode != JBOF_OP_READ && t->inflight_w; /* section 132 */
+    t->inflight_w -= op != JBOF_OP_READ; /* section 132 */
     t->inflight_cost -= c;
     s->inflight_ios--;
     t->done_ns = now_ns; /* section 93 */
