@@ -2648,6 +2648,32 @@
  *    s of 3, main 1.90: the wait this rule removes; Jain 0.962 -> 0.989).
  *    Cost: none per IO (a constant): bench-sched 544.2 / 466.1, --slo
  *    987.3 / 905.8, as main.
+ *
+ * 132. Section 120's hold on every writer the slow passed read waited
+ *    behind (issue 11, the jain row, one bucket).  Why: since section 131
+ *    episodes open in s2-794 (a QD-4 32 KiB reader, a QD-2 16 KiB writer at
+ *    10% reads, a QD-8 64 KiB writer, on a fragmented SATA drive) and the
+ *    reader passes, but its passed reads spend a median 593 us in the drive
+ *    (solo p99 242 us) behind 6-7 writes of TWO writers; section 120 holds
+ *    only the episode's writer (wh_id), and its fences, counting the other
+ *    writer as a third tenant queued, refuse even that.  The rule: the held
+ *    set W is wh_id and every other tenant whose IOs in the drive are all
+ *    writes (inflight_w == inflight > 0: a tenant that is writing now, not
+ *    a mixed one with a read in the drive).  Section 120/125's fences apply
+ *    with W in the writer's place: nobody outside W and the passer queued,
+ *    third tenants' IOs in the drive no more than W's, and each member held
+ *    only if the passer was sent less cost per weight than it (125 (c)).
+ *    Each held member's non-read IO waits until now + WH_HOLD_X x the read's
+ *    drive time (its own wh_until) while the drive has IO in flight.  No new
+ *    constant.  Bounds: those of section 120 (one hold per slow passed read,
+ *    ending when the drive empties); only tenants writing right now.
+ *    1000-mix fast gate vs main cc89a9d: s1 303 -> 301 (weights s1-166,
+ *    535 fixed), s2 278 -> 277 (jain s2-535, 543, 794 fixed and 960 new;
+ *    work s2-511 fixed and 721 new); CI sample unchanged.  The "all writes"
+ *    test: any write in the drive s1 303 / s2 277 (weights s1-515, 841
+ *    new), a majority 302 / 277, 3/4 or all 301 / 277.  Cost: inflight_w
+ *    kept per dispatch and completion; bench-sched 544.2 / 466.1 -> 549.7 /
+ *    471.6, --slo 994.3 / 912.8 -> 1003.8 / 922.3 (docs/scheduler-log.md 132).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -4782,7 +4808,8 @@ static inline void bw_open(jbof_sched *s, uint32_t id, const jbof_io *h, int64_t
 }
 
 /* section 120: passed read io of t (done now) was slow in the drive -- hold
- * the last episode's writer for WH_HOLD_X times its drive time, if t is not
+ * (section 132: with every other tenant whose IOs in the drive are all
+ * writes, fenced as one writer) the last episode's writer for WH_HOLD_X times its drive time, if t is not
  * that writer and nobody else has IO queued (what the hold frees goes to t);
  * section 125: and if the third tenants' IOs in the drive are no more than
  * the writer's (the read waited behind the writer, not behind them) and t
