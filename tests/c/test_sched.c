@@ -1531,6 +1531,50 @@ static void test_earned_head_join(void)
     jbof_sched_destroy(s);
 }
 
+/* Section 116's scene, shared by its two tests: C (weight 1, 4 KiB reads)
+ * joins first with 3 IOs queued, then `peers` members A0.. with 4 each;
+ * with huge_i >= 0, A4's IO huge_i is a 16 MiB read (more than 64 quanta).
+ * C's turn takes its 3 IOs and its queue empties with all 3 in the drive
+ * (queued 49 of its 50 us); A0's turn begins; C's 4th IO arrives.  Returns
+ * 1 when C's deficit carried (its IO joins at the head and goes next), 0
+ * when it joined at the tail (A0's turn goes on). */
+static int deep_carry_scene(int peers, int huge_i)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    uint32_t c = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    uint32_t a[5];
+    static jbof_io ic[4], ia[5][4];
+    memset(ic, 0, sizeof(ic));
+    memset(ia, 0, sizeof(ia));
+    jbof_io *out[8];
+    for (int i = 0; i < 4; i++)
+        ic[i] = (jbof_io){.tenant = c, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = 100u + (uint64_t)i};
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(jbof_sched_submit(s, &ic[i], 1000), 0);
+    for (int j = 0; j < peers; j++) {
+        a[j] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+        for (int i = 0; i < 4; i++) {
+            ia[j][i] = (jbof_io){.tenant = a[j], .opcode = JBOF_OP_READ, .length_bytes = 4096,
+                                 .tag = 10u * (uint64_t)j + (uint64_t)i};
+            if (j == 4 && i == huge_i)
+                ia[j][i].length_bytes = 16u << 20;
+            CHECK_EQ(jbof_sched_submit(s, &ia[j][i], 1000), 0);
+        }
+    }
+    if (huge_i >= 0)
+        CHECK(ia[4][huge_i].cost > 64u * 131072u);
+    CHECK_EQ(jbof_sched_dispatch(s, 50000, out, 3), 3);
+    CHECK(out[0] == &ic[0] && out[1] == &ic[1] && out[2] == &ic[2]);
+    CHECK_EQ(jbof_sched_dispatch(s, 50000, out, 1), 1);
+    CHECK(out[0] == &ia[0][0]);
+    CHECK_EQ(jbof_sched_submit(s, &ic[3], 60000), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, 60000, out, 1), 1);
+    int carried = out[0] == &ic[3];
+    CHECK(carried || out[0] == &ia[0][1]);
+    jbof_sched_destroy(s);
+    return carried;
+}
+
 /* sched.c section 116: in one-bucket mode a member whose queue empties with
  * more than 2 IOs in the drive (section 23 does not apply), queued >= 90%
  * of its time, beside >= 5 backlogged members, keeps its positive deficit,
@@ -1539,38 +1583,8 @@ static void test_earned_head_join(void)
  * in progress (main's order for both before section 116). */
 static void test_deep_carry(void)
 {
-    for (int peers = 4; peers <= 5; peers++) {
-        jbof_sched *s = mk(JBOF_POLICY_QOS);
-        uint32_t c = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-        uint32_t a[5];
-        static jbof_io ic[4], ia[5][4];
-        memset(ic, 0, sizeof(ic));
-        memset(ia, 0, sizeof(ia));
-        jbof_io *out[8];
-        for (int i = 0; i < 4; i++)
-            ic[i] = (jbof_io){.tenant = c, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = 100u + (uint64_t)i};
-        for (int i = 0; i < 3; i++)
-            CHECK_EQ(jbof_sched_submit(s, &ic[i], 1000), 0);
-        for (int j = 0; j < peers; j++) {
-            a[j] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-            for (int i = 0; i < 4; i++) {
-                ia[j][i] = (jbof_io){.tenant = a[j], .opcode = JBOF_OP_READ, .length_bytes = 4096,
-                                     .tag = 10u * (uint64_t)j + (uint64_t)i};
-                CHECK_EQ(jbof_sched_submit(s, &ia[j][i], 1000), 0);
-            }
-        }
-        /* C joined first: its turn takes its 3 IOs (queued 49 of its 50 us)
-         * and its queue empties with all 3 in the drive */
-        CHECK_EQ(jbof_sched_dispatch(s, 50000, out, 3), 3);
-        CHECK(out[0] == &ic[0] && out[1] == &ic[1] && out[2] == &ic[2]);
-        /* A0's turn begins */
-        CHECK_EQ(jbof_sched_dispatch(s, 50000, out, 1), 1);
-        CHECK(out[0] == &ia[0][0]);
-        CHECK_EQ(jbof_sched_submit(s, &ic[3], 60000), 0);
-        CHECK_EQ(jbof_sched_dispatch(s, 60000, out, 1), 1);
-        CHECK(out[0] == (peers == 5 ? &ic[3] : &ia[0][1]));
-        jbof_sched_destroy(s);
-    }
+    for (int peers = 4; peers <= 5; peers++)
+        CHECK_EQ(deep_carry_scene(peers, -1), peers == 5);
 }
 
 /* sched.c section 116's last guard (and q-hot's bound on its walk): no
@@ -1582,39 +1596,8 @@ static void test_deep_carry(void)
  * the walk is not skipped), finds no huge head, and C's deficit carries. */
 static void test_deep_carry_huge(void)
 {
-    for (int behind = 0; behind <= 1; behind++) {
-        jbof_sched *s = mk(JBOF_POLICY_QOS);
-        uint32_t c = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-        uint32_t a[5];
-        static jbof_io ic[4], ia[5][4];
-        memset(ic, 0, sizeof(ic));
-        memset(ia, 0, sizeof(ia));
-        jbof_io *out[8];
-        for (int i = 0; i < 4; i++)
-            ic[i] = (jbof_io){.tenant = c, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = 100u + (uint64_t)i};
-        for (int i = 0; i < 3; i++)
-            CHECK_EQ(jbof_sched_submit(s, &ic[i], 1000), 0);
-        for (int j = 0; j < 5; j++) {
-            a[j] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-            for (int i = 0; i < 4; i++) {
-                ia[j][i] = (jbof_io){.tenant = a[j], .opcode = JBOF_OP_READ, .length_bytes = 4096,
-                                     .tag = 10u * (uint64_t)j + (uint64_t)i};
-                if (j == 4 && i == behind)
-                    ia[j][i].length_bytes = 16u << 20; /* more than 64 quanta */
-                CHECK_EQ(jbof_sched_submit(s, &ia[j][i], 1000), 0);
-            }
-        }
-        CHECK(ia[4][behind].cost > 64u * 131072u);
-        /* C's turn takes its 3 IOs and its queue empties with all 3 in the drive */
-        CHECK_EQ(jbof_sched_dispatch(s, 50000, out, 3), 3);
-        CHECK(out[0] == &ic[0] && out[1] == &ic[1] && out[2] == &ic[2]);
-        CHECK_EQ(jbof_sched_dispatch(s, 50000, out, 1), 1);
-        CHECK(out[0] == &ia[0][0]);
-        CHECK_EQ(jbof_sched_submit(s, &ic[3], 60000), 0);
-        CHECK_EQ(jbof_sched_dispatch(s, 60000, out, 1), 1);
-        CHECK(out[0] == (behind ? &ic[3] : &ia[0][1]));
-        jbof_sched_destroy(s);
-    }
+    for (int behind = 0; behind <= 1; behind++)
+        CHECK_EQ(deep_carry_scene(5, behind), behind);
 }
 
 /* section 39: section 18's progress credit (a tenant with nothing in the
@@ -1725,6 +1708,30 @@ static jbof_sched *write_debt_pair(uint32_t *w, uint32_t *r, jbof_io iw[2], jbof
     return write_debt_pair_n(w, r, iw, ir, 3, 4096, now);
 }
 
+/* The step sections 79 / 120 / 131's tests share: 100 us after
+ * write_debt_pair's set-up R's first read completes and W's next write
+ * waits for the refill; R's next read then goes past the write's debt
+ * (without section 79 nothing went: R has a read in the drive, so section
+ * 46 does not pass it), the bucket is not charged for it, and W's write
+ * still waits. */
+static void read_passes_debt(jbof_sched *s, jbof_io *iw, jbof_io *ir, uint64_t now)
+{
+    jbof_io *out[8];
+    jbof_drive_stats ds;
+    CHECK_EQ(jbof_sched_complete(s, &ir[0], now, 0), 0);
+    CHECK_EQ(jbof_sched_submit(s, &iw[1], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0);
+    CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
+    int64_t debt = ds.tokens;
+    CHECK(debt < 0);
+    CHECK_EQ(jbof_sched_submit(s, &ir[2], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
+    CHECK(out[0] == &ir[2]);
+    CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
+    CHECK_EQ(ds.tokens, debt);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0);
+}
+
 /* sched.c section 79: in one-bucket mode a write that leaves the bucket at
  * least BW_DEBT_BUCKETS buckets in debt opens an episode; a latency-bound
  * reader with IO in the drive (so section 46 does not apply) sends its next
@@ -1743,24 +1750,9 @@ static void test_read_behind_write_debt(void)
     CHECK(iw[0].cost >= 9u * 262144u);
     CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
     CHECK(ds.tokens <= -8 * 262144);
-    /* 100 us later R's first read completes; its next one and W's next
-     * write are queued */
+    /* 100 us later R's first read completes; its next one passes W's */
     now += 100000;
-    CHECK_EQ(jbof_sched_complete(s, &ir[0], now, 0), 0);
-    CHECK_EQ(jbof_sched_submit(s, &iw[1], now), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0); /* W waits for the refill */
-    CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
-    int64_t debt = ds.tokens;
-    CHECK(debt < 0);
-    CHECK_EQ(jbof_sched_submit(s, &ir[2], now), 0);
-    /* R's read goes past the write's debt (without section 79 nothing went:
-     * R has a read in the drive, so section 46 does not pass it), and the
-     * bucket is not charged for it; W's write waits */
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
-    CHECK(out[0] == &ir[2]);
-    CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
-    CHECK_EQ(ds.tokens, debt);
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0);
+    read_passes_debt(s, iw, ir, now);
     /* the passed read completes like any other */
     CHECK_EQ(jbof_sched_complete(s, &ir[2], now + 100000, 0), 0);
     CHECK_EQ(jbof_sched_complete(s, &ir[1], now + 100000, 0), 0);
@@ -1784,7 +1776,6 @@ static void test_read_behind_mid_write_debt(void)
 {
     uint32_t w, r;
     static jbof_io iw[2], ir[3];
-    jbof_io *out[8];
     jbof_drive_stats ds;
     uint64_t now = 2000000; /* R's queue was empty 2 ms: latency-bound */
     jbof_sched *s = write_debt_pair_nw(&w, &r, iw, ir, 3, 114688, 65536, now);
@@ -1792,20 +1783,7 @@ static void test_read_behind_mid_write_debt(void)
     CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
     CHECK(ds.tokens <= -2 * 262144 && ds.tokens > -3 * 262144);
     now += 100000;
-    CHECK_EQ(jbof_sched_complete(s, &ir[0], now, 0), 0);
-    CHECK_EQ(jbof_sched_submit(s, &iw[1], now), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0); /* W waits for the refill */
-    CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
-    int64_t debt = ds.tokens;
-    CHECK(debt < 0);
-    CHECK_EQ(jbof_sched_submit(s, &ir[2], now), 0);
-    /* R's read goes past the debt (R has a read in the drive: section 46
-     * does not pass it), the bucket not charged; W's write waits */
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
-    CHECK(out[0] == &ir[2]);
-    CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
-    CHECK_EQ(ds.tokens, debt);
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0);
+    read_passes_debt(s, iw, ir, now);
     jbof_sched_destroy(s);
 }
 
@@ -1913,12 +1891,7 @@ static void test_slow_pass_holds_writer_large_reads(void)
     uint64_t now = 2000000; /* R's queue was empty 2 ms: latency-bound */
     jbof_sched *s = write_debt_pair_n(&w, &r, iw, ir, 4, 65536, now);
     now += 100000;
-    CHECK_EQ(jbof_sched_complete(s, &ir[0], now, 0), 0);
-    CHECK_EQ(jbof_sched_submit(s, &iw[1], now), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0);
-    CHECK_EQ(jbof_sched_submit(s, &ir[2], now), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
-    CHECK(out[0] == &ir[2]);
+    read_passes_debt(s, iw, ir, now);
     /* the first passed read: 100 us in the drive, the base; not slow */
     now += 100000;
     CHECK_EQ(jbof_sched_complete(s, &ir[2], now, 0), 0);
