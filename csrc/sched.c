@@ -2745,7 +2745,7 @@ enum { PASS_DRIVE_IOS = 24 };                       /* qos, one bucket: no pass 
 enum { BW_DEBT_BUCKETS = 8 };                       /* qos, one bucket: a write's debt this deep opens a section 79 episode */
 enum { BW_SHALLOW_BUCKETS = 2 };                    /* qos, one bucket: ... or this deep, 3/4 of its write, two queued (120, 131) */
 enum { WH_SLOW_X = 8 };                             /* qos: a passed read this many x base_ns in the drive holds the writer (120) */
-enum { WH_HOLD_X = 2 };
+enum { WH_HOLD_X = 2 };                             /* qos: ... for this many times the read's drive time (120) */
 enum { BW_EMPTY_X = 20 };                           /* section 79: latency-bound = queue empty >= 1/BW_EMPTY_X of its time */
 static const uint64_t BW_STUCK_NS = 20000000ull;    /* section 79: no pass while a queued tenant has sent nothing this long */
 enum { SELF_DEEP_MIN = 4 };                         /* qos: section 64's cap never holds a tenant's reads under 4 in flight */
@@ -2812,12 +2812,13 @@ typedef struct tenant {
     uint16_t slot_out[SLOT_RING];
     /* accounting */
     uint32_t inflight;
-    uint32_t inflight_w;      /* its non-read IOs in the drive (section 132) */
+    uint32_t sent_w;          /* its non-read IOs dispatched, mod 2^32 (section 132: inflight_w) */
     uint64_t inflight_cost;
     uint64_t throttle_since;
     uint32_t throttled;
     uint32_t rated;           /* has a limit or a reservation: keeps rate tags */
     uint32_t lc_slo;          /* latency-critical with an SLO: steers the controller (qos) */
+    uint32_t err_w;           /* its non-read IOs completed with an error, mod 2^32 (section 132) */
     uint64_t slo_over_ns;     /* a completion slower than this misses the SLO (UINT64_MAX: no SLO) */
     jbof_tenant_stats st;     /* completed, dispatched, submitted and the per-op counters are filled in when read: */
     uint64_t done_ios[3];     /* successful completions: read, write, other */
@@ -4137,6 +4138,7 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
     *out = io;
     uint32_t c = io->cost;
     int k = ctl_bucket(io->opcode);
+    t->sent_w += (uint32_t)k; /* section 132: k is 1 for a non-read */
     t->head = (t->head + 1) & t->mask;
     uint32_t left = --t->count;
     if (onl == LIST_DRR && !one) { /* the round's census follows the new head (one bucket: mode_sync) */
@@ -4174,7 +4176,6 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
     }
 
     t->inflight++;
-    t->inflight_w += io->opcode != JBOF_OP_READ; /* section 132 */
     t->inflight_cost += c;
     s->inflight_ios++;
     s->inflight_cost += c;
@@ -4815,6 +4816,21 @@ static inline void bw_open(jbof_sched *s, uint32_t id, const jbof_io *h, int64_t
  * the writer's (the read waited behind the writer, not behind them) and t
  * has been sent less cost per weight than the writer (completed + in the
  * drive: t is the one behind) */
+/* section 132: t's non-read IOs in the drive -- dispatched less completed
+ * (done_ios counts a successful completion by kind, err_w a failed non-read),
+ * so the completion path keeps nothing for it */
+static inline uint32_t inflight_w(const tenant *t)
+{
+    return t->sent_w - (uint32_t)t->done_ios[1] - (uint32_t)t->done_ios[2] - t->err_w; /* mod 2^32 */
+}
+
+/* section 132: writing now -- IO in the drive, all of it non-reads */
+static inline int is_writing(const tenant *t)
+{
+    uint32_t w = inflight_w(t);
+    return w && w == t->inflight;
+}
+
 static __attribute__((noinline)) void wh_hold(jbof_sched *s, const tenant *t, const jbof_io *io, uint64_t now_ns)
 {
     /* section 132: the held set W is the last episode's writer and every
@@ -4824,7 +4840,7 @@ static __attribute__((noinline)) void wh_hold(jbof_sched *s, const tenant *t, co
     uint32_t wq = 0, wi = 0, n = 0;
     for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
         const tenant *u = s->t[i];
-        if (!u || u == t || (i != nw && !(u->inflight_w && u->inflight_w == u->inflight)))
+        if (!u || u == t || (i != nw && !is_writing(u)))
             continue;
         n++;
         wq += u->count ? 1u : 0u;
@@ -4837,7 +4853,7 @@ static __attribute__((noinline)) void wh_hold(jbof_sched *s, const tenant *t, co
     uint64_t until = now_ns + (now_ns - io->dispatch_ns) * WH_HOLD_X;
     for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
         tenant *u = s->t[i];
-        if (!u || u == t || (i != nw && !(u->inflight_w && u->inflight_w == u->inflight)))
+        if (!u || u == t || (i != nw && !is_writing(u)))
             continue;
         if ((unsigned __int128)(t->st.cost_completed + t->inflight_cost) * u->cfg.weight >=
             (unsigned __int128)(u->st.cost_completed + u->inflight_cost) * t->cfg.weight)
@@ -6604,7 +6620,6 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
     }
     uint32_t c = io->cost;
     t->inflight--;
-    t->inflight_w -= op != JBOF_OP_READ; /* section 132 */
     t->inflight_cost -= c;
     s->inflight_ios--;
     t->done_ns = now_ns; /* section 93 */
@@ -6631,6 +6646,7 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
     uint64_t e2e = (now_ns - io->submit_ns) & -(uint64_t)(now_ns > io->submit_ns);
     if (status) {
         t->st.errors++;
+        t->err_w += op != JBOF_OP_READ; /* section 132 */
     } else {
         _Static_assert(JBOF_OP_COUNT == 5, "kind_of names every op");
         static const uint8_t kind_of[JBOF_OP_COUNT] = {0, 1, 2, 2, 2}; /* read, write, other */
