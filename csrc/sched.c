@@ -2672,8 +2672,13 @@
  *    work s2-511 fixed and 721 new); CI sample unchanged.  The "all writes"
  *    test: any write in the drive s1 303 / s2 277 (weights s1-515, 841
  *    new), a majority 302 / 277, 3/4 or all 301 / 277.  Cost: inflight_w
- *    kept per dispatch and completion; bench-sched 544.2 / 466.1 -> 549.7 /
- *    471.6, --slo 994.3 / 912.8 -> 1003.8 / 922.3 (docs/scheduler-log.md 132).
+ *    is derived, not kept: sent_w counts a tenant's non-reads at dispatch
+ *    (+= k, the ctl_bucket take already holds), and the completion path
+ *    adds nothing -- done_ios[1] + done_ios[2] already count its completed
+ *    non-reads and err_w (on the error branch only) its failed ones, so
+ *    inflight_w = sent_w - those, mod 2^32, read only in wh_hold.
+ *    bench-sched 544.2 -> 546.2, --slo 994.3 -> 996.0 (a kept counter on
+ *    both paths cost 549.7 / 1003.8; docs/scheduler-log.md 132).
  */
 #include <errno.h>
 #include <stdlib.h>
