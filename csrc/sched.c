@@ -2677,8 +2677,11 @@
  *    adds nothing -- done_ios[1] + done_ios[2] already count its completed
  *    non-reads and err_w (on the error branch only) its failed ones, so
  *    inflight_w = sent_w - those, mod 2^32, read only in wh_hold.
- *    bench-sched 544.2 -> 546.2, --slo 994.3 -> 996.0 (a kept counter on
- *    both paths cost 549.7 / 1003.8; docs/scheduler-log.md 132).
+ *    The walks over the tenants (on a slow passed read's completion only)
+ *    end past the last tenant with IO in the drive (wh_end).  bench-sched
+ *    544.2 -> 546.2, --slo 994.3 -> 996.0, --big 911.6 -> 913.6, --bw
+ *    941.6 -> 946.3 (a kept counter on both paths and walks over all
+ *    max_tenants cost 549.7 / 1003.8 / - / 973.3; docs/scheduler-log.md 132).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -4836,14 +4839,26 @@ static inline int is_writing(const tenant *t)
     return w && w == t->inflight;
 }
 
+/* section 132: where wh_hold's walks end -- past the last tenant with IO in
+ * the drive (their inflight sums to inflight_ios: nobody beyond is writing
+ * now) and past the episode's writer nw */
+static uint32_t wh_end(const jbof_sched *s, uint32_t nw)
+{
+    uint32_t seen = 0, i = 0;
+    for (; i < s->cfg.max_tenants && seen < s->inflight_ios; i++)
+        if (s->t[i])
+            seen += s->t[i]->inflight;
+    return nw != UINT32_MAX && nw >= i ? nw + 1 : i;
+}
+
 static __attribute__((noinline)) void wh_hold(jbof_sched *s, const tenant *t, const jbof_io *io, uint64_t now_ns)
 {
     /* section 132: the held set W is the last episode's writer and every
      * other tenant with a write in the drive; the fences are section
      * 120/125's with W in the writer's place */
     uint32_t nw = s->wh_id < s->cfg.max_tenants && s->t[s->wh_id] && s->t[s->wh_id] != t ? s->wh_id : UINT32_MAX;
-    uint32_t wq = 0, wi = 0, n = 0;
-    for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
+    uint32_t wq = 0, wi = 0, n = 0, end = wh_end(s, nw);
+    for (uint32_t i = 0; i < end; i++) {
         const tenant *u = s->t[i];
         if (!u || u == t || (i != nw && !is_writing(u)))
             continue;
@@ -4856,7 +4871,7 @@ static __attribute__((noinline)) void wh_hold(jbof_sched *s, const tenant *t, co
     if (s->inflight_ios - wi - t->inflight > wi)
         return; /* section 125 (b) */
     uint64_t until = now_ns + (now_ns - io->dispatch_ns) * WH_HOLD_X;
-    for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
+    for (uint32_t i = 0; i < end; i++) {
         tenant *u = s->t[i];
         if (!u || u == t || (i != nw && !is_writing(u)))
             continue;
