@@ -1829,60 +1829,30 @@ static void test_slow_pass_holds_writer(void)
     jbof_sched_destroy(s);
 }
 
+/* The end shared by sections 125 and 132's tests: the passed read `slow`
+ * and R's other read complete 10 ms after now; nothing is dispatched for
+ * the hold's 2 x 10 ms; then the dispatch at its end (its count returned). */
+static int slow_read_holds(jbof_sched *s, jbof_io *slow, jbof_io *other, uint64_t now, jbof_io **out)
+{
+    uint64_t done = now + 10000000;
+    CHECK_EQ(jbof_sched_complete(s, slow, done, 0), 0);
+    CHECK_EQ(jbof_sched_complete(s, other, done, 0), 0);
+    for (uint64_t t = done + 100000; t < done + 20000000; t += 100000)
+        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 0);
+    return jbof_sched_dispatch(s, done + 20000000, out, 8);
+}
+
 /* sched.c section 132: as test_slow_pass_holds_writer, with a third tenant X
  * whose only IO in the drive is a 16 KiB write and whose next write is
  * queued: the slow passed read holds X with the episode's writer W (both are
  * writes the read waited behind), for the same 2 x its drive time.  Without
  * section 132 only W was held and X's write went as soon as the bucket had
- * refilled. */
-static void test_slow_pass_holds_every_writer(void)
-{
-    static jbof_io iw[2], ir[3], ix[2];
-    jbof_io *out[8];
-    uint64_t now = 2000000; /* R's queue was empty 2 ms: latency-bound */
-    jbof_sched *s = mk(JBOF_POLICY_QOS);
-    uint32_t w = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    uint32_t r = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    uint32_t x = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    for (int i = 0; i < 3; i++)
-        ir[i] = (jbof_io){.tenant = r, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = (uint64_t)(10 + i)};
-    for (int i = 0; i < 2; i++) {
-        iw[i] = (jbof_io){.tenant = w, .opcode = JBOF_OP_WRITE, .length_bytes = 1048576, .tag = (uint64_t)i};
-        ix[i] = (jbof_io){.tenant = x, .opcode = JBOF_OP_WRITE, .length_bytes = 16384, .tag = (uint64_t)(20 + i)};
-    }
-    CHECK_EQ(jbof_sched_submit(s, &ir[0], now), 0);
-    CHECK_EQ(jbof_sched_submit(s, &ir[1], now), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 2);
-    CHECK_EQ(jbof_sched_submit(s, &ix[0], now), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
-    CHECK(out[0] == &ix[0]);
-    CHECK_EQ(jbof_sched_submit(s, &iw[0], now), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
-    CHECK(out[0] == &iw[0]); /* W's 1 MiB write: an episode (79) */
-    now += 100000;
-    CHECK_EQ(jbof_sched_complete(s, &ir[0], now, 0), 0);
-    CHECK_EQ(jbof_sched_submit(s, &iw[1], now), 0);
-    CHECK_EQ(jbof_sched_submit(s, &ix[1], now), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0); /* both writes wait for the refill */
-    CHECK_EQ(jbof_sched_submit(s, &ir[2], now), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
-    CHECK(out[0] == &ir[2]);
-    /* the passed read spends 10 ms in the drive beside W's and X's writes */
-    uint64_t done = now + 10000000;
-    CHECK_EQ(jbof_sched_complete(s, &ir[2], done, 0), 0);
-    CHECK_EQ(jbof_sched_complete(s, &ir[1], done, 0), 0);
-    for (now = done + 100000; now < done + 20000000; now += 100000)
-        CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0);
-    CHECK(jbof_sched_dispatch(s, done + 20000000, out, 8) >= 1); /* the hold ends: a write goes */
-    jbof_sched_destroy(s);
-}
-
-/* sched.c section 132: as test_slow_pass_holds_every_writer, after one of
- * X's writes completed with an error: inflight_w is derived (dispatched non-
- * reads less done_ios and err_w), so the failed write must leave the count,
- * or X (one write in the drive, inflight_w 2) is no longer writing now and
- * its queued write goes as soon as the bucket has refilled. */
-static void test_slow_pass_holds_writer_after_failed_write(void)
+ * refilled.  With failed_first, one of X's writes first completes with an
+ * error: inflight_w is derived (dispatched non-reads less done_ios and
+ * err_w), so the failed write must leave the count, or X (one write in the
+ * drive, inflight_w 2) is no longer writing now and its queued write goes
+ * as soon as the bucket has refilled. */
+static void every_writer_scene(int failed_first)
 {
     static jbof_io iw[2], ir[3], ix[3];
     jbof_io *out[8];
@@ -1901,10 +1871,12 @@ static void test_slow_pass_holds_writer_after_failed_write(void)
     CHECK_EQ(jbof_sched_submit(s, &ir[0], now), 0);
     CHECK_EQ(jbof_sched_submit(s, &ir[1], now), 0);
     CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 2);
-    CHECK_EQ(jbof_sched_submit(s, &ix[2], now), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
-    CHECK(out[0] == &ix[2]);
-    CHECK_EQ(jbof_sched_complete(s, &ix[2], now, -5), 0); /* failed: X's writes in the drive counted right */
+    if (failed_first) {
+        CHECK_EQ(jbof_sched_submit(s, &ix[2], now), 0);
+        CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
+        CHECK(out[0] == &ix[2]);
+        CHECK_EQ(jbof_sched_complete(s, &ix[2], now, -5), 0); /* failed: X's writes in the drive counted right */
+    }
     CHECK_EQ(jbof_sched_submit(s, &ix[0], now), 0);
     CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
     CHECK(out[0] == &ix[0]);
@@ -1920,13 +1892,18 @@ static void test_slow_pass_holds_writer_after_failed_write(void)
     CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
     CHECK(out[0] == &ir[2]);
     /* the passed read spends 10 ms in the drive beside W's and X's writes */
-    uint64_t done = now + 10000000;
-    CHECK_EQ(jbof_sched_complete(s, &ir[2], done, 0), 0);
-    CHECK_EQ(jbof_sched_complete(s, &ir[1], done, 0), 0);
-    for (now = done + 100000; now < done + 20000000; now += 100000)
-        CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0);
-    CHECK(jbof_sched_dispatch(s, done + 20000000, out, 8) >= 1); /* the hold ends: a write goes */
+    CHECK(slow_read_holds(s, &ir[2], &ir[1], now, out) >= 1); /* the hold ends: a write goes */
     jbof_sched_destroy(s);
+}
+
+static void test_slow_pass_holds_every_writer(void)
+{
+    every_writer_scene(0);
+}
+
+static void test_slow_pass_holds_writer_after_failed_write(void)
+{
+    every_writer_scene(1);
 }
 
 /* sched.c section 125: with reads larger than CTL_BASE_MAX_BYTES (64 KiB)
@@ -1951,12 +1928,7 @@ static void test_slow_pass_holds_writer_large_reads(void)
     CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
     CHECK(out[0] == &ir[3]);
     /* the second: 10 ms in the drive -- W held 20 ms, its write in the drive */
-    uint64_t done = now + 10000000;
-    CHECK_EQ(jbof_sched_complete(s, &ir[3], done, 0), 0);
-    CHECK_EQ(jbof_sched_complete(s, &ir[1], done, 0), 0);
-    for (now = done + 100000; now < done + 20000000; now += 100000)
-        CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, done + 20000000, out, 8), 1);
+    CHECK_EQ(slow_read_holds(s, &ir[3], &ir[1], now, out), 1);
     CHECK(out[0] == &iw[1]);
     jbof_sched_destroy(s);
 }
