@@ -513,3 +513,41 @@ def test_interrupt_stops_everything(tmp_path: Path, sig: str) -> None:
     assert "interrupted" in err and "Traceback" not in err, err
     assert not any(Path(f"/proc/{k}").exists() for k in kids)
     assert not list(tmp_path.glob("jbof-bench-*"))
+
+
+def test_bench_sched_counts_the_scheduler_from_call_edges(tmp_path: Path) -> None:
+    """scripts/bench_sched.py's scheduler-only figure is the inclusive cost of
+    the harness's calls into jbof_sched_*: a call from one jbof_sched_*
+    function into another (GCC's .cold part) is inside the outer call and is
+    not counted again -- the nesting --toggle-collect got wrong."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "bench_sched", Path(__file__).resolve().parent.parent / "scripts" / "bench_sched.py")
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    profile = tmp_path / "cg.out"
+    profile.write_text(textwrap.dedent("""\
+        events: Ir
+        fn=(1) main
+        10 50
+        cfn=(2) jbof_sched_complete_batch
+        calls=3 100
+        11 900
+        cfn=(3) jbof_sched_submit
+        calls=1 200
+        +1 40
+        fn=(2)
+        100 700
+        cfn=(4) jbof_sched_complete_batch.cold
+        calls=2 300
+        +2 200
+        fn=(4)
+        300 200
+        fn=(5) helper
+        5 7
+        cfn=(3)
+        calls=1 200
+        6 60
+        """))
+    assert mod._sched_inclusive(profile) == 900 + 40 + 60
