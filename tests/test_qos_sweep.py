@@ -379,6 +379,41 @@ def test_jain_compares_both_policies_over_one_tenant_set() -> None:
     assert rep.checked["jain"] == 1 and not any(v.invariant == "jain" for v in rep.violations)
 
 
+def test_jain_counts_tenants_outside_the_weights_group_at_gimbals_share(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Narrowing 12: sweep-s2-643 (8 equal-weight tenants, clean dct983): t2, a QD-2 randrw tenant
+    outside the weights group (its share is its own depth over its latency), gets share 0.793 under
+    qos and 0.243 under gimbal, and qos's Jain (0.614) is below gimbal's (0.802) by more than 0.02.
+    With every tenant outside the group at its gimbal share -- qos gave each of them at least that --
+    it is above the line: waived, counted, shown.  Where qos gives an outside tenant less than gimbal
+    does, the waiver is wrong and the violation stands (the test checks both directions)."""
+    from control.scenario import load_scenario
+    path = FIX / "sweep-s2-643.yaml"
+    sc = load_scenario(path)
+    rep = sweep.check_scenario_file(path)
+    q, g = rep.docs["qos"], rep.docs["gimbal"]
+    jq, jg, _ = sweep.jain_over_union(q, g)
+    assert jq < jg - sweep.JAIN_TOL, (jq, jg)
+    inside = {t.name for t, *_ in sweep._weights_group(sc, q)[0]}
+    assert "t2" not in inside and len(inside) >= 2, inside
+    share = {p: {e["name"]: e["share"] for e in d["tenants"]} for p, d in (("qos", q), ("gimbal", g))}
+    assert share["qos"]["t2"] > 2 * share["gimbal"]["t2"], share
+    assert sweep._jain_outside_at_gimbal(sc, q, g) >= jg - sweep.JAIN_TOL
+    assert rep.checked.get(sweep.JAIN_OUTSIDE_WAIVER) == 1, rep.checked
+    assert not any(v.invariant == "jain" for v in rep.violations), rep.violations
+    assert sweep.JAIN_OUTSIDE_WAIVER in sweep.summary_table([rep])
+    # where gimbal gives the outside tenant more than qos does, nothing is counted at gimbal's share
+    g2 = dict(g, tenants=[dict(e, share=share["qos"]["t2"] * 1.01) if e["name"] == "t2" else e
+                          for e in g["tenants"]])
+    assert sweep._jain_outside_at_gimbal(sc, q, g2) == 0.0
+    # and with t2 judged inside the group (nobody outside), the violation stands
+    real = sweep._weights_group
+    t2 = next(t for t in sc.tenants if t.name == "t2")
+    monkeypatch.setattr(sweep, "_weights_group", lambda sc_, d: (real(sc_, d)[0] + [(t2, 0.0, 0.0, 0.0)], 0))
+    v, checked = sweep.check_docs(sc, rep.docs)
+    assert any(x.invariant == "jain" for x in v), v
+    assert not checked.get(sweep.JAIN_OUTSIDE_WAIVER)
+
+
 @pytest.mark.parametrize("qos, gimbal, want", [
     # (share, backlogged) per tenant under each policy -> (jain qos, jain gimbal, tenants counted)
     ([(0.5, True), (0.5, True)], [(0.5, True), (0.5, True)], (1.0, 1.0, 2)),
