@@ -3478,9 +3478,9 @@ int jbof_sched_default_cfg(uint32_t policy, jbof_sched_cfg *c)
         .write_base_bytes = 3584,
         .read_per_byte_x256 = 256,
         .write_per_byte_x256 = 256,
-        .write_factor_init_x256 = policy == JBOF_POLICY_QOS ? 9 * 128 : 9 * 256, /* DIAG v125m */
+        .write_factor_init_x256 = 9 * 256,
         .write_factor_min_x256 = 256,
-        .write_factor_max_x256 = policy == JBOF_POLICY_QOS ? 9 * 128 : 9 * 256,
+        .write_factor_max_x256 = 9 * 256,
         .learn = 1,
         .period_ns = 100000000ull,
     };
