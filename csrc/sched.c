@@ -4858,6 +4858,7 @@ static __attribute__((noinline)) void wh_hold(jbof_sched *s, const tenant *t, co
      * 120/125's with W in the writer's place */
     uint32_t nw = s->wh_id < s->cfg.max_tenants && s->t[s->wh_id] && s->t[s->wh_id] != t ? s->wh_id : UINT32_MAX;
     uint32_t wq = 0, wi = 0, n = 0, end = wh_end(s, nw);
+    uint64_t wc = 0;
     for (uint32_t i = 0; i < end; i++) {
         const tenant *u = s->t[i];
         if (!u || u == t || (i != nw && !is_writing(u)))
@@ -4865,6 +4866,19 @@ static __attribute__((noinline)) void wh_hold(jbof_sched *s, const tenant *t, co
         n++;
         wq += u->count ? 1u : 0u;
         wi += u->inflight;
+        wc += u->inflight_cost;
+    }
+    /* section 140: the passer's own other IOs in the drive cost at least
+     * W's -- the read waited behind them, not behind the writers: only
+     * section 120's writer (nw) is held, fenced alone */
+    int all = t->inflight_cost - io->cost < wc;
+    if (!all) {
+        if (nw == UINT32_MAX)
+            return;
+        const tenant *u = s->t[nw];
+        n = 1;
+        wq = u->count ? 1u : 0u;
+        wi = u->inflight;
     }
     if (!n || s->n_backlogged - wq - (t->count ? 1u : 0u))
         return;
@@ -4873,7 +4887,7 @@ static __attribute__((noinline)) void wh_hold(jbof_sched *s, const tenant *t, co
     uint64_t until = now_ns + (now_ns - io->dispatch_ns) * WH_HOLD_X;
     for (uint32_t i = 0; i < end; i++) {
         tenant *u = s->t[i];
-        if (!u || u == t || (i != nw && !is_writing(u)))
+        if (!u || u == t || (i != nw && (!all || !is_writing(u))))
             continue;
         if ((unsigned __int128)(t->st.cost_completed + t->inflight_cost) * u->cfg.weight >=
             (unsigned __int128)(u->st.cost_completed + u->inflight_cost) * t->cfg.weight)
