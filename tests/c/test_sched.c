@@ -1906,6 +1906,62 @@ static void test_slow_pass_holds_writer_after_failed_write(void)
     every_writer_scene(1);
 }
 
+/* sched.c section 140: as every_writer_scene, but R's other read in the
+ * drive is 128 KiB and X's write there 512 B, and W's 1 MiB write completes
+ * before R's passed read: at the slow read's completion the IO it waited
+ * behind is mostly R's own (R's 128 KiB read costs more than X's write), so
+ * X is not added to the held set; W alone is fenced by X's queued write
+ * (section 120 (b): a third tenant queued) and nobody is held -- X's and W's
+ * writes go once the bucket has refilled.  Without section 140 X is
+ * "writing now" and joins the held set, so its queued write no longer fences
+ * the hold: W's write waits 2 x the read's 10 ms (X's goes: R was sent more
+ * cost than X, section 125 (c)) and only one write went. */
+static void test_slow_pass_behind_own_reads_holds_no_extra_writer(void)
+{
+    static jbof_io iw[2], ir[3], ix[2];
+    jbof_io *out[8];
+    uint64_t now = 2000000; /* R's queue was empty 2 ms: latency-bound */
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    uint32_t w = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    uint32_t r = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    uint32_t x = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    for (int i = 0; i < 3; i++)
+        ir[i] = (jbof_io){.tenant = r, .opcode = JBOF_OP_READ, .length_bytes = i == 1 ? 131072 : 4096, .tag = (uint64_t)(10 + i)};
+    for (int i = 0; i < 2; i++) {
+        iw[i] = (jbof_io){.tenant = w, .opcode = JBOF_OP_WRITE, .length_bytes = 1048576, .tag = (uint64_t)i};
+        ix[i] = (jbof_io){.tenant = x, .opcode = JBOF_OP_WRITE, .length_bytes = i ? 16384 : 512, .tag = (uint64_t)(20 + i)};
+    }
+    CHECK_EQ(jbof_sched_submit(s, &ir[0], now), 0);
+    CHECK_EQ(jbof_sched_submit(s, &ir[1], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 2);
+    CHECK_EQ(jbof_sched_submit(s, &ix[0], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
+    CHECK(out[0] == &ix[0]);
+    CHECK(ir[1].cost > ix[0].cost); /* R's own read outweighs X's write */
+    CHECK_EQ(jbof_sched_submit(s, &iw[0], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
+    CHECK(out[0] == &iw[0]); /* W's 1 MiB write: an episode (79) */
+    now += 100000;
+    CHECK_EQ(jbof_sched_complete(s, &ir[0], now, 0), 0);
+    CHECK_EQ(jbof_sched_complete(s, &iw[0], now, 0), 0);
+    CHECK_EQ(jbof_sched_submit(s, &iw[1], now), 0);
+    CHECK_EQ(jbof_sched_submit(s, &ix[1], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0); /* both writes wait for the refill */
+    CHECK_EQ(jbof_sched_submit(s, &ir[2], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
+    CHECK(out[0] == &ir[2]);
+    /* the passed read spends 10 ms in the drive beside R's 128 KiB read and
+     * X's 512 B write; then it completes, R's other read after it */
+    uint64_t done = now + 10000000;
+    CHECK_EQ(jbof_sched_complete(s, &ir[2], done, 0), 0);
+    CHECK_EQ(jbof_sched_complete(s, &ir[1], done, 0), 0);
+    int went = 0;
+    for (uint64_t t = done + 100000; t < done + 20000000 && went < 2; t += 100000)
+        went += jbof_sched_dispatch(s, t, out + went, 8 - (uint32_t)went);
+    CHECK_EQ(went, 2); /* X's and W's writes went within the would-be hold */
+    jbof_sched_destroy(s);
+}
+
 /* sched.c section 125: with reads larger than CTL_BASE_MAX_BYTES (64 KiB)
  * ctl learns no unloaded read latency (base_ns stays 0), and section 120's
  * slow test is judged against the least drive time of a passed read: the
@@ -3330,6 +3386,7 @@ int main(void)
     test_read_behind_mid_write_debt();
     test_slow_pass_holds_every_writer();
     test_slow_pass_holds_writer_after_failed_write();
+    test_slow_pass_behind_own_reads_holds_no_extra_writer();
     test_slow_pass_holds_writer();
     test_slow_pass_holds_writer_large_reads();
     test_held_release_order();
