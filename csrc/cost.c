@@ -238,23 +238,6 @@ void cost_period_end(cost_state *c, uint64_t now_ns, int fast)
 {
     uint32_t wf = c->wf_x256;
     uint32_t lo = c->cfg.write_factor_min_x256, hi = c->cfg.write_factor_max_x256;
-#if V141 & 31 /* NOT FOR MERGE */
-    if (fast == 3 && wf > FAST_FLOOR_X256) { /* halfway to 3, no undo */
-        c->wf_fast0 = 0;
-        c->wf_x256 = (wf + FAST_FLOOR_X256) / 2;
-        c->w_slow = 0;
-        c->period_start_ns = now_ns;
-        return;
-    }
-    if (fast >= 2) {
-        c->wf_fast0 = 0;
-        wf = wf > FAST_FLOOR_X256 + 2 * WF_DECAY_X256 ? wf - 2 * WF_DECAY_X256 : (wf > FAST_FLOOR_X256 ? FAST_FLOOR_X256 : wf > lo + WF_DECAY_X256 ? wf - WF_DECAY_X256 : lo);
-        c->wf_x256 = wf;
-        c->w_slow = 0;
-        c->period_start_ns = now_ns;
-        return;
-    }
-#endif
     if (!c->w_slow && fast && wf > FAST_FLOOR_X256) {
         if (!c->wf_fast0)
             c->wf_fast0 = wf;

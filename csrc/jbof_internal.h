@@ -56,7 +56,6 @@ typedef struct cost_state {
     uint32_t wf_x256;          /* current write factor */
     uint64_t period_start_ns;
     uint64_t w_slow;           /* slow write completions this period */
-    uint32_t ever_slow;        /* NOT FOR MERGE (V141 & 8): a slow write seen since init */
     uint32_t wf_fast0;         /* sched.c section 76: the price before the fast decay's first step (0: none) */
 } cost_state;
 
@@ -102,7 +101,6 @@ void cost_period_end(cost_state *c, uint64_t now_ns, int fast);
 static inline void cost_on_slow_write(cost_state *c)
 {
     c->w_slow++;
-    c->ever_slow = 1;
     if (c->wf_fast0) {
         c->wf_x256 = c->wf_fast0 > c->wf_x256 ? c->wf_fast0 : c->wf_x256;
         c->wf_fast0 = 0;

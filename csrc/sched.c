@@ -2684,7 +2684,6 @@
  *    max_tenants cost 549.7 / 1003.8 / - / 973.3; docs/scheduler-log.md 132).
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -2987,7 +2986,6 @@ struct jbof_sched {
     uint64_t fast_hold_ns;    /* qos: no fast step before this (a probe undone or a slow write; sections 104, 117) */
     uint32_t fw_left;         /* qos: cost periods left in which a fast step's probe is judged (section 104) */
     uint32_t fw_wf0;          /* qos: ... and the price its run started from */
-    uint32_t cap_wf0;         /* NOT FOR MERGE (V141 & 128): the price before the capped-writer steps */
     uint32_t fw_moved;        /* qos: a tenant came or went in the last cost period (section 104) */
 };
 
@@ -5351,67 +5349,14 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
     return fair;
 }
 
-#if V141 & 16 /* NOT FOR MERGE: every active tenant that writes has a limit */
-static int writers_capped(const jbof_sched *s)
-{
-    int n = 0;
-    for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
-        const tenant *t = s->t[i];
-        if (!t || !is_active(t) || !t->done_ios[JBOF_OP_WRITE])
-            continue;
-        if (!t->cfg.limit_bps && !t->cfg.limit_iops)
-            return 0;
-        n++;
-    }
-    return n > 0 ? 1 : 2; /* 2: no active writer */
-}
-#endif
-
 /* a cost period ends (complete_due; out of line: once per period) */
 static __attribute__((noinline)) void period_end(jbof_sched *s, uint64_t now_ns)
 {
     int fast = price_bound(s, now_ns); /* section 76 */
-    int fair = 1;
     if (s->cfg.policy == JBOF_POLICY_QOS)
-        fast = (fair = period_fair(s, now_ns)) && fast;
-    (void)fair;
+        fast = period_fair(s, now_ns) && fast;
     if (s->cost.w_slow && s->fast_hold_ns < now_ns + WSLOW_HOLD_NS) /* 104 / 117: the price climbs: 500 ms */
         s->fast_hold_ns = now_ns + WSLOW_HOLD_NS;
-#if V141 & 64 /* NOT FOR MERGE: trace */
-    {
-        uint64_t wb = 0, rb = 0, wn = 0, rn = 0;
-        for (uint32_t i = 0; i < s->cfg.max_tenants; i++)
-            if (s->t[i]) {
-                wb += s->t[i]->done_bytes[1];
-                rb += s->t[i]->done_bytes[0];
-                wn += s->t[i]->done_ios[JBOF_OP_WRITE];
-                rn += s->t[i]->done_ios[JBOF_OP_READ];
-            }
-        fprintf(stderr, "P %llu wf %u wslow %llu fast %d rate %llu rmax %llu er %llu ew %llu thr %llu lo %llu hi %llu lc %u infl %u st %u wb %llu rb %llu wn %llu rn %llu\n",
-                (unsigned long long)now_ns / 1000000, s->cost.wf_x256, (unsigned long long)s->cost.w_slow, fast,
-                (unsigned long long)s->ctl.rate_cost_bps >> 20, (unsigned long long)s->ctl.cfg.rate_max_cost_bps >> 20,
-                (unsigned long long)s->ctl.ewma_ns[0] / 1000, (unsigned long long)s->ctl.ewma_ns[1] / 1000,
-                (unsigned long long)s->ctl.threshold_ns / 1000, (unsigned long long)s->ctl.band_lo_ns / 1000,
-                (unsigned long long)s->ctl.band_hi_ns / 1000, s->n_lc_active, s->inflight_ios, s->ctl.state,
-                (unsigned long long)wb >> 20, (unsigned long long)rb >> 20, (unsigned long long)wn, (unsigned long long)rn);
-    }
-#endif
-#if V141 & 31 /* NOT FOR MERGE: section 141's variants */
-    if ((V141 & 128) && s->cap_wf0 && writers_capped(s) == 0) { /* an uncapped writer: the cut price's premise is gone */
-        cost_fast_undo(&s->cost, s->cap_wf0);
-        s->cap_wf0 = 0;
-        fast = 0;
-    }
-    if (!fast && s->cfg.policy == JBOF_POLICY_QOS && !s->cost.w_slow && s->ctl.rate_cost_bps >= s->ctl.cfg.rate_max_cost_bps &&
-        s->ctl.ewma_ns[1] < (V141 & 256 ? s->ctl.band_lo_ns / 4 : V141 & 512 ? s->ctl.band_lo_ns : s->ctl.band_lo_ns / 2) && (!(V141 & 2) || s->n_lc_active) && (!(V141 & 4) || fair) &&
-        (!(V141 & 8) || !s->cost.ever_slow) && (!(V141 & 16) || writers_capped(s) == 1) &&
-        (!(V141 & 2048) || now_ns - s->ctl.last_ns[0] < CTL_SIGNAL_FRESH_NS))
-    {
-        fast = V141 & 1024 ? 3 : V141 & 32 ? 1 : 2;
-        if (!s->cap_wf0)
-            s->cap_wf0 = s->cost.wf_x256;
-    }
-#endif
     cost_period_end(&s->cost, now_ns, fast);
     if (s->cost.wf_fast0) { /* section 104: a fast step was taken -- watch it */
         s->fw_left = FAST_WATCH;

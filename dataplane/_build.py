@@ -56,7 +56,6 @@ ffibuilder.cdef(cdef_text() + "\n" + extra_cdefs())
 _includes = "\n".join(f'#include "{h.name}"' for h in sorted((CSRC / "include").glob("jbof*.h")))
 _defines = ["-DJBOF_HAVE_URING=1"] if "uring" in link_libs() else []
 _defines += ["-DJBOF_HAVE_GNUTLS=1"] if "gnutls" in link_libs() else []
-_defines += ["-DV141=" + __import__("os").environ.get("V141", "0")]  # NOT FOR MERGE
 ffibuilder.set_source(
     "dataplane._jbof",
     _includes,
