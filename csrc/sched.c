@@ -5271,6 +5271,23 @@ static int resv_deep_reader(const jbof_sched *s)
     return 0;
 }
 
+/* section 141: every active tenant that has written has a limit (bytes or
+ * IOs per second), and there is one: the write demand a cheaper price can
+ * release is bounded by those limits */
+static int writers_capped(const jbof_sched *s)
+{
+    int n = 0;
+    for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
+        const tenant *t = s->t[i];
+        if (!t || !is_active(t) || !t->done_ios[JBOF_OP_WRITE])
+            continue;
+        if (!t->cfg.limit_bps && !t->cfg.limit_iops)
+            return 0;
+        n++;
+    }
+    return n > 0;
+}
+
 static __attribute__((noinline)) int price_bound(const jbof_sched *s, uint64_t now_ns)
 {
     const ctl_state *c = &s->ctl;
@@ -5278,7 +5295,9 @@ static __attribute__((noinline)) int price_bound(const jbof_sched *s, uint64_t n
     uint64_t rg = c->base_ns ? (c->band_lo_ns + c->band_hi_ns) / 2 : c->band_lo_ns; /* 90 */
     if (s->cfg.policy != JBOF_POLICY_QOS || s->cost.w_slow || !s->n_backlogged ||
         now_ns < s->fast_hold_ns || /* 104: no all-queued snapshot; a probe undone holds it off */
-        s->n_lc_active || c->ewma_ns[1] >= c->band_lo_ns || now_ns - c->last_ns[0] >= CTL_SIGNAL_FRESH_NS)
+        c->ewma_ns[1] >= c->band_lo_ns || now_ns - c->last_ns[0] >= CTL_SIGNAL_FRESH_NS)
+        return 0;
+    if (s->n_lc_active && !writers_capped(s)) /* 141: beside an SLO tenant only capped writers */
         return 0;
     if ((c->rate_cost_bps < rmax || c->ewma_ns[0] >= rg) && resv_deep_reader(s)) { /* 105 */
         rmax -= rmax / 16;
