@@ -3118,6 +3118,49 @@ static void test_fast_decay_resv_deep(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 141: section 76's fast decay beside an SLO tenant when every
+ * active writer has a limit (sweep mix s1-449's shape on the emulated clean
+ * dct983, its default fragmentation): a 128 KiB sequential writer at QD 2
+ * limited to 5000 IOs/s, a 128 KiB random writer at QD 32 limited to 100
+ * MiB/s and a 4 KiB QD-2 reader with a 2 ms SLO.  The rate sits at its
+ * ceiling with both EWMAs under band_lo: the price alone binds.  With
+ * section 141 the periods are fast (9 -> 6 -> 4.5 -> 3.75 at 300 ms);
+ * without, the SLO tenant closes every fast period (8.5 at 300 ms).  The
+ * same scene with the random writer unlimited takes no fast step (7.5). */
+static void capped_scene(uint64_t limit_bps, uint32_t *wf)
+{
+    jbof_sim *sim = sim_open("dct983", 0);
+    uint32_t a = sim_add_w(sim, JBOF_CLASS_BEST_EFFORT, 0, 0, 3, JBOF_RW_WRITE, 131072, 2);
+    uint32_t b = sim_add_w(sim, JBOF_CLASS_BEST_EFFORT, 0, 0, 4, JBOF_RW_RANDWRITE, 131072, 32);
+    sim_add_w(sim, JBOF_CLASS_LATENCY, 0, 2000000ull, 4, JBOF_RW_RANDREAD, 4096, 2);
+    jbof_sched *s = jbof_sim_sched(sim);
+    jbof_tenant_cfg t;
+    CHECK_EQ(jbof_sched_tenant_get_cfg(s, a, &t), 0);
+    t.limit_iops = 5000;
+    CHECK_EQ(jbof_sched_tenant_set(s, a, &t, 0), 0);
+    CHECK_EQ(jbof_sched_tenant_get_cfg(s, b, &t), 0);
+    t.limit_bps = limit_bps;
+    CHECK_EQ(jbof_sched_tenant_set(s, b, &t, 0), 0);
+    jbof_drive_stats d;
+    CHECK_EQ(jbof_sim_run(sim, 301000000ull), 0);
+    CHECK_EQ(jbof_sched_drive_stats(s, &d), 0);
+    *wf = d.write_factor_x256;
+    jbof_sim_destroy(sim);
+}
+
+static void test_fast_decay_capped(void)
+{
+    uint32_t wf = 0;
+    capped_scene(100ull << 20, &wf);
+    if (wf >= 1024)
+        fprintf(stderr, "capped writers: wf at 300 ms %u (want < 1024)\n", wf);
+    CHECK(wf < 1024); /* 3.75 with section 141; 8.5 without */
+    capped_scene(0, &wf);
+    if (wf < 1920)
+        fprintf(stderr, "an unlimited writer: wf at 300 ms %u (want >= 1920)\n", wf);
+    CHECK(wf >= 1920); /* no fast step beside the SLO tenant */
+}
+
 /* section 102: section 49's escape has a wake of its own.  The emulated
  * fragmented SATA drive; a reserved writer (2 GiB/s, never met) sends 16
  * MiB writes at QD 1 -- each one a deep debt of the one bucket and ~60 ms
@@ -3403,6 +3446,7 @@ int main(void)
     test_shallow_band();
     test_fast_decay_resv();
     test_fast_decay_resv_deep();
+    test_fast_decay_capped();
     test_progress_escape_wake();
     test_fast_decay_shallow();
     test_fast_decay_wslow_hold();
