@@ -1732,6 +1732,17 @@ static void read_passes_debt(jbof_sched *s, jbof_io *iw, jbof_io *ir, uint64_t n
     CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0);
 }
 
+/* Section 120's slow passed read (and its tests'): it completes 10 ms after
+ * now -- 100 x the unloaded latency the scene taught ctl -- with the other
+ * read in the drive beside it; returns that completion time. */
+static uint64_t slow_read_done(jbof_sched *s, jbof_io *slow, jbof_io *other, uint64_t now)
+{
+    uint64_t done = now + 10000000;
+    CHECK_EQ(jbof_sched_complete(s, slow, done, 0), 0);
+    CHECK_EQ(jbof_sched_complete(s, other, done, 0), 0);
+    return done;
+}
+
 /* sched.c section 79: in one-bucket mode a write that leaves the bucket at
  * least BW_DEBT_BUCKETS buckets in debt opens an episode; a latency-bound
  * reader with IO in the drive (so section 46 does not apply) sends its next
@@ -1812,9 +1823,7 @@ static void test_slow_pass_holds_writer(void)
     /* the passed read spends 10 ms in the drive (100 x the unloaded
      * latency): W is held until 20 ms after it completes, W's first write
      * still in the drive */
-    uint64_t done = now + 10000000;
-    CHECK_EQ(jbof_sched_complete(s, &ir[2], done, 0), 0);
-    CHECK_EQ(jbof_sched_complete(s, &ir[1], done, 0), 0);
+    uint64_t done = slow_read_done(s, &ir[2], &ir[1], now);
     int full = 0;
     for (now = done + 100000; now < done + 20000000; now += 100000) {
         /* without section 120 W's write went at done + 100 us (the bucket
@@ -1834,12 +1843,48 @@ static void test_slow_pass_holds_writer(void)
  * the hold's 2 x 10 ms; then the dispatch at its end (its count returned). */
 static int slow_read_holds(jbof_sched *s, jbof_io *slow, jbof_io *other, uint64_t now, jbof_io **out)
 {
-    uint64_t done = now + 10000000;
-    CHECK_EQ(jbof_sched_complete(s, slow, done, 0), 0);
-    CHECK_EQ(jbof_sched_complete(s, other, done, 0), 0);
+    uint64_t done = slow_read_done(s, slow, other, now);
     for (uint64_t t = done + 100000; t < done + 20000000; t += 100000)
         CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 0);
     return jbof_sched_dispatch(s, done + 20000000, out, 8);
+}
+
+/* Sections 132 and 140's scene: W (1 MiB writes), R (4 KiB reads, its
+ * second r1_len long) and X (writes of x0_len, then 16 KiB), weight 1
+ * each; R's first two reads are in the drive.  X's id goes to *x. */
+static jbof_sched *wrx_scene(jbof_io iw[2], jbof_io ir[3], jbof_io ix[2], uint32_t *x, uint32_t r1_len,
+                             uint32_t x0_len, uint64_t now)
+{
+    jbof_io *out[8];
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    uint32_t w = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    uint32_t r = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    *x = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    for (int i = 0; i < 3; i++)
+        ir[i] = (jbof_io){.tenant = r, .opcode = JBOF_OP_READ, .length_bytes = i == 1 ? r1_len : 4096,
+                          .tag = (uint64_t)(10 + i)};
+    for (int i = 0; i < 2; i++) {
+        iw[i] = (jbof_io){.tenant = w, .opcode = JBOF_OP_WRITE, .length_bytes = 1048576, .tag = (uint64_t)i};
+        ix[i] = (jbof_io){.tenant = *x, .opcode = JBOF_OP_WRITE, .length_bytes = i ? 16384 : x0_len,
+                          .tag = (uint64_t)(20 + i)};
+    }
+    CHECK_EQ(jbof_sched_submit(s, &ir[0], now), 0);
+    CHECK_EQ(jbof_sched_submit(s, &ir[1], now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 2);
+    return s;
+}
+
+/* wrx_scene's next step: W's and X's next writes wait for the refill of W's
+ * episode, and R's next read goes past the debt (section 79). */
+static void writes_wait_read_passes(jbof_sched *s, jbof_io *w1, jbof_io *x1, jbof_io *r2, uint64_t now)
+{
+    jbof_io *out[8];
+    CHECK_EQ(jbof_sched_submit(s, w1, now), 0);
+    CHECK_EQ(jbof_sched_submit(s, x1, now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0);
+    CHECK_EQ(jbof_sched_submit(s, r2, now), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
+    CHECK(out[0] == r2);
 }
 
 /* sched.c section 132: as test_slow_pass_holds_writer, with a third tenant X
@@ -1857,20 +1902,9 @@ static void every_writer_scene(int failed_first)
     static jbof_io iw[2], ir[3], ix[3];
     jbof_io *out[8];
     uint64_t now = 2000000; /* R's queue was empty 2 ms: latency-bound */
-    jbof_sched *s = mk(JBOF_POLICY_QOS);
-    uint32_t w = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    uint32_t r = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    uint32_t x = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    for (int i = 0; i < 3; i++)
-        ir[i] = (jbof_io){.tenant = r, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = (uint64_t)(10 + i)};
+    uint32_t x;
+    jbof_sched *s = wrx_scene(iw, ir, ix, &x, 4096, 16384, now);
     ix[2] = (jbof_io){.tenant = x, .opcode = JBOF_OP_WRITE, .length_bytes = 512, .tag = 22};
-    for (int i = 0; i < 2; i++) {
-        iw[i] = (jbof_io){.tenant = w, .opcode = JBOF_OP_WRITE, .length_bytes = 1048576, .tag = (uint64_t)i};
-        ix[i] = (jbof_io){.tenant = x, .opcode = JBOF_OP_WRITE, .length_bytes = 16384, .tag = (uint64_t)(20 + i)};
-    }
-    CHECK_EQ(jbof_sched_submit(s, &ir[0], now), 0);
-    CHECK_EQ(jbof_sched_submit(s, &ir[1], now), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 2);
     if (failed_first) {
         CHECK_EQ(jbof_sched_submit(s, &ix[2], now), 0);
         CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
@@ -1885,12 +1919,7 @@ static void every_writer_scene(int failed_first)
     CHECK(out[0] == &iw[0]); /* W's 1 MiB write: an episode (79) */
     now += 100000;
     CHECK_EQ(jbof_sched_complete(s, &ir[0], now, 0), 0);
-    CHECK_EQ(jbof_sched_submit(s, &iw[1], now), 0);
-    CHECK_EQ(jbof_sched_submit(s, &ix[1], now), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0); /* both writes wait for the refill */
-    CHECK_EQ(jbof_sched_submit(s, &ir[2], now), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
-    CHECK(out[0] == &ir[2]);
+    writes_wait_read_passes(s, &iw[1], &ix[1], &ir[2], now);
     /* the passed read spends 10 ms in the drive beside W's and X's writes */
     CHECK(slow_read_holds(s, &ir[2], &ir[1], now, out) >= 1); /* the hold ends: a write goes */
     jbof_sched_destroy(s);
@@ -1921,19 +1950,8 @@ static void test_slow_pass_behind_own_reads_holds_no_extra_writer(void)
     static jbof_io iw[2], ir[3], ix[2];
     jbof_io *out[8];
     uint64_t now = 2000000; /* R's queue was empty 2 ms: latency-bound */
-    jbof_sched *s = mk(JBOF_POLICY_QOS);
-    uint32_t w = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    uint32_t r = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    uint32_t x = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    for (int i = 0; i < 3; i++)
-        ir[i] = (jbof_io){.tenant = r, .opcode = JBOF_OP_READ, .length_bytes = i == 1 ? 131072 : 4096, .tag = (uint64_t)(10 + i)};
-    for (int i = 0; i < 2; i++) {
-        iw[i] = (jbof_io){.tenant = w, .opcode = JBOF_OP_WRITE, .length_bytes = 1048576, .tag = (uint64_t)i};
-        ix[i] = (jbof_io){.tenant = x, .opcode = JBOF_OP_WRITE, .length_bytes = i ? 16384 : 512, .tag = (uint64_t)(20 + i)};
-    }
-    CHECK_EQ(jbof_sched_submit(s, &ir[0], now), 0);
-    CHECK_EQ(jbof_sched_submit(s, &ir[1], now), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 2);
+    uint32_t x;
+    jbof_sched *s = wrx_scene(iw, ir, ix, &x, 131072, 512, now);
     CHECK_EQ(jbof_sched_submit(s, &ix[0], now), 0);
     CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
     CHECK(out[0] == &ix[0]);
@@ -1944,17 +1962,10 @@ static void test_slow_pass_behind_own_reads_holds_no_extra_writer(void)
     now += 100000;
     CHECK_EQ(jbof_sched_complete(s, &ir[0], now, 0), 0);
     CHECK_EQ(jbof_sched_complete(s, &iw[0], now, 0), 0);
-    CHECK_EQ(jbof_sched_submit(s, &iw[1], now), 0);
-    CHECK_EQ(jbof_sched_submit(s, &ix[1], now), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0); /* both writes wait for the refill */
-    CHECK_EQ(jbof_sched_submit(s, &ir[2], now), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
-    CHECK(out[0] == &ir[2]);
+    writes_wait_read_passes(s, &iw[1], &ix[1], &ir[2], now);
     /* the passed read spends 10 ms in the drive beside R's 128 KiB read and
      * X's 512 B write; then it completes, R's other read after it */
-    uint64_t done = now + 10000000;
-    CHECK_EQ(jbof_sched_complete(s, &ir[2], done, 0), 0);
-    CHECK_EQ(jbof_sched_complete(s, &ir[1], done, 0), 0);
+    uint64_t done = slow_read_done(s, &ir[2], &ir[1], now);
     int went = 0;
     for (uint64_t t = done + 100000; t < done + 20000000 && went < 2; t += 100000)
         went += jbof_sched_dispatch(s, t, out + went, 8 - (uint32_t)went);
