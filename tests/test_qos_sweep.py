@@ -384,9 +384,9 @@ def test_jain_compares_both_policies_over_one_tenant_set() -> None:
 
 
 def test_jain_counts_tenants_outside_the_weights_group_at_gimbals_share(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Narrowing 12: sweep-s2-643 (8 equal-weight tenants, clean dct983): t2, a QD-2 randrw tenant
-    outside the weights group (its share is its own depth over its latency), gets share 0.793 under
-    qos and 0.243 under gimbal, and qos's Jain (0.614) is below gimbal's (0.802) by more than 0.02.
+    """Narrowing 12: sweep-s2-643 (8 equal-weight tenants, clean dct983): t2, a QD-2 16 KiB randrw
+    tenant with a 200 MiB/s rate (open loop, so outside the weights group; at QD 2 its share is its
+    depth over its latency), gets share 0.793 under qos and 0.243 under gimbal, and qos's Jain (0.614) is below gimbal's (0.802) by more than 0.02.
     With every tenant outside the group at its gimbal share -- qos gave each of them at least that --
     it is above the line: waived, counted, shown.  Where qos gives an outside tenant less than gimbal
     does, the waiver is wrong and the violation stands (the test checks both directions)."""
