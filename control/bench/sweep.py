@@ -736,11 +736,18 @@ def jain_over_union(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[float, 
     """NARROWINGS[9]: Jain's index of two documents of one mix over the same tenants -- those
     backlogged under either (with a known share in both) -- and how many there are."""
     from control.bench.results import jain
+    at, bt, names = _union_set(a, b)
+    return jain([at[n]["share"] for n in names]), jain([bt[n]["share"] for n in names]), len(names)
+
+
+def _union_set(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+    """NARROWINGS[9]'s tenant set: both documents' tenants by name, and the names backlogged under
+    either with a known share in both."""
     at = {e["name"]: e for e in a["tenants"]}
     bt = {e["name"]: e for e in b["tenants"]}
     names = [n for n, e in at.items() if n in bt and (e["backlogged"] or bt[n]["backlogged"])
              and e["share"] is not None and bt[n]["share"] is not None]
-    return jain([at[n]["share"] for n in names]), jain([bt[n]["share"] for n in names]), len(names)
+    return at, bt, names
 
 
 def _jain_outside_at_gimbal(sc: Scenario, q: Mapping[str, Any], g: Mapping[str, Any]) -> float:
@@ -749,10 +756,7 @@ def _jain_outside_at_gimbal(sc: Scenario, q: Mapping[str, Any], g: Mapping[str, 
     share under gimbal -- or 0.0 (no waiver) where qos gives any of them less than gimbal does."""
     from control.bench.results import jain
     inside = {t.name for t, *_ in _weights_group(sc, q)[0]}
-    qt = {e["name"]: e for e in q["tenants"]}
-    gt = {e["name"]: e for e in g["tenants"]}
-    names = [n for n, e in qt.items() if n in gt and (e["backlogged"] or gt[n]["backlogged"])
-             and e["share"] is not None and gt[n]["share"] is not None]
+    qt, gt, names = _union_set(q, g)
     outside = [n for n in names if n not in inside]
     if not outside or any(qt[n]["share"] < gt[n]["share"] for n in outside):
         return 0.0
