@@ -413,3 +413,22 @@ def test_a_finished_search_is_indexed_and_reused_without_trials(
     assert [j["error"] for j in jobs] == [0, 0]
     assert len(s.flow) >= 6 and min(s.flow) > 0, s.flow
     assert "ERROR" not in s.log(), s.log()
+
+
+def test_a_reuse_counts_once_its_configuration_is_applied() -> None:
+    """The live status is read while the tuner's thread runs: a reused episode whose configuration is
+    not yet applied (converged_s unset) is not counted, so a status never shows reuses_total up with
+    the state "exploring" and the old knobs in force (a CI run of the reuse test above saw that)."""
+    from control.tune.autotune import AutoTuner
+    from control.tune.episode import Episode
+    from control.tune.offline import sim_dataplane
+    from control.scenario import load_scenario
+    dp = sim_dataplane(load_scenario(ROOT / "configs" / "scenarios" / "tune-large-seq.yaml"), 1, 5)
+    tuner = AutoTuner(dp)
+    ep = Episode(start_s=0.0, signature="be:1m:r100@steady", reused=True)
+    tuner.episodes.append(ep)
+    assert tuner.totals()["reuses"] == 0 and tuner.totals()["searches"] == 0
+    ep.converged_s = 0.5
+    assert tuner.totals()["reuses"] == 1 and tuner.totals()["searches"] == 0
+    tuner.episodes.append(Episode(start_s=1.0, signature="be:1m:r100@steady", reused=True))
+    assert tuner.totals()["reuses"] == 1     # the earlier reuse stays counted

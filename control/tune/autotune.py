@@ -645,6 +645,12 @@ class AutoTuner:
         for e in self.episodes:
             for k, v in episode_counts(e).items():
                 out[k] += v
+        cur = self.episodes[-1] if self.episodes else None
+        if cur is not None and cur.reused and cur.converged_s is None:
+            # a reuse counts once its configuration is applied (_commit sets converged_s after
+            # the apply): the live status, read from another thread, never shows a reuse beside
+            # the state and knobs from before it
+            out["reuses"] -= 1.0
         return out
 
     def metric_samples(self) -> list[tuple[str, dict[str, str], float]]:

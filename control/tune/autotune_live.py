@@ -328,15 +328,18 @@ class DriveTuner:
                 t.space.as_dict(t.space.read({**fields, **operator})))
 
     def status(self) -> dict[str, Any]:
+        # the tuner's thread runs on while this reads: the totals first, then the state and the
+        # knobs, so a reuse counted (only once its knobs are applied and its episode converged)
+        # is never shown beside the state or knobs from before it
+        t = self.tuner
+        st, tot = (t.status(), t.totals()) if t is not None else ({}, {})
         state = self.state()
         in_force, configured = self.knobs()
         out: dict[str, Any] = {"drive": self.drive, "enabled": self.enabled, "state": state,
                                "reason": self.error if state == "error" else
                                self.idle_reason() if state == "unavailable" else None,
                                "knobs": in_force, "configured": configured}
-        t = self.tuner
         if t is not None:
-            st, tot = t.status(), t.totals()
             ep = t.episodes[-1] if t.episodes else None
             out.update(searched=list(t.space.names), best=st["knobs"],
                        signature=ep.signature if ep else None,
