@@ -455,9 +455,9 @@ uint64_t ctl_shallow_signal(const ctl_state *c, uint32_t k, uint64_t l, uint64_t
 void ctl_evaluate_shallow(ctl_state *c, uint32_t k, uint64_t now_ns)
 {
     if (c->shallow_ns > c->band_hi_ns)
-        ctl_eval_body(c, k, now_ns, 1);
+        ctl_eval_body(c, k, now_ns, 1, 0);
     else
-        ctl_eval_body(c, k, now_ns, 0);
+        ctl_eval_body(c, k, now_ns, 0, 0);
 }
 
 /* sched.c section 84: a small read that left <= 1 IO in the drive (the

@@ -359,12 +359,15 @@ static inline uint64_t ctl_signal(const ctl_state *c, uint32_t k, uint64_t ek, u
 /* The state machine of section 3, applied to the cost completed since the
  * last evaluation (additive terms add up, so evaluating every few
  * completions equals evaluating at each one). */
-static inline __attribute__((always_inline)) void ctl_eval_body(ctl_state *c, uint32_t k, uint64_t now_ns, int d3)
+static inline __attribute__((always_inline)) void ctl_eval_body(ctl_state *c, uint32_t k, uint64_t now_ns, int d3,
+                                                                uint64_t self_ns)
 {
     uint64_t l = ctl_signal(c, k, c->ewma_ns[k], c->ewma_ns[1 - k], now_ns);
     uint64_t lo = c->band_lo_ns, hi = c->band_hi_ns; /* band_refresh keeps them current */
     if (d3) /* ctl.c 3d: ctl_evaluate_shallow's copy only */
         l = ctl_shallow_signal(c, k, l, now_ns);
+    if (self_ns && l > hi) /* sched.c 145: the cut's signal is one tenant's queue: judge the others' latency */
+        l = self_ns;
     uint64_t thr = c->threshold_ns > hi ? hi : c->threshold_ns;
     if (thr < lo)
         thr = lo;
@@ -435,7 +438,7 @@ static inline __attribute__((always_inline)) void ctl_eval_body(ctl_state *c, ui
  * ctl_evaluate_shallow (out of line, sched.c section 84). */
 static inline __attribute__((always_inline)) void ctl_evaluate(ctl_state *c, uint32_t k, uint64_t now_ns)
 {
-    ctl_eval_body(c, k, now_ns, 0);
+    ctl_eval_body(c, k, now_ns, 0, 0);
 }
 /* Is kind k's EWMA above the threshold as of the last evaluation? */
 static inline int ctl_slow(const ctl_state *c, uint32_t k) { return c->ewma_ns[k] > c->threshold_ns; }

@@ -88,6 +88,12 @@ OPEN: dict[str, set[str]] = {
     # 0.994 -> 1.083 (s1-655), weights now kept (Jain 0.286 -> 0.485, 0.354 -> 0.597), so work is
     # judged against the policies that keep the weights too (narrowing 6)
     "sweep-s1-631": set(), "sweep-s1-655": set(),
+    # sched.c section 145 (a read EWMA past the band that one tenant's own queue of small reads makes,
+    # with the writers' latency fresh and in the band, judged by the writers' latency): the 512 B
+    # sequential reader (QD 16 / 64) holds the clean dct983 while the writer's writes take 20-25 us;
+    # the controller no longer clamps the drive to what completes: util 1.238 -> 1.460 (sweep-s1-216,
+    # gimbal 1.378) and 1.125 -> 1.443 (sweep-s1-538, rr 1.378), every invariant
+    "sweep-s1-216": set(), "sweep-s1-538": set(),
     # sched.c section 129 (a reserved writer on the round behind a shallow write debt gets section 49's
     # progress bound): sweep-s1-989's t0 (a 20 MiB/s reserved 64 KiB writer at QD 16 beside a 5 ms-SLO
     # reader, two buckets) no longer sends nothing for 123 ms (800 -> 923 ms) behind a write bucket at

@@ -2697,6 +2697,7 @@ typedef struct unitq {
     fake f;
     uint64_t unit_busy;
     int shared;               /* section 77: the other reader's reads wait behind half the unit's queue;
+                               * 3 (section 145): the other tenant writes 4 KiB at QD 8, each in 20 us;
                                * 2 (section 89): no unit -- the deep tenant's reads take 2 ms each at any
                                * depth, the other's 50 us alone and 1 ms beside them (half as
                                * slow: section 64 never fires) */
@@ -2711,6 +2712,8 @@ static void unitq_submit(unitq *u, const jbof_io *io, uint64_t now)
         for (int q = 0; q < f->n; q++)
             deep += (f->q[q].tag >> 48) == 0;
         done = now + ((io->tag >> 48) == 0 ? 2000000 : deep ? 1000000 : 50000);
+    } else if (u->shared == 3 && (io->tag >> 48) == 1) {
+        done = now + 20000; /* section 145: a buffered write, whatever the unit holds */
     } else if ((io->tag >> 48) == 0) {
         uint64_t start = u->unit_busy > now ? u->unit_busy : now;
         u->unit_busy = start + 40000;
@@ -2735,6 +2738,10 @@ static jbof_sched *unitq_pair(load *L, unitq *u, int shared)
     L->ids[1] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
     load_set(L, 0, 128, 512, JBOF_OP_READ);
     load_set(L, 1, 4, 4096, JBOF_OP_READ);
+    if (shared == 3) { /* section 145: the deep reader at QD 64, the other a writer at QD 8 */
+        L->depth[0] = 64;
+        load_set(L, 1, 8, 4096, JBOF_OP_WRITE);
+    }
     if (shared == 2) { /* section 89: the deep one from 20 ms on at QD 40 (128 later), the other at QD 1 */
         L->depth[0] = 40;
         L->start_ns[0] = 20000000ull;
@@ -2808,6 +2815,45 @@ static void test_self_deep_cap(void)
      * (this fake drive does not slow it: the cap costs it nothing) */
     CHECK(deep_max <= 16);
     CHECK(done1 >= 15000);
+    jbof_sched_destroy(s);
+}
+
+/* section 145: section 64's deep reader (512 B reads on one flash unit, 40
+ * us each, in order; QD 64) beside a writer (4 KiB at QD 8) whose writes
+ * the buffer takes in 20 us whatever the unit holds -- the shape of sweep
+ * mix s1-538.  The deep reader's own queue puts the read EWMA past the
+ * band (~2.5 ms against a band of a few hundred us); no other tenant
+ * reads, so section 64 never fires, and the controller's OVERLOADED clamp
+ * held the drive at what completes, the writer's share with it.  With
+ * section 145 the cut's signal is the writer's latency (in the band): the
+ * rate is not cut and the writer completes what the drive lets it. */
+static void test_self_signal_writer(void)
+{
+    static load L;
+    static unitq u;
+    jbof_sched *s = unitq_pair(&L, &u, 3);
+    uint64_t now = 0, end = 1000000000ull, done0 = 0, done1 = 0;
+    jbof_drive_stats d;
+    int i;
+    while ((i = unitq_step(s, &L, &u, &now, end)) != -1) {
+        if (i < 0)
+            continue;
+        if (now >= end / 2) {
+            if (i == 1)
+                done1++;
+            else
+                done0++;
+        }
+        load_fill(s, &L, now);
+    }
+    CHECK_EQ(jbof_sched_drive_stats(s, &d), 0);
+    /* without section 145: the writer completes 28030 writes over the
+     * second half, OVERLOADED entered 84 times; with it 81282 and never.
+     * The deep reader's unit completes one read per 40 us either way
+     * (12500) */
+    CHECK(done1 >= 60000);
+    CHECK(done0 >= 12000);
+    CHECK(d.state_enter[JBOF_CTL_OVERLOADED] <= 8);
     jbof_sched_destroy(s);
 }
 
@@ -3445,6 +3491,7 @@ int main(void)
     test_slow_pass_holds_writer_large_reads();
     test_held_release_order();
     test_self_deep_cap();
+    test_self_signal_writer();
     test_depth_probe();
     test_depth_pays();
     test_depth_pays_shallow();
