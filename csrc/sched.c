@@ -2902,6 +2902,9 @@ enum { PD_SLOW_X = 5 };                             /* qos: ... whose reads take
 enum { SFQ_LAG_Q4 = 5 };                            /* qos, two buckets: a large head waits while its tag leads by 5/4 quantum per weight (63) */
 static const uint64_t SFQ_BACKLOG_NS = 10000000ull; /* qos, two buckets: queued 10 ms before its tag counts as the least (63) */
 static const uint64_t SFQ_CROSS_NS = 40000000ull;   /* qos, two buckets: the other bucket's members gate a head waiting < 40 ms (68) */
+static const uint64_t DMARK_NS = 10000000ull;      /* qos, two buckets: a depth-bound member's mark lapses after 10 ms (157) */
+static const uint64_t DPRICE_NS = 20000000ull;     /* qos, two buckets: a member that took < 20 ms ago is priced by the mark (157) */
+static const uint64_t DQUEUED_X = 20;              /* qos, two buckets: marks only if queued >= 95% of the last cost period (157) */
 static const uint32_t CARRY_PEERS = 5;             /* qos, one bucket: a deep emptying keeps its deficit beside >= 5 backlogged (116) */
 static const uint64_t CARRY_EMPTY_X = 10;           /* ... if queued >= 90% of its time: empty time x 10 <= its time (116) */
 static const uint64_t CARRY_HUGE_Q = 64;            /* ... while no member's head costs more than 64 of its quanta (116) */
@@ -2948,6 +2951,7 @@ typedef struct tenant {
     /* accounting */
     uint32_t inflight;
     uint32_t sent_w;          /* its non-read IOs dispatched, mod 2^32 (section 132: inflight_w) */
+    uint64_t dv_seen;         /* section 157: the depth-bound member's spend (s->dv) it has earned up to */
     uint64_t inflight_cost;
     uint64_t throttle_since;
     uint32_t throttled;
@@ -2993,6 +2997,7 @@ typedef struct tenant {
     uint64_t p_speed;         /* qos: the last period's bytes per ns of latency, x 2^20 (section 104) */
     uint32_t p_shallow;       /* qos: ... and it was shallow then: completed cost, queued < 7/8 of it */
     uint32_t p_done;          /* qos: ... and it was there at its end: completed IO in it or has IO now (section 104) */
+    uint32_t p_qdeep;         /* qos: ... and it was queued >= 1 - 1/DQUEUED_X of it (section 157) */
     uint64_t wh_until;        /* qos: its writes held until then while IO is in the drive (sections 120, 132) */
 } tenant;
 
@@ -3025,6 +3030,9 @@ struct jbof_sched {
     uint64_t active_weight;   /* sum of weights of active non-scavenger tenants */
     uint64_t carry_ns;        /* section 116: when the round was last walked for a huge head (0: never) */
     uint32_t carry_huge;      /* section 116: ... and whether it held one */
+    uint32_t dwait[2];        /* section 157: 1 + the depth-bound member marked on bucket k (0: none) */
+    uint64_t dv[2];           /* section 157: ... the cost it has taken since, per unit of weight, summed */
+    uint64_t dmark_ns[2];     /* section 157: ... when it was last marked */
     uint32_t cost_or;         /* every IO cost ever submitted, OR'ed: a bound on each (q-hot: 116's walk skipped) */
     uint64_t win_per_weight_x256; /* total_slots * slot_bytes / active_weight, x256 */
     uint32_t win_shift;       /* qos: in-flight windows scaled by 2^win_shift (section 10) */
@@ -4260,6 +4268,21 @@ static __attribute__((noinline)) int deep_carry_call(jbof_sched *s, const tenant
     return deep_carry(s, t, now_ns);
 }
 
+/* section 157: t (id) emptied its queue taking on bucket k (qos, two
+ * buckets): depth-bound -- a member, unrated, at most a quantum per unit of
+ * weight in the drive, queued >= 1 - 1/DQUEUED_X of the last cost period --
+ * it marks k; otherwise its own mark on k is spent. */
+static inline void dmark(jbof_sched *s, uint32_t id, const tenant *t, int k, uint64_t now_ns)
+{
+    if (t->p_qdeep && sfq_member(t) && !t->rated &&
+        t->inflight_cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight) {
+        s->dwait[k] = id + 1;
+        s->dmark_ns[k] = now_ns;
+    } else if (s->dwait[k] == id + 1) {
+        s->dwait[k] = 0;
+    }
+}
+
 static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io **out,
                                                        uint64_t now_ns, uint32_t pol, uint32_t onl, int one)
 {
@@ -4320,6 +4343,12 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
 
     if (__builtin_expect(t->rated, 0)) /* limits or a reservation (section 6) */
         take_rated(t, io, now_ns, pol);
+    if (pol == JBOF_POLICY_QOS && !one) { /* section 157: the marked member's spend, both buckets */
+        if (s->dwait[0] == id + 1)
+            s->dv[0] += c / t->cfg.weight;
+        if (s->dwait[1] == id + 1)
+            s->dv[1] += c / t->cfg.weight;
+    }
     if (pol == JBOF_POLICY_QOS && !one) { /* section 58 */
         s->vs_now = t->vs;
         if (sfq_member(t))
@@ -4343,6 +4372,8 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
             list_del_raw(s, onl == LIST_SCAV ? &s->scav : &s->drr, id);
         }
         t->in_turn = 0;
+        if (pol == JBOF_POLICY_QOS && !one)
+            dmark(s, id, t, k, now_ns); /* section 157 */
         if (pol == JBOF_POLICY_QOS && one && t->inflight <= 2) {
             /* section 23: at most 2 IOs in the drive (this one counted):
              * waiting for them, not idle; a positive deficit carries up to
@@ -5497,6 +5528,7 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             t->p_l0 = t->hist.sum_ns;
             t->p_speed = speed;
             t->p_shallow = !mem && dc && t->cfg.klass == JBOF_CLASS_BEST_EFFORT && !t->rated;
+            t->p_qdeep = (q - t->p_q0) * DQUEUED_X >= len * (DQUEUED_X - 1); /* section 157 */
             t->p_q0 = q;
             t->p_cost0 = t->st.cost_completed;
         }
@@ -5903,6 +5935,36 @@ static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *
 /* qos: the DRR round of section 3c, specialized (section 6): a tenant whose
  * bucket is empty is held off the round (hold) instead of being passed over
  * at every call, and a call that can send nothing visits nobody. */
+/* section 157: is t (id), at a turn start on bucket k, priced by the member
+ * marked there?  The mark lapses when the member's IO has all completed
+ * with nothing queued, or DMARK_NS after it was set.  Only an unrated member
+ * is priced, and only while no member other than it and the marked one has
+ * IO queued on either bucket (section 68's cross-bucket view). */
+static __attribute__((noinline)) int dwait_on(jbof_sched *s, int k, uint32_t id, uint64_t now_ns)
+{
+    uint32_t d = s->dwait[k] - 1;
+    const tenant *u = d < s->cfg.max_tenants ? s->t[d] : NULL;
+    if (!u || (!u->count && !u->inflight) || now_ns - s->dmark_ns[k] >= DMARK_NS) {
+        s->dwait[k] = 0; /* the mark is spent */
+        return 0;
+    }
+    if (d == id || !sfq_member(s->t[id]) || s->t[id]->rated)
+        return 0;
+    for (int w = 0; w < 3; w++) {
+        const dlist *l = w == 2 ? &s->held[!k] : w ? &s->held[k] : &s->drr;
+        int32_t j = l->head, j0 = j;
+        if (j < 0)
+            continue;
+        do {
+            const tenant *v = s->t[j];
+            if ((uint32_t)j != id && (uint32_t)j != d && sfq_member(v) && v->count)
+                return 0;
+            j = v->next;
+        } while (j != j0);
+    }
+    return 1;
+}
+
 static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *s, uint64_t now_ns, jbof_io **out,
                                                                      int max, int *waiting, int one, int resv)
 {
@@ -6109,7 +6171,23 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             }
         }
         if (!t->in_turn) {
-            t->deficit += (int64_t)s->cfg.quantum_bytes * t->cfg.weight;
+            int64_t q = (int64_t)s->cfg.quantum_bytes;
+            if (!one && s->dwait[k] && h->cost > (uint64_t)q * t->cfg.weight && now_ns - t->last_take_ns < DPRICE_NS &&
+                s->ctl.tokens[k] < (int64_t)h->cost && dwait_on(s, k, id, now_ns)) {
+                /* section 157: a large head on a bucket short of tokens is
+                 * priced by the marked member's spend since its last turn */
+                uint64_t a = s->dv[k] - t->dv_seen;
+                if (!a) {
+                    *waiting = 1;
+                    list_rotate(s, l);
+                    idle_visits++;
+                    continue;
+                }
+                t->dv_seen = s->dv[k];
+                if (a < (uint64_t)q)
+                    q = (int64_t)a;
+            }
+            t->deficit += q * t->cfg.weight;
             t->in_turn = 1;
         }
         if (t->deficit < (int64_t)h->cost &&
