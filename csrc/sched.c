@@ -3031,7 +3031,8 @@ struct jbof_sched {
     uint64_t carry_ns;        /* section 116: when the round was last walked for a huge head (0: never) */
     uint32_t carry_huge;      /* section 116: ... and whether it held one */
     uint32_t dwait[2];        /* section 157: 1 + the depth-bound member marked on bucket k (0: none) */
-    uint64_t dv[2];           /* section 157: ... the cost it has taken since, per unit of weight, summed */
+    uint64_t dv[2];           /* section 157: the marked members' cost taken while marked on k, per unit of weight, summed ... */
+    uint64_t dsp0[2];         /* section 157: ... less the current one's part: its dspent() when it was marked */
     uint64_t dmark_ns[2];     /* section 157: ... when it was last marked */
     uint32_t cost_or;         /* every IO cost ever submitted, OR'ed: a bound on each (q-hot: 116's walk skipped) */
     uint64_t win_per_weight_x256; /* total_slots * slot_bytes / active_weight, x256 */
@@ -4272,14 +4273,41 @@ static __attribute__((noinline)) int deep_carry_call(jbof_sched *s, const tenant
  * buckets): depth-bound -- a member, unrated, at most a quantum per unit of
  * weight in the drive, queued >= 1 - 1/DQUEUED_X of the last cost period --
  * it marks k; otherwise its own mark on k is spent. */
+/* a member's cost taken (dispatched) on both buckets, per unit of weight:
+ * completed + in flight, so that the IO path counts nothing for it */
+static inline uint64_t dspent(const tenant *u)
+{
+    return (u->st.cost_completed + u->inflight_cost) / u->cfg.weight;
+}
+/* the mark on k passes to 1 + d1 (0: none); the member leaving adds its part to dv[k] */
+static __attribute__((noinline)) void dset(jbof_sched *s, int k, uint32_t d1)
+{
+    uint32_t d = s->dwait[k] - 1;
+    const tenant *u = d < s->cfg.max_tenants ? s->t[d] : NULL;
+    if (u) {
+        uint64_t x = dspent(u);
+        s->dv[k] += x > s->dsp0[k] ? x - s->dsp0[k] : 0;
+    }
+    s->dwait[k] = d1;
+    if (d1)
+        s->dsp0[k] = dspent(s->t[d1 - 1]);
+}
+/* dv[k] now: the current member's part included */
+static inline uint64_t dv_now(const jbof_sched *s, int k)
+{
+    const tenant *u = s->t[s->dwait[k] - 1]; /* dwait_on has checked it */
+    uint64_t x = dspent(u);
+    return s->dv[k] + (x > s->dsp0[k] ? x - s->dsp0[k] : 0);
+}
 static inline void dmark(jbof_sched *s, uint32_t id, const tenant *t, int k, uint64_t now_ns)
 {
     if (t->p_qdeep && sfq_member(t) && !t->rated &&
         t->inflight_cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight) {
-        s->dwait[k] = id + 1;
+        if (s->dwait[k] != id + 1)
+            dset(s, k, id + 1);
         s->dmark_ns[k] = now_ns;
     } else if (s->dwait[k] == id + 1) {
-        s->dwait[k] = 0;
+        dset(s, k, 0);
     }
 }
 
@@ -4343,12 +4371,6 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
 
     if (__builtin_expect(t->rated, 0)) /* limits or a reservation (section 6) */
         take_rated(t, io, now_ns, pol);
-    if (pol == JBOF_POLICY_QOS && !one) { /* section 157: the marked member's spend, both buckets */
-        if (s->dwait[0] == id + 1)
-            s->dv[0] += c / t->cfg.weight;
-        if (s->dwait[1] == id + 1)
-            s->dv[1] += c / t->cfg.weight;
-    }
     if (pol == JBOF_POLICY_QOS && !one) { /* section 58 */
         s->vs_now = t->vs;
         if (sfq_member(t))
@@ -5945,7 +5967,7 @@ static __attribute__((noinline)) int dwait_on(jbof_sched *s, int k, uint32_t id,
     uint32_t d = s->dwait[k] - 1;
     const tenant *u = d < s->cfg.max_tenants ? s->t[d] : NULL;
     if (!u || (!u->count && !u->inflight) || now_ns - s->dmark_ns[k] >= DMARK_NS) {
-        s->dwait[k] = 0; /* the mark is spent */
+        dset(s, k, 0); /* the mark is spent */
         return 0;
     }
     if (d == id || !sfq_member(s->t[id]) || s->t[id]->rated)
@@ -5963,6 +5985,22 @@ static __attribute__((noinline)) int dwait_on(jbof_sched *s, int k, uint32_t id,
         } while (j != j0);
     }
     return 1;
+}
+
+/* section 157: t's quantum per unit of weight at a turn start on k with a
+ * member marked there and a large head (more than its quantum): on a bucket
+ * short of tokens, t having taken < DPRICE_NS ago, earns the marked
+ * member's spend since t last earned (at most a quantum; 0: t waits); -1:
+ * not priced. */
+static __attribute__((noinline)) int64_t dprice(jbof_sched *s, int k, uint32_t id, tenant *t, uint64_t cost, uint64_t now_ns)
+{
+    uint64_t q = s->cfg.quantum_bytes;
+    if (now_ns - t->last_take_ns >= DPRICE_NS || s->ctl.tokens[k] >= (int64_t)cost ||
+        !dwait_on(s, k, id, now_ns))
+        return -1;
+    uint64_t v = dv_now(s, k), a = v - t->dv_seen;
+    t->dv_seen = v;
+    return (int64_t)(a < q ? a : q);
 }
 
 static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *s, uint64_t now_ns, jbof_io **out,
@@ -6172,20 +6210,16 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
         }
         if (!t->in_turn) {
             int64_t q = (int64_t)s->cfg.quantum_bytes;
-            if (!one && s->dwait[k] && h->cost > (uint64_t)q * t->cfg.weight && now_ns - t->last_take_ns < DPRICE_NS &&
-                s->ctl.tokens[k] < (int64_t)h->cost && dwait_on(s, k, id, now_ns)) {
-                /* section 157: a large head on a bucket short of tokens is
-                 * priced by the marked member's spend since its last turn */
-                uint64_t a = s->dv[k] - t->dv_seen;
+            if (__builtin_expect(s->dwait[k] != 0, 0) && !one && h->cost > (uint64_t)q * t->cfg.weight) {
+                int64_t a = dprice(s, k, id, t, h->cost, now_ns); /* section 157 */
                 if (!a) {
                     *waiting = 1;
                     list_rotate(s, l);
                     idle_visits++;
                     continue;
                 }
-                t->dv_seen = s->dv[k];
-                if (a < (uint64_t)q)
-                    q = (int64_t)a;
+                if (a > 0)
+                    q = a;
             }
             t->deficit += q * t->cfg.weight;
             t->in_turn = 1;
