@@ -4008,6 +4008,8 @@ int jbof_sched_tenant_set(jbof_sched *s, uint32_t id, const jbof_tenant_cfg *cfg
     return 0;
 }
 
+static void dset(jbof_sched *s, int k, uint32_t d1); /* section 157 */
+
 int jbof_sched_tenant_remove(jbof_sched *s, uint32_t id)
 {
     if (!s)
@@ -4017,6 +4019,9 @@ int jbof_sched_tenant_remove(jbof_sched *s, uint32_t id)
         return -ENOENT;
     if (t->count || t->inflight)
         return -EBUSY;
+    for (int k = 0; k < 2; k++)
+        if (s->dwait[k] == id + 1)
+            dset(s, k, 0); /* section 157: a new tenant at this id is not marked */
     s->t[id] = NULL;
     s->ntenants--;
     tenant_free(t);
