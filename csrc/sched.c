@@ -2807,6 +2807,35 @@
  *    per evaluation, the rest out of line: bench-sched 546.2 / 468.1 ->
  *    549.2 / 471.1, --slo 996.0 / 914.5 -> 999.2 / 917.7, --big 913.6 /
  *    763.0 -> 916.8 / 766.2, --bw 946.5 / 801.7 -> 948.4 / 803.6.
+ *
+ * 157. A large head priced by a depth-bound member's spend (issue 11, the
+ *    weights row, class D2; qos, two buckets).  A member whose depth is
+ *    its bound -- it keeps IO queued at the scheduler, yet each turn
+ *    empties its queue into the drive -- cannot spend its share faster than
+ *    its own IOs complete; a member with a head larger than its quantum on
+ *    the same bucket then takes a quantum at every turn start and the
+ *    depth-bound member falls under its weight (s2-728: a 512 B QD-2 writer
+ *    0.151 of a pair's cost beside a 128 KiB QD-4 writer).  So the round
+ *    remembers, per bucket, the member that last emptied so (dmark: a best-
+ *    effort member without a limit or reservation, at most a quantum per
+ *    unit of weight in the drive, queued >= 1 - 1/DQUEUED_X of the LAST
+ *    CLOSED COST PERIOD -- measured over that window, not since the
+ *    tenant's addition, which is trivially true at a run's start and
+ *    priced s1-518's 1 MiB writer 15 times in its first 19 ms under
+ *    section 148's form), and at the turn start of another member with a
+ *    head past its quantum on that bucket, while the bucket is short of the
+ *    head's cost, the member took < DPRICE_NS ago and no third member has
+ *    IO queued on either bucket (section 68's cross-bucket view), that
+ *    member earns the marked member's spend since its own last such turn
+ *    instead of a quantum (at most a quantum; nothing: it waits).  The mark
+ *    lapses DMARK_NS after it was set, when the marked member has neither
+ *    IO queued nor in the drive, or when it empties without the test.  Its
+ *    spend is read, not counted: completed + in-flight cost per unit of
+ *    weight (dspent) at the mark and at a priced turn start, so the IO path
+ *    adds nothing but the test at an emptying take and one load at a turn
+ *    start.  Constants: DQUEUED_X 20 (95%), DMARK_NS 10 ms, DPRICE_NS 20 ms.
+ *    (sections 136 and 148 of docs/scheduler-log.md: the price and the
+ *    cross-bucket walk; section 157: measurements and sensitivity)
  */
 #include <errno.h>
 #include <stdlib.h>
