@@ -2834,6 +2834,13 @@
  *    weight (dspent) at the mark and at a priced turn start, so the IO path
  *    adds nothing but the test at an emptying take and one load at a turn
  *    start.  Constants: DQUEUED_X 20 (95%), DMARK_NS 10 ms, DPRICE_NS 20 ms.
+ *    Measured (fast gate, 1000 mixes, main 2637fc5 -> this): seed 1 296 ->
+ *    295 (weights s1-649 fixed, s1-258 new; slo s1-833 fixed), seed 2 271
+ *    -> 269 (weights s2-503, s2-728 fixed), no row worse; CI sample 13 ->
+ *    13.  DQUEUED_X x0.5 (10): s1 296 with work s1-833 new (0.949 of the
+ *    line), s2 268; x2 (40): s1 296, s2 270.  Cost: bench-sched 549.2 /
+ *    471.1 (=), --slo 999.2 / 917.7 -> 1005.6 / 924.1, --big +0.1 / 0,
+ *    --bw =.
  *    (sections 136 and 148 of docs/scheduler-log.md: the price and the
  *    cross-bucket walk; section 157: measurements and sensitivity)
  */
