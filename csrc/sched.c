@@ -2807,6 +2807,42 @@
  *    per evaluation, the rest out of line: bench-sched 546.2 / 468.1 ->
  *    549.2 / 471.1, --slo 996.0 / 914.5 -> 999.2 / 917.7, --big 913.6 /
  *    763.0 -> 916.8 / 766.2, --bw 946.5 / 801.7 -> 948.4 / 803.6.
+ *
+ * 157. A large head priced by a depth-bound member's spend (issue 11, the
+ *    weights row, class D2; qos, two buckets).  A member whose depth is
+ *    its bound -- it keeps IO queued at the scheduler, yet each turn
+ *    empties its queue into the drive -- cannot spend its share faster than
+ *    its own IOs complete; a member with a head larger than its quantum on
+ *    the same bucket then takes a quantum at every turn start and the
+ *    depth-bound member falls under its weight (s2-728: a 512 B QD-2 writer
+ *    0.151 of a pair's cost beside a 128 KiB QD-4 writer).  So the round
+ *    remembers, per bucket, the member that last emptied so (dmark: a best-
+ *    effort member without a limit or reservation, at most a quantum per
+ *    unit of weight in the drive, queued >= 1 - 1/DQUEUED_X of the LAST
+ *    CLOSED COST PERIOD -- measured over that window, not since the
+ *    tenant's addition, which is trivially true at a run's start and
+ *    priced s1-518's 1 MiB writer 15 times in its first 19 ms under
+ *    section 148's form), and at the turn start of another member with a
+ *    head past its quantum on that bucket, while the bucket is short of the
+ *    head's cost, the member took < DPRICE_NS ago and no third member has
+ *    IO queued on either bucket (section 68's cross-bucket view), that
+ *    member earns the marked member's spend since its own last such turn
+ *    instead of a quantum (at most a quantum; nothing: it waits).  The mark
+ *    lapses DMARK_NS after it was set, when the marked member has neither
+ *    IO queued nor in the drive, or when it empties without the test.  Its
+ *    spend is read, not counted: completed + in-flight cost per unit of
+ *    weight (dspent) at the mark and at a priced turn start, so the IO path
+ *    adds nothing but the test at an emptying take and one load at a turn
+ *    start.  Constants: DQUEUED_X 20 (95%), DMARK_NS 10 ms, DPRICE_NS 20 ms.
+ *    Measured (fast gate, 1000 mixes, main 2637fc5 -> this): seed 1 296 ->
+ *    295 (weights s1-649 fixed, s1-258 new; slo s1-833 fixed), seed 2 271
+ *    -> 269 (weights s2-503, s2-728 fixed), no row worse; CI sample 13 ->
+ *    13.  DQUEUED_X x0.5 (10): s1 296 with work s1-833 new (0.949 of the
+ *    line), s2 268; x2 (40): s1 296, s2 270.  Cost: bench-sched 549.2 /
+ *    471.1 (=), --slo 999.2 / 917.7 -> 1005.6 / 924.1, --big +0.1 / 0,
+ *    --bw =.
+ *    (sections 136 and 148 of docs/scheduler-log.md: the price and the
+ *    cross-bucket walk; section 157: measurements and sensitivity)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -2902,6 +2938,9 @@ enum { PD_SLOW_X = 5 };                             /* qos: ... whose reads take
 enum { SFQ_LAG_Q4 = 5 };                            /* qos, two buckets: a large head waits while its tag leads by 5/4 quantum per weight (63) */
 static const uint64_t SFQ_BACKLOG_NS = 10000000ull; /* qos, two buckets: queued 10 ms before its tag counts as the least (63) */
 static const uint64_t SFQ_CROSS_NS = 40000000ull;   /* qos, two buckets: the other bucket's members gate a head waiting < 40 ms (68) */
+static const uint64_t DMARK_NS = 10000000ull;      /* qos, two buckets: a depth-bound member's mark lapses after 10 ms (157) */
+static const uint64_t DPRICE_NS = 20000000ull;     /* qos, two buckets: a member that took < 20 ms ago is priced by the mark (157) */
+static const uint64_t DQUEUED_X = 20;              /* qos, two buckets: marks only if queued >= 95% of the last cost period (157) */
 static const uint32_t CARRY_PEERS = 5;             /* qos, one bucket: a deep emptying keeps its deficit beside >= 5 backlogged (116) */
 static const uint64_t CARRY_EMPTY_X = 10;           /* ... if queued >= 90% of its time: empty time x 10 <= its time (116) */
 static const uint64_t CARRY_HUGE_Q = 64;            /* ... while no member's head costs more than 64 of its quanta (116) */
@@ -2948,6 +2987,7 @@ typedef struct tenant {
     /* accounting */
     uint32_t inflight;
     uint32_t sent_w;          /* its non-read IOs dispatched, mod 2^32 (section 132: inflight_w) */
+    uint64_t dv_seen;         /* section 157: the depth-bound member's spend (s->dv) it has earned up to */
     uint64_t inflight_cost;
     uint64_t throttle_since;
     uint32_t throttled;
@@ -2993,6 +3033,7 @@ typedef struct tenant {
     uint64_t p_speed;         /* qos: the last period's bytes per ns of latency, x 2^20 (section 104) */
     uint32_t p_shallow;       /* qos: ... and it was shallow then: completed cost, queued < 7/8 of it */
     uint32_t p_done;          /* qos: ... and it was there at its end: completed IO in it or has IO now (section 104) */
+    uint32_t p_qdeep;         /* qos: ... and it was queued >= 1 - 1/DQUEUED_X of it (section 157) */
     uint64_t wh_until;        /* qos: its writes held until then while IO is in the drive (sections 120, 132) */
 } tenant;
 
@@ -3025,6 +3066,10 @@ struct jbof_sched {
     uint64_t active_weight;   /* sum of weights of active non-scavenger tenants */
     uint64_t carry_ns;        /* section 116: when the round was last walked for a huge head (0: never) */
     uint32_t carry_huge;      /* section 116: ... and whether it held one */
+    uint32_t dwait[2];        /* section 157: 1 + the depth-bound member marked on bucket k (0: none) */
+    uint64_t dv[2];           /* section 157: the marked members' cost taken while marked on k, per unit of weight, summed ... */
+    uint64_t dsp0[2];         /* section 157: ... less the current one's part: its dspent() when it was marked */
+    uint64_t dmark_ns[2];     /* section 157: ... when it was last marked */
     uint32_t cost_or;         /* every IO cost ever submitted, OR'ed: a bound on each (q-hot: 116's walk skipped) */
     uint64_t win_per_weight_x256; /* total_slots * slot_bytes / active_weight, x256 */
     uint32_t win_shift;       /* qos: in-flight windows scaled by 2^win_shift (section 10) */
@@ -3999,6 +4044,8 @@ int jbof_sched_tenant_set(jbof_sched *s, uint32_t id, const jbof_tenant_cfg *cfg
     return 0;
 }
 
+static void dset(jbof_sched *s, int k, uint32_t d1); /* section 157 */
+
 int jbof_sched_tenant_remove(jbof_sched *s, uint32_t id)
 {
     if (!s)
@@ -4008,6 +4055,9 @@ int jbof_sched_tenant_remove(jbof_sched *s, uint32_t id)
         return -ENOENT;
     if (t->count || t->inflight)
         return -EBUSY;
+    for (int k = 0; k < 2; k++)
+        if (s->dwait[k] == id + 1)
+            dset(s, k, 0); /* section 157: a new tenant at this id is not marked */
     s->t[id] = NULL;
     s->ntenants--;
     tenant_free(t);
@@ -4260,6 +4310,48 @@ static __attribute__((noinline)) int deep_carry_call(jbof_sched *s, const tenant
     return deep_carry(s, t, now_ns);
 }
 
+/* section 157: t (id) emptied its queue taking on bucket k (qos, two
+ * buckets): depth-bound -- a member, unrated, at most a quantum per unit of
+ * weight in the drive, queued >= 1 - 1/DQUEUED_X of the last cost period --
+ * it marks k; otherwise its own mark on k is spent. */
+/* a member's cost taken (dispatched) on both buckets, per unit of weight:
+ * completed + in flight, so that the IO path counts nothing for it */
+static inline uint64_t dspent(const tenant *u)
+{
+    return (u->st.cost_completed + u->inflight_cost) / u->cfg.weight;
+}
+/* the mark on k passes to 1 + d1 (0: none); the member leaving adds its part to dv[k] */
+static __attribute__((noinline)) void dset(jbof_sched *s, int k, uint32_t d1)
+{
+    uint32_t d = s->dwait[k] - 1;
+    const tenant *u = d < s->cfg.max_tenants ? s->t[d] : NULL;
+    if (u) {
+        uint64_t x = dspent(u);
+        s->dv[k] += x > s->dsp0[k] ? x - s->dsp0[k] : 0;
+    }
+    s->dwait[k] = d1;
+    if (d1)
+        s->dsp0[k] = dspent(s->t[d1 - 1]);
+}
+/* dv[k] now: the current member's part included */
+static inline uint64_t dv_now(const jbof_sched *s, int k)
+{
+    const tenant *u = s->t[s->dwait[k] - 1]; /* dwait_on has checked it */
+    uint64_t x = dspent(u);
+    return s->dv[k] + (x > s->dsp0[k] ? x - s->dsp0[k] : 0);
+}
+static inline void dmark(jbof_sched *s, uint32_t id, const tenant *t, int k, uint64_t now_ns)
+{
+    if (t->p_qdeep && sfq_member(t) && !t->rated &&
+        t->inflight_cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight) {
+        if (s->dwait[k] != id + 1)
+            dset(s, k, id + 1);
+        s->dmark_ns[k] = now_ns;
+    } else if (s->dwait[k] == id + 1) {
+        dset(s, k, 0);
+    }
+}
+
 static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io **out,
                                                        uint64_t now_ns, uint32_t pol, uint32_t onl, int one)
 {
@@ -4343,6 +4435,8 @@ static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t i
             list_del_raw(s, onl == LIST_SCAV ? &s->scav : &s->drr, id);
         }
         t->in_turn = 0;
+        if (pol == JBOF_POLICY_QOS && !one)
+            dmark(s, id, t, k, now_ns); /* section 157 */
         if (pol == JBOF_POLICY_QOS && one && t->inflight <= 2) {
             /* section 23: at most 2 IOs in the drive (this one counted):
              * waiting for them, not idle; a positive deficit carries up to
@@ -5497,6 +5591,7 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             t->p_l0 = t->hist.sum_ns;
             t->p_speed = speed;
             t->p_shallow = !mem && dc && t->cfg.klass == JBOF_CLASS_BEST_EFFORT && !t->rated;
+            t->p_qdeep = (q - t->p_q0) * DQUEUED_X >= len * (DQUEUED_X - 1); /* section 157 */
             t->p_q0 = q;
             t->p_cost0 = t->st.cost_completed;
         }
@@ -5903,6 +5998,52 @@ static int dispatch_drr_list(jbof_sched *s, dlist *l, uint64_t now_ns, jbof_io *
 /* qos: the DRR round of section 3c, specialized (section 6): a tenant whose
  * bucket is empty is held off the round (hold) instead of being passed over
  * at every call, and a call that can send nothing visits nobody. */
+/* section 157: is t (id), at a turn start on bucket k, priced by the member
+ * marked there?  The mark lapses when the member's IO has all completed
+ * with nothing queued, or DMARK_NS after it was set.  Only an unrated member
+ * is priced, and only while no member other than it and the marked one has
+ * IO queued on either bucket (section 68's cross-bucket view). */
+static __attribute__((noinline)) int dwait_on(jbof_sched *s, int k, uint32_t id, uint64_t now_ns)
+{
+    uint32_t d = s->dwait[k] - 1;
+    const tenant *u = d < s->cfg.max_tenants ? s->t[d] : NULL;
+    if (!u || (!u->count && !u->inflight) || now_ns - s->dmark_ns[k] >= DMARK_NS) {
+        dset(s, k, 0); /* the mark is spent */
+        return 0;
+    }
+    if (d == id || !sfq_member(s->t[id]) || s->t[id]->rated)
+        return 0;
+    for (int w = 0; w < 3; w++) {
+        const dlist *l = w == 2 ? &s->held[!k] : w ? &s->held[k] : &s->drr;
+        int32_t j = l->head, j0 = j;
+        if (j < 0)
+            continue;
+        do {
+            const tenant *v = s->t[j];
+            if ((uint32_t)j != id && (uint32_t)j != d && sfq_member(v) && v->count)
+                return 0;
+            j = v->next;
+        } while (j != j0);
+    }
+    return 1;
+}
+
+/* section 157: t's quantum per unit of weight at a turn start on k with a
+ * member marked there and a large head (more than its quantum): on a bucket
+ * short of tokens, t having taken < DPRICE_NS ago, earns the marked
+ * member's spend since t last earned (at most a quantum; 0: t waits); -1:
+ * not priced. */
+static __attribute__((noinline)) int64_t dprice(jbof_sched *s, int k, uint32_t id, tenant *t, uint64_t cost, uint64_t now_ns)
+{
+    uint64_t q = s->cfg.quantum_bytes;
+    if (now_ns - t->last_take_ns >= DPRICE_NS || s->ctl.tokens[k] >= (int64_t)cost ||
+        !dwait_on(s, k, id, now_ns))
+        return -1;
+    uint64_t v = dv_now(s, k), a = v - t->dv_seen;
+    t->dv_seen = v;
+    return (int64_t)(a < q ? a : q);
+}
+
 static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *s, uint64_t now_ns, jbof_io **out,
                                                                      int max, int *waiting, int one, int resv)
 {
@@ -6109,7 +6250,19 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             }
         }
         if (!t->in_turn) {
-            t->deficit += (int64_t)s->cfg.quantum_bytes * t->cfg.weight;
+            int64_t q = (int64_t)s->cfg.quantum_bytes;
+            if (__builtin_expect(s->dwait[k] != 0, 0) && !one && h->cost > (uint64_t)q * t->cfg.weight) {
+                int64_t a = dprice(s, k, id, t, h->cost, now_ns); /* section 157 */
+                if (!a) {
+                    *waiting = 1;
+                    list_rotate(s, l);
+                    idle_visits++;
+                    continue;
+                }
+                if (a > 0)
+                    q = a;
+            }
+            t->deficit += q * t->cfg.weight;
             t->in_turn = 1;
         }
         if (t->deficit < (int64_t)h->cost &&

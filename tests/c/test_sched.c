@@ -3438,6 +3438,30 @@ static void test_resv_cut_lc(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 157: the shape of sweep mix s2-728 (fragmented dct983, two
+ * buckets beside a 5 ms-SLO 4 KiB reader at QD 4): a 512 B random writer
+ * at QD 2 and a 128 KiB random writer at QD 4 share the write bucket.  The
+ * small writer is depth-bound (queued nearly all of each period, its
+ * queue emptied with its IO in the drive) and marks the bucket; the large
+ * writer's turn starts on a bucket short of tokens then earn the small
+ * writer's spend since its last turn, not a quantum.  Without section 157
+ * the small writer completes 7809 writes in 800 ms (the large one 2840);
+ * with it 10656 (2602). */
+static void test_dmark_price(void)
+{
+    jbof_sim *sim = sim_open("dct983", 0);
+    uint32_t a = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 512, 2);
+    uint32_t b = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 131072, 4);
+    sim_add_w(sim, JBOF_CLASS_LATENCY, 0, 5000000, 1, JBOF_RW_RANDREAD, 4096, 4);
+    CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
+    jbof_tenant_result ra, rb;
+    CHECK_EQ(jbof_sim_tenant_result(sim, a, &ra), 0);
+    CHECK_EQ(jbof_sim_tenant_result(sim, b, &rb), 0);
+    CHECK(ra.write_ios >= 9500);
+    CHECK(rb.write_ios >= 2000);
+    jbof_sim_destroy(sim);
+}
+
 int main(void)
 {
     test_validation();
@@ -3492,6 +3516,7 @@ int main(void)
     test_held_release_order();
     test_self_deep_cap();
     test_self_signal_writer();
+    test_dmark_price();
     test_depth_probe();
     test_depth_pays();
     test_depth_pays_shallow();
