@@ -94,6 +94,13 @@ OPEN: dict[str, set[str]] = {
     # the controller no longer clamps the drive to what completes: util 1.238 -> 1.460 (sweep-s1-216,
     # gimbal 1.378) and 1.125 -> 1.443 (sweep-s1-538, rr 1.378), every invariant
     "sweep-s1-216": set(), "sweep-s1-538": set(),
+    # sched.c section 159 (section 37's full-buffer test for a write past 128 KiB against its own size's
+    # unloaded time, unless the SLO tenant misses twice behind large IOs): sweep-s2-764's 256 KiB writer
+    # (clean SATA, 50 MiB/s limit) is no longer paced to 22 MB/s on a buffer that is never full (util
+    # 1.635 -> 2.718, fifo 2.752), every invariant; sweep-s2-848's slo passes (weights open, 19
+    # members); sweep-s1-289 guards the other face: its 500 us-SLO reader misses behind large IOs and
+    # keeps 37's test (with 146's rule alone its slo was new); its weights are open
+    "sweep-s2-764": set(), "sweep-s2-848": {"weights"}, "sweep-s1-289": {"weights"},
     # sched.c section 129 (a reserved writer on the round behind a shallow write debt gets section 49's
     # progress bound): sweep-s1-989's t0 (a 20 MiB/s reserved 64 KiB writer at QD 16 beside a 5 ms-SLO
     # reader, two buckets) no longer sends nothing for 123 ms (800 -> 923 ms) behind a write bucket at

@@ -899,6 +899,79 @@ static void test_big_io_gate(void)
     }
 }
 
+/* section 159: a write past 128 KiB waited for buffer space only past its
+ * own size's unloaded time plus (WFULL_X_BASE - 1) x the least unloaded
+ * write (146's test), unless the SLO tenant missed twice behind large IOs
+ * (section 41's big_score past BIG_EVERY), where 37's 4 x the least
+ * unloaded write holds.  Unloaded 4 KiB writes take 50 us (full: 200 us);
+ * the window's two 600 us writes and a 256 KiB write of 260 us per 128 KiB
+ * (a SATA link's transfer) are three slow writes for 37's test -- a
+ * confirmed full buffer, the writes paced (3/4 of the last window's ~0.4
+ * MB/s, 1 MiB/s at least: a 4 KiB write holds the next ~3.9 ms) -- but
+ * only two for 146's (260 < 260 + 150): unpaced, unless the owner missed
+ * its SLO twice behind the 1 MiB read.  On main both cases are paced; with
+ * 146's test alone neither is */
+static void test_wbuf_full_large_own_base(void)
+{
+    for (int miss = 0; miss < 2; miss++) {
+        owner_mix m; /* the owner's SLO 500 us: the cap 250 us */
+        jbof_sched *s = owner_mix_init(&m, 0, JBOF_CLASS_BEST_EFFORT);
+        jbof_io keep = m.own_a, own_b = m.own_b, own_c = m.own_b, r[2], w[32], *out[8];
+        own_c.tag = 6;
+        reads_like(r, 2, &m.r1, 1u << 20, 10);
+        uint64_t t = 1000000;
+        CHECK_EQ(jbof_sched_submit(s, &keep, t), 0); /* stays in flight: the owner is active */
+        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+        CHECK_EQ(jbof_sched_submit(s, &r[0], t), 0); /* 2 ms unloaded: 250 us per 128 KiB */
+        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 1);
+        CHECK_EQ(jbof_sched_complete(s, &r[0], t + 2000000, 0), 0);
+        t += 12000000;
+        CHECK_EQ(jbof_sched_submit(s, &own_b, t), 0);
+        CHECK_EQ(jbof_sched_submit(s, &r[1], t), 0);
+        CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 2);
+        /* the owner's two reads behind the large one: 1 ms and 800 us
+         * (misses: big_score 2 x BIG_EVERY) or 200 us each */
+        CHECK_EQ(jbof_sched_complete(s, &own_b, t + (miss ? 1000000 : 200000), 0), 0);
+        CHECK_EQ(jbof_sched_submit(s, &own_c, t + 1100000), 0);
+        uint64_t c = t + 1100000;
+        while (c < t + 1800000 && !jbof_sched_dispatch(s, c, out, 8))
+            c += 20000;
+        CHECK_EQ(jbof_sched_complete(s, &own_c, miss ? t + 1900000 : c + 100000, 0), 0);
+        CHECK_EQ(jbof_sched_complete(s, &r[1], t + 2000000, 0), 0);
+        t += 12000000; /* the buckets refill */
+        for (int i = 0; i < 32; i++) {
+            w[i] = m.w1;
+            w[i].length_bytes = 4096;
+            w[i].tag = 100u + (uint32_t)i;
+        }
+        int k = 0;
+        /* window 1: 20 fast writes (50 us: the unloaded write, and the peak) */
+        for (int i = 0; i < 20; i++, t += 400000)
+            wbuf_one_write(s, &w[k++], &t, 50000);
+        /* window 2: one write, the rate under half the peak */
+        t += 2000000;
+        wbuf_one_write(s, &w[k++], &t, 50000);
+        t += 10000000;
+        /* window 3: two 600 us writes and a 256 KiB one of 520 us */
+        wbuf_one_write(s, &w[k++], &t, 600000);
+        wbuf_one_write(s, &w[k++], &t, 600000);
+        w[k].length_bytes = 262144;
+        wbuf_one_write(s, &w[k++], &t, 520000);
+        /* past the stop and the large write's bucket debt: a paced write
+         * (3/4 of window 2's ~0.4 MB/s, 1 MiB/s at least) holds the next
+         * one ~4 ms; unpaced it goes at once */
+        t += 30000000;
+        wbuf_one_write(s, &w[k++], &t, 50000);
+        uint64_t sent = t - 50000;
+        uint64_t gone = wbuf_next_sent(s, &w[k], t, sent + 20000000);
+        if (miss)
+            CHECK(gone >= sent + 2000000);
+        else
+            CHECK(gone <= sent + 1000000);
+        jbof_sched_destroy(s);
+    }
+}
+
 /* section 99: with the gate on (a miss behind a large IO), an exactly-128
  * KiB IO of a best-effort tenant (250 us unloaded here: past the 250 us
  * cap as a read) is held by depth -- it waits while its tenant has one in
@@ -3478,6 +3551,7 @@ int main(void)
     test_wbuf_drain_own_episode();
     test_wbuf_read_full();
     test_big_io_gate();
+    test_wbuf_full_large_own_base();
     test_big128_depth();
     test_live_changes();
     test_toggle();
