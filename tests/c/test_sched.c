@@ -700,6 +700,16 @@ static uint64_t wbuf_next_sent(jbof_sched *s, jbof_io *w, uint64_t t, uint64_t l
     return t;
 }
 
+/* one write of 50 us in the drive, then the next one submitted: how long
+ * after the first went the second was sent (a pace moves it past the
+ * first's bytes), looking at most `horizon` past the first */
+static uint64_t wbuf_pace_gap(jbof_sched *s, jbof_io *w, uint64_t *t, uint64_t horizon)
+{
+    wbuf_one_write(s, &w[0], t, 50000);
+    uint64_t sent = *t - 50000;
+    return wbuf_next_sent(s, &w[1], *t, sent + horizon) - sent;
+}
+
 /* section 70: a pace kept by section 37b goes under 7/8 of the drain
  * measured while the drive held the writes (a window in which at least
  * 3/4 of the write bytes waited for space and less than 3/4 of what the
@@ -736,13 +746,11 @@ static void test_wbuf_drain_pace(void)
                 t = next;
         }
         t += 10000000; /* past the slow writes' stops and the write bucket's debt */
-        wbuf_one_write(s, &w[k++], &t, 50000);
-        uint64_t sent = t - 50000; /* when it went: the pace moves the next one past its bytes */
-        uint64_t gone = wbuf_next_sent(s, &w[k], t, sent + 5000000);
+        uint64_t gap = wbuf_pace_gap(s, &w[k], &t, 5000000); /* a pace moves the next one past its bytes */
         if (held)
-            CHECK(gone >= sent + 1000000);
+            CHECK(gap >= 1000000);
         else
-            CHECK(gone <= sent + 700000);
+            CHECK(gap <= 700000);
         jbof_sched_destroy(s);
     }
 }
@@ -773,10 +781,8 @@ static void test_wbuf_drain_own_episode(void)
         t = next;
     }
     t += 5000000;
-    wbuf_one_write(s, &w[k++], &t, 50000);
-    uint64_t sent = t - 50000;
-    uint64_t gone = wbuf_next_sent(s, &w[k], t, sent + 10000000);
-    CHECK(gone >= sent + 3000000);
+    uint64_t gap = wbuf_pace_gap(s, &w[k], &t, 10000000); /* a pace moves the next one past its bytes */
+    CHECK(gap >= 3000000);
     jbof_sched_destroy(s);
 }
 
@@ -825,13 +831,11 @@ static void test_wbuf_read_full(void)
             t = next;
         }
         w[k].length_bytes = 65536; /* at ~2 MB/s it holds the next write past WSTOP_MAX_NS */
-        wbuf_one_write(s, &w[k++], &t, 50000);
-        uint64_t sent = t - 50000; /* when it went: a pace moves the next one past its bytes */
-        uint64_t gone = wbuf_next_sent(s, &w[k], t, sent + 20000000);
+        uint64_t gap = wbuf_pace_gap(s, &w[k], &t, 20000000); /* a pace moves the next one past its bytes */
         if (jump)
-            CHECK(gone >= sent + 9000000);
+            CHECK(gap >= 9000000);
         else
-            CHECK(gone <= sent + 5000000);
+            CHECK(gap <= 5000000);
         jbof_sched_destroy(s);
     }
 }
@@ -961,13 +965,11 @@ static void test_wbuf_full_large_own_base(void)
          * (3/4 of window 2's ~0.4 MB/s, 1 MiB/s at least) holds the next
          * one ~4 ms; unpaced it goes at once */
         t += 30000000;
-        wbuf_one_write(s, &w[k++], &t, 50000);
-        uint64_t sent = t - 50000;
-        uint64_t gone = wbuf_next_sent(s, &w[k], t, sent + 20000000);
+        uint64_t gap = wbuf_pace_gap(s, &w[k], &t, 20000000); /* a pace moves the next one past its bytes */
         if (miss)
-            CHECK(gone >= sent + 2000000);
+            CHECK(gap >= 2000000);
         else
-            CHECK(gone <= sent + 1000000);
+            CHECK(gap <= 1000000);
         jbof_sched_destroy(s);
     }
 }
@@ -2866,28 +2868,49 @@ static uint32_t unitq_deep(const unitq *u)
     return d;
 }
 
+/* what a 1 s run of unitq_pair's two tenants did over its second half:
+ * each one's completions, and the deep one's reads in the drive (summed per
+ * completion, and the most seen) */
+typedef struct {
+    uint64_t done0, done1, deep_sum, deep_n;
+    uint32_t deep_max;
+} unitq_half;
+
+static unitq_half unitq_run_half(jbof_sched *s, load *L, unitq *u)
+{
+    unitq_half h = {0};
+    uint64_t now = 0, end = 1000000000ull;
+    int i;
+    while ((i = unitq_step(s, L, u, &now, end)) != -1) {
+        if (i < 0)
+            continue;
+        if (now >= end / 2) {
+            if (i == 1)
+                h.done1++;
+            else
+                h.done0++;
+            uint32_t d = unitq_deep(u);
+            h.deep_sum += d;
+            h.deep_n++;
+            if (d > h.deep_max)
+                h.deep_max = d;
+        }
+        load_fill(s, L, now);
+    }
+    return h;
+}
+
 static void test_self_deep_cap(void)
 {
     static load L;
     static unitq u;
     jbof_sched *s = unitq_pair(&L, &u, 0);
-    uint64_t now = 0, end = 1000000000ull, done1 = 0;
-    uint32_t deep_max = 0;
-    int i;
-    while ((i = unitq_step(s, &L, &u, &now, end)) != -1) {
-        if (i < 0)
-            continue;
-        if (i == 1 && now >= end / 2)
-            done1++;
-        if (now >= end / 2 && unitq_deep(&u) > deep_max)
-            deep_max = unitq_deep(&u);
-        load_fill(s, &L, now);
-    }
+    unitq_half h = unitq_run_half(s, &L, &u);
     /* without section 64: deep_max 128 (its whole QD); with it 15.  The
      * other reader completes ~21.5K reads in the second half either way
      * (this fake drive does not slow it: the cap costs it nothing) */
-    CHECK(deep_max <= 16);
-    CHECK(done1 >= 15000);
+    CHECK(h.deep_max <= 16);
+    CHECK(h.done1 >= 15000);
     jbof_sched_destroy(s);
 }
 
@@ -2905,27 +2928,15 @@ static void test_self_signal_writer(void)
     static load L;
     static unitq u;
     jbof_sched *s = unitq_pair(&L, &u, 3);
-    uint64_t now = 0, end = 1000000000ull, done0 = 0, done1 = 0;
     jbof_drive_stats d;
-    int i;
-    while ((i = unitq_step(s, &L, &u, &now, end)) != -1) {
-        if (i < 0)
-            continue;
-        if (now >= end / 2) {
-            if (i == 1)
-                done1++;
-            else
-                done0++;
-        }
-        load_fill(s, &L, now);
-    }
+    unitq_half h = unitq_run_half(s, &L, &u);
     CHECK_EQ(jbof_sched_drive_stats(s, &d), 0);
     /* without section 145: the writer completes 28030 writes over the
      * second half, OVERLOADED entered 84 times; with it 81282 and never.
      * The deep reader's unit completes one read per 40 us either way
      * (12500) */
-    CHECK(done1 >= 60000);
-    CHECK(done0 >= 12000);
+    CHECK(h.done1 >= 60000);
+    CHECK(h.done0 >= 12000);
     CHECK(d.state_enter[JBOF_CTL_OVERLOADED] <= 8);
     jbof_sched_destroy(s);
 }
@@ -2993,29 +3004,15 @@ static void test_depth_probe(void)
     static load L;
     static unitq u;
     jbof_sched *s = unitq_pair(&L, &u, 1);
-    uint64_t now = 0, end = 1000000000ull, done0 = 0, done1 = 0, deep_sum = 0, deep_n = 0;
-    int i;
-    while ((i = unitq_step(s, &L, &u, &now, end)) != -1) {
-        if (i < 0)
-            continue;
-        if (now >= end / 2) {
-            if (i == 1)
-                done1++;
-            else
-                done0++;
-            deep_sum += unitq_deep(&u);
-            deep_n++;
-        }
-        load_fill(s, &L, now);
-    }
+    unitq_half h = unitq_run_half(s, &L, &u);
     /* without section 77: the deep tenant keeps 125.7 reads in the drive on
      * average over the second half, the other completes 653 reads; with it
      * 19.9 and 4265 (the probe halves 126 -> 63 -> 31 -> 15 -> 7, each step
      * keeping its 12.8 MB/s, and finds 4 too few: 10.3), while the deep
      * tenant's own completions stay 12371 of 12500 */
-    CHECK(deep_n && deep_sum <= 40 * deep_n);
-    CHECK(done1 >= 3000);
-    CHECK(done0 >= 12000);
+    CHECK(h.deep_n && h.deep_sum <= 40 * h.deep_n);
+    CHECK(h.done1 >= 3000);
+    CHECK(h.done0 >= 12000);
     jbof_sched_destroy(s);
 }
 
