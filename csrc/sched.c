@@ -4361,15 +4361,19 @@ static inline uint64_t dspent(const tenant *u)
 {
     return (u->st.cost_completed + u->inflight_cost) / u->cfg.weight;
 }
+/* the part of dv[k] the member u marked on k has spent since it was marked */
+static inline uint64_t dpart(const jbof_sched *s, int k, const tenant *u)
+{
+    uint64_t x = dspent(u);
+    return x > s->dsp0[k] ? x - s->dsp0[k] : 0;
+}
 /* the mark on k passes to 1 + d1 (0: none); the member leaving adds its part to dv[k] */
 static __attribute__((noinline)) void dset(jbof_sched *s, int k, uint32_t d1)
 {
     uint32_t d = s->dwait[k] - 1;
     const tenant *u = d < s->cfg.max_tenants ? s->t[d] : NULL;
-    if (u) {
-        uint64_t x = dspent(u);
-        s->dv[k] += x > s->dsp0[k] ? x - s->dsp0[k] : 0;
-    }
+    if (u)
+        s->dv[k] += dpart(s, k, u);
     s->dwait[k] = d1;
     if (d1)
         s->dsp0[k] = dspent(s->t[d1 - 1]);
@@ -4377,9 +4381,7 @@ static __attribute__((noinline)) void dset(jbof_sched *s, int k, uint32_t d1)
 /* dv[k] now: the current member's part included */
 static inline uint64_t dv_now(const jbof_sched *s, int k)
 {
-    const tenant *u = s->t[s->dwait[k] - 1]; /* dwait_on has checked it */
-    uint64_t x = dspent(u);
-    return s->dv[k] + (x > s->dsp0[k] ? x - s->dsp0[k] : 0);
+    return s->dv[k] + dpart(s, k, s->t[s->dwait[k] - 1]); /* dwait_on has checked it */
 }
 static inline void dmark(jbof_sched *s, uint32_t id, const tenant *t, int k, uint64_t now_ns)
 {
