@@ -2887,6 +2887,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef K162_TRACE
+#include <stdio.h>
+#endif
 
 #include "jbof_internal.h"
 
@@ -5818,6 +5821,63 @@ static inline int self_deep(const tenant *t)
     return c && t->inflight >= c && t->ring[t->head].io->opcode == JBOF_OP_READ;
 }
 
+/* section 162 (experiment): may t, with exactly one IO in flight, send a
+ * second one although its window is short of room?  K162 bits:
+ * 1 on; 2 no latency-critical tenant active; 4 controller not OVERLOADED;
+ * 8 window holds fewer than two head IOs (win_cap < 2 x hc); 16 member
+ * only; 32 controller below CONGESTION; 64 no SLO steering
+ * (target_cap_ns == 0); 128 t->vs < vs_now */
+#ifndef K162_N
+#define K162_N 1
+#endif
+#ifndef K162_M
+#define K162_M 2
+#endif
+#ifndef K162_DN
+#define K162_DN 1
+#endif
+#ifndef K162_DD
+#define K162_DD 1
+#endif
+#ifndef K162
+#define K162 3345
+#endif
+static inline int second_io(const jbof_sched *s, const tenant *t, uint64_t hc, uint64_t cap)
+{
+    if (!(K162 & 1) || !t->inflight || t->inflight > K162_N || hc > cap || t->inflight_cost > cap)
+        return 0;
+    if ((K162 & 2) && s->n_lc_active)
+        return 0;
+    if ((K162 & 4) && s->ctl.state == JBOF_CTL_OVERLOADED)
+        return 0;
+    if ((K162 & 8) && cap >= K162_M * hc)
+        return 0;
+    if ((K162 & 16) && !sfq_member(t))
+        return 0;
+    if ((K162 & 32) && s->ctl.state >= JBOF_CTL_CONGESTION)
+        return 0;
+    if ((K162 & 64) && s->ctl.target_cap_ns)
+        return 0;
+    if ((K162 & 128) && t->vs >= s->vs_now)
+        return 0;
+    if ((K162 & 256) && s->ctl.target_cap_ns &&
+        (!s->ctl.meas_rate_cost_bps ||
+         (s->inflight_cost + hc) * 1000000000ull * K162_DN / (K162_DD * s->ctl.meas_rate_cost_bps) > s->ctl.target_cap_ns))
+        return 0;
+    if ((K162 & 1024) && s->n_lc_active && t->ring[t->head].io->opcode != JBOF_OP_READ)
+        return 0;
+    if ((K162 & 2048) && s->n_lc_active && t->ring[t->head].io->length_bytes > CTL_NORMALIZE_BYTES)
+        return 0;
+    if ((K162 & 512) && s->n_lc_active && s->ctl.ewma_lc_ns * 2 > s->ctl.target_cap_ns)
+        return 0;
+#ifdef K162_TRACE
+    fprintf(stderr, "K162 w=%u lc=%u st=%u tc=%llu w2=%d mem=%d vs=%d hc=%llu cap=%llu rat=%llu op=%u len=%u inf=%u lcv=%llu\n", t->cfg.weight, s->n_lc_active, s->ctl.state,
+            (unsigned long long)s->ctl.target_cap_ns, cap < 2 * hc, sfq_member(t), t->vs < s->vs_now, (unsigned long long)hc, (unsigned long long)cap,
+            (unsigned long long)(s->ctl.base_ns ? s->ctl.target_cap_ns / s->ctl.base_ns : 999), (unsigned)t->ring[t->head].io->opcode, (unsigned)t->ring[t->head].io->length_bytes, s->inflight_ios, (unsigned long long)s->ctl.ewma_lc_ns);
+#endif
+    return 1;
+}
+
 /* May t not send its next IO now for lack of in-flight room?
  * gimbal: slot count (weight-blind, as published); qos: the same window of
  * total_slots * slot_bytes split by weight among active tenants, in cost. */
@@ -5839,7 +5899,8 @@ static inline int slot_blocked(const jbof_sched *s, tenant *t)
             (uint64_t)t->inflight * SLO_IO_FLOOR >= cap &&
             (uint64_t)t->inflight * s->ctl.base_ns >= s->ctl.target_cap_ns)
             return 1;
-        return t->inflight_cost + t->ring[t->head].io->cost > cap;
+        uint64_t hc = t->ring[t->head].io->cost;
+        return t->inflight_cost + hc > cap && !second_io(s, t, hc, cap);
     }
     if (t->cur_slot_cost < s->cfg.slot_bytes && t->slot_out[t->cur_slot % SLOT_RING])
         return 0; /* the open slot still has room */
@@ -6224,7 +6285,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             /* in-flight window w / W of total_slots * slot_bytes (3, Virtual
              * slots); with one bucket the whole window, and only while it
              * protects a latency-bound tenant (section 18) */
-            if (t->inflight_cost + h->cost > (one ? one_win(s) : win_cap(s, t))) {
+            if (t->inflight_cost + h->cost > (one ? one_win(s) : win_cap(s, t)) && (one || !second_io(s, t, h->cost, win_cap(s, t)))) {
                 *waiting = 1; /* parked until one of its own IOs completes */
                 park_on_round(s, l, id, t);
                 continue;
