@@ -2883,13 +2883,42 @@
  *    back.  Cost: a min2 sample and a compare per large write beside an
  *    SLO tenant: bench-sched unchanged (549.2 / 471.1), --slo 999.2 /
  *    917.7 -> 999.6 / 918.1.
+ *
+ * 162. A second IO for a member bound by its own window, with no
+ *    latency-critical tenant active (issue 11, qos, two buckets; the
+ *    weights row; helper k162, from section 158's probe).  Why: a window
+ *    (3, w / W of the scaled total) that holds one of a tenant's IOs but
+ *    not two makes the tenant latency-bound by the window itself: it has
+ *    exactly one IO in the drive at a time, whatever its weight and its
+ *    queue, and its cost share is one IO per drive latency (s2-650's t1:
+ *    win_cap 131072 against a 69120 head).  The rule: a member (best-
+ *    effort, no reservation: sfq_member) with exactly one IO in flight,
+ *    whose in-flight cost and head cost each fit its window but whose
+ *    window is under SECOND_IO_X (2) x the head's cost, may send that head
+ *    as a second IO though the two exceed the window -- in slot_blocked and
+ *    at the round's window test, two buckets only -- while no latency-
+ *    critical tenant is active (n_lc_active == 0).  Bounds: at most two
+ *    IOs, at most 2 x win_cap of cost in the drive for such a member;
+ *    section 109's far-ahead park, the buckets and sections 41 / 63 / 64 /
+ *    120 still apply to the second IO.  Why not beside an SLO tenant: the
+ *    unguarded probe (158) gave seed 2 slo +7 mixes, and every guard
+ *    measured there (the controller below CONGESTION or not OVERLOADED,
+ *    reads only, no head past 128 KiB, the drive's in-flight cost draining
+ *    within target_cap_ns, the SLO tenant's EWMA under half its cap) kept
+ *    at least one new slo mix (s2-848, at 1999 / 2000 us on main) -- the
+ *    extra IO sits in the drive beside the SLO tenant's reads, section 32's
+ *    concern.  Why members only: a reserved tenant's second IO (one-bucket
+ *    reservation mode) brought stall s1-252, s2-677 and starve s1-242,
+ *    s2-232.  Measured (fast gate, 1000 mixes, main ca89c76 -> this): seed
+ *    1 295 -> 294 (weights s1-209 fixed, violations 764 -> 757), seed 2 268
+ *    -> 268 (unchanged), no row worse; CI sample 13 -> 13.  SECOND_IO_X x2
+ *    (4) and two IOs in flight allowed before the extra one (x2): the same
+ *    rows; x0.5 (1) can never hold (the head fits the window) and is main.
+ *    (measurements and variants: docs/scheduler-log.md section 162)
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef K162_TRACE
-#include <stdio.h>
-#endif
 
 #include "jbof_internal.h"
 
@@ -2919,6 +2948,7 @@ enum { WIN_SHIFT_MAX = 5 };                         /* windows grow up to 32x th
 enum { UNDERFILL_IOS = 2 };                         /* qos: fewer IOs left in the drive = underfilled (section 8) */
 enum { DEBT_BUCKETS = 8 };                          /* qos: debt past which reservations keep to their window (12) */
 enum { SLO_IO_FLOOR = 32768 };                      /* qos: window charge per in-flight IO beside an SLO (section 32) */
+enum { SECOND_IO_X = 2 };                           /* qos: a window under this x the head's cost lets a second IO go (section 162) */
 static const uint64_t STARVE_NS = 10000000ull;      /* qos: 10 ms held by the bucket with nothing in flight (section 9) */
 static const uint64_t LENT_W_BACKOFF_NS = 1000000000ull; /* qos: no lent writes for 1 s after a slow one (section 14) */
 static const uint64_t PROGRESS_NS = 50000000ull;    /* qos, one bucket: 50 ms without a dispatch, nothing in flight (18) */
@@ -5821,61 +5851,13 @@ static inline int self_deep(const tenant *t)
     return c && t->inflight >= c && t->ring[t->head].io->opcode == JBOF_OP_READ;
 }
 
-/* section 162 (experiment): may t, with exactly one IO in flight, send a
- * second one although its window is short of room?  K162 bits:
- * 1 on; 2 no latency-critical tenant active; 4 controller not OVERLOADED;
- * 8 window holds fewer than two head IOs (win_cap < 2 x hc); 16 member
- * only; 32 controller below CONGESTION; 64 no SLO steering
- * (target_cap_ns == 0); 128 t->vs < vs_now */
-#ifndef K162_N
-#define K162_N 1
-#endif
-#ifndef K162_M
-#define K162_M 2
-#endif
-#ifndef K162_DN
-#define K162_DN 1
-#endif
-#ifndef K162_DD
-#define K162_DD 1
-#endif
-#ifndef K162
-#define K162 3345
-#endif
+/* section 162: may t, a member with one IO in flight whose window holds
+ * its head but not SECOND_IO_X of it, send the head as a second IO?  Only
+ * while no latency-critical tenant is active. */
 static inline int second_io(const jbof_sched *s, const tenant *t, uint64_t hc, uint64_t cap)
 {
-    if (!(K162 & 1) || !t->inflight || t->inflight > K162_N || hc > cap || t->inflight_cost > cap)
-        return 0;
-    if ((K162 & 2) && s->n_lc_active)
-        return 0;
-    if ((K162 & 4) && s->ctl.state == JBOF_CTL_OVERLOADED)
-        return 0;
-    if ((K162 & 8) && cap >= K162_M * hc)
-        return 0;
-    if ((K162 & 16) && !sfq_member(t))
-        return 0;
-    if ((K162 & 32) && s->ctl.state >= JBOF_CTL_CONGESTION)
-        return 0;
-    if ((K162 & 64) && s->ctl.target_cap_ns)
-        return 0;
-    if ((K162 & 128) && t->vs >= s->vs_now)
-        return 0;
-    if ((K162 & 256) && s->ctl.target_cap_ns &&
-        (!s->ctl.meas_rate_cost_bps ||
-         (s->inflight_cost + hc) * 1000000000ull * K162_DN / (K162_DD * s->ctl.meas_rate_cost_bps) > s->ctl.target_cap_ns))
-        return 0;
-    if ((K162 & 1024) && s->n_lc_active && t->ring[t->head].io->opcode != JBOF_OP_READ)
-        return 0;
-    if ((K162 & 2048) && s->n_lc_active && t->ring[t->head].io->length_bytes > CTL_NORMALIZE_BYTES)
-        return 0;
-    if ((K162 & 512) && s->n_lc_active && s->ctl.ewma_lc_ns * 2 > s->ctl.target_cap_ns)
-        return 0;
-#ifdef K162_TRACE
-    fprintf(stderr, "K162 w=%u lc=%u st=%u tc=%llu w2=%d mem=%d vs=%d hc=%llu cap=%llu rat=%llu op=%u len=%u inf=%u lcv=%llu\n", t->cfg.weight, s->n_lc_active, s->ctl.state,
-            (unsigned long long)s->ctl.target_cap_ns, cap < 2 * hc, sfq_member(t), t->vs < s->vs_now, (unsigned long long)hc, (unsigned long long)cap,
-            (unsigned long long)(s->ctl.base_ns ? s->ctl.target_cap_ns / s->ctl.base_ns : 999), (unsigned)t->ring[t->head].io->opcode, (unsigned)t->ring[t->head].io->length_bytes, s->inflight_ios, (unsigned long long)s->ctl.ewma_lc_ns);
-#endif
-    return 1;
+    return !s->n_lc_active && t->inflight == 1 && hc <= cap && t->inflight_cost <= cap && cap < SECOND_IO_X * hc &&
+           sfq_member(t);
 }
 
 /* May t not send its next IO now for lack of in-flight room?
@@ -5900,7 +5882,7 @@ static inline int slot_blocked(const jbof_sched *s, tenant *t)
             (uint64_t)t->inflight * s->ctl.base_ns >= s->ctl.target_cap_ns)
             return 1;
         uint64_t hc = t->ring[t->head].io->cost;
-        return t->inflight_cost + hc > cap && !second_io(s, t, hc, cap);
+        return t->inflight_cost + hc > cap && !second_io(s, t, hc, cap); /* 162 */
     }
     if (t->cur_slot_cost < s->cfg.slot_bytes && t->slot_out[t->cur_slot % SLOT_RING])
         return 0; /* the open slot still has room */
@@ -6284,7 +6266,8 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
         if (!alone && (one ? window_protects(s) && t->inflight > (resv && s->n_resv_active && !t->cfg.reserve_bps ? 1u : 0u) : t->inflight)) {
             /* in-flight window w / W of total_slots * slot_bytes (3, Virtual
              * slots); with one bucket the whole window, and only while it
-             * protects a latency-bound tenant (section 18) */
+             * protects a latency-bound tenant (section 18); section 162's
+             * second IO for a member bound by its own window */
             if (t->inflight_cost + h->cost > (one ? one_win(s) : win_cap(s, t)) && (one || !second_io(s, t, h->cost, win_cap(s, t)))) {
                 *waiting = 1; /* parked until one of its own IOs completes */
                 park_on_round(s, l, id, t);

@@ -3532,6 +3532,59 @@ static void test_dmark_price(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 162: beside a scavenger (two buckets) and no latency-critical
+ * tenant, a member whose window holds one of its IOs but not two (weight 1
+ * of 16 or more: the 128 KiB slot floor against a 64 KiB read's cost of 69120)
+ * sends a second IO at once -- on main it had one in flight until section
+ * 10 first doubled the windows (4 ms here); with an SLO tenant active it
+ * keeps one.  Sampled every 50 us for 20 ms; returns the most the member
+ * had in flight and the first sample (1-based; 0 = never) with two. */
+static uint32_t second_io_run(int lc, uint32_t *first2)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    static load L;
+    static fake f;
+    load_reset(&L, &f, lc ? 4 : 3);
+    L.ids[0] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    L.ids[1] = add(s, 15, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    L.ids[2] = add(s, 1, JBOF_CLASS_SCAVENGER, 0, 0);
+    load_set(&L, 0, 8, 65536, JBOF_OP_READ);
+    load_set(&L, 1, 32, 4096, JBOF_OP_READ);
+    load_set(&L, 2, 32, 65536, JBOF_OP_READ);
+    if (lc) {
+        jbof_tenant_cfg tc;
+        jbof_tenant_default_cfg(&tc);
+        tc.klass = JBOF_CLASS_LATENCY;
+        tc.latency_slo_ns = 5000000;
+        CHECK_EQ(jbof_sched_tenant_add(s, &tc, 0, &L.ids[3]), 0);
+        load_set(&L, 3, 1, 4096, JBOF_OP_READ);
+    }
+    uint32_t most = 0;
+    *first2 = 0;
+    for (uint32_t k = 1; k <= 400; k++) {
+        run(s, &L, &f, L.now + 50000);
+        jbof_tenant_stats ts;
+        CHECK_EQ(jbof_sched_tenant_stats(s, L.ids[0], &ts), 0);
+        if (ts.inflight > most)
+            most = ts.inflight;
+        if (ts.inflight >= 2 && !*first2)
+            *first2 = k;
+    }
+    CHECK_EQ(L.fifo_violations, 0);
+    CHECK_EQ(L.dup_or_lost, 0);
+    jbof_sched_destroy(s);
+    return most;
+}
+
+static void test_second_io(void)
+{
+    uint32_t first2;
+    CHECK_EQ(second_io_run(0, &first2), 2);
+    CHECK(first2 >= 1 && first2 <= 10); /* within 500 us, before any window doubling (>= 1 ms) */
+    CHECK_EQ(second_io_run(1, &first2), 1); /* an SLO tenant active: one IO */
+    CHECK_EQ(first2, 0);
+}
+
 int main(void)
 {
     test_validation();
@@ -3541,6 +3594,7 @@ int main(void)
     test_unlimit_while_throttled();
     test_reservation();
     test_scavenger();
+    test_second_io();
     test_lent_write_backoff();
     test_wbuf_full_stop();
     test_wbuf_confirmed_full_on_target();
