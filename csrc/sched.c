@@ -5856,7 +5856,7 @@ static inline int self_deep(const tenant *t)
  * while no latency-critical tenant is active. */
 static inline int second_io(const jbof_sched *s, const tenant *t, uint64_t hc, uint64_t cap)
 {
-    return !s->n_lc_active && t->inflight == 1 && hc <= cap && t->inflight_cost <= cap && cap < SECOND_IO_X * hc &&
+    return t->inflight == 1 && !s->n_lc_active && hc <= cap && t->inflight_cost <= cap && cap < SECOND_IO_X * hc &&
            sfq_member(t);
 }
 
@@ -5882,7 +5882,7 @@ static inline int slot_blocked(const jbof_sched *s, tenant *t)
             (uint64_t)t->inflight * s->ctl.base_ns >= s->ctl.target_cap_ns)
             return 1;
         uint64_t hc = t->ring[t->head].io->cost;
-        return t->inflight_cost + hc > cap && !second_io(s, t, hc, cap); /* 162 */
+        return t->inflight_cost + hc > cap && !__builtin_expect(second_io(s, t, hc, cap), 0); /* 162 */
     }
     if (t->cur_slot_cost < s->cfg.slot_bytes && t->slot_out[t->cur_slot % SLOT_RING])
         return 0; /* the open slot still has room */
@@ -6268,7 +6268,8 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
              * slots); with one bucket the whole window, and only while it
              * protects a latency-bound tenant (section 18); section 162's
              * second IO for a member bound by its own window */
-            if (t->inflight_cost + h->cost > (one ? one_win(s) : win_cap(s, t)) && (one || !second_io(s, t, h->cost, win_cap(s, t)))) {
+            uint64_t wc = one ? one_win(s) : win_cap(s, t);
+            if (t->inflight_cost + h->cost > wc && (one || !__builtin_expect(second_io(s, t, h->cost, wc), 0))) {
                 *waiting = 1; /* parked until one of its own IOs completes */
                 park_on_round(s, l, id, t);
                 continue;
