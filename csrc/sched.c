@@ -2914,6 +2914,10 @@
  *    -> 268 (unchanged), no row worse; CI sample 13 -> 13.  SECOND_IO_X x2
  *    (4) and two IOs in flight allowed before the extra one (x2): the same
  *    rows; x0.5 (1) can never hold (the head fits the window) and is main.
+ *    Cost: a compare of t->inflight (and n_lc_active) per failed window
+ *    test in two-bucket mode: bench-sched 549.2 / 471.1 (=), --slo 1006.0
+ *    / 924.5 -> 1009.3 / 927.8, --big 916.8 / 766.2 -> 916.9 / 766.2,
+ *    --bw 948.4 / 803.6 (=).
  *    (measurements and variants: docs/scheduler-log.md section 162)
  */
 #include <errno.h>
