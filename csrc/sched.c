@@ -2919,6 +2919,37 @@
  *    / 924.5 -> 1009.3 / 927.8, --big 916.8 / 766.2 -> 916.9 / 766.2,
  *    --bw 948.4 / 803.6 (=).
  *    (measurements and variants: docs/scheduler-log.md section 162)
+ *
+ * 163. A window-bound writer marks the write bucket as section 157's
+ *    depth-bound member does (issue 11, the weights row's "spin" class;
+ *    qos, two buckets).  Why: a member parked by its in-flight window
+ *    (section 10) is on neither the round nor a held FIFO, so section 63's
+ *    least-tag walk does not see it and section 157's mark (set only at a
+ *    depth-bound emptying) does not either; a member with a head past its
+ *    quantum, alone on the round meanwhile, earns a quantum at every visit
+ *    -- tens of quanta in one dispatch call -- and its one large write then
+ *    empties the write bucket the parked member waits on (s2-419: a 4 KiB
+ *    50% mixer of weight 2 at QD 32, 0.273 of its pair's cost for 0.667,
+ *    beside a 128 KiB writer at QD 8).  The rule: when the round parks a
+ *    best-effort, unrated member by its window with a write head of at
+ *    most a quantum x its weight (a head section 157 could not price
+ *    itself), queued >= 95% of the last cost period (157's p_qdeep), that
+ *    member takes the write bucket's mark (dwin set; a depth-bound mark
+ *    clears it).  Under a window-bound mark dprice prices only a member
+ *    whose weighted-service tag leads the marked member's by more than
+ *    section 63's lag (SFQ_LAG_Q4: 5/4 of a quantum per unit of weight);
+ *    a member not that far ahead keeps its quantum.  Everything else is
+ *    157's: the bucket short of the head, DPRICE_NS, DMARK_NS, the
+ *    cross-bucket walk.  Read
+ *    heads do not mark (section 63's gate covers the read bucket, and the
+ *    read form broke its test: the large / small reader ratio 0.876).
+ *    Measured (fast gate, 1000 mixes, main ca89c76 -> this): seed 1 295 ->
+ *    294 (weights s1-159, 279 fixed, s1-518 new), seed 2 268 -> 266
+ *    (weights s2-419, 698 fixed), no row worse, weights violations 764 ->
+ *    761 / 654 -> 652; CI sample 13 -> 13.  Sensitivity: the head bound
+ *    x0.5: 294 / 266 (no new mix); x2: 293 / 266 but work s1-506 new; the
+ *    lag x0.5: 294 / 267, x2: 294 / 266.  (docs/scheduler-log.md section
+ *    163: the census of the 2- and 3-member groups and the forms dropped)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -3147,6 +3178,7 @@ struct jbof_sched {
     uint64_t dv[2];           /* section 157: the marked members' cost taken while marked on k, per unit of weight, summed ... */
     uint64_t dsp0[2];         /* section 157: ... less the current one's part: its dspent() when it was marked */
     uint64_t dmark_ns[2];     /* section 157: ... when it was last marked */
+    uint32_t dwin[2];         /* section 163: the mark on k is a window-bound member's */
     uint32_t cost_or;         /* every IO cost ever submitted, OR'ed: a bound on each (q-hot: 116's walk skipped) */
     uint64_t win_per_weight_x256; /* total_slots * slot_bytes / active_weight, x256 */
     uint32_t win_shift;       /* qos: in-flight windows scaled by 2^win_shift (section 10) */
@@ -4427,9 +4459,21 @@ static inline void dmark(jbof_sched *s, uint32_t id, const tenant *t, int k, uin
         if (s->dwait[k] != id + 1)
             dset(s, k, id + 1);
         s->dmark_ns[k] = now_ns;
+        s->dwin[k] = 0;
     } else if (s->dwait[k] == id + 1) {
         dset(s, k, 0);
     }
+}
+
+/* section 163: a member (id), queued and parked by its in-flight window
+ * with a small write head (qos, two buckets), is window-bound: it marks
+ * the write bucket k as section 157's depth-bound member does */
+static __attribute__((noinline)) void wmark(jbof_sched *s, uint32_t id, int k, uint64_t now_ns)
+{
+    if (s->dwait[k] != id + 1)
+        dset(s, k, id + 1);
+    s->dmark_ns[k] = now_ns;
+    s->dwin[k] = 1;
 }
 
 static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io **out,
@@ -6140,6 +6184,8 @@ static __attribute__((noinline)) int64_t dprice(jbof_sched *s, int k, uint32_t i
     if (now_ns - t->last_take_ns >= DPRICE_NS || s->ctl.tokens[k] >= (int64_t)cost ||
         !dwait_on(s, k, id, now_ns))
         return -1;
+    if (s->dwin[k] && t->vs <= s->t[s->dwait[k] - 1]->vs + (uint64_t)SFQ_LAG_Q4 * 4u * s->cfg.quantum_bytes)
+        return -1; /* section 163: a window-bound mark prices only a member past section 63's lag ahead of it */
     uint64_t v = dv_now(s, k), a = v - t->dv_seen;
     t->dv_seen = v;
     return (int64_t)(a < q ? a : q);
@@ -6275,6 +6321,9 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             uint64_t wc = one ? one_win(s) : win_cap(s, t);
             if (t->inflight_cost + h->cost > wc && (one || !__builtin_expect(second_io(s, t, h->cost, wc), 0))) {
                 *waiting = 1; /* parked until one of its own IOs completes */
+                if (!one && h->opcode != JBOF_OP_READ && t->p_qdeep && sfq_member(t) && !t->rated &&
+                    h->cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight)
+                    wmark(s, id, 1, now_ns); /* section 163 */
                 park_on_round(s, l, id, t);
                 continue;
             }

@@ -3585,6 +3585,55 @@ static void test_second_io(void)
     CHECK_EQ(first2, 0);
 }
 
+/* section 163: the shape of sweep mix s2-419 (clean dct983, two buckets
+ * beside a 1 ms-SLO 8 KiB reader at QD 1, weight 8): a 128 KiB random
+ * writer at QD 8 (weight 1) and a 4 KiB 50% read mix at QD 32 (weight 2).
+ * The small mixer is bound by its in-flight window, not its depth: it is
+ * parked by the window with IO queued, and marks the bucket of its head;
+ * the large writer's turns on a write bucket short of tokens, while its
+ * weighted service leads the mixer's by more than its own write, then
+ * earn the mixer's spend since its last turn, not a quantum.  Without
+ * section 163 the mixer takes 0.282 of the pair's cost for its weight's
+ * 2/3 (cost 902 MB against the writer's 2300 MB in 800 ms); with it 0.666
+ * (1197 / 600 MB). */
+static void test_wmark_price(void)
+{
+    jbof_sim *sim = sim_open("dct983", 1);
+    uint32_t a = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 131072, 8);
+    jbof_tenant_cfg t;
+    jbof_tenant_default_cfg(&t);
+    t.weight = 2;
+    jbof_wl w;
+    memset(&w, 0, sizeof(w));
+    w.nphases = 1;
+    w.phases[0].rw = JBOF_RW_RW;
+    w.phases[0].rwmixread_pct = 50;
+    w.phases[0].iodepth = 32;
+    w.phases[0].nbs = 1;
+    w.phases[0].bs[0] = 4096;
+    w.phases[0].bs_pct[0] = 100;
+    uint32_t b = 999;
+    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &b), 0);
+    w.phases[0].rw = JBOF_RW_RANDRW;
+    w.phases[0].rwmixread_pct = 90;
+    w.phases[0].iodepth = 1;
+    w.phases[0].bs[0] = 8192;
+    t.klass = JBOF_CLASS_LATENCY;
+    t.latency_slo_ns = 1000000;
+    t.weight = 8;
+    uint32_t c = 999;
+    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &c), 0);
+    CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
+    jbof_tenant_stats ra, rb;
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), a, &ra), 0);
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), b, &rb), 0);
+    fprintf(stderr, "wmark_price: writer %llu mixer %llu (cost)\n", (unsigned long long)ra.cost_completed,
+            (unsigned long long)rb.cost_completed);
+    CHECK(rb.cost_completed * 100 >= (ra.cost_completed + rb.cost_completed) * 60);
+    CHECK(rb.cost_completed * 100 <= (ra.cost_completed + rb.cost_completed) * 73);
+    jbof_sim_destroy(sim);
+}
+
 int main(void)
 {
     test_validation();
@@ -3642,6 +3691,7 @@ int main(void)
     test_self_deep_cap();
     test_self_signal_writer();
     test_dmark_price();
+    test_wmark_price();
     test_depth_probe();
     test_depth_pays();
     test_depth_pays_shallow();
