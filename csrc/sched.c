@@ -2971,7 +2971,6 @@ static const uint64_t WSTOP_MAX_NS = 10000000ull;   /* qos: one slow write stops
 static const uint64_t WSLOW_MIN_NS = 1000000ull;   /* qos: a write slower than this (per 128 KiB) found the buffer full (26) */
 static const uint64_t WWIN_NS = 10000000ull;        /* qos: write throughput measured over 10 ms (section 26) */
 static const uint64_t WRATE_HOLD_NS = 50000000ull;  /* qos: a write pace holds 50 ms after its last cut (section 26) */
-static const uint64_t RDFULL_RESV_GAP_NS = 10000000ull; /* qos: a short reservation held by 171 still sends an IO per 10 ms */
 static const uint64_t WBASE_WIN_NS = 100000000ull;  /* qos: unloaded write time learned over 100 ms windows (section 37) */
 static const uint64_t WFULL_MIN_NS = 100000ull;     /* qos: a write waiting less than this did not find the buffer full (37) */
 enum { WFULL_CONFIRM = 3 };                         /* qos: ... and at least this many, half the window's writes, did (37b) */
@@ -5382,16 +5381,6 @@ static inline int resv_behind(const jbof_sched *s, const tenant *t, uint64_t now
     return (__uint128_t)t->r_win_bytes * JBOF_NS_PER_S < (__uint128_t)t->r_eff_bps * el;
 }
 
-/* section 171: while section 80 sees the SLO tenant's reads wait for
- * programs under a kept pace, a short reservation's writes keep to the
- * pace whatever its head IO has waited; the bound is the tenant's own take
- * gap (it sends at least one IO per RDFULL_RESV_GAP_NS, so its reads behind
- * a held write never wait longer) */
-static inline int resv_rdfull_wait(const jbof_sched *s, const tenant *t, uint64_t now_ns)
-{
-    return s->w_keep && now_ns - s->w_rdfull_ns < WRATE_HOLD_NS && now_ns - t->last_take_ns < RDFULL_RESV_GAP_NS;
-}
-
 /* section 70: a kept pace stays under 7/8 of the measured drain (not
  * under 1 MiB/s), whatever the episode's floor */
 static inline uint64_t wdrain_cap(const jbof_sched *s)
@@ -6488,8 +6477,7 @@ static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io **out, 
              * does not give (r_short, section 20) waits with them -- for
              * WSTOP_MAX_NS at most, so its reads behind do not stall */
             if (t->r_short && w_stopped(s, now_ns) && t->ring[t->head].io->opcode != JBOF_OP_READ &&
-                t->cfg.klass != JBOF_CLASS_LATENCY &&
-                (now_ns - t->ring[t->head].io->submit_ns < WSTOP_MAX_NS || resv_rdfull_wait(s, t, now_ns)))
+                t->cfg.klass != JBOF_CLASS_LATENCY && now_ns - t->ring[t->head].io->submit_ns < WSTOP_MAX_NS)
                 break;
             /* section 12: past DEBT_BUCKETS buckets of debt a reserved
              * tenant keeps to its in-flight window */
