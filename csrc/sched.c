@@ -5381,6 +5381,18 @@ static inline int resv_behind(const jbof_sched *s, const tenant *t, uint64_t now
     return (__uint128_t)t->r_win_bytes * JBOF_NS_PER_S < (__uint128_t)t->r_eff_bps * el;
 }
 
+/* section 171: while section 80 sees the SLO tenant's reads wait for
+ * programs under a kept pace, a short reservation larger than the whole
+ * pace (the drive cannot give it beside the SLO) keeps to the pace
+ * whatever its head IO has waited; the 10 ms bound moves to the tenant's
+ * own take gap (it still sends an IO per WSTOP_MAX_NS, so its reads behind
+ * a held write do not stall) */
+static inline int resv_rdfull_wait(const jbof_sched *s, const tenant *t, uint64_t now_ns)
+{
+    return s->w_keep && now_ns - s->w_rdfull_ns < WRATE_HOLD_NS && t->cfg.reserve_bps > s->w_rate_bps &&
+           now_ns - t->last_take_ns < WSTOP_MAX_NS;
+}
+
 /* section 70: a kept pace stays under 7/8 of the measured drain (not
  * under 1 MiB/s), whatever the episode's floor */
 static inline uint64_t wdrain_cap(const jbof_sched *s)
@@ -6477,7 +6489,8 @@ static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io **out, 
              * does not give (r_short, section 20) waits with them -- for
              * WSTOP_MAX_NS at most, so its reads behind do not stall */
             if (t->r_short && w_stopped(s, now_ns) && t->ring[t->head].io->opcode != JBOF_OP_READ &&
-                t->cfg.klass != JBOF_CLASS_LATENCY && now_ns - t->ring[t->head].io->submit_ns < WSTOP_MAX_NS)
+                t->cfg.klass != JBOF_CLASS_LATENCY &&
+                (now_ns - t->ring[t->head].io->submit_ns < WSTOP_MAX_NS || resv_rdfull_wait(s, t, now_ns)))
                 break;
             /* section 12: past DEBT_BUCKETS buckets of debt a reserved
              * tenant keeps to its in-flight window */
