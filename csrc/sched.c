@@ -2954,7 +2954,9 @@
  *    20 ms): the same rows (20 ms: seed-2 starve violations 15 -> 16
  *    inside s2-999); the rate test at x0.5 (2 x reserve > pace) brings
  *    s2-705 back (268), at x2 the same as x1.  Cost: one more test behind
- *    r_short && w_stopped in dispatch_reservations.
+ *    r_short && w_stopped in dispatch_reservations: bench-sched 549.2 /
+ *    471.1, --slo 1009.3 / 927.8, --big 916.9 / 766.2, --bw 948.4 / 803.6
+ *    (all as main but --big's whole-program +0.1).
  *    (measurements and variants: docs/scheduler-log.md section 171)
  */
 #include <errno.h>
