@@ -2950,6 +2950,45 @@
  *    x0.5: 294 / 266 (no new mix); x2: 293 / 266 but work s1-506 new; the
  *    lag x0.5: 294 / 267, x2: 294 / 266.  (docs/scheduler-log.md section
  *    163: the census of the 2- and 3-member groups and the forms dropped)
+ *
+ * 171. A reservation larger than the whole write pace keeps to it while
+ *    the SLO reader waits on programs (issue 11, qos, two buckets; the slo
+ *    row, section 165's class P; helper p171).  Why: section 26 holds a
+ *    short reservation's (20: r_short) writes while writes are stopped
+ *    only until its HEAD IO has waited WSTOP_MAX_NS (s11-29: its reads
+ *    behind a held write must not stall).  The head of a deep reserved
+ *    writer's queue has always waited that long, so the hold never binds:
+ *    in s2-369 (fragmented dct983, drain ~155 MB/s) section 80 keeps a pace
+ *    of 115 MiB/s from 0.22 s to the end of the 1.5 s run, yet the writes
+ *    complete at 155 MiB/s -- t3's 400 MiB/s 64 KiB QD-128 reservation goes
+ *    past it, moving w_stop_ns so the best-effort writers get less, the
+ *    buffer stays full and the 500 us-SLO reader waits behind whole
+ *    programs (p99 2097 us, gimbal's 1278).  The rule: while section 80
+ *    saw the SLO tenant's reads wait for programs within WRATE_HOLD_NS
+ *    under a kept pace (w_keep, w_rdfull_ns), a short reservation whose
+ *    configured rate is above the pace (reserve_bps > w_rate_bps: more
+ *    than all the writes the drive drains beside the SLO, so infeasible
+ *    there) waits with the stopped writes whatever its head has waited; the
+ *    WSTOP_MAX_NS bound moves to the tenant's own take gap (now -
+ *    last_take_ns), so it still sends an IO at least every 10 ms.  It goes
+ *    first when the stop lapses (dispatch_reservations runs before the
+ *    round), so it is paced to the pace -- section 70 / 80's 7/8 of the
+ *    drain or 3/4 of what completed -- not starved.  A met reservation, or
+ *    one under the pace, keeps section 26's head bound (without the
+ *    reserve_bps > pace test, s2-705's 18-tenant weights edge, a
+ *    fixture, flips in at most take-gap bounds).  The sweep checks a
+ *    reservation only where the reservations promise at most half the
+ *    drive, far under this.  Measured (fast gate, 1000 mixes, main 944bdf5
+ *    -> this): seed 1 294 -> 294 (weights violations 757 -> 756), seed 2
+ *    268 -> 267 (s2-369's slo and work fixed: p99 ~1280 us, util 1.474 ->
+ *    2.533), no row worse; CI sample 13 -> 13.  Take gap x0.5 / x2 (5 /
+ *    20 ms): the same rows (20 ms: seed-2 starve violations 15 -> 16
+ *    inside s2-999); the rate test at x0.5 (2 x reserve > pace) brings
+ *    s2-705 back (268), at x2 the same as x1.  Cost: one more test behind
+ *    r_short && w_stopped in dispatch_reservations: bench-sched 549.2 /
+ *    471.1, --slo 1009.3 / 927.8, --big 916.9 / 766.2, --bw 948.4 / 803.6
+ *    (all as main but --big's whole-program +0.1).
+ *    (measurements and variants: docs/scheduler-log.md section 171)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -5425,6 +5464,18 @@ static inline int resv_behind(const jbof_sched *s, const tenant *t, uint64_t now
     return (__uint128_t)t->r_win_bytes * JBOF_NS_PER_S < (__uint128_t)t->r_eff_bps * el;
 }
 
+/* section 171: while section 80 sees the SLO tenant's reads wait for
+ * programs under a kept pace, a short reservation larger than the whole
+ * pace (the drive cannot give it beside the SLO) keeps to the pace
+ * whatever its head IO has waited; the 10 ms bound moves to the tenant's
+ * own take gap (it still sends an IO per WSTOP_MAX_NS, so its reads behind
+ * a held write do not stall) */
+static inline int resv_rdfull_wait(const jbof_sched *s, const tenant *t, uint64_t now_ns)
+{
+    return s->w_keep && now_ns - s->w_rdfull_ns < WRATE_HOLD_NS && t->cfg.reserve_bps > s->w_rate_bps &&
+           now_ns - t->last_take_ns < WSTOP_MAX_NS;
+}
+
 /* section 70: a kept pace stays under 7/8 of the measured drain (not
  * under 1 MiB/s), whatever the episode's floor */
 static inline uint64_t wdrain_cap(const jbof_sched *s)
@@ -6526,7 +6577,8 @@ static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io **out, 
              * does not give (r_short, section 20) waits with them -- for
              * WSTOP_MAX_NS at most, so its reads behind do not stall */
             if (t->r_short && w_stopped(s, now_ns) && t->ring[t->head].io->opcode != JBOF_OP_READ &&
-                t->cfg.klass != JBOF_CLASS_LATENCY && now_ns - t->ring[t->head].io->submit_ns < WSTOP_MAX_NS)
+                t->cfg.klass != JBOF_CLASS_LATENCY &&
+                (now_ns - t->ring[t->head].io->submit_ns < WSTOP_MAX_NS || resv_rdfull_wait(s, t, now_ns)))
                 break;
             /* section 12: past DEBT_BUCKETS buckets of debt a reserved
              * tenant keeps to its in-flight window */

@@ -219,6 +219,10 @@ OPEN: dict[str, set[str]] = {
     # sweep-s2-419 (t0 / t1 0.727 / 0.273 of 0.333 / 0.667) and sweep-s1-159 (t0 / t3 0.905 / 0.095 of
     # 0.750 / 0.250) pass every invariant
     "sweep-s2-419": set(), "sweep-s1-159": set(),
+    # sched.c section 171 (a short reservation larger than the whole write pace keeps to it while
+    # section 80 sees the SLO reader wait on programs): sweep-s2-369's 500 us-SLO reader 2097 -> 1280 us
+    # (gimbal 1278), util 1.474 -> 2.533 (gimbal 2.295); every invariant met
+    "sweep-s2-369": set(),
 }
 
 CI_SEED = 11

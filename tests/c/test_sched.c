@@ -3222,6 +3222,44 @@ static void test_fast_decay_resv(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 171: a short reservation larger than the whole write pace keeps
+ * to it while section 80 sees the SLO reader wait on programs (sweep mix
+ * s2-369's shape on the emulated fragmented dct983 through jbof_sim): a
+ * 64 KiB QD-128 random writer reserved 400 MiB/s (the drive drains ~155
+ * MB/s: short), an 8 KiB QD-128 sequential writer, and a 4 KiB QD-1 reader
+ * with a 500 us SLO.  The buffer fills in ~0.2 s and section 80 keeps a
+ * pace, but the reserved writer's head IO has always waited past
+ * WSTOP_MAX_NS, so without 171 its writes go past the pace at the drain
+ * and the reader waits behind whole programs for the rest of the run;
+ * with 171 it keeps to the pace and the reader completes more and misses
+ * less: 1 s, without 171 2417 reads and 679 misses, with it 7179 and
+ * 181 */
+static void test_resv_rdfull_pace(void)
+{
+    jbof_sim_cfg c;
+    memset(&c, 0, sizeof(c));
+    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &c.sched), 0);
+    CHECK_EQ(jbof_ssd_preset("dct983", &c.ssd), 0);
+    c.ssd.frag_init_ppm = 1000000; /* the sweep's "fragmented" */
+    c.seed = 7;
+    c.bin_ns = 100000000ull;
+    c.max_bins = 16;
+    jbof_sim *sim = NULL;
+    CHECK_EQ(jbof_sim_create(&c, &sim), 0);
+    sim_add_w(sim, JBOF_CLASS_RESERVED, 400ull << 20, 0, 3, JBOF_RW_RANDWRITE, 65536, 128);
+    uint32_t rd = sim_add_w(sim, JBOF_CLASS_LATENCY, 0, 500000, 4, JBOF_RW_RANDREAD, 4096, 1);
+    sim_add_w(sim, JBOF_CLASS_BEST_EFFORT, 0, 0, 1, JBOF_RW_WRITE, 8192, 128);
+    CHECK_EQ(jbof_sim_run(sim, 1000000000ull), 0);
+    jbof_tenant_stats a;
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), rd, &a), 0);
+    if (a.completed <= 4500 || a.slo_violations >= 400)
+        fprintf(stderr, "171: reader %llu reads, %llu misses (want > 4500, < 400)\n",
+                (unsigned long long)a.completed, (unsigned long long)a.slo_violations);
+    CHECK(a.completed > 4500);
+    CHECK(a.slo_violations < 400);
+    jbof_sim_destroy(sim);
+}
+
 /* section 105: section 76's fast decay beside a deep reserved reader (sweep
  * mix s1-792's shape on the emulated clean dct983 through jbof_sim): a 4 KiB
  * QD-32 reader reserved 400 MiB/s, a 16 KiB QD-32 writer and an 8 KiB QD-64
@@ -3703,6 +3741,7 @@ int main(void)
     test_lc_steer();
     test_shallow_band();
     test_fast_decay_resv();
+    test_resv_rdfull_pace();
     test_fast_decay_resv_deep();
     test_fast_decay_capped();
     test_progress_escape_wake();
