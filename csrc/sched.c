@@ -3045,6 +3045,7 @@ enum { PD_FEW_WAIT = 3 };                           /* qos: ... only while at mo
 enum { PD_SLOW_X = 5 };                             /* qos: ... whose reads take > 5 x the band's ceiling */
 enum { SFQ_LAG_Q4 = 5 };                            /* qos, two buckets: a large head waits while its tag leads by 5/4 quantum per weight (63) */
 enum { OWE_X = 16 };                                /* qos: a member owed > 1/OWE_X of a period's share may mark (173) */
+enum { WPARK_MIN = 32 };                            /* qos: ... and parked by its window >= 32 times in that period (173) */
 static const uint64_t SFQ_BACKLOG_NS = 10000000ull; /* qos, two buckets: queued 10 ms before its tag counts as the least (63) */
 static const uint64_t SFQ_CROSS_NS = 40000000ull;   /* qos, two buckets: the other bucket's members gate a head waiting < 40 ms (68) */
 static const uint64_t DMARK_NS = 10000000ull;      /* qos, two buckets: a depth-bound member's mark lapses after 10 ms (157) */
@@ -3146,6 +3147,7 @@ typedef struct tenant {
     uint32_t p_short;         /* qos: its owed cost (p_owe) is past 1/16 of the last period's share (section 173) */
     int64_t p_owe;            /* qos: its weight's share of the deep members' completed cost less its own, summed over
                                * the periods it was deep in, since it last was not (section 173) */
+    uint32_t wparks;          /* qos: times the round parked it by its window this cost period (section 173) */
     uint64_t wh_until;        /* qos: its writes held until then while IO is in the drive (sections 120, 132) */
 } tenant;
 
@@ -5721,7 +5723,8 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
              * does not mark back) */
             uint64_t fs = mem && wsum ? (uint64_t)((__uint128_t)csum * t->cfg.weight / wsum) : 0;
             t->p_owe = mem ? t->p_owe + (int64_t)fs - (int64_t)dc : 0;
-            t->p_short = mem && t->p_owe * OWE_X > (int64_t)fs;
+            t->p_short = mem && t->p_owe * OWE_X > (int64_t)fs && t->wparks >= WPARK_MIN;
+            t->wparks = 0;
             /* section 104: its speed, bytes completed per ns they spent
              * submitted -- what a depth-bound tenant loses when the drive
              * deepens, and what idling or a phase change does not move */
@@ -6331,6 +6334,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             uint64_t wc = one ? one_win(s) : win_cap(s, t);
             if (t->inflight_cost + h->cost > wc && (one || !__builtin_expect(second_io(s, t, h->cost, wc), 0))) {
                 *waiting = 1; /* parked until one of its own IOs completes */
+                t->wparks += !one;
                 if (!one && h->opcode != JBOF_OP_READ && t->p_qdeep && sfq_member(t) && !t->rated &&
                     (h->cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight || t->p_short))
                     wmark(s, id, 1, now_ns, h->cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight ? 1u : 2u); /* section 163; 173: or it is short of its share */
