@@ -2950,6 +2950,37 @@
  *    x0.5: 294 / 266 (no new mix); x2: 293 / 266 but work s1-506 new; the
  *    lag x0.5: 294 / 267, x2: 294 / 266.  (docs/scheduler-log.md section
  *    163: the census of the 2- and 3-member groups and the forms dropped)
+ *
+ * 173. Section 163's mark judged by the member's own share, not its head's
+ *    size (issue 11, the weights row's rest of the "spin" class; qos, two
+ *    buckets).  Why: where the short member's write costs more than a
+ *    quantum x its weight under the write price (a 32 KiB write on a
+ *    fragmented or slow drive), 163 never lets it mark, and its large-IO
+ *    peer keeps spinning the round while it is parked (s2-268: a 32 KiB
+ *    70%-read mixer at QD 32, 0.267 of its pair beside a QD-2 writer of up
+ *    to 512 KiB).  A one-period share test (section 76's 15/16) is not
+ *    enough: the member the price just slowed is short in the next period
+ *    and marks back, and the pair alternates (the writer took 199 marks to
+ *    the mixer's 921 in s2-268).  The rule: period_fair keeps, per member
+ *    deep >= 7/8 of each period, a ledger p_owe of the cost it was owed --
+ *    its weight's share of the deep members' completed cost less its own
+ *    -- summed over the periods it stayed deep (0 in a period it was not:
+ *    an idle member forfeits its claim, as in SFQ).  A member owed more
+ *    than 1/OWE_X (16) of its period's share at two period ends running,
+ *    and parked by its window at least WPARK_MIN (32) times in the last,
+ *    may take 163's mark with a write head of any size; its mark (dwin 2)
+ *    prices any member whose tag leads its own (not only past section 63's
+ *    lag).  An over-served member's ledger is negative, so it never marks
+ *    back.  Why two period ends: one owed period after the first (s1-506's
+ *    16 KiB writer, 4.2 MB owed at 100 ms) moved a mix near the line out of
+ *    it.  Measured (fast gate, 1000 mixes, main 4154cb7 -> this): seed 1
+ *    293 -> 292 (weights s1-263 fixed), seed 2 266 -> 264 (weights s2-268,
+ *    638 fixed), no mix new on any row, weights violations 754 -> 752 / 651
+ *    -> 645; CI sample 13 -> 13.  Sensitivity: OWE_X x2 (32) the same; x0.5
+ *    (8) slo s2-533 new; WPARK_MIN 16 / 64 the same (the two-period test
+ *    does the work).  Cost: a ledger step per tenant per cost period and a
+ *    counter per window park: bench-sched and --slo within noise (below).
+ *    (docs/scheduler-log.md section 173)
  */
 #include <errno.h>
 #include <stdlib.h>
