@@ -2979,7 +2979,9 @@
  *    -> 645; CI sample 13 -> 13.  Sensitivity: OWE_X x2 (32) the same; x0.5
  *    (8) slo s2-533 new; WPARK_MIN 16 / 64 the same (the two-period test
  *    does the work).  Cost: a ledger step per tenant per cost period and a
- *    counter per window park: bench-sched and --slo within noise (below).
+ *    counter per window park: bench-sched 549.2 / 471.1 -> 549.4 / 471.2,
+ *    --slo 1020.7 / 939.2 -> 1021.8 / 940.2, --big 916.9 / 766.2 -> 917.5 /
+ *    766.8, --bw 948.4 / 803.6 -> 948.5 / 803.7.
  *    (docs/scheduler-log.md section 173)
  */
 #include <errno.h>
