@@ -3672,6 +3672,56 @@ static void test_wmark_price(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 173: s2-268's shape on the emulated sata-ssd, clean: a 32 KiB
+ * 70%-read mixer at QD 32 and a QD-2 writer of 16 KiB / 256 KiB / 512 KiB
+ * (30 / 40 / 30%), both weight 1, beside a 500 us-SLO 4 KiB reader at QD
+ * 2.  The mixer's write head (32 KiB, priced past a quantum on the
+ * write bucket) never takes section 163's mark; owed its share two period
+ * ends running on section 173's ledger, it marks at any head size and the
+ * writer is priced by its spend. */
+static void test_owed_mark(void)
+{
+    jbof_sim *sim = sim_open("sata-ssd", 1);
+    jbof_tenant_cfg t;
+    jbof_tenant_default_cfg(&t);
+    jbof_wl w;
+    memset(&w, 0, sizeof(w));
+    w.nphases = 1;
+    w.phases[0].rw = JBOF_RW_RANDRW;
+    w.phases[0].rwmixread_pct = 70;
+    w.phases[0].iodepth = 32;
+    w.phases[0].nbs = 1;
+    w.phases[0].bs[0] = 32768;
+    w.phases[0].bs_pct[0] = 100;
+    uint32_t a = 999, b = 999, c = 999;
+    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &a), 0);
+    w.phases[0].rw = JBOF_RW_RANDWRITE;
+    w.phases[0].iodepth = 2;
+    w.phases[0].nbs = 3;
+    w.phases[0].bs[0] = 16384;
+    w.phases[0].bs_pct[0] = 30;
+    w.phases[0].bs[1] = 262144;
+    w.phases[0].bs_pct[1] = 40;
+    w.phases[0].bs[2] = 524288;
+    w.phases[0].bs_pct[2] = 30;
+    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &b), 0);
+    w.phases[0].rw = JBOF_RW_RANDREAD;
+    w.phases[0].nbs = 1;
+    w.phases[0].bs[0] = 4096;
+    w.phases[0].bs_pct[0] = 100;
+    t.klass = JBOF_CLASS_LATENCY;
+    t.latency_slo_ns = 500000;
+    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &c), 0);
+    CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
+    jbof_tenant_stats ra, rb;
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), a, &ra), 0);
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), b, &rb), 0);
+    fprintf(stderr, "owed_mark: mixer %llu writer %llu (cost)\n", (unsigned long long)ra.cost_completed,
+            (unsigned long long)rb.cost_completed);
+    CHECK(ra.cost_completed * 100 >= (ra.cost_completed + rb.cost_completed) * 45);
+    jbof_sim_destroy(sim);
+}
+
 int main(void)
 {
     test_validation();
@@ -3730,6 +3780,7 @@ int main(void)
     test_self_signal_writer();
     test_dmark_price();
     test_wmark_price();
+    test_owed_mark();
     test_depth_probe();
     test_depth_pays();
     test_depth_pays_shallow();
