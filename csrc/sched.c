@@ -3051,6 +3051,7 @@ static const uint64_t DPRICE_NS = 20000000ull;     /* qos, two buckets: a member
 static const uint64_t DQUEUED_X = 20;              /* qos, two buckets: marks only if queued >= 95% of the last cost period (157) */
 static const uint32_t CARRY_PEERS = 5;             /* qos, one bucket: a deep emptying keeps its deficit beside >= 5 backlogged (116) */
 static const uint64_t CARRY_EMPTY_X = 10;           /* ... if queued >= 90% of its time: empty time x 10 <= its time (116) */
+static const uint64_t CARRY_QDEEP_X = 40;           /* ... or, in any round, queued >= 1 - 1/40 (97.5%) of the last cost period and short in it (174) */
 static const uint64_t CARRY_HUGE_Q = 64;            /* ... while no member's head costs more than 64 of its quanta (116) */
 static const uint64_t CARRY_WALK_NS = 1000000ull;   /* ... the round walked for such a head at most once per 1 ms (116) */
 enum { FAR_LAG_Q = 32 };                            /* qos, two buckets: a small head with IO in flight waits while its tag leads by 32 quanta per weight (109) */
@@ -3142,6 +3143,7 @@ typedef struct tenant {
     uint32_t p_shallow;       /* qos: ... and it was shallow then: completed cost, queued < 7/8 of it */
     uint32_t p_done;          /* qos: ... and it was there at its end: completed IO in it or has IO now (section 104) */
     uint32_t p_qdeep;         /* qos: ... and it was queued >= 1 - 1/DQUEUED_X of it (section 157) */
+    uint32_t p_qcarry;        /* qos: ... >= 1 - 1/CARRY_QDEEP_X of it and short of its share there (section 174) */
     uint64_t wh_until;        /* qos: its writes held until then while IO is in the drive (sections 120, 132) */
 } tenant;
 
@@ -4407,7 +4409,10 @@ static __attribute__((noinline)) int carry_walk(jbof_sched *s, uint64_t now_ns)
  * CARRY_WALK_NS instead of one per deep emptying) */
 static inline int deep_carry(jbof_sched *s, const tenant *t, uint64_t now_ns)
 {
-    if (s->n_resv_active || s->n_backlogged < CARRY_PEERS || t->q_empty_ns * CARRY_EMPTY_X > now_ns - t->q_added_ns)
+    if (s->n_resv_active)
+        return 0;
+    /* 116's round and queued tests, or section 174's period-queued short member */
+    if (!t->p_qcarry && (s->n_backlogged < CARRY_PEERS || t->q_empty_ns * CARRY_EMPTY_X > now_ns - t->q_added_ns))
         return 0;
     if (!s->carry_ns || now_ns - s->carry_ns >= CARRY_WALK_NS)
         return carry_walk(s, now_ns); /* the round walked for a huge head at most once per CARRY_WALK_NS */
@@ -5710,8 +5715,8 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
                 csum += mem ? dc : 0;
                 continue;
             }
-            if (mem && (__uint128_t)dc * wsum * 16 < (__uint128_t)csum * t->cfg.weight * 15)
-                fair = 0;
+            int shortp = mem && (__uint128_t)dc * wsum * 16 < (__uint128_t)csum * t->cfg.weight * 15;
+            fair &= !shortp;
             /* section 104: its speed, bytes completed per ns they spent
              * submitted -- what a depth-bound tenant loses when the drive
              * deepens, and what idling or a phase change does not move */
@@ -5727,6 +5732,7 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             t->p_speed = speed;
             t->p_shallow = !mem && dc && t->cfg.klass == JBOF_CLASS_BEST_EFFORT && !t->rated;
             t->p_qdeep = (q - t->p_q0) * DQUEUED_X >= len * (DQUEUED_X - 1); /* section 157 */
+            t->p_qcarry = shortp && (q - t->p_q0) * CARRY_QDEEP_X >= len * (CARRY_QDEEP_X - 1); /* section 174 */
             t->p_q0 = q;
             t->p_cost0 = t->st.cost_completed;
         }
