@@ -219,6 +219,10 @@ OPEN: dict[str, set[str]] = {
     # sweep-s2-419 (t0 / t1 0.727 / 0.273 of 0.333 / 0.667) and sweep-s1-159 (t0 / t3 0.905 / 0.095 of
     # 0.750 / 0.250) pass every invariant
     "sweep-s2-419": set(), "sweep-s1-159": set(),
+    # sched.c section 174 (section 116's carry also for a member queued >= 97.5% of the last cost period
+    # and short of its share in it): sweep-s2-508 (t6 0.299 of 0.333) and sweep-s1-643 (t4 0.178 of 0.250)
+    # pass every invariant
+    "sweep-s2-508": set(), "sweep-s1-643": set(),
 }
 
 CI_SEED = 11
