@@ -2950,6 +2950,43 @@
  *    x0.5: 294 / 266 (no new mix); x2: 293 / 266 but work s1-506 new; the
  *    lag x0.5: 294 / 267, x2: 294 / 266.  (docs/scheduler-log.md section
  *    163: the census of the 2- and 3-member groups and the forms dropped)
+ *
+ * 174. Section 116's carry for a member the last cost period shows queued
+ *    and short (issue 11, the weights row; qos, one bucket).  What: a member
+ *    whose queue empties with more than 2 IOs in the drive keeps its
+ *    positive deficit (up to a quantum x its weight, 116's bound, no debt
+ *    kept) also when 116's round and queued tests refuse it -- fewer than
+ *    CARRY_PEERS backlogged, or queued < 90% since its addition -- if it
+ *    was queued >= 1 - 1/CARRY_QDEEP_X (97.5%) of the last closed cost
+ *    period AND short in it by section 76's per-period fair test (a member
+ *    queued >= 7/8 of the period whose completed cost is under 15/16 of
+ *    its weight's share of the members').  No reservation active and 116's
+ *    huge-head walk still apply.  Why: 116 keyed its carry to the round's
+ *    length (a short round's member waits little for its next visit); a
+ *    member the last period measured both backlogged and under-served is
+ *    short by the cost controller's own account, whatever the round's
+ *    length, and its reset deficit sends each depth's next IO to the tail
+ *    again.  period_fair sets p_qcarry once a period (out of line); take's
+ *    inlined test reads one field.  Measured (fast gate, 1000 mixes, main
+ *    4154cb7 = L6 -> this): seed 1 293 -> 292 (weights s1-210, 643 fixed),
+ *    seed 2 266 -> 262 (weights s2-508, 586, 735, 816 fixed), no mix new
+ *    on any row, weights violations 754 -> 751 / 651 -> 648; CI sample 13
+ *    = 13.  Sensitivity: CARRY_QDEEP_X x2 (80, 98.75%): 292 / 264, none
+ *    new; x0.5 (20, 95% -- 157's DQUEUED_X): 294 / 261, s1-515 new (a
+ *    2-member group whose readers outside it carry and take from t0).  The
+ *    under-served condition is needed: without it (p_qcarry from the
+ *    queued test alone, r174's form m2 at 40) seed 2's work row fails
+ *    (s2-376 new).  Not
+ *    the class it was aimed at: none of the 10 one-bucket "DROP" weights
+ *    mixes is among its fixes -- there the short member is queued >= 90%
+ *    since its addition but never >= 95% of one cost period (s2-455: p_qdeep
+ *    0 at all 3032 deep emptyings), and its carry is refused by
+ *    CARRY_PEERS first.  Of the fixes, s1-643's t4 leaves the weights
+ *    group (queued 0.831 of its time with the carry, under narrowing 1's
+ *    90%) rather than reaching its share.  Per IO (callgrind): bench-sched
+ *    549.2 -> 549.9 whole / 471.1 -> 471.7 scheduler, --slo 1020.7 / 939.2
+ *    unchanged.  (docs/scheduler-log.md section 174: the trace and the
+ *    forms m1-m5)
  */
 #include <errno.h>
 #include <stdlib.h>
