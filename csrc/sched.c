@@ -2972,8 +2972,9 @@
  *    seed 2 266 -> 262 (weights s2-508, 586, 735, 816 fixed), no mix new
  *    on any row, weights violations 754 -> 751 / 651 -> 648; CI sample 13
  *    = 13.  Sensitivity: CARRY_QDEEP_X x2 (80, 98.75%): 292 / 264, none
- *    new; x0.5 (20, 95% -- 157's DQUEUED_X): 294 / 261, s1-515 new (a
- *    2-member group whose readers outside it carry and take from t0).  The
+ *    new; x0.5 (20, 95% -- 157's DQUEUED_X): 294 / 261, weights s1-515
+ *    new (a 2-member group whose readers outside it carry and take from
+ *    t0) and s2-868 new.  The
  *    under-served condition is needed: without it (p_qcarry from the
  *    queued test alone, r174's form m2 at 40) seed 2's work row fails
  *    (s2-376 new).  Not
