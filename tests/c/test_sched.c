@@ -1675,6 +1675,69 @@ static void test_deep_carry_huge(void)
         CHECK_EQ(deep_carry_scene(5, behind), behind);
 }
 
+/* Section 174's scene: D (weight 1) is added first with 2 4 KiB reads
+ * queued at 500 ns, then C with 3 and four members A0.. with 4 each, all at
+ * 1000 ns.  Just before tc D's first read goes; it completes at tc, D's
+ * second still queued.  With tc past the 100 ms cost period it closes
+ * there: D, C and the A's were queued all of it, D completed a read and C
+ * nothing, so C was queued >= 1 - 1/CARRY_QDEEP_X of the period and short
+ * of its share by section 76's test.  D's turn takes its second read; C's
+ * turn its 3, and C's queue empties with all 3 in the drive beside 4
+ * backlogged members (section 116 alone refuses the carry); A0's turn
+ * begins; C's 4th read arrives.  Returns 1 when C's deficit carried (its
+ * read goes next), 0 when A0's turn goes on. */
+static int qdeep_carry_scene(uint64_t tc)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    uint32_t d = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    uint32_t c = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    uint32_t a[4];
+    static jbof_io id[2], ic[4], ia[4][4];
+    memset(id, 0, sizeof(id));
+    memset(ic, 0, sizeof(ic));
+    memset(ia, 0, sizeof(ia));
+    jbof_io *out[8];
+    for (int i = 0; i < 2; i++) {
+        id[i] = (jbof_io){.tenant = d, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = 200u + (uint64_t)i};
+        CHECK_EQ(jbof_sched_submit(s, &id[i], 500), 0);
+    }
+    for (int i = 0; i < 4; i++)
+        ic[i] = (jbof_io){.tenant = c, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = 100u + (uint64_t)i};
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(jbof_sched_submit(s, &ic[i], 1000), 0);
+    for (int j = 0; j < 4; j++) {
+        a[j] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+        for (int i = 0; i < 4; i++) {
+            ia[j][i] = (jbof_io){.tenant = a[j], .opcode = JBOF_OP_READ, .length_bytes = 4096,
+                                 .tag = 10u * (uint64_t)j + (uint64_t)i};
+            CHECK_EQ(jbof_sched_submit(s, &ia[j][i], 1000), 0);
+        }
+    }
+    CHECK_EQ(jbof_sched_dispatch(s, tc - 50000, out, 1), 1);
+    CHECK(out[0] == &id[0]);
+    CHECK_EQ(jbof_sched_complete(s, &id[0], tc, 0), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, tc + 10000, out, 4), 4);
+    CHECK(out[0] == &id[1] && out[1] == &ic[0] && out[2] == &ic[1] && out[3] == &ic[2]);
+    CHECK_EQ(jbof_sched_dispatch(s, tc + 10000, out, 1), 1);
+    CHECK(out[0] == &ia[0][0]);
+    CHECK_EQ(jbof_sched_submit(s, &ic[3], tc + 20000), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, tc + 20000, out, 1), 1);
+    int carried = out[0] == &ic[3];
+    CHECK(carried || out[0] == &ia[0][1]);
+    jbof_sched_destroy(s);
+    return carried;
+}
+
+/* sched.c section 174: section 116's carry is also kept for a member queued
+ * >= 97.5% of the last closed cost period and short of its weight's share
+ * in it, beside fewer than CARRY_PEERS backlogged members.  With no period
+ * closed yet (tc 90 ms) C's deficit is reset as before (116's refusal). */
+static void test_qdeep_carry(void)
+{
+    CHECK_EQ(qdeep_carry_scene(90000000ull), 0);
+    CHECK_EQ(qdeep_carry_scene(100001000ull), 1);
+}
+
 /* section 39: section 18's progress credit (a tenant with nothing in the
  * drive that has sent nothing for 50 ms goes on credit) waits 85 ms while
  * the tenant still owes for the last one.  A weight-1 1 MiB writer at QD 4
@@ -3752,6 +3815,7 @@ int main(void)
     test_earned_head_join();
     test_deep_carry();
     test_deep_carry_huge();
+    test_qdeep_carry();
     test_resv_one_bucket();
     test_progress_debt();
     test_resv_lead();
