@@ -3229,9 +3229,10 @@ static jbof_sim *sim_open(const char *preset, int clean)
     return sim;
 }
 
-/* a tenant of one fixed-size phase in a jbof_sim run (weight and SLO: sim_add_w) */
-static uint32_t sim_add_w(jbof_sim *sim, uint32_t klass, uint64_t reserve, uint64_t slo, uint32_t weight, uint32_t rw,
-                          uint32_t bs, uint32_t qd)
+/* a tenant of one fixed-size phase in a jbof_sim run, readpct its rwmixread_pct for the mixed kinds
+ * (weight and SLO: sim_add_w) */
+static uint32_t sim_add_m(jbof_sim *sim, uint32_t klass, uint64_t reserve, uint64_t slo, uint32_t weight, uint32_t rw,
+                          uint32_t readpct, uint32_t bs, uint32_t qd)
 {
     jbof_tenant_cfg t;
     jbof_tenant_default_cfg(&t);
@@ -3243,6 +3244,7 @@ static uint32_t sim_add_w(jbof_sim *sim, uint32_t klass, uint64_t reserve, uint6
     memset(&w, 0, sizeof(w));
     w.nphases = 1;
     w.phases[0].rw = rw;
+    w.phases[0].rwmixread_pct = readpct;
     w.phases[0].iodepth = qd;
     w.phases[0].nbs = 1;
     w.phases[0].bs[0] = bs;
@@ -3250,6 +3252,12 @@ static uint32_t sim_add_w(jbof_sim *sim, uint32_t klass, uint64_t reserve, uint6
     uint32_t id = 999;
     CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &id), 0);
     return id;
+}
+
+static uint32_t sim_add_w(jbof_sim *sim, uint32_t klass, uint64_t reserve, uint64_t slo, uint32_t weight, uint32_t rw,
+                          uint32_t bs, uint32_t qd)
+{
+    return sim_add_m(sim, klass, reserve, slo, weight, rw, 0, bs, qd);
 }
 
 static uint32_t sim_add(jbof_sim *sim, uint32_t klass, uint64_t reserve, uint32_t rw, uint32_t bs, uint32_t qd)
@@ -3701,29 +3709,8 @@ static void test_wmark_price(void)
 {
     jbof_sim *sim = sim_open("dct983", 1);
     uint32_t a = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 131072, 8);
-    jbof_tenant_cfg t;
-    jbof_tenant_default_cfg(&t);
-    t.weight = 2;
-    jbof_wl w;
-    memset(&w, 0, sizeof(w));
-    w.nphases = 1;
-    w.phases[0].rw = JBOF_RW_RW;
-    w.phases[0].rwmixread_pct = 50;
-    w.phases[0].iodepth = 32;
-    w.phases[0].nbs = 1;
-    w.phases[0].bs[0] = 4096;
-    w.phases[0].bs_pct[0] = 100;
-    uint32_t b = 999;
-    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &b), 0);
-    w.phases[0].rw = JBOF_RW_RANDRW;
-    w.phases[0].rwmixread_pct = 90;
-    w.phases[0].iodepth = 1;
-    w.phases[0].bs[0] = 8192;
-    t.klass = JBOF_CLASS_LATENCY;
-    t.latency_slo_ns = 1000000;
-    t.weight = 8;
-    uint32_t c = 999;
-    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &c), 0);
+    uint32_t b = sim_add_m(sim, JBOF_CLASS_BEST_EFFORT, 0, 0, 2, JBOF_RW_RW, 50, 4096, 32);
+    sim_add_m(sim, JBOF_CLASS_LATENCY, 0, 1000000, 8, JBOF_RW_RANDRW, 90, 8192, 1);
     CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
     jbof_tenant_stats ra, rb;
     CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), a, &ra), 0);
@@ -3745,20 +3732,14 @@ static void test_wmark_price(void)
 static void test_owed_mark(void)
 {
     jbof_sim *sim = sim_open("sata-ssd", 1);
+    uint32_t a = sim_add_m(sim, JBOF_CLASS_BEST_EFFORT, 0, 0, 1, JBOF_RW_RANDRW, 70, 32768, 32);
     jbof_tenant_cfg t;
     jbof_tenant_default_cfg(&t);
     jbof_wl w;
     memset(&w, 0, sizeof(w));
     w.nphases = 1;
-    w.phases[0].rw = JBOF_RW_RANDRW;
-    w.phases[0].rwmixread_pct = 70;
-    w.phases[0].iodepth = 32;
-    w.phases[0].nbs = 1;
-    w.phases[0].bs[0] = 32768;
-    w.phases[0].bs_pct[0] = 100;
-    uint32_t a = 999, b = 999, c = 999;
-    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &a), 0);
     w.phases[0].rw = JBOF_RW_RANDWRITE;
+    w.phases[0].rwmixread_pct = 70;
     w.phases[0].iodepth = 2;
     w.phases[0].nbs = 3;
     w.phases[0].bs[0] = 16384;
@@ -3767,14 +3748,9 @@ static void test_owed_mark(void)
     w.phases[0].bs_pct[1] = 40;
     w.phases[0].bs[2] = 524288;
     w.phases[0].bs_pct[2] = 30;
+    uint32_t b = 999;
     CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &b), 0);
-    w.phases[0].rw = JBOF_RW_RANDREAD;
-    w.phases[0].nbs = 1;
-    w.phases[0].bs[0] = 4096;
-    w.phases[0].bs_pct[0] = 100;
-    t.klass = JBOF_CLASS_LATENCY;
-    t.latency_slo_ns = 500000;
-    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &c), 0);
+    sim_add_m(sim, JBOF_CLASS_LATENCY, 0, 500000, 1, JBOF_RW_RANDREAD, 70, 4096, 2);
     CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
     jbof_tenant_stats ra, rb;
     CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), a, &ra), 0);
