@@ -6466,9 +6466,12 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             if (t->inflight_cost + h->cost > wc && (one || !__builtin_expect(second_io(s, t, h->cost, wc), 0))) {
                 *waiting = 1; /* parked until one of its own IOs completes */
                 t->wparks += !one;
-                if (!one && h->opcode != JBOF_OP_READ && t->p_qdeep && sfq_member(t) && !t->rated &&
-                    (h->cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight || t->p_short))
-                    wmark(s, id, 1, now_ns, h->cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight ? 1u : 2u); /* section 163; 173: or it is short of its share */
+                if (!one && h->opcode != JBOF_OP_READ && t->p_qdeep && sfq_member(t) && !t->rated) {
+                    /* section 163: a head within a quantum; 173: or it is short of its share */
+                    uint32_t how = h->cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight ? 1u : t->p_short ? 2u : 0u;
+                    if (how)
+                        wmark(s, id, 1, now_ns, how);
+                }
                 park_on_round(s, l, id, t);
                 continue;
             }

@@ -747,10 +747,7 @@ static void test_wbuf_drain_pace(void)
         }
         t += 10000000; /* past the slow writes' stops and the write bucket's debt */
         uint64_t gap = wbuf_pace_gap(s, &w[k], &t, 5000000); /* a pace moves the next one past its bytes */
-        if (held)
-            CHECK(gap >= 1000000);
-        else
-            CHECK(gap <= 700000);
+        CHECK(held ? gap >= 1000000 : gap <= 700000);
         jbof_sched_destroy(s);
     }
 }
@@ -966,10 +963,7 @@ static void test_wbuf_full_large_own_base(void)
          * one ~4 ms; unpaced it goes at once */
         t += 30000000;
         uint64_t gap = wbuf_pace_gap(s, &w[k], &t, 20000000); /* a pace moves the next one past its bytes */
-        if (miss)
-            CHECK(gap >= 2000000);
-        else
-            CHECK(gap <= 1000000);
+        CHECK(miss ? gap >= 2000000 : gap <= 1000000);
         jbof_sched_destroy(s);
     }
 }
