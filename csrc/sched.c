@@ -3260,7 +3260,8 @@ typedef struct tenant {
                                * the periods it was deep in, since it last was not (section 173) */
     uint32_t p_owed1;         /* qos: owed past 1/OWE_X at the last period's end too (section 173) */
     uint32_t wparks;          /* qos: times the round parked it by its window this cost period (section 173) */
-    uint32_t p_qcarry;        /* qos: ... >= 1 - 1/CARRY_QDEEP_X of it and short of its share there (section 174) */
+    uint32_t p_qcarry;        /* qos: ... >= 1 - 1/CARRY_QDEEP_X of it and short of its share there (section 174),
+                               * or owed (p_owe) past 1/OWE_X at its end and the one before (section 181) */
     uint64_t wh_until;        /* qos: its writes held until then while IO is in the drive (sections 120, 132) */
 } tenant;
 
@@ -5853,6 +5854,7 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             t->p_owe = mem ? t->p_owe + (int64_t)fs - (int64_t)dc : 0;
             uint32_t owed = mem && t->p_owe * OWE_X > (int64_t)fs;
             t->p_short = owed && t->p_owed1 && t->wparks >= WPARK_MIN;
+            uint32_t owed2 = owed && t->p_owed1; /* section 181 */
             t->p_owed1 = owed;
             t->wparks = 0;
             /* section 104: its speed, bytes completed per ns they spent
@@ -5870,7 +5872,9 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             t->p_speed = speed;
             t->p_shallow = !mem && dc && t->cfg.klass == JBOF_CLASS_BEST_EFFORT && !t->rated;
             t->p_qdeep = (q - t->p_q0) * DQUEUED_X >= len * (DQUEUED_X - 1); /* section 157 */
-            t->p_qcarry = shortp && (q - t->p_q0) * CARRY_QDEEP_X >= len * (CARRY_QDEEP_X - 1); /* section 174 */
+            /* section 174, or section 181: owed past 1/OWE_X at this period's
+             * end and the last (173's ledger) */
+            t->p_qcarry = (shortp && (q - t->p_q0) * CARRY_QDEEP_X >= len * (CARRY_QDEEP_X - 1)) || owed2;
             t->p_q0 = q;
             t->p_cost0 = t->st.cost_completed;
         }
