@@ -3164,6 +3164,7 @@ static const uint64_t DQUEUED_X = 20;              /* qos, two buckets: marks on
 static const uint32_t CARRY_PEERS = 5;             /* qos, one bucket: a deep emptying keeps its deficit beside >= 5 backlogged (116) */
 static const uint64_t CARRY_EMPTY_X = 10;           /* ... if queued >= 90% of its time: empty time x 10 <= its time (116) */
 static const uint64_t CARRY_QDEEP_X = 40;           /* ... or, in any round, queued >= 1 - 1/40 (97.5%) of the last cost period and short in it (174) */
+static const uint32_t CARRY_OWE_PEERS = 2;        /* ... or owed by 173's ledger at two period ends beside >= 2 backlogged (181) */
 static const uint64_t CARRY_HUGE_Q = 64;            /* ... while no member's head costs more than 64 of its quanta (116) */
 static const uint64_t CARRY_WALK_NS = 1000000ull;   /* ... the round walked for such a head at most once per 1 ms (116) */
 enum { FAR_LAG_Q = 32 };                            /* qos, two buckets: a small head with IO in flight waits while its tag leads by 32 quanta per weight (109) */
@@ -3260,8 +3261,8 @@ typedef struct tenant {
                                * the periods it was deep in, since it last was not (section 173) */
     uint32_t p_owed1;         /* qos: owed past 1/OWE_X at the last period's end too (section 173) */
     uint32_t wparks;          /* qos: times the round parked it by its window this cost period (section 173) */
-    uint32_t p_qcarry;        /* qos: ... >= 1 - 1/CARRY_QDEEP_X of it and short of its share there (section 174),
-                               * or owed (p_owe) past 1/OWE_X at its end and the one before (section 181) */
+    uint32_t p_qcarry;        /* qos: ... >= 1 - 1/CARRY_QDEEP_X of it and short of its share there (section 174) */
+    uint32_t p_owec;          /* qos: owed (p_owe) past 1/OWE_X at the last period's end and the one before (section 181) */
     uint64_t wh_until;        /* qos: its writes held until then while IO is in the drive (sections 120, 132) */
 } tenant;
 
@@ -4530,7 +4531,8 @@ static inline int deep_carry(jbof_sched *s, const tenant *t, uint64_t now_ns)
     if (s->n_resv_active)
         return 0;
     /* 116's round and queued tests, or section 174's period-queued short member */
-    if (!t->p_qcarry && (s->n_backlogged < CARRY_PEERS || t->q_empty_ns * CARRY_EMPTY_X > now_ns - t->q_added_ns))
+    if (!t->p_qcarry && (s->n_backlogged < CARRY_PEERS || t->q_empty_ns * CARRY_EMPTY_X > now_ns - t->q_added_ns) &&
+        (!t->p_owec || s->n_backlogged < CARRY_OWE_PEERS)) /* section 181: owed by 173's ledger, a round of 3 */
         return 0;
     if (!s->carry_ns || now_ns - s->carry_ns >= CARRY_WALK_NS)
         return carry_walk(s, now_ns); /* the round walked for a huge head at most once per CARRY_WALK_NS */
@@ -5854,7 +5856,7 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             t->p_owe = mem ? t->p_owe + (int64_t)fs - (int64_t)dc : 0;
             uint32_t owed = mem && t->p_owe * OWE_X > (int64_t)fs;
             t->p_short = owed && t->p_owed1 && t->wparks >= WPARK_MIN;
-            uint32_t owed2 = owed && t->p_owed1; /* section 181 */
+            t->p_owec = owed && t->p_owed1; /* section 181 */
             t->p_owed1 = owed;
             t->wparks = 0;
             /* section 104: its speed, bytes completed per ns they spent
@@ -5872,9 +5874,7 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             t->p_speed = speed;
             t->p_shallow = !mem && dc && t->cfg.klass == JBOF_CLASS_BEST_EFFORT && !t->rated;
             t->p_qdeep = (q - t->p_q0) * DQUEUED_X >= len * (DQUEUED_X - 1); /* section 157 */
-            /* section 174, or section 181: owed past 1/OWE_X at this period's
-             * end and the last (173's ledger) */
-            t->p_qcarry = (shortp && (q - t->p_q0) * CARRY_QDEEP_X >= len * (CARRY_QDEEP_X - 1)) || owed2;
+            t->p_qcarry = shortp && (q - t->p_q0) * CARRY_QDEEP_X >= len * (CARRY_QDEEP_X - 1); /* section 174 */
             t->p_q0 = q;
             t->p_cost0 = t->st.cost_completed;
         }

@@ -1732,6 +1732,77 @@ static void test_qdeep_carry(void)
     CHECK_EQ(qdeep_carry_scene(100001000ull), 1);
 }
 
+/* Section 181's scene: qdeep_carry_scene's members and first period (it
+ * closes at tc1 = 100.001 ms with C queued all of it and owed its share:
+ * D completed a read, C nothing).  After it D's turn takes its second read,
+ * C's turn its 3 (its queue empties), A0's turn its first read; C's 4th read
+ * arrives gap ns later, and A0's read completes at tc2 = 200.002 ms, closing
+ * the second period: A0 completed a read, C nothing, so C is short again,
+ * but queued only 1 - gap / 100 ms of it -- under section 174's 97.5%.  Past
+ * tc2 C's 4th read goes and C's queue empties with all 4 in the drive beside
+ * 4 backlogged members (section 116 refuses); C's 5th read arrives.  Returns
+ * 1 when C's deficit carried (its read goes next), 0 when A0's turn goes
+ * on. */
+static int owe_carry_scene(uint64_t gap)
+{
+    const uint64_t tc1 = 100001000ull, tc2 = 200002000ull;
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    uint32_t d = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    uint32_t c = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    uint32_t a[4];
+    static jbof_io id[2], ic[5], ia[4][4];
+    memset(id, 0, sizeof(id));
+    memset(ic, 0, sizeof(ic));
+    memset(ia, 0, sizeof(ia));
+    jbof_io *out[8];
+    for (int i = 0; i < 2; i++) {
+        id[i] = (jbof_io){.tenant = d, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = 200u + (uint64_t)i};
+        CHECK_EQ(jbof_sched_submit(s, &id[i], 500), 0);
+    }
+    for (int i = 0; i < 5; i++)
+        ic[i] = (jbof_io){.tenant = c, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = 100u + (uint64_t)i};
+    for (int i = 0; i < 3; i++)
+        CHECK_EQ(jbof_sched_submit(s, &ic[i], 1000), 0);
+    for (int j = 0; j < 4; j++) {
+        a[j] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+        for (int i = 0; i < 4; i++) {
+            ia[j][i] = (jbof_io){.tenant = a[j], .opcode = JBOF_OP_READ, .length_bytes = 4096,
+                                 .tag = 10u * (uint64_t)j + (uint64_t)i};
+            CHECK_EQ(jbof_sched_submit(s, &ia[j][i], 1000), 0);
+        }
+    }
+    CHECK_EQ(jbof_sched_dispatch(s, tc1 - 50000, out, 1), 1);
+    CHECK(out[0] == &id[0]);
+    CHECK_EQ(jbof_sched_complete(s, &id[0], tc1, 0), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, tc1 + 10000, out, 4), 4);
+    CHECK(out[0] == &id[1] && out[1] == &ic[0] && out[2] == &ic[1] && out[3] == &ic[2]);
+    CHECK_EQ(jbof_sched_dispatch(s, tc1 + 10000, out, 1), 1);
+    CHECK(out[0] == &ia[0][0]);
+    CHECK_EQ(jbof_sched_submit(s, &ic[3], tc1 + gap), 0);
+    CHECK_EQ(jbof_sched_complete(s, &ia[0][0], tc2, 0), 0);
+    int n = jbof_sched_dispatch(s, tc2 + 10000, out, 1);
+    CHECK_EQ(n, 1);
+    CHECK(out[0] == &ic[3]);
+    CHECK_EQ(jbof_sched_submit(s, &ic[4], tc2 + 20000), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, tc2 + 20000, out, 1), 1);
+    int carried = out[0] == &ic[4];
+    CHECK(carried || out[0] == &ia[0][1]);
+    jbof_sched_destroy(s);
+    return carried;
+}
+
+/* sched.c section 181: section 116's carry is also kept for a member
+ * section 173's ledger shows owed past 1/OWE_X of its share at two period
+ * ends running, beside fewer than CARRY_PEERS backlogged members and
+ * queued under section 174's 97.5% of the last period (5 ms of it empty).
+ * Empty 20 ms of it (queued under 7/8: not deep) C forfeits its ledger and
+ * its deficit is reset. */
+static void test_owe_carry(void)
+{
+    CHECK_EQ(owe_carry_scene(5000000ull), 1);
+    CHECK_EQ(owe_carry_scene(20000000ull), 0);
+}
+
 /* section 39: section 18's progress credit (a tenant with nothing in the
  * drive that has sent nothing for 50 ms goes on credit) waits 85 ms while
  * the tenant still owes for the last one.  A weight-1 1 MiB writer at QD 4
@@ -3790,6 +3861,7 @@ int main(void)
     test_deep_carry();
     test_deep_carry_huge();
     test_qdeep_carry();
+    test_owe_carry();
     test_resv_one_bucket();
     test_progress_debt();
     test_resv_lead();
