@@ -3202,9 +3202,8 @@ static const uint64_t DMARK_NS = 10000000ull;      /* qos, two buckets: a depth-
 static const uint64_t DPRICE_NS = 20000000ull;     /* qos, two buckets: a member that took < 20 ms ago is priced by the mark (157) */
 static const uint64_t DQUEUED_X = 20;              /* qos, two buckets: marks only if queued >= 95% of the last cost period (157) */
 static const uint32_t CARRY_PEERS = 5;             /* qos, one bucket: a deep emptying keeps its deficit beside >= 5 backlogged (116) */
-static const uint64_t CARRY_EMPTY_X = 10;           /* ... if queued >= 90% of its time: empty time x 10 <= its time (116) */
+static const uint64_t CARRY_EMPTY_X = 10;           /* ... if queued >= 90% of its time: empty time x 10 <= its time (116), or owed (181) */
 static const uint64_t CARRY_QDEEP_X = 40;           /* ... or, in any round, queued >= 1 - 1/40 (97.5%) of the last cost period and short in it (174) */
-static const uint32_t CARRY_OWE_PEERS = 2;        /* ... or owed by 173's ledger at two period ends beside >= 2 backlogged (181) */
 static const uint64_t CARRY_HUGE_Q = 64;            /* ... while no member's head costs more than 64 of its quanta (116) */
 static const uint64_t CARRY_WALK_NS = 1000000ull;   /* ... the round walked for such a head at most once per 1 ms (116) */
 enum { FAR_LAG_Q = 32 };                            /* qos, two buckets: a small head with IO in flight waits while its tag leads by 32 quanta per weight (109) */
@@ -4571,8 +4570,9 @@ static inline int deep_carry(jbof_sched *s, const tenant *t, uint64_t now_ns)
     if (s->n_resv_active)
         return 0;
     /* 116's round and queued tests, or section 174's period-queued short member */
-    if (!t->p_qcarry && (s->n_backlogged < CARRY_PEERS || t->q_empty_ns * CARRY_EMPTY_X > now_ns - t->q_added_ns) &&
-        (!t->p_owec || s->n_backlogged < CARRY_OWE_PEERS)) /* section 181: owed by 173's ledger, a round of 3 */
+    /* section 181: 116's queued test, or owed on 173's ledger at two period ends */
+    if (!t->p_qcarry &&
+        (s->n_backlogged < CARRY_PEERS || (t->q_empty_ns * CARRY_EMPTY_X > now_ns - t->q_added_ns && !t->p_owec)))
         return 0;
     if (!s->carry_ns || now_ns - s->carry_ns >= CARRY_WALK_NS)
         return carry_walk(s, now_ns); /* the round walked for a huge head at most once per CARRY_WALK_NS */
