@@ -5819,6 +5819,30 @@ static inline uint64_t queued_upto(const tenant *t, uint64_t now_ns)
     return last - t->q_added_ns - t->q_empty_ns;
 }
 
+/* section 180: is member t owed past 1/OWE_X of a whole period's share
+ * right now -- its closed periods' ledger (173's p_owe) plus the open
+ * period's part over the members queued >= 7/8 of it so far (period_fair's
+ * test, read live), the open period's share scaled to a whole period --
+ * with exactly one other such member (157's price is a pair's)? */
+static __attribute__((noinline)) int live_owed(const jbof_sched *s, const tenant *t, uint64_t now_ns)
+{
+    uint64_t len = now_ns - s->cost.period_start_ns, wsum = 0, csum = 0, n = 0;
+    if (!s->cost.cfg.learn || !len || (queued_upto(t, now_ns) - t->p_q0) * 8 < len * 7)
+        return 0;
+    for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
+        const tenant *u = s->t[i];
+        if (u && u->cfg.klass == JBOF_CLASS_BEST_EFFORT && !u->rated && (queued_upto(u, now_ns) - u->p_q0) * 8 >= len * 7) {
+            wsum += u->cfg.weight;
+            csum += u->st.cost_completed - u->p_cost0;
+            n++;
+        }
+    }
+    if (!wsum || n != 2)
+        return 0;
+    int64_t fs = (int64_t)((__uint128_t)csum * t->cfg.weight / wsum), dc = (int64_t)(t->st.cost_completed - t->p_cost0);
+    return (__int128)(t->p_owe + fs - dc) * OWE_X * (int64_t)len > (__int128)fs * (int64_t)s->cost.cfg.period_ns;
+}
+
 /* section 76: the cost period ending now kept the weights -- every
  * best-effort tenant without a limit or reservation queued >= 7/8 of the
  * period got >= 15/16 of its weight's share of the cost those tenants
@@ -6466,9 +6490,12 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             if (t->inflight_cost + h->cost > wc && (one || !__builtin_expect(second_io(s, t, h->cost, wc), 0))) {
                 *waiting = 1; /* parked until one of its own IOs completes */
                 t->wparks += !one;
-                if (!one && h->opcode != JBOF_OP_READ && t->p_qdeep && sfq_member(t) && !t->rated) {
-                    /* section 163: a head within a quantum; 173: or it is short of its share */
-                    uint32_t how = h->cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight ? 1u : t->p_short ? 2u : 0u;
+                if (!one && h->opcode != JBOF_OP_READ && sfq_member(t) && !t->rated) {
+                    /* section 163: a head within a quantum; 173: or it is short of its share
+                     * (two period ends); 180: or owed now, the open period read live */
+                    uint32_t how = !t->p_qdeep ? 0u : h->cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight ? 1u : t->p_short ? 2u : 0u;
+                    if (!how && live_owed(s, t, now_ns))
+                        how = 2;
                     if (how)
                         wmark(s, id, 1, now_ns, how);
                 }
