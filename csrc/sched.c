@@ -3060,6 +3060,48 @@
  *    549.2 -> 549.9 whole / 471.1 -> 471.7 scheduler, --slo 1020.7 / 939.2
  *    unchanged.  (docs/scheduler-log.md section 174: the trace and the
  *    forms m1-m5)
+ *
+ * 180. Section 173's owed test read on the open cost period, for a pair
+ *    (issue 11, the weights row's SPIN class; qos, two buckets; amends
+ *    157, 163 and 173).  Why: 173's ledger speaks only at period ends, and
+ *    only after two owed ones, so a window-parked member with a head past
+ *    its quantum cannot mark before 200 ms -- while its large-IO peer
+ *    spins the round unpriced (s1-323, fragmented SATA: a 16 KiB QD-32
+ *    writer beside a 16-128 KiB QD-128 writer; s2-738, clean SATA: a 32 KiB
+ *    QD-64 writer beside an 8 KiB / 256 KiB QD-4 writer).  Traced on main
+ *    4e329d7, neither of 157's time bounds lets the over-served member
+ *    through once the mark exists: DMARK_NS never lapses (the parked member
+ *    re-marks within a millisecond) and every turn of the priced member
+ *    under the mark is priced (DPRICE_NS: 0 unpriced of 907 in s1-323).
+ *    The share is lost before the mark: the first two periods, which on
+ *    s1-323 completed 418 of the run's ~560 MB of cost at 0.27 / 0.32 for
+ *    the short writer (0.70 / 0.67 after, marked); s2-738's 0.15 / 0.15
+ *    (0.70 after).  The rule: when the round parks a best-effort unrated
+ *    member by its window with a write head neither 163 nor 173 lets mark,
+ *    it marks (dwin 2, 173's any-lead price) if it is owed NOW: p_owe plus
+ *    the open period's part -- its weight's share of the completed cost of
+ *    the members queued >= 7/8 of the open period so far (period_fair's
+ *    membership, read live), less its own -- past 1/OWE_X of a WHOLE
+ *    period's share (the open period's scaled by period_ns / elapsed; so
+ *    nothing can mark in a period's first 1/OWE_X, and early noise must be
+ *    large to count), and it is one of exactly two such members.  The mark
+ *    is re-tested at each park, so it stops when the ledger is paid.  Why
+ *    a pair: 157's price moves tokens from the priced member to the marked
+ *    one, which is only the over-served one in a pair; with any number of
+ *    members the live mark of a workload-rate-bound 16 KiB writer (deep
+ *    only in its first period) moved s11-35's reader 0.307 -> 0.285 (the
+ *    CI sample) and edges s1-833, s2-939 went out.  No new constant: OWE_X
+ *    (173) and period_fair's 7/8.  Measured (fast gate, 1000 mixes, main
+ *    4e329d7 -> this): seed 1 291 -> 290 (weights s1-323 fixed, 0.386 ->
+ *    0.500), seed 2 259 -> 258 (weights s2-738 fixed, 0.433 -> 0.496), no
+ *    mix new on any row, weights violations 748 -> 746 / 641 -> 639; CI
+ *    sample 13 -> 13 (every row equal).  Sensitivity: OWE_X in this test
+ *    x0.5 (8) or x2 (32): the same fixes, and s1-506 new in work and
+ *    weights (its 16 KiB writer's per-period share swings 0.20-0.90 on
+ *    main, 0.483 of a 0.45 line over the run; 12 live marks at 24-96 ms
+ *    move it either way); a fixed 1/8-period floor instead of the scaling:
+ *    the same rows at 1/8, s1-506 new at 1/4 and 1/16.
+ *    (docs/scheduler-log.md section 180: the trace and the forms a-f)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -3259,6 +3301,7 @@ typedef struct tenant {
     int64_t p_owe;            /* qos: its weight's share of the deep members' completed cost less its own, summed over
                                * the periods it was deep in, since it last was not (section 173) */
     uint32_t p_owed1;         /* qos: owed past 1/OWE_X at the last period's end too (section 173) */
+    uint32_t lv_owed;         /* qos: owed now on the open period, as last summed (section 180) */
     uint32_t wparks;          /* qos: times the round parked it by its window this cost period (section 173) */
     uint32_t p_qcarry;        /* qos: ... >= 1 - 1/CARRY_QDEEP_X of it and short of its share there (section 174) */
     uint64_t wh_until;        /* qos: its writes held until then while IO is in the drive (sections 120, 132) */
@@ -3298,6 +3341,8 @@ struct jbof_sched {
     uint64_t dsp0[2];         /* section 157: ... less the current one's part: its dspent() when it was marked */
     uint64_t dmark_ns[2];     /* section 157: ... when it was last marked */
     uint32_t dwin[2];         /* section 163: the mark on k is a window-bound member's */
+    uint64_t lv_ns;           /* section 180: when the open period's deep members were last summed, */
+    uint32_t lv_n;            /* ... and how many */
     uint32_t cost_or;         /* every IO cost ever submitted, OR'ed: a bound on each (q-hot: 116's walk skipped) */
     uint64_t win_per_weight_x256; /* total_slots * slot_bytes / active_weight, x256 */
     uint32_t win_shift;       /* qos: in-flight windows scaled by 2^win_shift (section 10) */
@@ -5824,23 +5869,35 @@ static inline uint64_t queued_upto(const tenant *t, uint64_t now_ns)
  * period's part over the members queued >= 7/8 of it so far (period_fair's
  * test, read live), the open period's share scaled to a whole period --
  * with exactly one other such member (157's price is a pair's)? */
-static __attribute__((noinline)) int live_owed(const jbof_sched *s, const tenant *t, uint64_t now_ns)
+static __attribute__((noinline)) int live_owed(jbof_sched *s, const tenant *t, uint64_t now_ns)
 {
-    uint64_t len = now_ns - s->cost.period_start_ns, wsum = 0, csum = 0, n = 0;
-    if (!s->cost.cfg.learn || !len || (queued_upto(t, now_ns) - t->p_q0) * 8 < len * 7)
-        return 0;
-    for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
-        const tenant *u = s->t[i];
-        if (u && u->cfg.klass == JBOF_CLASS_BEST_EFFORT && !u->rated && (queued_upto(u, now_ns) - u->p_q0) * 8 >= len * 7) {
-            wsum += u->cfg.weight;
-            csum += u->st.cost_completed - u->p_cost0;
-            n++;
-        }
+    uint64_t len = now_ns - s->cost.period_start_ns;
+    if (now_ns - s->lv_ns >= DMARK_NS) {
+        /* at most one walk per DMARK_NS (a mark's life), for every member */
+        uint64_t wsum = 0, csum = 0;
+        uint32_t n = 0;
+        for (int pass = 0; pass < 2; pass++)
+            for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
+                tenant *u = s->t[i];
+                if (!u)
+                    continue;
+                int mem = s->cost.cfg.learn && len && u->cfg.klass == JBOF_CLASS_BEST_EFFORT && !u->rated &&
+                          (queued_upto(u, now_ns) - u->p_q0) * 8 >= len * 7;
+                uint64_t dc = u->st.cost_completed - u->p_cost0;
+                if (!pass) {
+                    wsum += mem ? u->cfg.weight : 0;
+                    csum += mem ? dc : 0;
+                    n += (uint32_t)mem;
+                    continue;
+                }
+                int64_t fs = mem ? (int64_t)((__uint128_t)csum * u->cfg.weight / wsum) : 0;
+                u->lv_owed = mem && n == 2 &&
+                             (__int128)(u->p_owe + fs - (int64_t)dc) * OWE_X * (int64_t)len > (__int128)fs * (int64_t)s->cost.cfg.period_ns;
+            }
+        s->lv_ns = now_ns;
+        s->lv_n = n;
     }
-    if (!wsum || n != 2)
-        return 0;
-    int64_t fs = (int64_t)((__uint128_t)csum * t->cfg.weight / wsum), dc = (int64_t)(t->st.cost_completed - t->p_cost0);
-    return (__int128)(t->p_owe + fs - dc) * OWE_X * (int64_t)len > (__int128)fs * (int64_t)s->cost.cfg.period_ns;
+    return (int)t->lv_owed;
 }
 
 /* section 76: the cost period ending now kept the weights -- every
@@ -5879,6 +5936,7 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             t->p_short = owed && t->p_owed1 && t->wparks >= WPARK_MIN;
             t->p_owed1 = owed;
             t->wparks = 0;
+            s->lv_ns = 0; /* section 180: a new open period, summed afresh */
             /* section 104: its speed, bytes completed per ns they spent
              * submitted -- what a depth-bound tenant loses when the drive
              * deepens, and what idling or a phase change does not move */
@@ -6494,7 +6552,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
                     /* section 163: a head within a quantum; 173: or it is short of its share
                      * (two period ends); 180: or owed now, the open period read live */
                     uint32_t how = !t->p_qdeep ? 0u : h->cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight ? 1u : t->p_short ? 2u : 0u;
-                    if (!how && live_owed(s, t, now_ns))
+                    if (!how && (s->lv_n == 2 || now_ns - s->lv_ns >= DMARK_NS) && live_owed(s, t, now_ns))
                         how = 2;
                     if (how)
                         wmark(s, id, 1, now_ns, how);
