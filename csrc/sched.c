@@ -2843,6 +2843,9 @@
  *    --bw =.
  *    (sections 136 and 148 of docs/scheduler-log.md: the price and the
  *    cross-bucket walk; section 157: measurements and sensitivity)
+ *    Section 180: once a mark exists neither DMARK_NS nor DPRICE_NS lets
+ *    the spinning member through (traced); a mark may also come from a
+ *    window-parked member owed on the open period, in a pair.
  *
  * 159. Section 37's full-buffer test for a large write against its own
  *    size's unloaded time, unless the SLO tenant misses behind large IOs
@@ -2950,6 +2953,8 @@
  *    x0.5: 294 / 266 (no new mix); x2: 293 / 266 but work s1-506 new; the
  *    lag x0.5: 294 / 267, x2: 294 / 266.  (docs/scheduler-log.md section
  *    163: the census of the 2- and 3-member groups and the forms dropped)
+ *    Sections 173 and 180 let a larger write head mark (owed on the
+ *    ledger; 180: on the open period, in a pair).
  *
  * 171. A reservation larger than the whole write pace keeps to it while
  *    the SLO reader waits on programs (issue 11, qos, two buckets; the slo
@@ -3021,7 +3026,9 @@
  *    counter per window park: bench-sched 549.2 / 471.1 -> 549.4 / 471.2,
  *    --slo 1020.7 / 939.2 -> 1021.8 / 940.2, --big 916.9 / 766.2 -> 917.5 /
  *    766.8, --bw 948.4 / 803.6 -> 948.5 / 803.7.
- *    (docs/scheduler-log.md section 173)
+ *    (docs/scheduler-log.md section 173)  Section 180 reads the ledger on
+ *    the open period as well, for a pair: two period ends are 200 ms in
+ *    which the short member of s1-323 / s2-738 lost its share.
  *
  * 174. Section 116's carry for a member the last cost period shows queued
  *    and short (issue 11, the weights row; qos, one bucket).  What: a member
@@ -3064,44 +3071,50 @@
  * 180. Section 173's owed test read on the open cost period, for a pair
  *    (issue 11, the weights row's SPIN class; qos, two buckets; amends
  *    157, 163 and 173).  Why: 173's ledger speaks only at period ends, and
- *    only after two owed ones, so a window-parked member with a head past
- *    its quantum cannot mark before 200 ms -- while its large-IO peer
+ *    only after two owed ones, so a window-parked member with a write head
+ *    past its quantum cannot mark before 200 ms, while its large-IO peer
  *    spins the round unpriced (s1-323, fragmented SATA: a 16 KiB QD-32
  *    writer beside a 16-128 KiB QD-128 writer; s2-738, clean SATA: a 32 KiB
  *    QD-64 writer beside an 8 KiB / 256 KiB QD-4 writer).  Traced on main
  *    4e329d7, neither of 157's time bounds lets the over-served member
- *    through once the mark exists: DMARK_NS never lapses (the parked member
- *    re-marks within a millisecond) and every turn of the priced member
- *    under the mark is priced (DPRICE_NS: 0 unpriced of 907 in s1-323).
- *    The share is lost before the mark: the first two periods, which on
- *    s1-323 completed 418 of the run's ~560 MB of cost at 0.27 / 0.32 for
- *    the short writer (0.70 / 0.67 after, marked); s2-738's 0.15 / 0.15
- *    (0.70 after).  The rule: when the round parks a best-effort unrated
+ *    through once a mark exists: DMARK_NS never lapses (the parked member
+ *    re-marks within a millisecond) and DPRICE_NS exempts none of the
+ *    priced member's turns under the mark (s1-323: 907 turns, 490 earned
+ *    the spend, 417 waited, 0 unpriced).  The share is lost before the
+ *    first mark: s1-323's short writer took 0.27 and 0.32 of the pair's
+ *    cost in the first two periods (440 MB, most of the run's cost: the
+ *    drive is fastest then), 0.70 and 0.67 once marked; s2-738's 0.15 and
+ *    0.15, then 0.70.  The rule: when the round parks a best-effort unrated
  *    member by its window with a write head neither 163 nor 173 lets mark,
- *    it marks (dwin 2, 173's any-lead price) if it is owed NOW: p_owe plus
- *    the open period's part -- its weight's share of the completed cost of
- *    the members queued >= 7/8 of the open period so far (period_fair's
- *    membership, read live), less its own -- past 1/OWE_X of a WHOLE
- *    period's share (the open period's scaled by period_ns / elapsed; so
- *    nothing can mark in a period's first 1/OWE_X, and early noise must be
- *    large to count), and it is one of exactly two such members.  The mark
- *    is re-tested at each park, so it stops when the ledger is paid.  Why
- *    a pair: 157's price moves tokens from the priced member to the marked
- *    one, which is only the over-served one in a pair; with any number of
- *    members the live mark of a workload-rate-bound 16 KiB writer (deep
- *    only in its first period) moved s11-35's reader 0.307 -> 0.285 (the
- *    CI sample) and edges s1-833, s2-939 went out.  No new constant: OWE_X
- *    (173) and period_fair's 7/8.  Measured (fast gate, 1000 mixes, main
- *    4e329d7 -> this): seed 1 291 -> 290 (weights s1-323 fixed, 0.386 ->
- *    0.500), seed 2 259 -> 258 (weights s2-738 fixed, 0.433 -> 0.496), no
- *    mix new on any row, weights violations 748 -> 746 / 641 -> 639; CI
- *    sample 13 -> 13 (every row equal).  Sensitivity: OWE_X in this test
- *    x0.5 (8) or x2 (32): the same fixes, and s1-506 new in work and
- *    weights (its 16 KiB writer's per-period share swings 0.20-0.90 on
- *    main, 0.483 of a 0.45 line over the run; 12 live marks at 24-96 ms
- *    move it either way); a fixed 1/8-period floor instead of the scaling:
- *    the same rows at 1/8, s1-506 new at 1/4 and 1/16.
- *    (docs/scheduler-log.md section 180: the trace and the forms a-f)
+ *    it marks (dwin 2, 173's any-lead price) if it is owed NOW (lv_owed):
+ *    p_owe plus the open period's part -- its weight's share of the cost
+ *    completed by the members queued >= 7/8 of the open period so far
+ *    (period_fair's membership, read live), less its own -- past 1/OWE_X of
+ *    a WHOLE period's share (the open period's scaled by period_ns /
+ *    elapsed: nothing can mark in a period's first 1/OWE_X, and early noise
+ *    must be large to count), and it is one of exactly two such members.
+ *    The members are summed once per DMARK_NS (a mark's life) for all of
+ *    them, and afresh at each period end, not per park.  A mark is re-won
+ *    at each park, so it stops when the ledger is paid.  Why a pair: 157's
+ *    price moves tokens from the priced member to the marked one, and only
+ *    in a pair is the priced one the over-served one; for any number of
+ *    members a workload-rate-bound 16 KiB writer (deep only in its first
+ *    period) marked and moved s11-35's reader 0.307 -> 0.285 (the CI
+ *    sample), and edges s1-833 and s2-939 went out.  No new constant:
+ *    OWE_X (173), period_fair's 7/8, DMARK_NS (157).  Measured (fast gate,
+ *    1000 mixes, main 4e329d7 -> this): seed 1 291 -> 290 (weights s1-323
+ *    fixed, 0.386 -> 0.500), seed 2 259 -> 258 (weights s2-738 fixed, 0.433
+ *    -> 0.494), no mix new on any row, weights violations 748 -> 746 / 641
+ *    -> 639; CI sample 13 -> 13, every row equal.  Sensitivity: the walk
+ *    interval x0.5 / x2 (5 / 20 ms): the same mixes, CI 13; OWE_X in this
+ *    test x2 (32): the same; x0.5 (8): the same fixes and s1-506 new in
+ *    work and weights -- a mix whose 16 KiB writer's per-period share
+ *    swings 0.20-0.90 on main (0.483 over the run, line 0.45), moved either
+ *    way by a dozen first-period marks (also by a fixed 1/4- or 1/16-period
+ *    floor instead of the scaling).  Cost: a call per such park while the
+ *    pair holds or the sums are stale, one walk per DMARK_NS: bench-sched
+ *    550.0 / 471.9 (=), --slo 1021.8 / 940.3 -> 1027.6 / 946.1 (the
+ *    per-park walk was +25.7).  (docs/scheduler-log.md section 180)
  */
 #include <errno.h>
 #include <stdlib.h>
