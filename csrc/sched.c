@@ -3094,7 +3094,8 @@
  *    elapsed: nothing can mark in a period's first 1/OWE_X, and early noise
  *    must be large to count), and it is one of exactly two such members.
  *    The members are summed once per DMARK_NS (a mark's life) for all of
- *    them, and afresh at each period end, not per park.  A mark is re-won
+ *    them (the walk stops at a third: no pair), and afresh at each period
+ *    end, not per park.  A mark is re-won
  *    at each park, so it stops when the ledger is paid.  Why a pair: 157's
  *    price moves tokens from the priced member to the marked one, and only
  *    in a pair is the priced one the over-served one; for any number of
@@ -3112,9 +3113,10 @@
  *    swings 0.20-0.90 on main (0.483 over the run, line 0.45), moved either
  *    way by a dozen first-period marks (also by a fixed 1/4- or 1/16-period
  *    floor instead of the scaling).  Cost: a call per such park while the
- *    pair holds or the sums are stale, one walk per DMARK_NS: bench-sched
- *    550.0 / 471.9 (=), --slo 1021.8 / 940.3 -> 1027.6 / 946.1 (the
- *    per-park walk was +25.7).  (docs/scheduler-log.md section 180)
+ *    pair holds or the sums are stale, one walk per DMARK_NS that stops at
+ *    a third deep member: bench-sched 550.0 / 471.9 (=), --slo 1021.8 /
+ *    940.3 -> 1026.2 / 944.7 (+4.4; the per-park walk was +25.7), --big
+ *    and --bw unchanged.  (docs/scheduler-log.md section 180)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -5889,7 +5891,7 @@ static __attribute__((noinline)) int live_owed(jbof_sched *s, const tenant *t, u
         /* at most one walk per DMARK_NS (a mark's life), for every member */
         uint64_t wsum = 0, csum = 0;
         uint32_t n = 0;
-        for (int pass = 0; pass < 2; pass++)
+        for (int pass = 0; pass < 2 && n <= 2; pass++)
             for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
                 tenant *u = s->t[i];
                 if (!u)
@@ -5901,6 +5903,8 @@ static __attribute__((noinline)) int live_owed(jbof_sched *s, const tenant *t, u
                     wsum += mem ? u->cfg.weight : 0;
                     csum += mem ? dc : 0;
                     n += (uint32_t)mem;
+                    if (n > 2)
+                        break; /* no pair: lv_owed is read only under lv_n == 2 */
                     continue;
                 }
                 int64_t fs = mem ? (int64_t)((__uint128_t)csum * u->cfg.weight / wsum) : 0;
@@ -5910,7 +5914,7 @@ static __attribute__((noinline)) int live_owed(jbof_sched *s, const tenant *t, u
         s->lv_ns = now_ns;
         s->lv_n = n;
     }
-    return (int)t->lv_owed;
+    return s->lv_n == 2 && t->lv_owed;
 }
 
 /* section 76: the cost period ending now kept the weights -- every
