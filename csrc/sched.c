@@ -2846,6 +2846,9 @@
  *    --bw =.
  *    (sections 136 and 148 of docs/scheduler-log.md: the price and the
  *    cross-bucket walk; section 157: measurements and sensitivity)
+ *    Section 180: once a mark exists neither DMARK_NS nor DPRICE_NS lets
+ *    the spinning member through (traced); a mark may also come from a
+ *    window-parked member owed on the open period, in a pair.
  *
  * 159. Section 37's full-buffer test for a large write against its own
  *    size's unloaded time, unless the SLO tenant misses behind large IOs
@@ -2953,6 +2956,8 @@
  *    x0.5: 294 / 266 (no new mix); x2: 293 / 266 but work s1-506 new; the
  *    lag x0.5: 294 / 267, x2: 294 / 266.  (docs/scheduler-log.md section
  *    163: the census of the 2- and 3-member groups and the forms dropped)
+ *    Sections 173 and 180 let a larger write head mark (owed on the
+ *    ledger; 180: on the open period, in a pair).
  *
  * 171. A reservation larger than the whole write pace keeps to it while
  *    the SLO reader waits on programs (issue 11, qos, two buckets; the slo
@@ -3024,7 +3029,9 @@
  *    counter per window park: bench-sched 549.2 / 471.1 -> 549.4 / 471.2,
  *    --slo 1020.7 / 939.2 -> 1021.8 / 940.2, --big 916.9 / 766.2 -> 917.5 /
  *    766.8, --bw 948.4 / 803.6 -> 948.5 / 803.7.
- *    (docs/scheduler-log.md section 173)
+ *    (docs/scheduler-log.md section 173)  Section 180 reads the ledger on
+ *    the open period as well, for a pair: two period ends are 200 ms in
+ *    which the short member of s1-323 / s2-738 lost its share.
  *
  * 174. Section 116's carry for a member the last cost period shows queued
  *    and short (issue 11, the weights row; qos, one bucket).  What: a member
@@ -3099,6 +3106,56 @@
  *    with CARRY_PEERS waived and stayed at 0.252 of 0.333 -- it is bound by
  *    its depth over its latency, not by the round.
  *    (docs/scheduler-log.md section 181)
+ *
+ * 180. Section 173's owed test read on the open cost period, for a pair
+ *    (issue 11, the weights row's SPIN class; qos, two buckets; amends
+ *    157, 163 and 173).  Why: 173's ledger speaks only at period ends, and
+ *    only after two owed ones, so a window-parked member with a write head
+ *    past its quantum cannot mark before 200 ms, while its large-IO peer
+ *    spins the round unpriced (s1-323, fragmented SATA: a 16 KiB QD-32
+ *    writer beside a 16-128 KiB QD-128 writer; s2-738, clean SATA: a 32 KiB
+ *    QD-64 writer beside an 8 KiB / 256 KiB QD-4 writer).  Traced on main
+ *    4e329d7, neither of 157's time bounds lets the over-served member
+ *    through once a mark exists: DMARK_NS never lapses (the parked member
+ *    re-marks within a millisecond) and DPRICE_NS exempts none of the
+ *    priced member's turns under the mark (s1-323: 907 turns, 490 earned
+ *    the spend, 417 waited, 0 unpriced).  The share is lost before the
+ *    first mark: s1-323's short writer took 0.27 and 0.32 of the pair's
+ *    cost in the first two periods (440 MB, most of the run's cost: the
+ *    drive is fastest then), 0.70 and 0.67 once marked; s2-738's 0.15 and
+ *    0.15, then 0.70.  The rule: when the round parks a best-effort unrated
+ *    member by its window with a write head neither 163 nor 173 lets mark,
+ *    it marks (dwin 2, 173's any-lead price) if it is owed NOW (lv_owed):
+ *    p_owe plus the open period's part -- its weight's share of the cost
+ *    completed by the members queued >= 7/8 of the open period so far
+ *    (period_fair's membership, read live), less its own -- past 1/OWE_X of
+ *    a WHOLE period's share (the open period's scaled by period_ns /
+ *    elapsed: nothing can mark in a period's first 1/OWE_X, and early noise
+ *    must be large to count), and it is one of exactly two such members.
+ *    The members are summed once per DMARK_NS (a mark's life) for all of
+ *    them (the walk stops at a third: no pair), and afresh at each period
+ *    end, not per park.  A mark is re-won
+ *    at each park, so it stops when the ledger is paid.  Why a pair: 157's
+ *    price moves tokens from the priced member to the marked one, and only
+ *    in a pair is the priced one the over-served one; for any number of
+ *    members a workload-rate-bound 16 KiB writer (deep only in its first
+ *    period) marked and moved s11-35's reader 0.307 -> 0.285 (the CI
+ *    sample), and edges s1-833 and s2-939 went out.  No new constant:
+ *    OWE_X (173), period_fair's 7/8, DMARK_NS (157).  Measured (fast gate,
+ *    1000 mixes, main 4e329d7 -> this): seed 1 291 -> 290 (weights s1-323
+ *    fixed, 0.386 -> 0.500), seed 2 259 -> 258 (weights s2-738 fixed, 0.433
+ *    -> 0.494), no mix new on any row, weights violations 748 -> 746 / 641
+ *    -> 639; CI sample 13 -> 13, every row equal.  Sensitivity: the walk
+ *    interval x0.5 / x2 (5 / 20 ms): the same mixes, CI 13; OWE_X in this
+ *    test x2 (32): the same; x0.5 (8): the same fixes and s1-506 new in
+ *    work and weights -- a mix whose 16 KiB writer's per-period share
+ *    swings 0.20-0.90 on main (0.483 over the run, line 0.45), moved either
+ *    way by a dozen first-period marks (also by a fixed 1/4- or 1/16-period
+ *    floor instead of the scaling).  Cost: a call per such park while the
+ *    pair holds or the sums are stale, one walk per DMARK_NS that stops at
+ *    a third deep member: bench-sched 550.0 / 471.9 (=), --slo 1021.8 /
+ *    940.3 -> 1026.2 / 944.7 (+4.4; the per-park walk was +25.7), --big
+ *    and --bw unchanged.  (docs/scheduler-log.md section 180)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -3298,6 +3355,7 @@ typedef struct tenant {
     int64_t p_owe;            /* qos: its weight's share of the deep members' completed cost less its own, summed over
                                * the periods it was deep in, since it last was not (section 173) */
     uint32_t p_owed1;         /* qos: owed past 1/OWE_X at the last period's end too (section 173) */
+    uint32_t lv_owed;         /* qos: owed now on the open period, as last summed (section 180) */
     uint32_t wparks;          /* qos: times the round parked it by its window this cost period (section 173) */
     uint32_t p_qcarry;        /* qos: ... >= 1 - 1/CARRY_QDEEP_X of it and short of its share there (section 174) */
     uint32_t p_owec;          /* qos: owed (p_owe) past 1/OWE_X at the last period's end and the one before (section 181) */
@@ -3338,6 +3396,8 @@ struct jbof_sched {
     uint64_t dsp0[2];         /* section 157: ... less the current one's part: its dspent() when it was marked */
     uint64_t dmark_ns[2];     /* section 157: ... when it was last marked */
     uint32_t dwin[2];         /* section 163: the mark on k is a window-bound member's */
+    uint64_t lv_ns;           /* section 180: when the open period's deep members were last summed, */
+    uint32_t lv_n;            /* ... and how many */
     uint32_t cost_or;         /* every IO cost ever submitted, OR'ed: a bound on each (q-hot: 116's walk skipped) */
     uint64_t win_per_weight_x256; /* total_slots * slot_bytes / active_weight, x256 */
     uint32_t win_shift;       /* qos: in-flight windows scaled by 2^win_shift (section 10) */
@@ -5861,6 +5921,44 @@ static inline uint64_t queued_upto(const tenant *t, uint64_t now_ns)
     return last - t->q_added_ns - t->q_empty_ns;
 }
 
+/* section 180: is member t owed past 1/OWE_X of a whole period's share
+ * right now -- its closed periods' ledger (173's p_owe) plus the open
+ * period's part over the members queued >= 7/8 of it so far (period_fair's
+ * test, read live), the open period's share scaled to a whole period --
+ * with exactly one other such member (157's price is a pair's)? */
+static __attribute__((noinline)) int live_owed(jbof_sched *s, const tenant *t, uint64_t now_ns)
+{
+    uint64_t len = now_ns - s->cost.period_start_ns;
+    if (now_ns - s->lv_ns >= DMARK_NS) {
+        /* at most one walk per DMARK_NS (a mark's life), for every member */
+        uint64_t wsum = 0, csum = 0;
+        uint32_t n = 0;
+        for (int pass = 0; pass < 2 && n <= 2; pass++)
+            for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
+                tenant *u = s->t[i];
+                if (!u)
+                    continue;
+                int mem = s->cost.cfg.learn && len && u->cfg.klass == JBOF_CLASS_BEST_EFFORT && !u->rated &&
+                          (queued_upto(u, now_ns) - u->p_q0) * 8 >= len * 7;
+                uint64_t dc = u->st.cost_completed - u->p_cost0;
+                if (!pass) {
+                    wsum += mem ? u->cfg.weight : 0;
+                    csum += mem ? dc : 0;
+                    n += (uint32_t)mem;
+                    if (n > 2)
+                        break; /* no pair: lv_owed is read only under lv_n == 2 */
+                    continue;
+                }
+                int64_t fs = mem ? (int64_t)((__uint128_t)csum * u->cfg.weight / wsum) : 0;
+                u->lv_owed = mem && n == 2 &&
+                             (__int128)(u->p_owe + fs - (int64_t)dc) * OWE_X * (int64_t)len > (__int128)fs * (int64_t)s->cost.cfg.period_ns;
+            }
+        s->lv_ns = now_ns;
+        s->lv_n = n;
+    }
+    return s->lv_n == 2 && t->lv_owed;
+}
+
 /* section 76: the cost period ending now kept the weights -- every
  * best-effort tenant without a limit or reservation queued >= 7/8 of the
  * period got >= 15/16 of its weight's share of the cost those tenants
@@ -5898,6 +5996,7 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             t->p_owec = owed && t->p_owed1; /* section 181 */
             t->p_owed1 = owed;
             t->wparks = 0;
+            s->lv_ns = 0; /* section 180: a new open period, summed afresh */
             /* section 104: its speed, bytes completed per ns they spent
              * submitted -- what a depth-bound tenant loses when the drive
              * deepens, and what idling or a phase change does not move */
@@ -6509,9 +6608,12 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
             if (t->inflight_cost + h->cost > wc && (one || !__builtin_expect(second_io(s, t, h->cost, wc), 0))) {
                 *waiting = 1; /* parked until one of its own IOs completes */
                 t->wparks += !one;
-                if (!one && h->opcode != JBOF_OP_READ && t->p_qdeep && sfq_member(t) && !t->rated) {
-                    /* section 163: a head within a quantum; 173: or it is short of its share */
-                    uint32_t how = h->cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight ? 1u : t->p_short ? 2u : 0u;
+                if (!one && h->opcode != JBOF_OP_READ && sfq_member(t) && !t->rated) {
+                    /* section 163: a head within a quantum; 173: or it is short of its share
+                     * (two period ends); 180: or owed now, the open period read live */
+                    uint32_t how = !t->p_qdeep ? 0u : h->cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight ? 1u : t->p_short ? 2u : 0u;
+                    if (!how && (s->lv_n == 2 || now_ns - s->lv_ns >= DMARK_NS) && live_owed(s, t, now_ns))
+                        how = 2;
                     if (how)
                         wmark(s, id, 1, now_ns, how);
                 }

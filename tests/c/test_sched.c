@@ -3843,6 +3843,45 @@ static void test_owed_mark(void)
     CHECK(ca * 100 >= (ca + cb) * 45);
 }
 
+/* section 180: s1-323's shape on the emulated sata-ssd, fragmented: a 16
+ * KiB writer at QD 32 and a QD-128 writer of 16 / 32 / 128 KiB (21 / 43 /
+ * 36%), both weight 1, beside a 1 ms-SLO 4 KiB reader at QD 2.  The small
+ * writer's head (16 KiB, past a quantum on this drive) never takes section
+ * 163's mark, and section 173's ledger speaks only at the second period
+ * end; the first 200 ms, the drive's fastest, are where the large writer
+ * took 0.7 of the pair.  Owed on the open period read live, the small
+ * writer marks from the first period on. */
+static void test_live_owed(void)
+{
+    jbof_sim *sim = sim_open("sata-ssd", 0);
+    uint32_t a = sim_add_w(sim, JBOF_CLASS_BEST_EFFORT, 0, 0, 1, JBOF_RW_WRITE, 16384, 32);
+    jbof_tenant_cfg t;
+    jbof_tenant_default_cfg(&t);
+    jbof_wl w;
+    memset(&w, 0, sizeof(w));
+    w.nphases = 1;
+    w.phases[0].rw = JBOF_RW_WRITE;
+    w.phases[0].iodepth = 128;
+    w.phases[0].nbs = 3;
+    w.phases[0].bs[0] = 16384;
+    w.phases[0].bs_pct[0] = 21;
+    w.phases[0].bs[1] = 32768;
+    w.phases[0].bs_pct[1] = 43;
+    w.phases[0].bs[2] = 131072;
+    w.phases[0].bs_pct[2] = 36;
+    uint32_t b = 999;
+    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &b), 0);
+    sim_add_w(sim, JBOF_CLASS_LATENCY, 0, 1000000, 1, JBOF_RW_RANDREAD, 4096, 2);
+    CHECK_EQ(jbof_sim_run(sim, 200000000ull), 0);
+    jbof_tenant_stats ra, rb;
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), a, &ra), 0);
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), b, &rb), 0);
+    fprintf(stderr, "live_owed: small / mixed writer cost %llu / %llu\n", (unsigned long long)ra.cost_completed,
+            (unsigned long long)rb.cost_completed);
+    CHECK(ra.cost_completed * 100 >= (ra.cost_completed + rb.cost_completed) * 45);
+    jbof_sim_destroy(sim);
+}
+
 int main(void)
 {
     test_validation();
@@ -3904,6 +3943,7 @@ int main(void)
     test_dmark_price();
     test_wmark_price();
     test_owed_mark();
+    test_live_owed();
     test_depth_probe();
     test_depth_pays();
     test_depth_pays_shallow();
