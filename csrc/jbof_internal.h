@@ -274,9 +274,6 @@ enum {
 #define CTL_SHALLOW_BIG_NS 100000000ull   /* 3d: ... not within 100 ms of an IO > 128 KiB */
 enum { CTL_SHALLOW_BAND_X = 3 };           /* 3d: reads judged against 3 x their 2-deep latency */
 /* ctl.c 3c: the SLO tenants' tail window and the steered ceiling's steps */
-#ifndef CTL_LC_MEM_N_DEF
-#define CTL_LC_MEM_N_DEF 2048
-#endif
 #define CTL_LC_WIN_NS 50000000ull      /* a window closes after 50 ms ... */
 #define CTL_LC_WIN_MAX_NS 200000000ull /* ... with >= CTL_LC_WIN_MIN samples, or is dropped after 200 ms */
 enum {
@@ -284,7 +281,7 @@ enum {
     CTL_LC_TAIL_DIV = 100, /* the tail: more than 1 sample in 100 */
     CTL_LC_AI_DIV = 4,     /* a good window relaxes the ceiling by cap / 4 (SLO / 8) */
     CTL_LC_MAX_X4 = 6,     /* ... up to cap x 6/4 (SLO x 3/4) */
-    CTL_LC_MEM_N = CTL_LC_MEM_N_DEF /* lc_mem_n / lc_mem_over halve past this many completions */
+    CTL_LC_MEM_N = 2048    /* sched.c 169: the remembered tail (lc_mem_*) halves past this many completions */
 };
 void ctl_window_roll(ctl_state *c, uint64_t now_ns);
 void ctl_base_sample(ctl_state *c, uint64_t lat_ns, uint64_t now_ns);

@@ -2926,8 +2926,6 @@
 
 #include "jbof_internal.h"
 
-
-
 enum {
     MAX_TENANTS_LIMIT = 4096,
     MAX_SQ_DEPTH = 65536,
@@ -2955,6 +2953,9 @@ enum { UNDERFILL_IOS = 2 };                         /* qos: fewer IOs left in th
 enum { DEBT_BUCKETS = 8 };                          /* qos: debt past which reservations keep to their window (12) */
 enum { SLO_IO_FLOOR = 32768 };                      /* qos: window charge per in-flight IO beside an SLO (section 32) */
 enum { SECOND_IO_X = 2 };                           /* qos: a window under this x the head's cost lets a second IO go (section 162) */
+enum { GROW_TAIL_DIV = 200 };                       /* qos: window room grows while the SLO tail misses <= 1 in this (169) */
+enum { GROW_LC_X = 2 };                             /* ... the SLO tenants' EWMA under target_cap_ns / this (169) */
+enum { GROW_DRAIN_DIV = 2 };                        /* ... the drive's in-flight cost drained within target_cap_ns / this (169) */
 static const uint64_t STARVE_NS = 10000000ull;      /* qos: 10 ms held by the bucket with nothing in flight (section 9) */
 static const uint64_t LENT_W_BACKOFF_NS = 1000000000ull; /* qos: no lent writes for 1 s after a slow one (section 14) */
 static const uint64_t PROGRESS_NS = 50000000ull;    /* qos, one bucket: 50 ms without a dispatch, nothing in flight (18) */
@@ -3055,9 +3056,9 @@ typedef struct tenant {
     uint32_t slot_allowed;
     uint64_t win_cap;         /* qos: in-flight window, valid while win_gen == the scheduler's */
     uint64_t win_gen;
-    uint64_t grow_extra;      /* section 160: window room grown past its configured window beside an SLO tenant */
-    uint64_t grow_ns;         /* section 160: when it last grew */
-    uint32_t grow_epoch;      /* section 160: grow_extra counts while equal to the scheduler's */
+    uint64_t grow_extra;      /* section 169: window room grown past its configured window beside an SLO tenant */
+    uint64_t grow_ns;         /* section 169: when it last grew */
+    uint32_t grow_epoch;      /* section 169: grow_extra counts while equal to the scheduler's */
     uint64_t last_take_ns;    /* qos: last dispatch (section 18's progress bound) */
     uint64_t big_ns;          /* qos: when its last large IO went beside an SLO (section 41) */
     uint64_t drain_ns;        /* qos, one bucket: its queue emptied with IO in the drive (section 23; 0: no) */
@@ -3157,8 +3158,8 @@ struct jbof_sched {
     uint32_t win_shift;       /* qos: in-flight windows scaled by 2^win_shift (section 10) */
     uint64_t win_changed_ns;  /* last change of win_shift */
     uint64_t win_gen;         /* bumped whenever a window's inputs change (tenants' win_cap caches) */
-    uint32_t grow_epoch;      /* section 160: bumped (all grow_extra void) when the drive leaves the band's floor */
-    uint32_t grow_any;        /* section 160: some tenant's grow_extra counts */
+    uint32_t grow_epoch;      /* section 169: bumped (all grow_extra void) when the drive leaves the band's floor */
+    uint32_t grow_any;        /* section 169: some tenant's grow_extra counts */
     uint64_t due_ns;          /* a completion at or past this runs complete_due (section 6) */
     uint64_t due_other_ns;    /* ... the part of it that is not the controller's evaluation */
     uint32_t inflight_ios;
@@ -5871,115 +5872,44 @@ static inline int second_io(const jbof_sched *s, const tenant *t, uint64_t hc, u
            sfq_member(t);
 }
 
-/* section 160: beside an SLO tenant (section 10's windows held at their
- * configured size), t whose own window binds -- its head h does not fit --
- * while the drive is below its band (SLOWSTART) gets room for h past its
- * window, at most one IO per WIN_STEP_NS and up to 2^WIN_SHIFT_MAX x its
- * configured window; no large IO (section 41 owns their depth).  The room
- * goes when the drive leaves the band's floor (complete_due).  Out of line:
- * called only where t would be parked for window room. */
-#ifndef LCG_C32
-#define LCG_C32 0
-#endif
-#ifndef LCG_RESET
-#define LCG_RESET 0
-#endif
-#ifndef LCG_X
-#define LCG_X 2
-#endif
-#ifndef LCG_LO
-#define LCG_LO 0
-#endif
-#ifndef LCG_NORATED
-#define LCG_NORATED 1
-#endif
-#ifndef LCG_DRAIN
-#define LCG_DRAIN 2
-#endif
-#ifndef LCG_SMALL
-#define LCG_SMALL 1
-#endif
-#ifndef LCG_TAIL
-#define LCG_TAIL 0
-#endif
-#ifndef LCG_VS
-#define LCG_VS 0
-#endif
-#ifndef LCG_MAXS
-#define LCG_MAXS WIN_SHIFT_MAX
-#endif
-#ifndef LCG_SHARE
-#define LCG_SHARE 0
-#endif
-#ifndef LCG_BUDGET
-#define LCG_BUDGET 200
-#endif
-#ifndef LCG_BUDGET_ALL
-#define LCG_BUDGET_ALL 1
-#endif
-#ifndef LCG_FIT
-#define LCG_FIT 0
-#endif
-#ifndef LCG_WPACE
-#define LCG_WPACE 0
-#endif
-#ifndef LCG_WSLOW
-#define LCG_WSLOW 0
-#endif
-#ifndef LCG_MISS
-#define LCG_MISS 2
-#endif
-#ifndef LCG_STEP
-#define LCG_STEP WIN_STEP_NS
-#endif
+/* section 169: may t, a member whose own window w binds beside an SLO
+ * tenant (its head h does not fit; section 10 holds w at its configured
+ * size there), send h on room grown past w?  While the drive is below its
+ * band (SLOWSTART), at most one IO per WIN_STEP_NS, up to 2^WIN_SHIFT_MAX x
+ * w, not a rated or latency-critical tenant's, not a large IO (section 41's;
+ * nor one of CTL_NORMALIZE_BYTES or more), the SLO tenants' EWMA under
+ * target_cap_ns / GROW_LC_X, the drive's in-flight cost with h drained
+ * within target_cap_ns / GROW_DRAIN_DIV at min(rate, measured rate); and
+ * only while the SLO tenants' own tail has room: no miss past the SLO in
+ * ctl.c 3c's open window, and at most 1 in GROW_TAIL_DIV over its
+ * remembered windows.  The room goes when the drive leaves SLOWSTART
+ * (complete_due).  Out of line: called only where t would be parked. */
 static __attribute__((noinline)) int lc_grow(jbof_sched *s, tenant *t, const jbof_io *h, uint64_t now_ns)
 {
-    if (s->ctl.state != JBOF_CTL_SLOWSTART || now_ns - t->grow_ns < LCG_STEP || t->cfg.klass == JBOF_CLASS_LATENCY ||
-        big_large(s, t, h))
+    const ctl_state *c = &s->ctl;
+    if (c->state != JBOF_CTL_SLOWSTART || now_ns - t->grow_ns < WIN_STEP_NS || t->cfg.klass == JBOF_CLASS_LATENCY ||
+        t->rated || h->length_bytes >= CTL_NORMALIZE_BYTES || big_large(s, t, h))
         return 0;
-    if (LCG_SMALL && h->length_bytes >= CTL_NORMALIZE_BYTES)
+    /* the SLO tenants' tail: a miss in the open window, or past half the
+     * p99's 1 in 100 over the remembered ones */
+    if (c->lc_over_slo || (uint64_t)c->lc_mem_over * GROW_TAIL_DIV > c->lc_mem_n + c->lc_n)
         return 0;
-    if (LCG_TAIL && s->ctl.target_cap_ns && s->ctl.steer_ns <= s->ctl.target_cap_ns)
-        return 0;
-    if (LCG_SHARE && (t->inflight_cost + h->cost) * s->active_weight > s->inflight_cost * t->cfg.weight)
-        return 0;
-    if (LCG_VS && t->vs > s->vs_now)
-        return 0;
-    if (LCG_NORATED && t->rated)
-        return 0;
-    if (LCG_DRAIN && s->ctl.target_cap_ns) {
-        uint64_t r = s->ctl.rate_cost_bps;
-        if (s->ctl.meas_rate_cost_bps && s->ctl.meas_rate_cost_bps < r)
-            r = s->ctl.meas_rate_cost_bps;
-        if ((s->inflight_cost + h->cost) * 4000000000ull > r * (s->ctl.target_cap_ns * LCG_DRAIN))
+    if (c->target_cap_ns) { /* (0 for an instant between a QD-1 tenant's IOs) */
+        uint64_t r = c->rate_cost_bps;
+        if (c->meas_rate_cost_bps && c->meas_rate_cost_bps < r)
+            r = c->meas_rate_cost_bps;
+        if (c->ewma_lc_ns * GROW_LC_X >= c->target_cap_ns ||
+            (s->inflight_cost + h->cost) * GROW_DRAIN_DIV * JBOF_NS_PER_S > r * c->target_cap_ns)
             return 0;
     }
-    if (h->opcode != JBOF_OP_READ) {
-        if (LCG_WPACE && s->w_rate_bps)
-            return 0;
-        if (LCG_WSLOW && ((s->w_slow_ns && now_ns < s->w_slow_ns + LCG_WSLOW) || (s->w_rdfull_ns && now_ns < s->w_rdfull_ns + LCG_WSLOW)))
-            return 0;
-    }
-    if (LCG_MISS && (LCG_MISS >= 2 || h->opcode != JBOF_OP_READ) && (LCG_MISS == 3 ? s->ctl.lc_over_3q : s->ctl.lc_over_slo))
-        return 0;
-    if (LCG_BUDGET && (LCG_BUDGET_ALL || h->opcode != JBOF_OP_READ) &&
-        (uint64_t)(s->ctl.lc_mem_over + s->ctl.lc_over_slo) * LCG_BUDGET > s->ctl.lc_mem_n + s->ctl.lc_n)
-        return 0;
-    if (LCG_X && s->ctl.target_cap_ns && s->ctl.ewma_lc_ns * LCG_X >= s->ctl.target_cap_ns)
-        return 0;
-    if (LCG_LO && (s->ctl.ewma_ns[0] >= s->ctl.band_lo_ns || s->ctl.ewma_ns[1] >= s->ctl.band_lo_ns))
-        return 0;
     if (t->grow_epoch != s->grow_epoch) {
         t->grow_epoch = s->grow_epoch;
         t->grow_extra = 0;
     }
     uint64_t cap = win_cap(s, t), base = cap - t->grow_extra;
-    if (LCG_FIT && base < h->cost)
-        return 0;
-    if (t->inflight_cost + h->cost > cap + h->cost || t->grow_extra + h->cost > (base << LCG_MAXS) - base)
+    if (t->inflight_cost > cap || t->grow_extra + h->cost > (base << WIN_SHIFT_MAX) - base)
         return 0;
     t->grow_extra += h->cost;
-
     t->win_cap = cap + h->cost;
     t->grow_ns = now_ns;
     s->grow_any = 1;
@@ -6004,7 +5934,7 @@ static inline int slot_blocked(const jbof_sched *s, tenant *t)
         /* section 32: beside an SLO, small IOs count by number too (not a
          * latency-critical or reserved tenant's) */
         if (s->ctl.target_cap_ns && t->cfg.klass != JBOF_CLASS_LATENCY && !t->cfg.reserve_bps &&
-            (uint64_t)t->inflight * SLO_IO_FLOOR >= (LCG_C32 && t->grow_epoch == s->grow_epoch ? cap - t->grow_extra : cap) &&
+            (uint64_t)t->inflight * SLO_IO_FLOOR >= cap &&
             (uint64_t)t->inflight * s->ctl.base_ns >= s->ctl.target_cap_ns)
             return 1;
         uint64_t hc = t->ring[t->head].io->cost;
@@ -6993,8 +6923,8 @@ static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *
         period_end(s, now_ns);
         moved = 1;
     }
-    /* section 160: past the band's floor the grown room goes */
-    if (__builtin_expect(s->grow_any, 0) && (LCG_RESET ? c->state >= JBOF_CTL_CONGESTION : c->state != JBOF_CTL_SLOWSTART)) {
+    /* section 169: past the band's floor the grown room goes */
+    if (__builtin_expect(s->grow_any, 0) && c->state != JBOF_CTL_SLOWSTART) {
         s->grow_any = 0;
         s->grow_epoch++;
         s->win_gen++;
