@@ -5884,24 +5884,31 @@ static inline int second_io(const jbof_sched *s, const tenant *t, uint64_t hc, u
  * ctl.c 3c's open window, and at most 1 in GROW_TAIL_DIV over its
  * remembered windows.  The room goes when the drive leaves SLOWSTART
  * (complete_due).  Out of line: called only where t would be parked. */
+/* section 169's cheap tests, inline before the call (the first is the one
+ * that fails at nearly every park beside a busy SLO tenant): the SLO
+ * tenants' EWMA under target_cap_ns / GROW_LC_X (so not while the SLO cap
+ * is 0 between a QD-1 tenant's IOs), the drive in SLOWSTART,
+ * t's last growth WIN_STEP_NS ago, no miss in the open tail window */
+static inline int lc_grow_cheap_no(const jbof_sched *s, const tenant *t, uint64_t now_ns)
+{
+    return s->ctl.ewma_lc_ns * GROW_LC_X >= s->ctl.target_cap_ns ||
+           s->ctl.state != JBOF_CTL_SLOWSTART || now_ns - t->grow_ns < WIN_STEP_NS || s->ctl.lc_over_slo;
+}
+
 static __attribute__((noinline)) int lc_grow(jbof_sched *s, tenant *t, const jbof_io *h, uint64_t now_ns)
 {
     const ctl_state *c = &s->ctl;
-    if (c->state != JBOF_CTL_SLOWSTART || now_ns - t->grow_ns < WIN_STEP_NS || t->cfg.klass == JBOF_CLASS_LATENCY ||
-        t->rated || h->length_bytes >= CTL_NORMALIZE_BYTES || big_large(s, t, h))
+    if (t->cfg.klass == JBOF_CLASS_LATENCY || t->rated || h->length_bytes >= CTL_NORMALIZE_BYTES || big_large(s, t, h))
         return 0;
-    /* the SLO tenants' tail: a miss in the open window, or past half the
-     * p99's 1 in 100 over the remembered ones */
-    if (c->lc_over_slo || (uint64_t)c->lc_mem_over * GROW_TAIL_DIV > c->lc_mem_n + c->lc_n)
+    /* the SLO tenants' tail past half the p99's 1 in 100 over the
+     * remembered windows (a miss in the open one: lc_grow_cheap_no) */
+    if ((uint64_t)c->lc_mem_over * GROW_TAIL_DIV > c->lc_mem_n + c->lc_n)
         return 0;
-    if (c->target_cap_ns) { /* (0 for an instant between a QD-1 tenant's IOs) */
-        uint64_t r = c->rate_cost_bps;
-        if (c->meas_rate_cost_bps && c->meas_rate_cost_bps < r)
-            r = c->meas_rate_cost_bps;
-        if (c->ewma_lc_ns * GROW_LC_X >= c->target_cap_ns ||
-            (s->inflight_cost + h->cost) * GROW_DRAIN_DIV * JBOF_NS_PER_S > r * c->target_cap_ns)
-            return 0;
-    }
+    uint64_t r = c->rate_cost_bps; /* (target_cap_ns > 0: lc_grow_cheap_no) */
+    if (c->meas_rate_cost_bps && c->meas_rate_cost_bps < r)
+        r = c->meas_rate_cost_bps;
+    if ((s->inflight_cost + h->cost) * GROW_DRAIN_DIV * JBOF_NS_PER_S > r * c->target_cap_ns)
+        return 0;
     if (t->grow_epoch != s->grow_epoch) {
         t->grow_epoch = s->grow_epoch;
         t->grow_extra = 0;
@@ -6326,7 +6333,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
              * second IO for a member bound by its own window */
             uint64_t wc = one ? one_win(s) : win_cap(s, t);
             if (t->inflight_cost + h->cost > wc && (one || !__builtin_expect(second_io(s, t, h->cost, wc), 0)) &&
-                (one || !s->n_lc_active || !lc_grow(s, t, h, now_ns))) {
+                (one || !s->n_lc_active || __builtin_expect(lc_grow_cheap_no(s, t, now_ns), 1) || !lc_grow(s, t, h, now_ns))) {
                 *waiting = 1; /* parked until one of its own IOs completes */
                 park_on_round(s, l, id, t);
                 continue;
