@@ -2919,6 +2919,55 @@
  *    / 924.5 -> 1009.3 / 927.8, --big 916.8 / 766.2 -> 916.9 / 766.2,
  *    --bw 948.4 / 803.6 (=).
  *    (measurements and variants: docs/scheduler-log.md section 162)
+ *
+ * 169. Windows grown per member beside an SLO tenant, while the SLO
+ *    tenant's own tail has room (issue 11, qos; the weights row; helper
+ *    i169, from i160's candidate k, section 160 in the log).  Why: beside
+ *    an active latency-critical tenant section 10 keeps every window at its
+ *    configured size (scaling them all cost slo mixes), so on a drive below
+ *    its band (SLOWSTART) a member can sit parked at its own window while
+ *    the drive has room, and its cost share falls under its weight (s2-698,
+ *    s2-738, s2-994: small writes and reads of 8-32 KiB).  The rule: a
+ *    member about to be parked for window room at the qos round (two
+ *    buckets, n_lc_active) gets room for its head h past its window
+ *    (t->grow_extra, folded into the cached win_cap) if the drive is in
+ *    SLOWSTART, t last grew at least WIN_STEP_NS (1 ms) ago, t is not
+ *    latency-critical or rated (limit / reservation), h is under
+ *    CTL_NORMALIZE_BYTES (128 KiB) and not big_large (section 41), the
+ *    SLO tenants' EWMA is under target_cap_ns / GROW_LC_X (2: a quarter of
+ *    the SLO), the drive's in-flight cost with h drains within
+ *    target_cap_ns / GROW_DRAIN_DIV (2) at min(rate, measured rate), and
+ *    the grown room stays under 2^WIN_SHIFT_MAX x the window.  All grown
+ *    room goes at once (an epoch, win_gen bumped) at the first completion
+ *    that finds the drive out of SLOWSTART.  The guard that makes it hold:
+ *    the SLO tenants' own tail (ctl.c 3c's counts) -- no growth while the
+ *    open 50 ms tail window holds a completion past the SLO, nor while more
+ *    than 1 in GROW_TAIL_DIV (200: half the p99's 1 in 100) of the
+ *    remembered ones were (lc_mem_n / lc_mem_over: the closed windows'
+ *    counts, summed in lc_steer and halved past CTL_LC_MEM_N, 2048
+ *    completions).  Without it the growth put small writes beside a 1 ms
+ *    reader on a fragmented dct983 (s2-283: its p99 770 -> 1147 us, and
+ *    the grants all came after that reader had begun to miss) and tipped
+ *    s2-848 (2 ms reader on SATA, 1999 / 2000 us on main).  The drive's
+ *    write side (section 26 / 37 / 80's pace and full-buffer state) was
+ *    measured as the guard and is not needed: the tail guard covers s2-283
+ *    and s2-848 covers no writes.  Measured (fast gate, 1000 mixes, main
+ *    944bdf5 -> this): seed 1 294 -> 292 (weights 757 -> 740 violations),
+ *    seed 2 268 -> 264 (weights 654 -> 631), no row worse; CI sample 13 ->
+ *    13.  GROW_TAIL_DIV x2 (400): s1 293 / s2 264, no row worse; x0.5
+ *    (100, the p99 line itself): s2-848's slo comes back; CTL_LC_MEM_N
+ *    x0.5 / x2: s1 292 / s2 264 both.  The thresholds inherited from k
+ *    are edges: GROW_LC_X x0.5 (1) s1 293 / s2 264, no row worse, but x2
+ *    (4) adds slo s1-128, s2-18; GROW_DRAIN_DIV 1 or 4 and WIN_STEP_NS x0.5
+ *    or x2 each add one slo mix (s2-178 or s2-283) -- the drive-side bounds
+ *    do not hold the SLO tenant, the tail guard does.  Cost: the four cheap tests inline before the out-of-
+ *    line call at each park beside an SLO tenant (the EWMA test fails at
+ *    nearly every park in the --slo bench), a predictable branch per
+ *    controller evaluation, two adds per closed tail window: bench-sched
+ *    549.2 / 471.1 -> 550.5 / 472.4, --slo 1009.3 / 927.8 -> 1017.9 /
+ *    936.4, --big 916.8 / 766.2 -> 918.2 / 767.5, --bw 948.4 / 803.6 ->
+ *    949.1 / 804.3.
+ *    (measurements and variants: docs/scheduler-log.md section 169)
  */
 #include <errno.h>
 #include <stdlib.h>
