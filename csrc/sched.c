@@ -3110,29 +3110,7 @@
  *    949.1 / 804.3.
  *    (measurements and variants: docs/scheduler-log.md section 169)
  */
-/* NOT FOR MERGE (section 176 experiment, helper i176; docs/scheduler-log.md
- * section 176).  I176_V picks guards on section 169's lc_grow, bit by bit:
- *   1  no growth for a park section 163 / 173 would mark (how 1 or 2)
- *   2  169's A: no write grows while section 26's write pace holds
- *   4  no growth for any write of a p_qdeep member
- *   8  no 163 mark from a member over its window because its grown room went
- *  16  no growth while the member's 173 ledger is negative (p_owe < 0)
- *  32  growth only while 173 says owed (p_owed1)
- *  64  (the form kept on this branch) no growth for a park 163 would mark
- *      with how 1: a write head within I176_QN / I176_QD quanta per weight
- *      of a p_qdeep, unrated member
- * 128  no growth for 173's how 2 parks
- * 256  a grant to 64's class still marks (wmark how 1)
- * 512  / 1024  no growth while t's tag leads the least member tag (every
- *      member / those owed service on h's bucket) by I176_LEAD quanta per weight
- * 2048 / 4096  the tag test for 64's class only
- * I176_TRACE prints grants, voids, marks and tag tests to stderr. */
-#define I176_LEAD 4
-#define I176_QN 1
-#define I176_QD 1
-#define I176_V 64
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -3336,6 +3314,7 @@ typedef struct tenant {
     int64_t p_owe;            /* qos: its weight's share of the deep members' completed cost less its own, summed over
                                * the periods it was deep in, since it last was not (section 173) */
     uint32_t p_owed1;         /* qos: owed past 1/OWE_X at the last period's end too (section 173) */
+    uint32_t p_ahead;         /* qos: completed more than its weight's share of the deep members' cost in the last period (176) */
     uint32_t wparks;          /* qos: times the round parked it by its window this cost period (section 173) */
     uint32_t p_qcarry;        /* qos: ... >= 1 - 1/CARRY_QDEEP_X of it and short of its share there (section 174) */
     uint64_t wh_until;        /* qos: its writes held until then while IO is in the drive (sections 120, 132) */
@@ -4675,9 +4654,6 @@ static __attribute__((noinline)) void wmark(jbof_sched *s, uint32_t id, int k, u
         dset(s, k, id + 1);
     s->dmark_ns[k] = now_ns;
     s->dwin[k] = how;
-#ifdef I176_TRACE
-    fprintf(stderr, "MARK %.3f t%u k%d how%u\n", now_ns/1e6, id, k, how);
-#endif
 }
 
 static inline __attribute__((always_inline)) void take(jbof_sched *s, uint32_t id, tenant *t, jbof_io **out,
@@ -5935,6 +5911,8 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             t->p_owe = mem ? t->p_owe + (int64_t)fs - (int64_t)dc : 0;
             uint32_t owed = mem && t->p_owe * OWE_X > (int64_t)fs;
             t->p_short = owed && t->p_owed1 && t->wparks >= WPARK_MIN;
+            /* section 176: it completed more than its weight's share of the deep members' cost */
+            t->p_ahead = mem && (__uint128_t)dc * wsum > (__uint128_t)csum * t->cfg.weight;
             t->p_owed1 = owed;
             t->wparks = 0;
             /* section 104: its speed, bytes completed per ns they spent
@@ -6157,55 +6135,16 @@ static inline int lc_grow_cheap_no(const jbof_sched *s, const tenant *t, uint64_
            s->ctl.state != JBOF_CTL_SLOWSTART || now_ns - t->grow_ns < WIN_STEP_NS || s->ctl.lc_over_slo;
 }
 
-#ifdef I176_TRACE
-static unsigned tid_of(const jbof_sched *s, const tenant *t) { for (unsigned i = 0; i < s->ntenants; i++) if (s->t[i] == t) return i; return 99; }
-#endif
-static __attribute__((noinline)) int lc_grow(jbof_sched *s, tenant *t, uint32_t id, const jbof_io *h, uint64_t now_ns)
+static __attribute__((noinline)) int lc_grow(jbof_sched *s, tenant *t, const jbof_io *h, uint64_t now_ns)
 {
     const ctl_state *c = &s->ctl;
     if (t->cfg.klass == JBOF_CLASS_LATENCY || t->rated || h->length_bytes >= CTL_NORMALIZE_BYTES || big_large(s, t, h))
         return 0;
-    if ((I176_V & 1) && h->opcode != JBOF_OP_READ && t->p_qdeep && sfq_member(t) &&
-        (h->cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight || t->p_short))
-        return 0;
-    if ((I176_V & 2) && h->opcode != JBOF_OP_READ && s->w_rate_bps)
-        return 0;
-    if ((I176_V & 4) && h->opcode != JBOF_OP_READ && t->p_qdeep)
-        return 0;
-    if ((I176_V & 64) && h->opcode != JBOF_OP_READ && t->p_qdeep && sfq_member(t) &&
-        h->cost * I176_QD <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight * I176_QN)
-        return 0;
-    if ((I176_V & 128) && h->opcode != JBOF_OP_READ && t->p_qdeep && sfq_member(t) &&
-        h->cost > (uint64_t)s->cfg.quantum_bytes * t->cfg.weight && t->p_short)
-        return 0;
-    if ((I176_V & 512) && sfq_member(t)) {
-        uint64_t m = sfq_least(s, -1, id, now_ns, 0);
-        if (m != UINT64_MAX && t->vs > m + tag_quanta(s, I176_LEAD))
-            return 0;
-    }
-    if ((I176_V & 1024) && sfq_member(t)) {
-        uint64_t m = sfq_least(s, ctl_bucket(h->opcode), id, now_ns, 1);
-        if (m != UINT64_MAX && t->vs > m + tag_quanta(s, I176_LEAD))
-            return 0;
-    }
-    if ((I176_V & 2048) && h->opcode != JBOF_OP_READ && t->p_qdeep && sfq_member(t) &&
-        h->cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight) {
-        uint64_t m = sfq_least(s, -1, id, now_ns, 0);
-#ifdef I176_TRACE
-        fprintf(stderr, "TAG %.3f t%u vs%llu m%llu lead%lld q%llu\n", now_ns/1e6, id, (unsigned long long)t->vs, (unsigned long long)m, (long long)(t->vs - m), (unsigned long long)tag_quanta(s, 1));
-#endif
-        if (m == UINT64_MAX || t->vs > m + tag_quanta(s, I176_LEAD))
-            return 0;
-    }
-    if ((I176_V & 4096) && h->opcode != JBOF_OP_READ && t->p_qdeep && sfq_member(t) &&
-        h->cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight) {
-        uint64_t m = sfq_least(s, 1, id, now_ns, 0);
-        if (m == UINT64_MAX || t->vs > m + tag_quanta(s, I176_LEAD))
-            return 0;
-    }
-    if ((I176_V & 16) && t->p_owe < 0)
-        return 0;
-    if ((I176_V & 32) && !t->p_owed1)
+    /* section 176: a park section 163 would mark for (a write head within a
+     * quantum per weight of a queue-deep member) grows only while that
+     * member was not ahead of its share in the last closed cost period */
+    if (t->p_ahead && h->opcode != JBOF_OP_READ && t->p_qdeep && sfq_member(t) &&
+        h->cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight)
         return 0;
     /* the SLO tenants' tail past half the p99's 1 in 100 over the
      * remembered windows (a miss in the open one: lc_grow_cheap_no) */
@@ -6225,16 +6164,6 @@ static __attribute__((noinline)) int lc_grow(jbof_sched *s, tenant *t, uint32_t 
         return 0;
     t->grow_extra += h->cost;
     t->win_cap = cap + h->cost;
-#ifdef I176_TRACE
-    fprintf(stderr, "GRANT %.3f t%u op%u c%u ifl%llu cap%llu ge%llu qd%u short%u owe%lld o1%u wr%llu wstop%d dinfl%llu rate%llu meas%llu ewlc%llu cap%llu memn%u memo%u\n",
-        now_ns/1e6, tid_of(s, t), (unsigned)h->opcode, (unsigned)h->cost, (unsigned long long)t->inflight_cost, (unsigned long long)cap,
-        (unsigned long long)t->grow_extra, (unsigned)t->p_qdeep, (unsigned)t->p_short, (long long)t->p_owe, t->p_owed1, (unsigned long long)s->w_rate_bps, w_stopped(s, now_ns),
-        (unsigned long long)s->inflight_cost, (unsigned long long)c->rate_cost_bps, (unsigned long long)c->meas_rate_cost_bps,
-        (unsigned long long)c->ewma_lc_ns, (unsigned long long)c->target_cap_ns, c->lc_mem_n, c->lc_mem_over);
-#endif
-    if ((I176_V & 256) && h->opcode != JBOF_OP_READ && t->p_qdeep && sfq_member(t) &&
-        h->cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight)
-        wmark(s, id, 1, now_ns, 1);
     t->grow_ns = now_ns;
     s->grow_any = 1;
     return 1;
@@ -6652,11 +6581,10 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
              * second IO for a member bound by its own window */
             uint64_t wc = one ? one_win(s) : win_cap(s, t);
             if (t->inflight_cost + h->cost > wc && (one || !__builtin_expect(second_io(s, t, h->cost, wc), 0)) &&
-                (one || !s->n_lc_active || __builtin_expect(lc_grow_cheap_no(s, t, now_ns), 1) || !lc_grow(s, t, id, h, now_ns))) {
+                (one || !s->n_lc_active || __builtin_expect(lc_grow_cheap_no(s, t, now_ns), 1) || !lc_grow(s, t, h, now_ns))) {
                 *waiting = 1; /* parked until one of its own IOs completes */
                 t->wparks += !one;
-                if (!one && h->opcode != JBOF_OP_READ && t->p_qdeep && sfq_member(t) && !t->rated &&
-                    !((I176_V & 8) && t->grow_extra && t->grow_epoch != s->grow_epoch && t->inflight_cost > wc)) {
+                if (!one && h->opcode != JBOF_OP_READ && t->p_qdeep && sfq_member(t) && !t->rated) {
                     /* section 163: a head within a quantum; 173: or it is short of its share */
                     uint32_t how = h->cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight ? 1u : t->p_short ? 2u : 0u;
                     if (how)
@@ -7261,9 +7189,6 @@ static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *
     /* section 169: past the band's floor the grown room goes */
     if (__builtin_expect(s->grow_any, 0) && c->state != JBOF_CTL_SLOWSTART) {
         s->grow_any = 0;
-#ifdef I176_TRACE
-        fprintf(stderr, "VOID %.3f state%u\n", now_ns/1e6, (unsigned)c->state);
-#endif
         s->grow_epoch++;
         s->win_gen++;
         moved = 1;
