@@ -3109,6 +3109,44 @@
  *    936.4, --big 916.8 / 766.2 -> 918.2 / 767.5, --bw 948.4 / 803.6 ->
  *    949.1 / 804.3.
  *    (measurements and variants: docs/scheduler-log.md section 169)
+ *
+ * 176. Section 169's growth beside section 163's mark: a writer ahead of
+ *    its share is not grown where 163 marks for it (issue 11, qos, two
+ *    buckets; the weights row; helper i176).  Why: 163 / 173 and 169 act
+ *    at the same park -- a queue-deep member (p_qdeep) parked by its own
+ *    window with a small write head.  163 marks the write bucket so the
+ *    large member is priced by this one's spend; 169 instead gives it one
+ *    more IO of room while the drive is in SLOWSTART.  Where the window-
+ *    bound writer is under its share beside a large writer (s2-994's 8
+ *    KiB writer, 0.426 -> 0.500 of its pair) the growth is what gets it
+ *    there; where it is already at or past its share the growth feeds it
+ *    further: s1-83 (clean SATA, 8 KiB sequential writer at QD 128, one
+ *    IO of cost ~106 KB in its window): 221 of 169's 363 grants went to
+ *    it at 163's parks, its share 0.263 -> 0.280 of 0.250, and the drive
+ *    completed 18% less (util 1.737 -> 1.587, the work row); s11-35's
+ *    16/32 KiB QD-64 mixer 0.347 -> 0.356, the reader t3 0.307 -> 0.286
+ *    (the CI sample's weights edge).  The rule: at a park in 163's class
+ *    (a write head within a quantum per weight of an unrated, queue-deep
+ *    member) 169 grows the window only while the member was not ahead in
+ *    the last closed cost period -- p_ahead, set in period_fair: a member
+ *    of section 76's set (best-effort, unrated, queued >= 7/8 of the
+ *    period) whose completed cost was more than its weight's share of
+ *    that set's.  Reads, heads past a quantum (s2-738's 32 KiB writer,
+ *    where the growth is the only help) and non-members grow as in 169.
+ *    Measured (fast gate, 1000 mixes, main 4e329d7 with 169 merged ->
+ *    this; against main itself): seed 1 290 -> 289 (main 291; work 114 ->
+ *    113: s1-83 passes again), seed 2 256 -> 256 (main 259), no row worse
+ *    than main's on either seed; CI sample 14 -> 13 (= main: s11-35 at
+ *    0.307 again).  The quantum line (163's own): x2 the same rows (s1
+ *    289, s2 256); x0.5 brings s1-83 back (its 8 KiB write costs more
+ *    than half a quantum: s1 290).  Without the share test (163's class
+ *    never grows): s1 288 but seed 2 loses 169's s2-768 / 958 / 994 and
+ *    the slo edge s2-227 tips (259).  173's ledger and the SFQ tag lead
+ *    were measured as the share test and do not tell the sweep's share
+ *    (s2-994's writer is behind in the sweep's group, ahead on both).
+ *    Cost: a load and a compare in lc_grow (out of line, after the inline
+ *    tests), one compare per member per period end.
+ *    (measurements and variants: docs/scheduler-log.md section 176)
  */
 #include <errno.h>
 #include <stdlib.h>
