@@ -3139,13 +3139,17 @@
  *    than main's on either seed; CI sample 14 -> 13 (= main: s11-35 at
  *    0.307 again).  The quantum line (163's own): x2 the same rows (s1
  *    289, s2 256); x0.5 brings s1-83 back (its 8 KiB write costs more
- *    than half a quantum: s1 290).  Without the share test (163's class
+ *    than half a quantum: s1 290).  The share line has no margin: 9/8 of
+ *    the share brings s1-83 back (its writer is 1.05 x its share), 7/8
+ *    tips the slo edge s2-227 (s2 257).  Without the share test (163's class
  *    never grows): s1 288 but seed 2 loses 169's s2-768 / 958 / 994 and
  *    the slo edge s2-227 tips (259).  173's ledger and the SFQ tag lead
  *    were measured as the share test and do not tell the sweep's share
  *    (s2-994's writer is behind in the sweep's group, ahead on both).
  *    Cost: a load and a compare in lc_grow (out of line, after the inline
- *    tests), one compare per member per period end.
+ *    tests), one compare per member per period end: --slo 1034.3 / 952.8
+ *    as with 169 alone (main 1021.8 / 940.3: 169's +12.5), bench-sched
+ *    551.4 / 473.3, --big 919.1 / 768.5, --bw 949.1 / 804.3.
  *    (measurements and variants: docs/scheduler-log.md section 176)
  */
 #include <errno.h>
