@@ -386,6 +386,14 @@ static __attribute__((noinline)) void lc_steer(ctl_state *c, uint64_t now_ns)
     } else if (now_ns - c->lc_win_ns < CTL_LC_WIN_MAX_NS) {
         return; /* too few samples yet: keep counting */
     }
+    /* sched.c section 169: the tail's longer memory (about the last
+     * CTL_LC_MEM_N completions) */
+    c->lc_mem_n += c->lc_n;
+    c->lc_mem_over += c->lc_over_slo;
+    if (c->lc_mem_n > CTL_LC_MEM_N) {
+        c->lc_mem_n >>= 1;
+        c->lc_mem_over >>= 1;
+    }
     c->lc_n = c->lc_over_slo = c->lc_over_3q = 0;
     c->lc_win_ns = now_ns;
     if (s != c->steer_ns) {

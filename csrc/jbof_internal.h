@@ -179,6 +179,7 @@ typedef struct ctl_state {
     uint64_t steer_cap_ns;       /* the cap steer_ns belongs to (kept while the cap is 0 between a QD-1 tenant's IOs) */
     uint64_t lc_win_ns;          /* start of the tail window */
     uint32_t lc_n, lc_over_slo, lc_over_3q; /* SLO tenants' completions in it, those past the SLO, past SLO x 3/4 */
+    uint32_t lc_mem_n, lc_mem_over; /* the closed windows' lc_n and lc_over_slo, halved past CTL_LC_MEM_N (sched.c 169) */
     /* ctl.c 3d: the drive's latency at 2 deep (sched.c section 84) */
     uint64_t shallow_ns;         /* EWMA 1/8 of small reads completing with <= 2 IOs in the drive (qos) */
     uint64_t shallow_last_ns;    /* ... time of its last sample */
@@ -279,7 +280,8 @@ enum {
     CTL_LC_WIN_MIN = 16,   /* samples a window needs to judge the tail */
     CTL_LC_TAIL_DIV = 100, /* the tail: more than 1 sample in 100 */
     CTL_LC_AI_DIV = 4,     /* a good window relaxes the ceiling by cap / 4 (SLO / 8) */
-    CTL_LC_MAX_X4 = 6      /* ... up to cap x 6/4 (SLO x 3/4) */
+    CTL_LC_MAX_X4 = 6,     /* ... up to cap x 6/4 (SLO x 3/4) */
+    CTL_LC_MEM_N = 2048    /* sched.c 169: the remembered tail (lc_mem_*) halves past this many completions */
 };
 void ctl_window_roll(ctl_state *c, uint64_t now_ns);
 void ctl_base_sample(ctl_state *c, uint64_t lat_ns, uint64_t now_ns);

@@ -3071,41 +3071,96 @@
  *    unchanged.  (docs/scheduler-log.md section 174: the trace and the
  *    forms m1-m5)
  *
- * 181. Section 116's carry for a member section 173's ledger shows owed
- *    (issue 11, the weights row; qos, one bucket).  What: 116's test that
- *    the member was queued >= 90% of its time since its addition is also
- *    met when its cost ledger p_owe (173: its weight's share of the deep
- *    members' completed cost less its own, summed over the periods it
- *    stayed queued >= 7/8, zeroed in one it did not) was past 1/OWE_X (16)
- *    of its period's share at the last two period ends (p_owec, set in
- *    period_fair beside 173's p_short).  116's other guards -- no
- *    reservation active, CARRY_PEERS (5) others backlogged, no huge head,
- *    the carry up to a quantum x weight, no debt kept -- are unchanged.
- *    Why: the since-addition ratio is a lifetime average -- a member that
- *    was idle or shallow early (added before its load, or its queue emptied
- *    at each turn for a while) fails it long after it has been deep and
- *    short period after period, and the reset deficit then sends each of
- *    its depth's next IOs to the tail (116's mechanism); the ledger
- *    measures the recent deep periods and the shortfall itself.  Two
- *    period ends, not one: with one (and CARRY_PEERS waived) work s1-605,
- *    637 fail the 0.95 line.  CARRY_PEERS is kept: every form that waived
- *    it for the owed member (floor 0-4 others) brought new weights mixes
- *    (s1-210, 515, s2-525 -- a fixture -- and others), and with fewer than
- *    2 others section 117's two-member test scene moves (its 64 KiB reader
- *    at 0.95-0.99 of its share builds a ledger of 1/6 of a period's share).
- *    Measured (fast gate, 1000 mixes, main 4e329d7 = L10 -> this): seed 1
- *    291 -> 290 (weights s1-678 fixed), seed 2 259 -> 258 (weights s2-916
- *    fixed), no mix new on any row; weights violations 748 -> 720 / 641 ->
- *    637; CI sample 13 = 13.  Sensitivity: the carry's own owed threshold
- *    at 8 / 32 (x0.5 / x2; 173's left at 16): the same rows; the peer count
- *    for the owed member at 4 / 8 instead of CARRY_PEERS: 290 / 257
- *    (s1-210, 515 new) and 290 / 259 (s2-256 new).  Cost: one store per
- *    tenant per cost period and a load only where 116's queued test
- *    already refused: bench-sched and --slo as main.  Not the DROP class
- *    the task aimed at: s2-455's t5 carried at 2148 of 3221 deep emptyings
- *    with CARRY_PEERS waived and stayed at 0.252 of 0.333 -- it is bound by
- *    its depth over its latency, not by the round.
- *    (docs/scheduler-log.md section 181)
+ * 169. Windows grown per member beside an SLO tenant, while the SLO
+ *    tenant's own tail has room (issue 11, qos; the weights row; helper
+ *    i169, from i160's candidate k, section 160 in the log).  Why: beside
+ *    an active latency-critical tenant section 10 keeps every window at its
+ *    configured size (scaling them all cost slo mixes), so on a drive below
+ *    its band (SLOWSTART) a member can sit parked at its own window while
+ *    the drive has room, and its cost share falls under its weight (s2-698,
+ *    s2-738, s2-994: small writes and reads of 8-32 KiB).  The rule: a
+ *    member about to be parked for window room at the qos round (two
+ *    buckets, n_lc_active) gets room for its head h past its window
+ *    (t->grow_extra, folded into the cached win_cap) if the drive is in
+ *    SLOWSTART, t last grew at least WIN_STEP_NS (1 ms) ago, t is not
+ *    latency-critical or rated (limit / reservation), h is under
+ *    CTL_NORMALIZE_BYTES (128 KiB) and not big_large (section 41), the
+ *    SLO tenants' EWMA is under target_cap_ns / GROW_LC_X (2: a quarter of
+ *    the SLO), the drive's in-flight cost with h drains within
+ *    target_cap_ns / GROW_DRAIN_DIV (2) at min(rate, measured rate), and
+ *    the grown room stays under 2^WIN_SHIFT_MAX x the window.  All grown
+ *    room goes at once (an epoch, win_gen bumped) at the first completion
+ *    that finds the drive out of SLOWSTART.  The guard that makes it hold:
+ *    the SLO tenants' own tail (ctl.c 3c's counts) -- no growth while the
+ *    open 50 ms tail window holds a completion past the SLO, nor while more
+ *    than 1 in GROW_TAIL_DIV (200: half the p99's 1 in 100) of the
+ *    remembered ones were (lc_mem_n / lc_mem_over: the closed windows'
+ *    counts, summed in lc_steer and halved past CTL_LC_MEM_N, 2048
+ *    completions).  Without it the growth put small writes beside a 1 ms
+ *    reader on a fragmented dct983 (s2-283: its p99 770 -> 1147 us, and
+ *    the grants all came after that reader had begun to miss) and tipped
+ *    s2-848 (2 ms reader on SATA, 1999 / 2000 us on main).  The drive's
+ *    write side (section 26 / 37 / 80's pace and full-buffer state) was
+ *    measured as the guard and is not needed: the tail guard covers s2-283
+ *    and s2-848 covers no writes.  Measured (fast gate, 1000 mixes, main
+ *    944bdf5 -> this): seed 1 294 -> 292 (weights 757 -> 740 violations),
+ *    seed 2 268 -> 264 (weights 654 -> 631), no row worse; CI sample 13 ->
+ *    13.  GROW_TAIL_DIV x2 (400): s1 293 / s2 264, no row worse; x0.5
+ *    (100, the p99 line itself): s2-848's slo comes back; CTL_LC_MEM_N
+ *    x0.5 / x2: s1 292 / s2 264 both.  The thresholds inherited from k
+ *    are edges: GROW_LC_X x0.5 (1) s1 293 / s2 264, no row worse, but x2
+ *    (4) adds slo s1-128, s2-18; GROW_DRAIN_DIV 1 or 4 and WIN_STEP_NS x0.5
+ *    or x2 each add one slo mix (s2-178 or s2-283) -- the drive-side bounds
+ *    do not hold the SLO tenant, the tail guard does.  Cost: the four cheap tests inline before the out-of-
+ *    line call at each park beside an SLO tenant (the EWMA test fails at
+ *    nearly every park in the --slo bench), a predictable branch per
+ *    controller evaluation, two adds per closed tail window: bench-sched
+ *    549.2 / 471.1 -> 550.5 / 472.4, --slo 1009.3 / 927.8 -> 1017.9 /
+ *    936.4, --big 916.8 / 766.2 -> 918.2 / 767.5, --bw 948.4 / 803.6 ->
+ *    949.1 / 804.3.
+ *    (measurements and variants: docs/scheduler-log.md section 169)
+ *
+ * 176. Section 169's growth beside section 163's mark: a writer ahead of
+ *    its share is not grown where 163 marks for it (issue 11, qos, two
+ *    buckets; the weights row; helper i176).  Why: 163 / 173 and 169 act
+ *    at the same park -- a queue-deep member (p_qdeep) parked by its own
+ *    window with a small write head.  163 marks the write bucket so the
+ *    large member is priced by this one's spend; 169 instead gives it one
+ *    more IO of room while the drive is in SLOWSTART.  Where the window-
+ *    bound writer is under its share beside a large writer (s2-994's 8
+ *    KiB writer, 0.426 -> 0.500 of its pair) the growth is what gets it
+ *    there; where it is already at or past its share the growth feeds it
+ *    further: s1-83 (clean SATA, 8 KiB sequential writer at QD 128, one
+ *    IO of cost ~106 KB in its window): 221 of 169's 363 grants went to
+ *    it at 163's parks, its share 0.263 -> 0.280 of 0.250, and the drive
+ *    completed 18% less (util 1.737 -> 1.587, the work row); s11-35's
+ *    16/32 KiB QD-64 mixer 0.347 -> 0.356, the reader t3 0.307 -> 0.286
+ *    (the CI sample's weights edge).  The rule: at a park in 163's class
+ *    (a write head within a quantum per weight of an unrated, queue-deep
+ *    member) 169 grows the window only while the member was not ahead in
+ *    the last closed cost period -- p_ahead, set in period_fair: a member
+ *    of section 76's set (best-effort, unrated, queued >= 7/8 of the
+ *    period) whose completed cost was more than its weight's share of
+ *    that set's.  Reads, heads past a quantum (s2-738's 32 KiB writer,
+ *    where the growth is the only help) and non-members grow as in 169.
+ *    Measured (fast gate, 1000 mixes, main 4e329d7 with 169 merged ->
+ *    this; against main itself): seed 1 290 -> 289 (main 291; work 114 ->
+ *    113: s1-83 passes again), seed 2 256 -> 256 (main 259), no row worse
+ *    than main's on either seed; CI sample 14 -> 13 (= main: s11-35 at
+ *    0.307 again).  The quantum line (163's own): x2 the same rows (s1
+ *    289, s2 256); x0.5 brings s1-83 back (its 8 KiB write costs more
+ *    than half a quantum: s1 290).  The share line has no margin: 9/8 of
+ *    the share brings s1-83 back (its writer is 1.05 x its share), 7/8
+ *    tips the slo edge s2-227 (s2 257).  Without the share test (163's class
+ *    never grows): s1 288 but seed 2 loses 169's s2-768 / 958 / 994 and
+ *    the slo edge s2-227 tips (259).  173's ledger and the SFQ tag lead
+ *    were measured as the share test and do not tell the sweep's share
+ *    (s2-994's writer is behind in the sweep's group, ahead on both).
+ *    Cost: a load and a compare in lc_grow (out of line, after the inline
+ *    tests), one compare per member per period end: --slo 1034.3 / 952.8
+ *    as with 169 alone (main 1021.8 / 940.3: 169's +12.5), bench-sched
+ *    551.4 / 473.3, --big 919.1 / 768.5, --bw 949.1 / 804.3.
+ *    (measurements and variants: docs/scheduler-log.md section 176)
  *
  * 180. Section 173's owed test read on the open cost period, for a pair
  *    (issue 11, the weights row's SPIN class; qos, two buckets; amends
@@ -3156,6 +3211,42 @@
  *    a third deep member: bench-sched 550.0 / 471.9 (=), --slo 1021.8 /
  *    940.3 -> 1026.2 / 944.7 (+4.4; the per-park walk was +25.7), --big
  *    and --bw unchanged.  (docs/scheduler-log.md section 180)
+ *
+ * 181. Section 116's carry for a member section 173's ledger shows owed
+ *    (issue 11, the weights row; qos, one bucket).  What: 116's test that
+ *    the member was queued >= 90% of its time since its addition is also
+ *    met when its cost ledger p_owe (173: its weight's share of the deep
+ *    members' completed cost less its own, summed over the periods it
+ *    stayed queued >= 7/8, zeroed in one it did not) was past 1/OWE_X (16)
+ *    of its period's share at the last two period ends (p_owec, set in
+ *    period_fair beside 173's p_short).  116's other guards -- no
+ *    reservation active, CARRY_PEERS (5) others backlogged, no huge head,
+ *    the carry up to a quantum x weight, no debt kept -- are unchanged.
+ *    Why: the since-addition ratio is a lifetime average -- a member that
+ *    was idle or shallow early (added before its load, or its queue emptied
+ *    at each turn for a while) fails it long after it has been deep and
+ *    short period after period, and the reset deficit then sends each of
+ *    its depth's next IOs to the tail (116's mechanism); the ledger
+ *    measures the recent deep periods and the shortfall itself.  Two
+ *    period ends, not one: with one (and CARRY_PEERS waived) work s1-605,
+ *    637 fail the 0.95 line.  CARRY_PEERS is kept: every form that waived
+ *    it for the owed member (floor 0-4 others) brought new weights mixes
+ *    (s1-210, 515, s2-525 -- a fixture -- and others), and with fewer than
+ *    2 others section 117's two-member test scene moves (its 64 KiB reader
+ *    at 0.95-0.99 of its share builds a ledger of 1/6 of a period's share).
+ *    Measured (fast gate, 1000 mixes, main 4e329d7 = L10 -> this): seed 1
+ *    291 -> 290 (weights s1-678 fixed), seed 2 259 -> 258 (weights s2-916
+ *    fixed), no mix new on any row; weights violations 748 -> 720 / 641 ->
+ *    637; CI sample 13 = 13.  Sensitivity: the carry's own owed threshold
+ *    at 8 / 32 (x0.5 / x2; 173's left at 16): the same rows; the peer count
+ *    for the owed member at 4 / 8 instead of CARRY_PEERS: 290 / 257
+ *    (s1-210, 515 new) and 290 / 259 (s2-256 new).  Cost: one store per
+ *    tenant per cost period and a load only where 116's queued test
+ *    already refused: bench-sched and --slo as main.  Not the DROP class
+ *    the task aimed at: s2-455's t5 carried at 2148 of 3221 deep emptyings
+ *    with CARRY_PEERS waived and stayed at 0.252 of 0.333 -- it is bound by
+ *    its depth over its latency, not by the round.
+ *    (docs/scheduler-log.md section 181)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -3190,6 +3281,9 @@ enum { UNDERFILL_IOS = 2 };                         /* qos: fewer IOs left in th
 enum { DEBT_BUCKETS = 8 };                          /* qos: debt past which reservations keep to their window (12) */
 enum { SLO_IO_FLOOR = 32768 };                      /* qos: window charge per in-flight IO beside an SLO (section 32) */
 enum { SECOND_IO_X = 2 };                           /* qos: a window under this x the head's cost lets a second IO go (section 162) */
+enum { GROW_TAIL_DIV = 200 };                       /* qos: window room grows while the SLO tail misses <= 1 in this (169) */
+enum { GROW_LC_X = 2 };                             /* ... the SLO tenants' EWMA under target_cap_ns / this (169) */
+enum { GROW_DRAIN_DIV = 2 };                        /* ... the drive's in-flight cost drained within target_cap_ns / this (169) */
 static const uint64_t STARVE_NS = 10000000ull;      /* qos: 10 ms held by the bucket with nothing in flight (section 9) */
 static const uint64_t LENT_W_BACKOFF_NS = 1000000000ull; /* qos: no lent writes for 1 s after a slow one (section 14) */
 static const uint64_t PROGRESS_NS = 50000000ull;    /* qos, one bucket: 50 ms without a dispatch, nothing in flight (18) */
@@ -3293,6 +3387,9 @@ typedef struct tenant {
     uint32_t slot_allowed;
     uint64_t win_cap;         /* qos: in-flight window, valid while win_gen == the scheduler's */
     uint64_t win_gen;
+    uint64_t grow_extra;      /* section 169: window room grown past its configured window beside an SLO tenant */
+    uint64_t grow_ns;         /* section 169: when it last grew */
+    uint32_t grow_epoch;      /* section 169: grow_extra counts while equal to the scheduler's */
     uint64_t last_take_ns;    /* qos: last dispatch (section 18's progress bound) */
     uint64_t big_ns;          /* qos: when its last large IO went beside an SLO (section 41) */
     uint64_t drain_ns;        /* qos, one bucket: its queue emptied with IO in the drive (section 23; 0: no) */
@@ -3356,6 +3453,7 @@ typedef struct tenant {
                                * the periods it was deep in, since it last was not (section 173) */
     uint32_t p_owed1;         /* qos: owed past 1/OWE_X at the last period's end too (section 173) */
     uint32_t lv_owed;         /* qos: owed now on the open period, as last summed (section 180) */
+    uint32_t p_ahead;         /* qos: completed more than its weight's share of the deep members' cost in the last period (176) */
     uint32_t wparks;          /* qos: times the round parked it by its window this cost period (section 173) */
     uint32_t p_qcarry;        /* qos: ... >= 1 - 1/CARRY_QDEEP_X of it and short of its share there (section 174) */
     uint32_t p_owec;          /* qos: owed (p_owe) past 1/OWE_X at the last period's end and the one before (section 181) */
@@ -3403,6 +3501,8 @@ struct jbof_sched {
     uint32_t win_shift;       /* qos: in-flight windows scaled by 2^win_shift (section 10) */
     uint64_t win_changed_ns;  /* last change of win_shift */
     uint64_t win_gen;         /* bumped whenever a window's inputs change (tenants' win_cap caches) */
+    uint32_t grow_epoch;      /* section 169: bumped (all grow_extra void) when the drive leaves the band's floor */
+    uint32_t grow_any;        /* section 169: some tenant's grow_extra counts */
     uint64_t due_ns;          /* a completion at or past this runs complete_due (section 6) */
     uint64_t due_other_ns;    /* ... the part of it that is not the controller's evaluation */
     uint32_t inflight_ios;
@@ -5994,6 +6094,8 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             uint32_t owed = mem && t->p_owe * OWE_X > (int64_t)fs;
             t->p_short = owed && t->p_owed1 && t->wparks >= WPARK_MIN;
             t->p_owec = owed && t->p_owed1; /* section 181 */
+            /* section 176: it completed more than its weight's share of the deep members' cost */
+            t->p_ahead = mem && (__uint128_t)dc * wsum > (__uint128_t)csum * t->cfg.weight;
             t->p_owed1 = owed;
             t->wparks = 0;
             s->lv_ns = 0; /* section 180: a new open period, summed afresh */
@@ -6171,7 +6273,7 @@ static inline uint64_t win_cap(const jbof_sched *s, tenant *t)
         uint64_t cap = (s->win_per_weight_x256 * t->cfg.weight) >> 8;
         if (cap < s->cfg.slot_bytes)
             cap = s->cfg.slot_bytes;
-        t->win_cap = cap << s->win_shift;
+        t->win_cap = (cap << s->win_shift) + (t->grow_epoch == s->grow_epoch ? t->grow_extra : 0);
         t->win_gen = s->win_gen;
     }
     return t->win_cap;
@@ -6192,6 +6294,63 @@ static inline int second_io(const jbof_sched *s, const tenant *t, uint64_t hc, u
 {
     return t->inflight == 1 && !s->n_lc_active && hc <= cap && t->inflight_cost <= cap && cap < SECOND_IO_X * hc &&
            sfq_member(t);
+}
+
+/* section 169: may t, a member whose own window w binds beside an SLO
+ * tenant (its head h does not fit; section 10 holds w at its configured
+ * size there), send h on room grown past w?  While the drive is below its
+ * band (SLOWSTART), at most one IO per WIN_STEP_NS, up to 2^WIN_SHIFT_MAX x
+ * w, not a rated or latency-critical tenant's, not a large IO (section 41's;
+ * nor one of CTL_NORMALIZE_BYTES or more), the SLO tenants' EWMA under
+ * target_cap_ns / GROW_LC_X, the drive's in-flight cost with h drained
+ * within target_cap_ns / GROW_DRAIN_DIV at min(rate, measured rate); and
+ * only while the SLO tenants' own tail has room: no miss past the SLO in
+ * ctl.c 3c's open window, and at most 1 in GROW_TAIL_DIV over its
+ * remembered windows.  The room goes when the drive leaves SLOWSTART
+ * (complete_due).  Out of line: called only where t would be parked. */
+/* section 169's cheap tests, inline before the call (the first is the one
+ * that fails at nearly every park beside a busy SLO tenant): the SLO
+ * tenants' EWMA under target_cap_ns / GROW_LC_X (so not while the SLO cap
+ * is 0 between a QD-1 tenant's IOs), the drive in SLOWSTART,
+ * t's last growth WIN_STEP_NS ago, no miss in the open tail window */
+static inline int lc_grow_cheap_no(const jbof_sched *s, const tenant *t, uint64_t now_ns)
+{
+    return s->ctl.ewma_lc_ns * GROW_LC_X >= s->ctl.target_cap_ns ||
+           s->ctl.state != JBOF_CTL_SLOWSTART || now_ns - t->grow_ns < WIN_STEP_NS || s->ctl.lc_over_slo;
+}
+
+static __attribute__((noinline)) int lc_grow(jbof_sched *s, tenant *t, const jbof_io *h, uint64_t now_ns)
+{
+    const ctl_state *c = &s->ctl;
+    if (t->cfg.klass == JBOF_CLASS_LATENCY || t->rated || h->length_bytes >= CTL_NORMALIZE_BYTES || big_large(s, t, h))
+        return 0;
+    /* section 176: a park section 163 would mark for (a write head within a
+     * quantum per weight of a queue-deep member) grows only while that
+     * member was not ahead of its share in the last closed cost period */
+    if (t->p_ahead && h->opcode != JBOF_OP_READ && t->p_qdeep && sfq_member(t) &&
+        h->cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight)
+        return 0;
+    /* the SLO tenants' tail past half the p99's 1 in 100 over the
+     * remembered windows (a miss in the open one: lc_grow_cheap_no) */
+    if ((uint64_t)c->lc_mem_over * GROW_TAIL_DIV > c->lc_mem_n + c->lc_n)
+        return 0;
+    uint64_t r = c->rate_cost_bps; /* (target_cap_ns > 0: lc_grow_cheap_no) */
+    if (c->meas_rate_cost_bps && c->meas_rate_cost_bps < r)
+        r = c->meas_rate_cost_bps;
+    if ((s->inflight_cost + h->cost) * GROW_DRAIN_DIV * JBOF_NS_PER_S > r * c->target_cap_ns)
+        return 0;
+    if (t->grow_epoch != s->grow_epoch) {
+        t->grow_epoch = s->grow_epoch;
+        t->grow_extra = 0;
+    }
+    uint64_t cap = win_cap(s, t), base = cap - t->grow_extra;
+    if (t->inflight_cost > cap || t->grow_extra + h->cost > (base << WIN_SHIFT_MAX) - base)
+        return 0;
+    t->grow_extra += h->cost;
+    t->win_cap = cap + h->cost;
+    t->grow_ns = now_ns;
+    s->grow_any = 1;
+    return 1;
 }
 
 /* May t not send its next IO now for lack of in-flight room?
@@ -6605,7 +6764,8 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
              * protects a latency-bound tenant (section 18); section 162's
              * second IO for a member bound by its own window */
             uint64_t wc = one ? one_win(s) : win_cap(s, t);
-            if (t->inflight_cost + h->cost > wc && (one || !__builtin_expect(second_io(s, t, h->cost, wc), 0))) {
+            if (t->inflight_cost + h->cost > wc && (one || !__builtin_expect(second_io(s, t, h->cost, wc), 0)) &&
+                (one || !s->n_lc_active || __builtin_expect(lc_grow_cheap_no(s, t, now_ns), 1) || !lc_grow(s, t, h, now_ns))) {
                 *waiting = 1; /* parked until one of its own IOs completes */
                 t->wparks += !one;
                 if (!one && h->opcode != JBOF_OP_READ && sfq_member(t) && !t->rated) {
@@ -7211,6 +7371,13 @@ static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *
         min2_sample(&s->big_base, ctl_normalize(dev, io->length_bytes), now_ns, WBASE_WIN_NS);
     if (s->cost.cfg.learn && now_ns - s->cost.period_start_ns >= s->cost.cfg.period_ns) {
         period_end(s, now_ns);
+        moved = 1;
+    }
+    /* section 169: past the band's floor the grown room goes */
+    if (__builtin_expect(s->grow_any, 0) && c->state != JBOF_CTL_SLOWSTART) {
+        s->grow_any = 0;
+        s->grow_epoch++;
+        s->win_gen++;
         moved = 1;
     }
     /* section 10: past the band's threshold the windows shrink back */
