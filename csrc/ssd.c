@@ -261,7 +261,7 @@ struct ssd_preset {
     .write_buffer_bytes = 64ull << 20, .buffer_write_ns = 5000,         \
     .wa_max_x256 = 1562, .frag_window_bytes = 4ull << 30,               \
     .suspend_ns = 50000, .spike_ppm = 50, .spike_min_ns = 1000000,      \
-    .spike_max_ns = 5000000, .page_register = 1
+    .spike_max_ns = 5000000
 
 #define SATA_CFG                                                        \
     .capacity_bytes = 480000000000ull, .units = 16, .page_bytes = 16384, \
@@ -270,7 +270,7 @@ struct ssd_preset {
     .write_buffer_bytes = 32ull << 20, .buffer_write_ns = 25000,        \
     .wa_max_x256 = 2083, .frag_window_bytes = 2ull << 30,               \
     .suspend_ns = 80000, .spike_ppm = 200, .spike_min_ns = 2000000,     \
-    .spike_max_ns = 20000000, .page_register = 1
+    .spike_max_ns = 20000000
 
 static const struct ssd_preset ssd_presets[] = {
     { .name = "dct983", .cfg = { DCT983_CFG, .frag_init_ppm = 0 } },

@@ -549,8 +549,7 @@ static void test_page_register(void)
     jbof_ssd *d = NULL, *off = NULL;
     uint64_t done = 0, t = 10 * MS;
     CHECK_EQ(jbof_ssd_preset("dct983", &cfg), 0);
-    CHECK_EQ(cfg.page_register, 1u);
-    cfg.page_register = 0;
+    CHECK_EQ(cfg.page_register, 0u);
     cfg.spike_ppm = 0;
     CHECK_EQ(jbof_ssd_create(&cfg, 3, &off), 0);
     cfg.page_register = 1;
