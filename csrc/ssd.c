@@ -155,6 +155,27 @@
  *      buffer drains at 1e9 / 6.1 = 164 MB/s = 40.0K random 4 KiB writes/s.
  *    - QD1 4 KiB write into a non-full buffer: 2,500 + 1,365 + 5,000 +
  *      11,100 = 19,965 ns.
+ *
+ * 10. Page register (cfg.page_register, 0 = off in every preset).  A NAND
+ *    die keeps the page it read last in its page (cache) register until
+ *    the next operation on that plane replaces it: another page's read, or
+ *    a program (whose data goes through the same register).  With the
+ *    register on, a read whose page is the one its unit read last, with no
+ *    program in between, is served from the register:
+ *
+ *        end_u = max(ready, busy_u)      (no tR; busy_u not extended)
+ *
+ *    so eight 512 B reads of one 4 KiB page cost one tR, not eight; a read
+ *    queued behind the tR of the same page gets its data when that tR ends.
+ *    The unit's own time for the register-to-controller transfer is not
+ *    modelled (the data still crosses the host link).  "No program in
+ *    between" follows section 6's fluid view: a unit programs whenever the
+ *    buffer holds data, so the register is valid only if the buffer was
+ *    empty when the page was read and no write has entered the drive since
+ *    (reg_epoch against write_epoch, bumped by every WRITE / WRITE_ZEROES).
+ *    Only single-page-per-unit reads fill the register (a read larger than
+ *    a stripe charges approximate pages, section 3); any other read of the
+ *    unit clears it.
  */
 #include <errno.h>
 #include <math.h>
@@ -209,7 +230,11 @@ struct jbof_ssd {
     uint64_t stream_clock;
     double spike_ln_ratio;    /* ln(spike_max / spike_min) */
     jbof_ssd_stats st;
-    uint64_t unit_busy_ns[]; /* one per unit */
+    /* section 10: page register */
+    uint64_t write_epoch;     /* WRITE / WRITE_ZEROES commands so far */
+    uint64_t *reg_page;       /* per unit: page + 1 held in the register, 0 none */
+    uint64_t *reg_epoch;      /* per unit: write_epoch when reg_page was read */
+    uint64_t unit_busy_ns[]; /* one per unit, then reg_page[], reg_epoch[] */
 };
 
 /* ------------------------------------------------------------ presets ---- */
@@ -410,6 +435,18 @@ static uint64_t do_read(jbof_ssd *d, uint64_t off, uint64_t len, uint64_t ready)
         uint64_t u = col + shift < c->units ? col + shift : col + shift - c->units;
         uint64_t busy = d->unit_busy_ns[u];
         uint64_t start = max64(ready, busy);
+        if (c->page_register) {
+            /* Section 10: the register holds the page if the buffer was
+             * empty at its read, no write came since and it is empty now. */
+            uint64_t page = npages <= c->units ? first + j + 1 : 0;
+            int empty = buf_at(d, start) == 0;
+            if (page && empty && d->reg_page[u] == page && d->reg_epoch[u] == d->write_epoch) {
+                data = max64(data, start);
+                continue;
+            }
+            d->reg_page[u] = empty ? page : 0;
+            d->reg_epoch[u] = d->write_epoch;
+        }
         uint64_t b = c->suspend_ns ? buf_at(d, start) : 0;
         if (b > c->write_buffer_bytes) {
             /* Section 6, buffer full: no suspend; the read waits for the
@@ -440,6 +477,7 @@ static uint64_t do_write(jbof_ssd *d, uint64_t off, uint64_t len, uint64_t ready
 {
     const jbof_ssd_cfg *c = &d->cfg;
     uint64_t te = ready, buf_len = len;
+    d->write_epoch++;   /* section 10: programs follow; registers go stale */
     if (zeroes) {
         buf_len = len < c->page_bytes ? len : c->page_bytes;
     } else {
@@ -504,7 +542,7 @@ static int cfg_valid(const jbof_ssd_cfg *c)
         return 0;
     if (c->frag_window_bytes < 1 || c->frag_window_bytes > (1ull << 50))
         return 0;
-    if (c->spike_ppm > SSD_PPM)
+    if (c->spike_ppm > SSD_PPM || c->page_register > 1)
         return 0;
     if (c->spike_ppm && (c->spike_min_ns < 1 || c->spike_min_ns > c->spike_max_ns ||
                          c->spike_max_ns > SSD_MAX_SPIKE_NS))
@@ -516,10 +554,12 @@ int jbof_ssd_create(const jbof_ssd_cfg *cfg, uint64_t seed, jbof_ssd **out)
 {
     if (!cfg || !out || !cfg_valid(cfg))
         return -EINVAL;
-    jbof_ssd *d = calloc(1, sizeof(*d) + (size_t)cfg->units * sizeof(uint64_t));
+    jbof_ssd *d = calloc(1, sizeof(*d) + 3 * (size_t)cfg->units * sizeof(uint64_t));
     if (!d)
         return -ENOMEM;
     d->cfg = *cfg;
+    d->reg_page = d->unit_busy_ns + cfg->units;
+    d->reg_epoch = d->reg_page + cfg->units;
     uint64_t x = seed;
     for (int i = 0; i < 4; i++)
         d->rng.s[i] = rng_splitmix(&x);

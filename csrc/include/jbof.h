@@ -320,7 +320,7 @@ typedef struct jbof_ssd_cfg {
     uint64_t frag_window_bytes;   /* bytes of writes that move fragmentation by 1/e */
     uint64_t suspend_ns;          /* max extra read wait behind a program (suspend) */
     uint32_t spike_ppm;           /* probability of a latency spike per command */
-    uint32_t pad;
+    uint32_t page_register;       /* 1: a re-read of a unit's last page skips tR (ssd.c 10) */
     uint64_t spike_min_ns;        /* spike duration range (log-uniform) */
     uint64_t spike_max_ns;
 } jbof_ssd_cfg;

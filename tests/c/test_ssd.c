@@ -540,6 +540,81 @@ static void test_ops_and_stats(void)
     jbof_ssd_destroy(d);
 }
 
+/* ssd.c section 10: with the page register on, a re-read of the page a
+ * unit read last skips tR; a write in between (programs) or another page's
+ * read on that unit brings tR back.  Off (every preset), each read pays tR. */
+static void test_page_register(void)
+{
+    jbof_ssd_cfg cfg;
+    jbof_ssd *d = NULL, *off = NULL;
+    uint64_t done = 0, t = 10 * MS;
+    CHECK_EQ(jbof_ssd_preset("dct983", &cfg), 0);
+    CHECK_EQ(cfg.page_register, 0u);
+    cfg.spike_ppm = 0;
+    CHECK_EQ(jbof_ssd_create(&cfg, 3, &off), 0);
+    cfg.page_register = 1;
+    CHECK_EQ(jbof_ssd_create(&cfg, 3, &d), 0);
+    if (!d || !off)
+        return;
+    const uint64_t tr = cfg.read_page_ns, pg = cfg.page_bytes;
+    const uint64_t full = cfg.cmd_ns + tr + 512 * 1000000000ull / cfg.link_bps + cfg.fixed_ns;
+    /* Same page twice (512 B at 0 and 4 KiB): the second without tR. */
+    CHECK_EQ(jbof_ssd_submit(d, JBOF_OP_READ, 0, 512, t, &done), 0);
+    CHECK_EQ(done - t, full);
+    t += MS;
+    CHECK_EQ(jbof_ssd_submit(d, JBOF_OP_READ, 4096, 512, t, &done), 0);
+    CHECK_EQ(done - t, full - tr);
+    CHECK_EQ(jbof_ssd_submit(off, JBOF_OP_READ, 0, 512, t, &done), 0);
+    t += MS;
+    CHECK_EQ(jbof_ssd_submit(off, JBOF_OP_READ, 4096, 512, t, &done), 0);
+    CHECK_EQ(done - t, full);
+    /* Queued behind the same page's tR: data when that tR ends. */
+    t += MS;
+    CHECK_EQ(jbof_ssd_submit(d, JBOF_OP_READ, pg, 512, t, &done), 0);
+    uint64_t first_done = done;
+    CHECK_EQ(jbof_ssd_submit(d, JBOF_OP_READ, pg + 512, 512, t, &done), 0);
+    CHECK(done <= first_done + cfg.cmd_ns + 1000);
+    /* A write in between: the programs replace the register, tR again. */
+    t += MS;
+    CHECK_EQ(jbof_ssd_submit(d, JBOF_OP_WRITE, 1ull << 30, 4096, t, &done), 0);
+    t += 100 * MS; /* the 4 KiB drained long ago */
+    CHECK_EQ(jbof_ssd_submit(d, JBOF_OP_READ, 0, 512, t, &done), 0);
+    CHECK_EQ(done - t, full);
+    t += MS;
+    CHECK_EQ(jbof_ssd_submit(d, JBOF_OP_READ, 0, 512, t, &done), 0);
+    CHECK_EQ(done - t, full - tr);
+    /* Another page's read on the unit (the next stripe row's page that
+     * lands on page 0's unit) replaces it too. */
+    uint64_t other = 0;
+    for (uint64_t p = cfg.units; p < 64ull * cfg.units && !other; p++) {
+        jbof_ssd *probe = NULL;
+        uint64_t a = 0, b = 0;
+        CHECK_EQ(jbof_ssd_create(&cfg, 3, &probe), 0);
+        if (!probe)
+            break;
+        /* p shares page 0's unit iff reading p right after 0 waits for it */
+        CHECK_EQ(jbof_ssd_submit(probe, JBOF_OP_READ, 0, 512, t, &a), 0);
+        CHECK_EQ(jbof_ssd_submit(probe, JBOF_OP_READ, p * pg, 512, t, &b), 0);
+        if (b >= a + tr)
+            other = p;
+        jbof_ssd_destroy(probe);
+    }
+    CHECK(other != 0);
+    t += MS;
+    CHECK_EQ(jbof_ssd_submit(d, JBOF_OP_READ, other * pg, 512, t, &done), 0);
+    CHECK_EQ(done - t, full);
+    t += MS;
+    CHECK_EQ(jbof_ssd_submit(d, JBOF_OP_READ, 0, 512, t, &done), 0);
+    CHECK_EQ(done - t, full);
+    /* Out of range. */
+    jbof_ssd_destroy(off);
+    off = NULL;
+    cfg.page_register = 2;
+    CHECK_EQ(jbof_ssd_create(&cfg, 3, &off), -EINVAL);
+    CHECK(off == NULL);
+    jbof_ssd_destroy(d);
+}
+
 int main(int argc, char **argv)
 {
     verbose = argc > 1 && strcmp(argv[1], "-v") == 0;
@@ -549,6 +624,7 @@ int main(int argc, char **argv)
     test_calibration();
     test_gc_and_interference();
     test_read_behind_write_regimes();
+    test_page_register();
     for (uint32_t i = 0; verbose && jbof_ssd_preset_name(i); i++)
         if (!strstr(jbof_ssd_preset_name(i), "fragmented"))
             profile(jbof_ssd_preset_name(i));
