@@ -3343,6 +3343,29 @@ static uint32_t sim_add(jbof_sim *sim, uint32_t klass, uint64_t reserve, uint32_
     return sim_add_w(sim, klass, reserve, 0, 1, rw, bs, qd);
 }
 
+/* a best-effort weight-1 tenant of default config whose IOs follow a
+ * bssplit: nbs sizes bs[] drawn at pct[] percent */
+static uint32_t sim_add_split(jbof_sim *sim, uint32_t rw, uint32_t readpct, uint32_t qd, uint32_t nbs, const uint32_t *bs,
+                              const uint32_t *pct)
+{
+    jbof_tenant_cfg t;
+    jbof_tenant_default_cfg(&t);
+    jbof_wl w;
+    memset(&w, 0, sizeof(w));
+    w.nphases = 1;
+    w.phases[0].rw = rw;
+    w.phases[0].rwmixread_pct = readpct;
+    w.phases[0].iodepth = qd;
+    w.phases[0].nbs = nbs;
+    for (uint32_t i = 0; i < nbs; i++) {
+        w.phases[0].bs[i] = bs[i];
+        w.phases[0].bs_pct[i] = pct[i];
+    }
+    uint32_t id = 999;
+    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &id), 0);
+    return id;
+}
+
 /* section 90: a reservation active no longer keeps the write price from
  * its fast decay (sched.c price_bound).  The emulated dct983, clean: a
  * 16 KiB random writer at QD 8, a 64 KiB random reader at QD 8 and a
@@ -3850,17 +3873,8 @@ static void test_lc_grow_ahead(void)
     uint32_t a = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_WRITE, 8192, 128);
     sim_add_m(sim, JBOF_CLASS_LATENCY, 0, 5000000, 1, JBOF_RW_RANDREAD, 100, 4096, 1);
     uint32_t b = sim_add_m(sim, JBOF_CLASS_BEST_EFFORT, 0, 0, 1, JBOF_RW_RANDRW, 50, 512, 128);
-    memset(&w, 0, sizeof(w));
-    w.nphases = 1;
-    w.phases[0].rw = JBOF_RW_RANDWRITE;
-    w.phases[0].iodepth = 128;
-    w.phases[0].nbs = 2;
-    w.phases[0].bs[0] = 16384;
-    w.phases[0].bs_pct[0] = 43;
-    w.phases[0].bs[1] = 524288;
-    w.phases[0].bs_pct[1] = 57;
-    uint32_t id4 = 999;
-    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &id4), 0);
+    uint32_t id4 = sim_add_split(sim, JBOF_RW_RANDWRITE, 0, 128, 2, (const uint32_t[]){16384, 524288},
+                                 (const uint32_t[]){43, 57});
     uint32_t c5 = sim_add_m(sim, JBOF_CLASS_BEST_EFFORT, 0, 0, 1, JBOF_RW_RANDRW, 90, 4096, 32);
     CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
     jbof_tenant_stats r[4];
@@ -3890,23 +3904,8 @@ static void test_owed_mark(void)
 {
     jbof_sim *sim = sim_open("sata-ssd", 1);
     uint32_t a = sim_add_m(sim, JBOF_CLASS_BEST_EFFORT, 0, 0, 1, JBOF_RW_RANDRW, 70, 32768, 32);
-    jbof_tenant_cfg t;
-    jbof_tenant_default_cfg(&t);
-    jbof_wl w;
-    memset(&w, 0, sizeof(w));
-    w.nphases = 1;
-    w.phases[0].rw = JBOF_RW_RANDWRITE;
-    w.phases[0].rwmixread_pct = 70;
-    w.phases[0].iodepth = 2;
-    w.phases[0].nbs = 3;
-    w.phases[0].bs[0] = 16384;
-    w.phases[0].bs_pct[0] = 30;
-    w.phases[0].bs[1] = 262144;
-    w.phases[0].bs_pct[1] = 40;
-    w.phases[0].bs[2] = 524288;
-    w.phases[0].bs_pct[2] = 30;
-    uint32_t b = 999;
-    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &b), 0);
+    uint32_t b = sim_add_split(sim, JBOF_RW_RANDWRITE, 70, 2, 3, (const uint32_t[]){16384, 262144, 524288},
+                               (const uint32_t[]){30, 40, 30});
     sim_add_m(sim, JBOF_CLASS_LATENCY, 0, 500000, 1, JBOF_RW_RANDREAD, 70, 4096, 2);
     uint64_t ca, cb;
     pair_cost_run(sim, a, b, "owed_mark: mixer / writer", &ca, &cb);
@@ -3925,22 +3924,8 @@ static void test_live_owed(void)
 {
     jbof_sim *sim = sim_open("sata-ssd", 0);
     uint32_t a = sim_add_w(sim, JBOF_CLASS_BEST_EFFORT, 0, 0, 1, JBOF_RW_WRITE, 16384, 32);
-    jbof_tenant_cfg t;
-    jbof_tenant_default_cfg(&t);
-    jbof_wl w;
-    memset(&w, 0, sizeof(w));
-    w.nphases = 1;
-    w.phases[0].rw = JBOF_RW_WRITE;
-    w.phases[0].iodepth = 128;
-    w.phases[0].nbs = 3;
-    w.phases[0].bs[0] = 16384;
-    w.phases[0].bs_pct[0] = 21;
-    w.phases[0].bs[1] = 32768;
-    w.phases[0].bs_pct[1] = 43;
-    w.phases[0].bs[2] = 131072;
-    w.phases[0].bs_pct[2] = 36;
-    uint32_t b = 999;
-    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &b), 0);
+    uint32_t b = sim_add_split(sim, JBOF_RW_WRITE, 0, 128, 3, (const uint32_t[]){16384, 32768, 131072},
+                               (const uint32_t[]){21, 43, 36});
     sim_add_w(sim, JBOF_CLASS_LATENCY, 0, 1000000, 1, JBOF_RW_RANDREAD, 4096, 2);
     CHECK_EQ(jbof_sim_run(sim, 200000000ull), 0);
     jbof_tenant_stats ra, rb;
