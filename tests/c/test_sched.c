@@ -1669,6 +1669,35 @@ static void test_deep_carry_huge(void)
         CHECK_EQ(deep_carry_scene(5, behind), behind);
 }
 
+
+/* n reads of len bytes for tenant, tagged tag0, tag0 + 1, ... */
+static void fill_reads(jbof_io *io, int n, uint32_t tenant, uint32_t len, uint64_t tag0)
+{
+    for (int i = 0; i < n; i++)
+        io[i] = (jbof_io){.tenant = tenant, .opcode = JBOF_OP_READ, .length_bytes = len, .tag = tag0 + (uint64_t)i};
+}
+
+/* the first n of io submitted at now, in order */
+static void submit_n(jbof_sched *s, jbof_io *io, int n, uint64_t now)
+{
+    for (int i = 0; i < n; i++)
+        CHECK_EQ(jbof_sched_submit(s, &io[i], now), 0);
+}
+
+/* the two carry scenes' first turns: D's first read goes just before tc
+ * and completes at tc, closing the cost period; then D's second read, C's
+ * 3 (its queue empties), and A0's first read */
+static void close_period_turns(jbof_sched *s, jbof_io *id, jbof_io *ic, jbof_io *a00, uint64_t tc)
+{
+    jbof_io *out[4];
+    CHECK_EQ(jbof_sched_dispatch(s, tc - 50000, out, 1), 1);
+    CHECK(out[0] == &id[0]);
+    CHECK_EQ(jbof_sched_complete(s, &id[0], tc, 0), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, tc + 10000, out, 4), 4);
+    CHECK(out[0] == &id[1] && out[1] == &ic[0] && out[2] == &ic[1] && out[3] == &ic[2]);
+    CHECK_EQ(jbof_sched_dispatch(s, tc + 10000, out, 1), 1);
+    CHECK(out[0] == a00);
+}
 /* Section 174's scene: D (weight 1) is added first with 2 4 KiB reads
  * queued at 500 ns, then C with 3 and four members A0.. with 4 each, all at
  * 1000 ns.  Just before tc D's first read goes; it completes at tc, D's
@@ -1686,34 +1715,18 @@ static int qdeep_carry_scene(uint64_t tc)
     uint32_t d = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
     uint32_t c = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
     uint32_t a[4];
-    static jbof_io id[2], ic[4], ia[4][4];
-    memset(id, 0, sizeof(id));
-    memset(ic, 0, sizeof(ic));
-    memset(ia, 0, sizeof(ia));
+    static jbof_io id[2], ic[4], ia[4][4]; /* filled whole by fill_reads */
     jbof_io *out[8];
-    for (int i = 0; i < 2; i++) {
-        id[i] = (jbof_io){.tenant = d, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = 200u + (uint64_t)i};
-        CHECK_EQ(jbof_sched_submit(s, &id[i], 500), 0);
-    }
-    for (int i = 0; i < 4; i++)
-        ic[i] = (jbof_io){.tenant = c, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = 100u + (uint64_t)i};
-    for (int i = 0; i < 3; i++)
-        CHECK_EQ(jbof_sched_submit(s, &ic[i], 1000), 0);
+    fill_reads(id, 2, d, 4096, 200);
+    submit_n(s, id, 2, 500);
+    fill_reads(ic, 4, c, 4096, 100);
+    submit_n(s, ic, 3, 1000);
     for (int j = 0; j < 4; j++) {
         a[j] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-        for (int i = 0; i < 4; i++) {
-            ia[j][i] = (jbof_io){.tenant = a[j], .opcode = JBOF_OP_READ, .length_bytes = 4096,
-                                 .tag = 10u * (uint64_t)j + (uint64_t)i};
-            CHECK_EQ(jbof_sched_submit(s, &ia[j][i], 1000), 0);
-        }
+        fill_reads(ia[j], 4, a[j], 4096, 10u * (uint64_t)j);
+        submit_n(s, ia[j], 4, 1000);
     }
-    CHECK_EQ(jbof_sched_dispatch(s, tc - 50000, out, 1), 1);
-    CHECK(out[0] == &id[0]);
-    CHECK_EQ(jbof_sched_complete(s, &id[0], tc, 0), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, tc + 10000, out, 4), 4);
-    CHECK(out[0] == &id[1] && out[1] == &ic[0] && out[2] == &ic[1] && out[3] == &ic[2]);
-    CHECK_EQ(jbof_sched_dispatch(s, tc + 10000, out, 1), 1);
-    CHECK(out[0] == &ia[0][0]);
+    close_period_turns(s, id, ic, &ia[0][0], tc);
     CHECK_EQ(jbof_sched_submit(s, &ic[3], tc + 20000), 0);
     CHECK_EQ(jbof_sched_dispatch(s, tc + 20000, out, 1), 1);
     int carried = out[0] == &ic[3];
@@ -1753,34 +1766,19 @@ static int owe_carry_scene(uint64_t gap)
     uint32_t d = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
     uint32_t c = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
     uint32_t a[5];
-    static jbof_io id[2], ic[5], ia[5][4];
-    memset(id, 0, sizeof(id));
-    memset(ic, 0, sizeof(ic));
-    memset(ia, 0, sizeof(ia));
+    static jbof_io id[2], ic[5], ia[5][4]; /* filled whole by fill_reads */
     jbof_io *out[16];
-    for (int i = 0; i < 2; i++) {
-        id[i] = (jbof_io){.tenant = d, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = 200u + (uint64_t)i};
-        CHECK_EQ(jbof_sched_submit(s, &id[i], 500), 0);
-    }
+    fill_reads(id, 2, d, 4096, 200);
+    submit_n(s, id, 2, 500);
     for (int j = 0; j < 5; j++)
         a[j] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    for (int i = 0; i < 5; i++)
-        ic[i] = (jbof_io){.tenant = c, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = 100u + (uint64_t)i};
-    for (int i = 0; i < 3; i++)
-        CHECK_EQ(jbof_sched_submit(s, &ic[i], t0), 0);
-    for (int j = 0; j < 5; j++)
-        for (int i = 0; i < 4; i++) {
-            ia[j][i] = (jbof_io){.tenant = a[j], .opcode = JBOF_OP_READ, .length_bytes = 65536,
-                                 .tag = 10u * (uint64_t)j + (uint64_t)i};
-            CHECK_EQ(jbof_sched_submit(s, &ia[j][i], t0 + 1000), 0);
-        }
-    CHECK_EQ(jbof_sched_dispatch(s, tc1 - 50000, out, 1), 1);
-    CHECK(out[0] == &id[0]);
-    CHECK_EQ(jbof_sched_complete(s, &id[0], tc1, 0), 0);
-    CHECK_EQ(jbof_sched_dispatch(s, tc1 + 10000, out, 4), 4);
-    CHECK(out[0] == &id[1] && out[1] == &ic[0] && out[2] == &ic[1] && out[3] == &ic[2]);
-    CHECK_EQ(jbof_sched_dispatch(s, tc1 + 10000, out, 1), 1);
-    CHECK(out[0] == &ia[0][0]);
+    fill_reads(ic, 5, c, 4096, 100);
+    submit_n(s, ic, 3, t0);
+    for (int j = 0; j < 5; j++) {
+        fill_reads(ia[j], 4, a[j], 65536, 10u * (uint64_t)j);
+        submit_n(s, ia[j], 4, t0 + 1000);
+    }
+    close_period_turns(s, id, ic, &ia[0][0], tc1);
     CHECK_EQ(jbof_sched_submit(s, &ic[3], tc1 + gap), 0);
     CHECK_EQ(jbof_sched_complete(s, &ia[0][0], tc2, 0), 0);
     int n = 0, k = -1;
