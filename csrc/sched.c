@@ -3251,6 +3251,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef I193_TRACE
+#include <stdio.h>
+#endif
 
 #include "jbof_internal.h"
 
@@ -6068,11 +6071,44 @@ static __attribute__((noinline)) int live_owed(jbof_sched *s, const tenant *t, u
  * < 7/8 of it) and completed IO in this one, whose bytes per ns of its IOs'
  * latency fell by more than 1/8, undoes the run: its starting price back,
  * no fast step for FAST_HOLD_NS. */
+#ifndef I193_V
+#define I193_V 0
+#endif
+#ifndef I193_AN
+#define I193_AN 2
+#define I193_AD 3
+#endif
 static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
 {
     uint64_t len = now_ns - s->cost.period_start_ns, wsum = 0, csum = 0;
     int fair = 1, lost = 0, moved = 0, probe = s->fw_left != 0;
-    for (int pass = 0; pass < 2; pass++)
+#if I193_V & 4
+    uint64_t aw = 0, ac = 0;
+#endif
+    for (int pass = 0; pass < 2; pass++) {
+#if I193_V & 4
+        if (pass == 1) {
+            /* i193: the members that asked: drop those that got under ASK of their share, iterated */
+            uint64_t pw = wsum, pc = csum;
+            for (int it = 0; it < 8; it++) {
+                aw = 0, ac = 0;
+                for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
+                    tenant *t = s->t[i];
+                    if (!t)
+                        continue;
+                    uint64_t q = queued_upto(t, now_ns), dc = t->st.cost_completed - t->p_cost0;
+                    int mem = t->cfg.klass == JBOF_CLASS_BEST_EFFORT && !t->rated && (q - t->p_q0) * 8 >= len * 7;
+                    if (mem && (__uint128_t)dc * pw * I193_AD >= (__uint128_t)pc * t->cfg.weight * I193_AN) {
+                        aw += t->cfg.weight;
+                        ac += dc;
+                    }
+                }
+                if (aw == pw)
+                    break;
+                pw = aw, pc = ac;
+            }
+        }
+#endif
         for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
             tenant *t = s->t[i];
             if (!t)
@@ -6095,7 +6131,11 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             t->p_short = owed && t->p_owed1 && t->wparks >= WPARK_MIN;
             t->p_owec = owed && t->p_owed1; /* section 181 */
             /* section 176: it completed more than its weight's share of the deep members' cost */
+#if I193_V & 4
+            t->p_ahead = mem && aw && (__uint128_t)dc * aw > (__uint128_t)ac * t->cfg.weight;
+#else
             t->p_ahead = mem && (__uint128_t)dc * wsum > (__uint128_t)csum * t->cfg.weight;
+#endif
             t->p_owed1 = owed;
             t->wparks = 0;
             s->lv_ns = 0; /* section 180: a new open period, summed afresh */
@@ -6118,6 +6158,7 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             t->p_q0 = q;
             t->p_cost0 = t->st.cost_completed;
         }
+    }
     int settled = !moved && !s->fw_moved; /* the same tenants this period and the one before */
     s->fw_moved = moved;
     if (probe && lost && settled) {
@@ -6327,9 +6368,21 @@ static __attribute__((noinline)) int lc_grow(jbof_sched *s, tenant *t, const jbo
     /* section 176: a park section 163 would mark for (a write head within a
      * quantum per weight of a queue-deep member) grows only while that
      * member was not ahead of its share in the last closed cost period */
+#if I193_V & 8
+    return 0;
+#endif
+#if I193_V & 2
+    if (t->p_ahead)
+        return 0;
+#elif I193_V & 1
+    if (t->p_ahead && t->p_qdeep && sfq_member(t) &&
+        h->cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight)
+        return 0;
+#else
     if (t->p_ahead && h->opcode != JBOF_OP_READ && t->p_qdeep && sfq_member(t) &&
         h->cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight)
         return 0;
+#endif
     /* the SLO tenants' tail past half the p99's 1 in 100 over the
      * remembered windows (a miss in the open one: lc_grow_cheap_no) */
     if ((uint64_t)c->lc_mem_over * GROW_TAIL_DIV > c->lc_mem_n + c->lc_n)
@@ -6350,6 +6403,13 @@ static __attribute__((noinline)) int lc_grow(jbof_sched *s, tenant *t, const jbo
     t->win_cap = cap + h->cost;
     t->grow_ns = now_ns;
     s->grow_any = 1;
+#ifdef I193_TRACE
+    uint32_t ti = 0;
+    while (s->t[ti] != t)
+        ti++;
+    fprintf(stderr, "GROW %llu t%u op %d cost %llu ahead %u qdeep %u mem %d q %u\n", (unsigned long long)now_ns, ti, h->opcode,
+            (unsigned long long)h->cost, t->p_ahead, t->p_qdeep, sfq_member(t), h->cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight);
+#endif
     return 1;
 }
 
