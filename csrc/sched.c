@@ -3251,9 +3251,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef I193_TRACE
-#include <stdio.h>
-#endif
 
 #include "jbof_internal.h"
 
@@ -3348,6 +3345,8 @@ enum { PD_FEW_WAIT = 3 };                           /* qos: ... only while at mo
 enum { PD_SLOW_X = 5 };                             /* qos: ... whose reads take > 5 x the band's ceiling */
 enum { SFQ_LAG_Q4 = 5 };                            /* qos, two buckets: a large head waits while its tag leads by 5/4 quantum per weight (63) */
 enum { OWE_X = 16 };                                /* qos: a member owed > 1/OWE_X of a period's share may mark (173) */
+enum { ASK_NUM = 3, ASK_DEN = 2 };                  /* qos: a member asked its share if completed x 3/2 >= it (the sweep's demand line; 193) */
+enum { ASK_ROUNDS = 4 };                            /* qos: ... the askers' basis re-summed at most 4 times (193) */
 enum { WPARK_MIN = 32 };                            /* qos: ... and parked by its window >= 32 times in that period (173) */
 static const uint64_t SFQ_BACKLOG_NS = 10000000ull; /* qos, two buckets: queued 10 ms before its tag counts as the least (63) */
 static const uint64_t SFQ_CROSS_NS = 40000000ull;   /* qos, two buckets: the other bucket's members gate a head waiting < 40 ms (68) */
@@ -6071,44 +6070,43 @@ static __attribute__((noinline)) int live_owed(jbof_sched *s, const tenant *t, u
  * < 7/8 of it) and completed IO in this one, whose bytes per ns of its IOs'
  * latency fell by more than 1/8, undoes the run: its starting price back,
  * no fast step for FAST_HOLD_NS. */
-#ifndef I193_V
-#define I193_V 0
-#endif
-#ifndef I193_AN
-#define I193_AN 2
-#define I193_AD 3
-#endif
+/* section 193: the basis section 176's p_ahead is judged over -- section
+ * 76's set (best-effort, unrated, queued >= 7/8 of the period of length
+ * len) less the members that did not ask their share: one whose completed
+ * cost x ASK_NUM / ASK_DEN is under its weight's share of the basis leaves
+ * it, and the shares are taken again over the rest (a water-fill, at most
+ * ASK_ROUNDS times).  Returns the basis' weight in *aw and cost in *ac. */
+static void ask_basis(const jbof_sched *s, uint64_t now_ns, uint64_t len, uint64_t *aw, uint64_t *ac)
+{
+    uint64_t pw = 0, pc = 0;
+    for (int round = 0; round <= ASK_ROUNDS; round++) {
+        uint64_t w = 0, c = 0;
+        for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
+            const tenant *t = s->t[i];
+            if (!t || t->cfg.klass != JBOF_CLASS_BEST_EFFORT || t->rated || (queued_upto(t, now_ns) - t->p_q0) * 8 < len * 7)
+                continue;
+            uint64_t dc = t->st.cost_completed - t->p_cost0;
+            if (round && (__uint128_t)dc * pw * ASK_NUM < (__uint128_t)pc * t->cfg.weight * ASK_DEN)
+                continue;
+            w += t->cfg.weight;
+            c += dc;
+        }
+        int same = round && w == pw;
+        pw = w, pc = c;
+        if (same)
+            break;
+    }
+    *aw = pw;
+    *ac = pc;
+}
+
 static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
 {
     uint64_t len = now_ns - s->cost.period_start_ns, wsum = 0, csum = 0;
     int fair = 1, lost = 0, moved = 0, probe = s->fw_left != 0;
-#if I193_V & 4
-    uint64_t aw = 0, ac = 0;
-#endif
-    for (int pass = 0; pass < 2; pass++) {
-#if I193_V & 4
-        if (pass == 1) {
-            /* i193: the members that asked: drop those that got under ASK of their share, iterated */
-            uint64_t pw = wsum, pc = csum;
-            for (int it = 0; it < 8; it++) {
-                aw = 0, ac = 0;
-                for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
-                    tenant *t = s->t[i];
-                    if (!t)
-                        continue;
-                    uint64_t q = queued_upto(t, now_ns), dc = t->st.cost_completed - t->p_cost0;
-                    int mem = t->cfg.klass == JBOF_CLASS_BEST_EFFORT && !t->rated && (q - t->p_q0) * 8 >= len * 7;
-                    if (mem && (__uint128_t)dc * pw * I193_AD >= (__uint128_t)pc * t->cfg.weight * I193_AN) {
-                        aw += t->cfg.weight;
-                        ac += dc;
-                    }
-                }
-                if (aw == pw)
-                    break;
-                pw = aw, pc = ac;
-            }
-        }
-#endif
+    uint64_t aw, ac;
+    ask_basis(s, now_ns, len, &aw, &ac); /* section 193 */
+    for (int pass = 0; pass < 2; pass++)
         for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
             tenant *t = s->t[i];
             if (!t)
@@ -6130,12 +6128,9 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             uint32_t owed = mem && t->p_owe * OWE_X > (int64_t)fs;
             t->p_short = owed && t->p_owed1 && t->wparks >= WPARK_MIN;
             t->p_owec = owed && t->p_owed1; /* section 181 */
-            /* section 176: it completed more than its weight's share of the deep members' cost */
-#if I193_V & 4
+            /* section 176: it completed more than its weight's share of the deep
+             * members' cost -- of those that asked their share (section 193) */
             t->p_ahead = mem && aw && (__uint128_t)dc * aw > (__uint128_t)ac * t->cfg.weight;
-#else
-            t->p_ahead = mem && (__uint128_t)dc * wsum > (__uint128_t)csum * t->cfg.weight;
-#endif
             t->p_owed1 = owed;
             t->wparks = 0;
             s->lv_ns = 0; /* section 180: a new open period, summed afresh */
@@ -6158,7 +6153,6 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             t->p_q0 = q;
             t->p_cost0 = t->st.cost_completed;
         }
-    }
     int settled = !moved && !s->fw_moved; /* the same tenants this period and the one before */
     s->fw_moved = moved;
     if (probe && lost && settled) {
@@ -6368,21 +6362,9 @@ static __attribute__((noinline)) int lc_grow(jbof_sched *s, tenant *t, const jbo
     /* section 176: a park section 163 would mark for (a write head within a
      * quantum per weight of a queue-deep member) grows only while that
      * member was not ahead of its share in the last closed cost period */
-#if I193_V & 8
-    return 0;
-#endif
-#if I193_V & 2
-    if (t->p_ahead)
-        return 0;
-#elif I193_V & 1
-    if (t->p_ahead && t->p_qdeep && sfq_member(t) &&
-        h->cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight)
-        return 0;
-#else
     if (t->p_ahead && h->opcode != JBOF_OP_READ && t->p_qdeep && sfq_member(t) &&
         h->cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight)
         return 0;
-#endif
     /* the SLO tenants' tail past half the p99's 1 in 100 over the
      * remembered windows (a miss in the open one: lc_grow_cheap_no) */
     if ((uint64_t)c->lc_mem_over * GROW_TAIL_DIV > c->lc_mem_n + c->lc_n)
@@ -6403,13 +6385,6 @@ static __attribute__((noinline)) int lc_grow(jbof_sched *s, tenant *t, const jbo
     t->win_cap = cap + h->cost;
     t->grow_ns = now_ns;
     s->grow_any = 1;
-#ifdef I193_TRACE
-    uint32_t ti = 0;
-    while (s->t[ti] != t)
-        ti++;
-    fprintf(stderr, "GROW %llu t%u op %d cost %llu ahead %u qdeep %u mem %d q %u\n", (unsigned long long)now_ns, ti, h->opcode,
-            (unsigned long long)h->cost, t->p_ahead, t->p_qdeep, sfq_member(t), h->cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight);
-#endif
     return 1;
 }
 
