@@ -3247,6 +3247,44 @@
  *    with CARRY_PEERS waived and stayed at 0.252 of 0.333 -- it is bound by
  *    its depth over its latency, not by the round.
  *    (docs/scheduler-log.md section 181)
+ *
+ * 193. Section 176's share test judged over the members that asked their
+ *    share (issue 11, qos, two buckets; the weights row; amends 176).  Why:
+ *    176 stops section 169's growth for a member that completed more than
+ *    its weight's share of section 76's set (every best-effort, unrated
+ *    member queued >= 7/8 of the period).  That set keeps a member that is
+ *    queued all period yet far under its share -- s2-994's weight-4 reader
+ *    of 32 / 256 KiB at QD 128 (dct983), 0.41 of a 0.67 share -- and its
+ *    shortfall lands on everyone else: the 8 KiB writer t2, behind its 256
+ *    KiB peer (0.424 of their pair), counts as "ahead" and is not grown.
+ *    The sweep leaves that reader out of its group (demand water-filling:
+ *    alone it cannot take 1.5 x its share), so the two verdicts disagree.
+ *    The rule: at each period end the basis for p_ahead is 76's set less
+ *    the members that did not ask their share, found as the sweep finds
+ *    them but from what the scheduler sees -- a member whose completed cost
+ *    x ASK_NUM / ASK_DEN (3/2, the sweep's WEIGHT_DEMAND_MULT) is under its
+ *    weight's share of the basis leaves it, and the shares are taken again
+ *    over the rest, at most ASK_ROUNDS (4) times (ask_basis).  A member left
+ *    that far under its share while queued is read as bound by its own
+ *    demand, not by the round.  p_ahead itself, and where 176 reads it, are
+ *    unchanged.  Measured (fast gate, 1000 mixes, main 0b77578 -> this):
+ *    seed 1 288 -> 287 (weights s1-811 fixed, no mix new), seed 2 255 ->
+ *    255 (weights s2-994 fixed: t2 0.424 -> 0.453 of 0.5, its work row
+ *    stays), weights violations 710 -> 710 / 611 -> 609; CI sample 13 -> 13.
+ *    Sensitivity: ASK_ROUNDS 2 or 8: the same.  The 3/2 line has no margin
+ *    below: at 2 (a member kept from 1/2 of its share) or 3 (1/3) nothing
+ *    is dropped where it matters (= main), since s2-994's reader sits at
+ *    0.61 of its share; at 3/4 (4/3 of the share) s2-994 still passes but
+ *    s1-811 does not (288 / 255).  Applying 176's test to reads too or to
+ *    every grow was measured and is not kept (seed 1 work s1-83 new, seed
+ *    2 slo s2-18 new; docs/scheduler-log.md section 193).  Cost: nothing
+ *    per IO; at a period end the least cost per weight is kept in 76's
+ *    own pass and the basis is walked again (once per round) only when a
+ *    member is under the line: bench-sched 551.5 / 473.4, --slo 1037.3 /
+ *    955.7, --bw 949.3 / 804.5 (main 551.4 / 473.3, 1037.2 / 955.7, 949.1
+ *    / 804.3); --big 922.5 / 771.9 (main 919.2 / 768.5: there members do
+ *    leave the basis and the rule acts; with nobody leaving, 919.2 / 768.6).
+ *    (docs/scheduler-log.md section 193)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -3345,6 +3383,8 @@ enum { PD_FEW_WAIT = 3 };                           /* qos: ... only while at mo
 enum { PD_SLOW_X = 5 };                             /* qos: ... whose reads take > 5 x the band's ceiling */
 enum { SFQ_LAG_Q4 = 5 };                            /* qos, two buckets: a large head waits while its tag leads by 5/4 quantum per weight (63) */
 enum { OWE_X = 16 };                                /* qos: a member owed > 1/OWE_X of a period's share may mark (173) */
+enum { ASK_NUM = 3, ASK_DEN = 2 };                  /* qos: a member asked its share if completed x 3/2 >= it (the sweep's demand line; 193) */
+enum { ASK_ROUNDS = 4 };                            /* qos: ... the askers' basis re-summed at most 4 times (193) */
 enum { WPARK_MIN = 32 };                            /* qos: ... and parked by its window >= 32 times in that period (173) */
 static const uint64_t SFQ_BACKLOG_NS = 10000000ull; /* qos, two buckets: queued 10 ms before its tag counts as the least (63) */
 static const uint64_t SFQ_CROSS_NS = 40000000ull;   /* qos, two buckets: the other bucket's members gate a head waiting < 40 ms (68) */
@@ -6068,11 +6108,49 @@ static __attribute__((noinline)) int live_owed(jbof_sched *s, const tenant *t, u
  * < 7/8 of it) and completed IO in this one, whose bytes per ns of its IOs'
  * latency fell by more than 1/8, undoes the run: its starting price back,
  * no fast step for FAST_HOLD_NS. */
+/* section 193: the basis section 176's p_ahead is judged over -- section
+ * 76's set (best-effort, unrated, queued >= 7/8 of the period of length
+ * len; weight wsum, cost csum) less the members that did not ask their
+ * share: one whose completed cost x ASK_NUM / ASK_DEN is under its
+ * weight's share of the basis leaves it, and the shares are taken again
+ * over the rest (a water-fill, at most ASK_ROUNDS times).  (mdc, mw) is
+ * the set's least cost per weight: when it is over the line no one leaves
+ * and the set is the basis (no walk).  The basis' weight in *aw, cost in
+ * *ac. */
+static void ask_basis(const jbof_sched *s, uint64_t now_ns, uint64_t len, uint64_t wsum, uint64_t csum, uint64_t mdc,
+                      uint64_t mw, uint64_t *aw, uint64_t *ac)
+{
+    uint64_t pw = wsum, pc = csum;
+    if (mw && (__uint128_t)mdc * pw * ASK_NUM < (__uint128_t)pc * mw * ASK_DEN)
+        for (int round = 0; round < ASK_ROUNDS; round++) {
+            uint64_t w = 0, c = 0;
+            for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
+                const tenant *t = s->t[i];
+                if (!t || t->cfg.klass != JBOF_CLASS_BEST_EFFORT || t->rated || (queued_upto(t, now_ns) - t->p_q0) * 8 < len * 7)
+                    continue;
+                uint64_t dc = t->st.cost_completed - t->p_cost0;
+                if ((__uint128_t)dc * pw * ASK_NUM < (__uint128_t)pc * t->cfg.weight * ASK_DEN)
+                    continue;
+                w += t->cfg.weight;
+                c += dc;
+            }
+            int same = w == pw;
+            pw = w, pc = c;
+            if (same)
+                break;
+        }
+    *aw = pw;
+    *ac = pc;
+}
+
 static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
 {
     uint64_t len = now_ns - s->cost.period_start_ns, wsum = 0, csum = 0;
     int fair = 1, lost = 0, moved = 0, probe = s->fw_left != 0;
-    for (int pass = 0; pass < 2; pass++)
+    uint64_t aw = 0, ac = 0, mdc = 0, mw = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass)
+            ask_basis(s, now_ns, len, wsum, csum, mdc, mw, &aw, &ac); /* section 193 */
         for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
             tenant *t = s->t[i];
             if (!t)
@@ -6082,6 +6160,8 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             if (!pass) {
                 wsum += mem ? t->cfg.weight : 0;
                 csum += mem ? dc : 0;
+                if (mem && (!mw || (__uint128_t)dc * mw < (__uint128_t)mdc * t->cfg.weight))
+                    mdc = dc, mw = t->cfg.weight; /* section 193: the least cost per weight */
                 continue;
             }
             int shortp = mem && (__uint128_t)dc * wsum * 16 < (__uint128_t)csum * t->cfg.weight * 15;
@@ -6094,8 +6174,9 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             uint32_t owed = mem && t->p_owe * OWE_X > (int64_t)fs;
             t->p_short = owed && t->p_owed1 && t->wparks >= WPARK_MIN;
             t->p_owec = owed && t->p_owed1; /* section 181 */
-            /* section 176: it completed more than its weight's share of the deep members' cost */
-            t->p_ahead = mem && (__uint128_t)dc * wsum > (__uint128_t)csum * t->cfg.weight;
+            /* section 176: it completed more than its weight's share of the deep
+             * members' cost -- of those that asked their share (section 193) */
+            t->p_ahead = mem && aw && (__uint128_t)dc * aw > (__uint128_t)ac * t->cfg.weight;
             t->p_owed1 = owed;
             t->wparks = 0;
             s->lv_ns = 0; /* section 180: a new open period, summed afresh */
@@ -6118,6 +6199,7 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             t->p_q0 = q;
             t->p_cost0 = t->st.cost_completed;
         }
+    }
     int settled = !moved && !s->fw_moved; /* the same tenants this period and the one before */
     s->fw_moved = moved;
     if (probe && lost && settled) {

@@ -107,6 +107,12 @@ OPEN: dict[str, set[str]] = {
     # face: its 1 ms-SLO reader (fragmented dct983) missed (p99 1114 us) with the growth unguarded,
     # where the grants came after it had begun to miss; slo passes, weights open (t3; t0 fixed)
     "sweep-s2-738": set(), "sweep-s2-283": {"weights"},
+    # sched.c section 193 (section 176's p_ahead judged over the members that asked their share, not
+    # section 76's whole set): sweep-s2-994's 8 KiB writer t2 is behind its 256 KiB peer t6 once the
+    # weight-4 reader t7 (0.41 of a 0.67 share: it leaves the sweep's group too) is out of the basis,
+    # and section 169 grows it again (t2 0.424 -> 0.453 of 0.5: weights passes); work is open (qos util
+    # 2.925 < 0.95 x drr 3.471)
+    "sweep-s2-994": {"work"},
     # sched.c section 129 (a reserved writer on the round behind a shallow write debt gets section 49's
     # progress bound): sweep-s1-989's t0 (a 20 MiB/s reserved 64 KiB writer at QD 16 beside a 5 ms-SLO
     # reader, two buckets) no longer sends nothing for 123 ms (800 -> 923 ms) behind a write bucket at
