@@ -3352,6 +3352,8 @@ static const uint64_t DMARK_NS = 10000000ull;      /* qos, two buckets: a depth-
 static const uint64_t DPRICE_NS = 20000000ull;     /* qos, two buckets: a member that took < 20 ms ago is priced by the mark (157) */
 static const uint64_t DQUEUED_X = 20;              /* qos, two buckets: marks only if queued >= 95% of the last cost period (157) */
 static const uint32_t CARRY_PEERS = 5;             /* qos, one bucket: a deep emptying keeps its deficit beside >= 5 backlogged (116) */
+static const uint64_t CARRY_OWE_X = 3;             /* ... or, owed > 1/3 of its period's share at two period ends, (190) */
+static const uint32_t CARRY_OWE_PEERS = 2;         /* ... beside >= 2 backlogged (190) */
 static const uint64_t CARRY_EMPTY_X = 10;           /* ... if queued >= 90% of its time: empty time x 10 <= its time (116), or owed (181) */
 static const uint64_t CARRY_QDEEP_X = 40;           /* ... or, in any round, queued >= 1 - 1/40 (97.5%) of the last cost period and short in it (174) */
 static const uint64_t CARRY_HUGE_Q = 64;            /* ... while no member's head costs more than 64 of its quanta (116) */
@@ -3457,6 +3459,8 @@ typedef struct tenant {
     uint32_t wparks;          /* qos: times the round parked it by its window this cost period (section 173) */
     uint32_t p_qcarry;        /* qos: ... >= 1 - 1/CARRY_QDEEP_X of it and short of its share there (section 174) */
     uint32_t p_owec;          /* qos: owed (p_owe) past 1/OWE_X at the last period's end and the one before (section 181) */
+    uint32_t p_oweb1;         /* qos: owed past 1/CARRY_OWE_X of its share at the last period's end (section 190) */
+    uint32_t p_oweb;          /* qos: ... and at the one before (section 190) */
     uint64_t wh_until;        /* qos: its writes held until then while IO is in the drive (sections 120, 132) */
 } tenant;
 
@@ -4730,8 +4734,10 @@ static inline int deep_carry(jbof_sched *s, const tenant *t, uint64_t now_ns)
         return 0;
     /* 116's round and queued tests, or section 174's period-queued short member */
     /* section 181: 116's queued test, or owed on 173's ledger at two period ends */
+    /* section 190: CARRY_PEERS is CARRY_OWE_PEERS for a member owed past 1/CARRY_OWE_X */
     if (!t->p_qcarry &&
-        (s->n_backlogged < CARRY_PEERS || (t->q_empty_ns * CARRY_EMPTY_X > now_ns - t->q_added_ns && !t->p_owec)))
+        (s->n_backlogged < (t->p_oweb ? CARRY_OWE_PEERS : CARRY_PEERS) ||
+         (t->q_empty_ns * CARRY_EMPTY_X > now_ns - t->q_added_ns && !t->p_owec)))
         return 0;
     if (!s->carry_ns || now_ns - s->carry_ns >= CARRY_WALK_NS)
         return carry_walk(s, now_ns); /* the round walked for a huge head at most once per CARRY_WALK_NS */
@@ -6094,6 +6100,10 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             uint32_t owed = mem && t->p_owe * OWE_X > (int64_t)fs;
             t->p_short = owed && t->p_owed1 && t->wparks >= WPARK_MIN;
             t->p_owec = owed && t->p_owed1; /* section 181 */
+            /* section 190: owed a larger debt, past 1/CARRY_OWE_X of the share */
+            uint32_t oweb = mem && t->p_owe > 0 && (uint64_t)t->p_owe * CARRY_OWE_X > fs;
+            t->p_oweb = oweb && t->p_oweb1;
+            t->p_oweb1 = oweb;
             /* section 176: it completed more than its weight's share of the deep members' cost */
             t->p_ahead = mem && (__uint128_t)dc * wsum > (__uint128_t)csum * t->cfg.weight;
             t->p_owed1 = owed;
