@@ -244,6 +244,10 @@ OPEN: dict[str, set[str]] = {
     # 0.386 / 0.614 of 0.5 / 0.5) passes every invariant, and so does sweep-s2-738 (listed under section 169
     # above; without 180 its pair stood at t1 / t2 0.433 / 0.567 of 0.5 / 0.5)
     "sweep-s1-323": set(),
+    # sched.c section 190 (116's CARRY_PEERS is 2 for a member section 173's ledger shows owed past 1/3 of
+    # its period's share at two cost period ends running): sweep-s2-216 (t2 / t3 0.228 / 0.772 -> 0.326 /
+    # 0.674 of 0.333 / 0.667) and sweep-s1-285 (t3 0.193 of 0.250, a group of 4) pass every invariant
+    "sweep-s2-216": set(), "sweep-s1-285": set(),
 }
 
 CI_SEED = 11

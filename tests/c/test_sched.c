@@ -1746,7 +1746,10 @@ static void test_qdeep_carry(void)
  * queued 89% of its time since its addition (section 116's 90% refuses);
  * C's 5th read arrives.  Returns 1 when C's deficit carried (its read goes
  * next), 0 when the round goes on. */
-static int owe_carry_scene(uint64_t gap)
+static int owe_carry_scene_n(uint64_t gap, int na);
+static int owe_carry_scene(uint64_t gap) { return owe_carry_scene_n(gap, 5); }
+/* ... with na (1..5) members A0.. beside C and D */
+static int owe_carry_scene_n(uint64_t gap, int na)
 {
     const uint64_t t0 = 11000000ull, tc1 = 100001000ull, tc2 = 200002000ull;
     jbof_sched *s = mk(JBOF_POLICY_QOS);
@@ -1762,13 +1765,13 @@ static int owe_carry_scene(uint64_t gap)
         id[i] = (jbof_io){.tenant = d, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = 200u + (uint64_t)i};
         CHECK_EQ(jbof_sched_submit(s, &id[i], 500), 0);
     }
-    for (int j = 0; j < 5; j++)
+    for (int j = 0; j < na; j++)
         a[j] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
     for (int i = 0; i < 5; i++)
         ic[i] = (jbof_io){.tenant = c, .opcode = JBOF_OP_READ, .length_bytes = 4096, .tag = 100u + (uint64_t)i};
     for (int i = 0; i < 3; i++)
         CHECK_EQ(jbof_sched_submit(s, &ic[i], t0), 0);
-    for (int j = 0; j < 5; j++)
+    for (int j = 0; j < na; j++)
         for (int i = 0; i < 4; i++) {
             ia[j][i] = (jbof_io){.tenant = a[j], .opcode = JBOF_OP_READ, .length_bytes = 65536,
                                  .tag = 10u * (uint64_t)j + (uint64_t)i};
@@ -1814,6 +1817,20 @@ static void test_owe_carry(void)
 {
     CHECK_EQ(owe_carry_scene(11000000ull), 1);
     CHECK_EQ(owe_carry_scene(20000000ull), 0);
+}
+
+/* sched.c section 190: 181's scene with 3 members A0.. instead of 5, so C's
+ * queue empties beside 3 backlogged members, under CARRY_PEERS.  C's ledger
+ * holds its whole share of both periods (it completed nothing), past
+ * 1/CARRY_OWE_X of the period's share at both ends: its peer floor is
+ * CARRY_OWE_PEERS (2) and its deficit carries.  With 1 member A0 (1
+ * backlogged, under the floor) it does not; nor, with 3, when C was empty
+ * 20 ms of the second period (not deep: the ledger forfeited). */
+static void test_owe_carry_peers(void)
+{
+    CHECK_EQ(owe_carry_scene_n(11000000ull, 3), 1);
+    CHECK_EQ(owe_carry_scene_n(11000000ull, 1), 0);
+    CHECK_EQ(owe_carry_scene_n(20000000ull, 3), 0);
 }
 
 /* section 39: section 18's progress credit (a tenant with nothing in the
@@ -3986,6 +4003,7 @@ int main(void)
     test_deep_carry_huge();
     test_qdeep_carry();
     test_owe_carry();
+    test_owe_carry_peers();
     test_resv_one_bucket();
     test_progress_debt();
     test_resv_lead();
