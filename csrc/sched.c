@@ -3246,7 +3246,41 @@
  *    the task aimed at: s2-455's t5 carried at 2148 of 3221 deep emptyings
  *    with CARRY_PEERS waived and stayed at 0.252 of 0.333 -- it is bound by
  *    its depth over its latency, not by the round.
- *    (docs/scheduler-log.md section 181)
+ *    (docs/scheduler-log.md section 181)  Section 190 lowers CARRY_PEERS
+ *    for a member owed a larger debt.
+ *
+ * 190. Section 116's round test lowered for a member owed a large debt on
+ *    section 173's ledger (issue 11, the weights row; qos, one bucket).
+ *    What: 116's carry needs CARRY_PEERS (5) others backlogged -- a proxy
+ *    for "a depth a round costs this member": in a short round a member
+ *    waits little for its next visit, and the unguarded carry only moved
+ *    share at Jain's edge or off a hog fifo keeps.  A member whose ledger
+ *    p_owe was past 1/CARRY_OWE_X (3) of its period's share at the last two
+ *    period ends (p_oweb, set in period_fair beside 181's p_owec) needs
+ *    only CARRY_OWE_PEERS (2) others backlogged; the rest of 116 and 181
+ *    (no reservation, the queued-or-owed test, no huge head, the carry up
+ *    to a quantum x weight, no debt kept) is unchanged.  Why: the ledger
+ *    measures the shortfall the peer count only guesses at, but it sums
+ *    small shortfalls too (181's 117 scene: a reader at 95-99% of its share
+ *    builds 1/6 of a period's share in 6 periods), so 173's 1/16 is not
+ *    enough to waive the round test (181b: s1-210, 515, s2-525 new); a debt
+ *    of a third of a period's share, still standing after a period, is a
+ *    member the round keeps short whatever its length.  Two others, not
+ *    one: a pair is 117's scene.  Measured (fast gate, 1000 mixes, main
+ *    0b77578 = L11 -> this): seed 1 288 -> 286 (weights s1-142, 285 fixed,
+ *    jain s1-142 fixed), seed 2 255 -> 253 (weights s2-216, 490 fixed, work
+ *    s2-231 fixed), no mix new on any row, weights violations 710 -> 707 /
+ *    611 -> 607; CI sample 13 -> 12 (weights s11-38 fixed).  Sensitivity:
+ *    CARRY_OWE_X 2: 288 / 254 (s2-490, 231 fixed), none new; 4: 288 / 253
+ *    (s1-210, 515 new); 6: 287 / 252 (s1-210, 515 new); 1.5: 289 / 254
+ *    (s1-210 and the fixture s1-643 new).  s1-210 and s1-515 sit on the
+ *    line on main itself (t1 0.1810 of a 0.180 line, t0 0.4501 of 0.450):
+ *    traced at 4, s1-210's t1 is owed 13-48 MB from 400 ms and carries
+ *    1308 times by the waiver, yet stays 0.179-0.181 of the cost -- it
+ *    flips, it is not lifted.  CARRY_OWE_PEERS 1: the same rows; 4: 288 /
+ *    254 (only s2-455 fixed).  Cost: two stores per tenant per cost period;
+ *    in take one load where 116's round test already runs.
+ *    (docs/scheduler-log.md section 190)
  */
 #include <errno.h>
 #include <stdlib.h>
