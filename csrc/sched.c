@@ -3387,7 +3387,6 @@ static const uint64_t DPRICE_NS = 20000000ull;     /* qos, two buckets: a member
 static const uint64_t DQUEUED_X = 20;              /* qos, two buckets: marks only if queued >= 95% of the last cost period (157) */
 static const uint32_t CARRY_PEERS = 5;             /* qos, one bucket: a deep emptying keeps its deficit beside >= 5 backlogged (116) */
 static const uint64_t CARRY_OWE_X = 3;             /* ... or, owed > 1/3 of its period's share at two period ends, (190) */
-enum { R190_HOLD_X = 2 };                          /* R190 step 2 (not for merge) */
 static const uint32_t CARRY_OWE_PEERS = 2;         /* ... beside >= 2 backlogged (190) */
 static const uint64_t CARRY_EMPTY_X = 10;           /* ... if queued >= 90% of its time: empty time x 10 <= its time (116), or owed (181) */
 static const uint64_t CARRY_QDEEP_X = 40;           /* ... or, in any round, queued >= 1 - 1/40 (97.5%) of the last cost period and short in it (174) */
@@ -3535,8 +3534,6 @@ struct jbof_sched {
     uint32_t dwin[2];         /* section 163: the mark on k is a window-bound member's */
     uint64_t lv_ns;           /* section 180: when the open period's deep members were last summed, */
     uint32_t lv_n;            /* ... and how many */
-    uint32_t n_owedb;         /* R190 step 2: members owed at the last two period ends (p_owec) */
-    uint64_t p_wsum;          /* R190 step 2: the deep members' weight in the last period */
     uint32_t cost_or;         /* every IO cost ever submitted, OR'ed: a bound on each (q-hot: 116's walk skipped) */
     uint64_t win_per_weight_x256; /* total_slots * slot_bytes / active_weight, x256 */
     uint32_t win_shift;       /* qos: in-flight windows scaled by 2^win_shift (section 10) */
@@ -6115,7 +6112,6 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
 {
     uint64_t len = now_ns - s->cost.period_start_ns, wsum = 0, csum = 0;
     int fair = 1, lost = 0, moved = 0, probe = s->fw_left != 0;
-    uint32_t nob = 0;
     for (int pass = 0; pass < 2; pass++)
         for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
             tenant *t = s->t[i];
@@ -6141,7 +6137,6 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             /* section 190: owed a larger debt, past 1/CARRY_OWE_X of the share */
             uint32_t oweb = mem && t->p_owe > 0 && (uint64_t)t->p_owe * CARRY_OWE_X > fs;
             t->p_oweb = oweb && t->p_oweb1;
-            nob = t->p_oweb ? i + 1 : nob; /* R190 step 2: the (last) member owed so */
             t->p_oweb1 = oweb;
             /* section 176: it completed more than its weight's share of the deep members' cost */
             t->p_ahead = mem && (__uint128_t)dc * wsum > (__uint128_t)csum * t->cfg.weight;
@@ -6167,8 +6162,6 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             t->p_q0 = q;
             t->p_cost0 = t->st.cost_completed;
         }
-    s->n_owedb = nob; /* R190 step 2 */
-    s->p_wsum = wsum;
     int settled = !moved && !s->fw_moved; /* the same tenants this period and the one before */
     s->fw_moved = moved;
     if (probe && lost && settled) {
@@ -6805,12 +6798,6 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
         }
         if (!alone && self_deep(t)) {
             *waiting = 1; /* section 64: parked until one of its own IOs completes */
-            park_on_round(s, l, id, t);
-            continue;
-        }
-        if (one && __builtin_expect(s->n_owedb != 0, 0) && t->p_ahead && t->inflight && t->count >= t->inflight && !alone && s->p_wsum &&
-            !t->p_owec && s->t[s->n_owedb - 1] && !s->t[s->n_owedb - 1]->count && s->t[s->n_owedb - 1]->inflight && (t->inflight_cost + h->cost) * s->p_wsum > s->inflight_cost * R190_HOLD_X * t->cfg.weight) {
-            *waiting = 1; /* R190 step 2: an over-served member held to its share of the drive's in-flight cost */
             park_on_round(s, l, id, t);
             continue;
         }
