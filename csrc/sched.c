@@ -3279,7 +3279,10 @@
  *    1308 times by the waiver, yet stays 0.179-0.181 of the cost -- it
  *    flips, it is not lifted.  CARRY_OWE_PEERS 1: the same rows; 4: 288 /
  *    254 (only s2-455 fixed).  Cost: two stores per tenant per cost period;
- *    in take one load where 116's round test already runs.
+ *    in take one load where 116's round test already runs: bench-sched
+ *    551.4 / 473.3 -> 552.3 / 474.2, --slo =, --big and --bw +0.6.
+ *    Section 190's log also measures 181e's hold on over-served peers
+ *    while a depth-bound member is owed (not kept: s1 +3, s2 +2 at best).
  *    (docs/scheduler-log.md section 190)
  */
 #include <errno.h>
