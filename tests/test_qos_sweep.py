@@ -250,6 +250,10 @@ OPEN: dict[str, set[str]] = {
     # 0.386 / 0.614 of 0.5 / 0.5) passes every invariant, and so does sweep-s2-738 (listed under section 169
     # above; without 180 its pair stood at t1 / t2 0.433 / 0.567 of 0.5 / 0.5)
     "sweep-s1-323": set(),
+    # sched.c section 190 (116's CARRY_PEERS is 2 for a member section 173's ledger shows owed past 1/3 of
+    # its period's share at two cost period ends running): sweep-s2-216 (t2 / t3 0.228 / 0.772 -> 0.326 /
+    # 0.674 of 0.333 / 0.667) and sweep-s1-285 (t3 0.193 of 0.250, a group of 4) pass every invariant
+    "sweep-s2-216": set(), "sweep-s1-285": set(),
 }
 
 CI_SEED = 11
@@ -260,7 +264,7 @@ CI_N = 50
 # it; now it completes some IO (7 bins, p99 720 ms) and is seen at cost share 0.023 of 0.5
 # weights 10 -> 16 with narrowing 1 measured (sched.c section 25; 9 -> 15 before section 26): the check,
 # not qos, changed
-CI_BASELINE: dict[str, int] = {"work": 4, "stall": 0, "weights": 8, "limit": 0, "reserve": 0, "slo": 1, "jain": 1,
+CI_BASELINE: dict[str, int] = {"work": 4, "stall": 0, "weights": 7, "limit": 0, "reserve": 0, "slo": 1, "jain": 1,
                                "starve": 0}   # starve: EXTRA_INVARIANTS, counted apart (sweep.py docstring)
 # starve 4 -> 3 with sched.c section 28b (escapes under SLO steering): s11-29 (the only CI mix whose
 # digest changes) no longer starves; it stays in weights (t0 0.932 vs 0.250)
@@ -284,6 +288,8 @@ CI_BASELINE: dict[str, int] = {"work": 4, "stall": 0, "weights": 8, "limit": 0, 
 # 24, 43, 49)
 # slo 2 -> 1 with sweep.py narrowing 11 (slo's comparison with gimbal, not against a gimbal that broke a
 # reservation qos kept; 'slo waived (reserve)' 1 -- the check, not qos, changed; left: s11-19)
+# weights 8 -> 7 with sched.c section 190 (116's CARRY_PEERS 2 for a member owed past 1/3 of its share at
+# two cost period ends): s11-38
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=[p.stem for p in FIXTURES])

@@ -1759,7 +1759,10 @@ static void test_qdeep_carry(void)
  * queued 89% of its time since its addition (section 116's 90% refuses);
  * C's 5th read arrives.  Returns 1 when C's deficit carried (its read goes
  * next), 0 when the round goes on. */
-static int owe_carry_scene(uint64_t gap)
+static int owe_carry_scene_n(uint64_t gap, int na);
+static int owe_carry_scene(uint64_t gap) { return owe_carry_scene_n(gap, 5); }
+/* ... with na (1..5) members A0.. beside C and D */
+static int owe_carry_scene_n(uint64_t gap, int na)
 {
     const uint64_t t0 = 11000000ull, tc1 = 100001000ull, tc2 = 200002000ull;
     jbof_sched *s = mk(JBOF_POLICY_QOS);
@@ -1770,11 +1773,11 @@ static int owe_carry_scene(uint64_t gap)
     jbof_io *out[16];
     fill_reads(id, 2, d, 4096, 200);
     submit_n(s, id, 2, 500);
-    for (int j = 0; j < 5; j++)
+    for (int j = 0; j < na; j++)
         a[j] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
     fill_reads(ic, 5, c, 4096, 100);
     submit_n(s, ic, 3, t0);
-    for (int j = 0; j < 5; j++) {
+    for (int j = 0; j < na; j++) {
         fill_reads(ia[j], 4, a[j], 65536, 10u * (uint64_t)j);
         submit_n(s, ia[j], 4, t0 + 1000);
     }
@@ -1812,6 +1815,20 @@ static void test_owe_carry(void)
 {
     CHECK_EQ(owe_carry_scene(11000000ull), 1);
     CHECK_EQ(owe_carry_scene(20000000ull), 0);
+}
+
+/* sched.c section 190: 181's scene with 3 members A0.. instead of 5, so C's
+ * queue empties beside 3 backlogged members, under CARRY_PEERS.  C's ledger
+ * holds its whole share of both periods (it completed nothing), past
+ * 1/CARRY_OWE_X of the period's share at both ends: its peer floor is
+ * CARRY_OWE_PEERS (2) and its deficit carries.  With 1 member A0 (1
+ * backlogged, under the floor) it does not; nor, with 3, when C was empty
+ * 20 ms of the second period (not deep: the ledger forfeited). */
+static void test_owe_carry_peers(void)
+{
+    CHECK_EQ(owe_carry_scene_n(11000000ull, 3), 1);
+    CHECK_EQ(owe_carry_scene_n(11000000ull, 1), 0);
+    CHECK_EQ(owe_carry_scene_n(20000000ull, 3), 0);
 }
 
 /* section 39: section 18's progress credit (a tenant with nothing in the
@@ -4042,6 +4059,7 @@ int main(void)
     test_deep_carry_huge();
     test_qdeep_carry();
     test_owe_carry();
+    test_owe_carry_peers();
     test_resv_one_bucket();
     test_progress_debt();
     test_resv_lead();
