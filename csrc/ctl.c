@@ -503,6 +503,20 @@ void ctl_window_roll(ctl_state *c, uint64_t now_ns)
  * of a new 1 s window: min over the last two windows (section 3b). */
 void ctl_base_sample(ctl_state *c, uint64_t lat_ns, uint64_t now_ns)
 {
+    /* 3b's guard (sched.c section 194): a read under base_min / 2 was
+     * answered without a flash read (a page register, a read cache); it
+     * moves neither the base nor base_min unless for a whole window no
+     * small read did reach flash (the drive is that fast now).  Until the
+     * window is over such reads arrive here through the gate; after it,
+     * every read does and the first flash one rolls the window. */
+    if (lat_ns < c->cfg.lat_min_ns / CTL_BASE_FLASH_DIV && lat_ns * CTL_BASE_GAP < c->base_min_ns) {
+        if (!c->fast_since_ns)
+            c->fast_since_ns = now_ns ? now_ns : 1;
+        if (now_ns - c->base_roll_ns < CTL_BASE_WINDOW_NS || now_ns - c->fast_since_ns < CTL_BASE_WINDOW_NS ||
+            now_ns < c->base_roll_ns)
+            return;
+    }
+    c->fast_since_ns = 0;
     /* every sample under the least ever is under base_win.cur too, so it
      * reaches here through ctl_sample's gate (sched.c section 65) */
     if (lat_ns && (!c->base_min_ns || lat_ns < c->base_min_ns))
