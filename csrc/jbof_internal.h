@@ -267,7 +267,7 @@ enum {
     CTL_EVAL_EVERY = 4,                 /* ... or every 4 completions */
     CTL_NORMALIZE_BYTES = 128 * 1024,
     CTL_BASE_MAX_BYTES = 16 * 1024,     /* the base is learned from small reads, unscaled */
-    CTL_BASE_FLASH_DIV = 4,             /* 3b's guard: a read under lat_min / 4 (the band's lo clamp) did not read flash */
+    CTL_BASE_FLASH_DIV = 4,             /* 3b's guard: past a read >= lat_min / 4, one under it did not read flash */
     CTL_SLOWSTART_MULT = 8,
     CTL_THRESH_CREEP_SHIFT = 8,         /* threshold regains 1/256 of its gap per OK sample */
 };

@@ -3250,12 +3250,13 @@
  *
  * 194. ctl.c 3b's learned base ignores a read that never reached flash
  *    (issue 11, the controller's robustness; qos; amends ctl.c 3b and
- *    section 65's base_min).  What: in ctl_base_sample, a small read
- *    faster than lat_min / CTL_BASE_FLASH_DIV (4: 62.5 us with qos's
- *    lat_min, the band's own lo clamp) lowers neither the learned base nor
- *    base_min, unless for a whole base window (1 s, after the window's end,
- *    when every small read reaches ctl_base_sample) no small read was
- *    slower -- then the drive is that fast and the read counts.  Why: a
+ *    section 65's base_min).  What: in ctl_base_sample, on a drive whose
+ *    least read so far took at least lat_min / CTL_BASE_FLASH_DIV (4: 62.5
+ *    us with qos's lat_min, the band's own lo clamp), a small read faster
+ *    than that lowers neither the learned base nor base_min, unless for a
+ *    whole base window (1 s, after the window's end, when every small read
+ *    reaches ctl_base_sample) no small read was slower -- then the drive is
+ *    that fast and the read counts.  Why: a
  *    drive answers some reads without a flash read of its own (a NAND page
  *    register, a DRAM read cache, a read caught at the end of its page's
  *    tR): ssd.c's page register (section 10 there, OFF in every preset)
@@ -3273,9 +3274,13 @@
  *    (s11-16, sata: 219 us, then 106 us unloaded 1.4 ms later).  The
  *    flash reads of the sweep's drives are >= 83.8 us (dct983) / 106 us
  *    (sata), so with the register off the guard never fires (sim_digest
- *    unchanged).  A RAM-backed device keeps the fixed band for its first
- *    1-2 s, then learns its floor as before (the band clamps it to 62..125
- *    us either way).  Measured: SECTION194_RESULTS
+ *    unchanged).  A drive fast from its first read (a low-latency SSD, a
+ *    RAM-backed device; the 50 us fake drives of sections 64, 89 and 101's
+ *    tests) learns as before: with the lat_min / 4 bound alone those three
+ *    tests failed, their 50 us reads ignored.  Limits: a drive whose first
+ *    read is a cache hit learns the hit, as before (the guard is off on
+ *    it); a fast drive whose first read queued learns its floor after
+ *    1-2 s.  Measured: SECTION194_RESULTS
  *    (docs/scheduler-log.md section 194)
  */
 #include <errno.h>

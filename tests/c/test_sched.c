@@ -3628,12 +3628,13 @@ static void test_shallow_band(void)
 /* section 194 (ctl.c 3b's guard): a read answered from the drive's page
  * register or read cache (16 us on a dct983 whose 4 KiB flash read takes
  * 84 us), or one that caught the tail of its page's tR (46 us), is under
- * lat_min / 4 (62.5 us): it moves neither the learned base, nor the band,
- * nor base_min -- through the inline gate (ctl_sample) as in sched.c.
- * Flash reads keep the base where they put it across window rolls; only a
- * whole window with no small read reaching flash lets the fast mode in (a
- * drive that is now that fast).  Without the guard the first hit takes the
- * base to 16 us and the band to its clamps 62..125 us. */
+ * lat_min / 4 (62.5 us) on a drive whose reads took longer: it moves
+ * neither the learned base, nor the band, nor base_min -- through the
+ * inline gate (ctl_sample) as in sched.c.  Flash reads keep the base where
+ * they put it across window rolls; only a whole window with no small read
+ * reaching flash lets the fast mode in (a drive that is now that fast); a
+ * drive fast from its first read learns at once.  Without the guard the
+ * first hit takes the base to 16 us and the band to its clamps 62..125 us. */
 static void test_base_guard(void)
 {
     jbof_sched_cfg cfg;
@@ -3664,6 +3665,13 @@ static void test_base_guard(void)
         ctl_sample(&c, JBOF_OP_READ, 512, 7680, 16000, t);
     CHECK_EQ(c.base_ns, 16000);
     CHECK_EQ(c.base_min_ns, 16000);
+    /* a drive that is that fast from its first read (50 us, then 30 us)
+     * learns at once, as before */
+    ctl_init(&c, &cfg.ctl, 0);
+    ctl_sample(&c, JBOF_OP_READ, 4096, 7680, 50000, 1000);
+    ctl_sample(&c, JBOF_OP_READ, 4096, 7680, 30000, 2000);
+    CHECK_EQ(c.base_ns, 30000);
+    CHECK_EQ(c.base_min_ns, 30000);
 }
 
 /* section 110: a reservation's IO paid by the other bucket while that
