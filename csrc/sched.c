@@ -3280,7 +3280,13 @@
  *    tests failed, their 50 us reads ignored.  Limits: a drive whose first
  *    read is a cache hit learns the hit, as before (the guard is off on
  *    it); a fast drive whose first read queued learns its floor after
- *    1-2 s.  Measured: SECTION194_RESULTS
+ *    1-2 s.  Measured: with the register OFF nothing moves (sim_digest
+ *    = main's; fast gate s1 288 / s2 255 = L11, 0 of 2000 mixes differ;
+ *    CI 13); with it ON (a measurement-only preset switch, not shipped),
+ *    official sweep 1000 mixes incl. starve-only: s1 320 -> 300 (work 128
+ *    -> 107), s2 277 -> 259 (work 108 -> 94).  CTL_BASE_FLASH_DIV x2 (8,
+ *    31 us) and x0.5 (2, 125 us): docs/scheduler-log.md 194e.  Cost: one
+ *    compare out of line; bench-sched and --slo = main.
  *    (docs/scheduler-log.md section 194)
  */
 #include <errno.h>
