@@ -65,6 +65,24 @@
  *    fills the drive's write buffer makes write latency jump to 400 us+, past
  *    hi: the controller backs off and the write-cost estimator (cost.c) sees
  *    slow writes.  Before the first read sample, the fixed band applies.
+ *    The base's guard (sched.c section 194).  A drive may answer a read
+ *    without a flash read of its own: from a NAND page register holding
+ *    the page its unit read last, from a DRAM read cache, or at the end of
+ *    a tR another read of the same page started.  Such a read completes in
+ *    the command, transfer and fixed time alone (the dct983 model with
+ *    ssd.c's page register: 16 us against an 84 us flash read; sata 29
+ *    against 106), and the min filter took it for the floor: the band fell
+ *    to its clamps (62..125 us) and every flash read read as congestion.
+ *    So on a drive whose least read so far took at least lat_min /
+ *    CTL_BASE_FLASH_DIV (4: 62.5 us, the band's own lo clamp -- a latency
+ *    the band cannot steer under anyway), a small read under that moves
+ *    neither the base nor base_min, unless for a whole base window no
+ *    small read took longer (the drive is that fast now).  A drive whose
+ *    reads are that fast from its first one (a low-latency SSD, a RAM-backed
+ *    device) learns as before; one whose first read was a slow one learns
+ *    its fast floor after 1-2 s instead of at once.  The backend cannot say
+ *    which reads hit (the NBD / io_uring path sees completions only), so
+ *    the guard is on latency alone.
  *    In this mode every completion is judged by the larger of the two
  *    EWMAs (the other one if it saw a sample in the last 100 ms): a write
  *    that lands in the buffer in 60 us says nothing about the reads it is
@@ -503,6 +521,23 @@ void ctl_window_roll(ctl_state *c, uint64_t now_ns)
  * of a new 1 s window: min over the last two windows (section 3b). */
 void ctl_base_sample(ctl_state *c, uint64_t lat_ns, uint64_t now_ns)
 {
+    /* 3b's guard (sched.c section 194): on a drive whose least read so far
+     * took >= lat_min / 4, a small read under that did not wait for a flash
+     * read of its own (a page register or read-cache hit, or a read of a
+     * page whose tR was already under way); it moves neither the base nor
+     * base_min unless for a whole window no small read took longer (the
+     * drive is that fast now).  Until the window is over such reads arrive
+     * here through the gate; after it every read does, and the first
+     * slower one rolls the window.  A drive whose first read is that fast
+     * learns as before. */
+    uint64_t flash = c->cfg.lat_min_ns / CTL_BASE_FLASH_DIV;
+    if (lat_ns < flash && c->base_min_ns >= flash) {
+        if (!c->fast_since_ns)
+            c->fast_since_ns = now_ns ? now_ns : 1;
+        if (now_ns < c->base_roll_ns + CTL_BASE_WINDOW_NS || now_ns - c->fast_since_ns < CTL_BASE_WINDOW_NS)
+            return;
+    }
+    c->fast_since_ns = 0;
     /* every sample under the least ever is under base_win.cur too, so it
      * reaches here through ctl_sample's gate (sched.c section 65) */
     if (lat_ns && (!c->base_min_ns || lat_ns < c->base_min_ns))

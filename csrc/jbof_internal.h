@@ -168,6 +168,7 @@ typedef struct ctl_state {
     uint64_t base_min_ns;        /* the least small read ever seen (0 = none; kept across a retune): sched.c section 65 */
     uint64_t base_gate_ns;       /* a small read faster than this updates the base (base_win.cur, or all when 0) */
     uint64_t base_roll_ns;       /* ... and any small read from this time on (the 1 s window is over) */
+    uint64_t fast_since_ns;      /* 3b's guard: first read under lat_min / CTL_BASE_FLASH_DIV since a flash read (0 = none) */
     uint64_t band_lo_ns, band_hi_ns; /* cached ctl_band(); refreshed by band_refresh (ctl.c) when base_ns or target_cap_ns changes */
     uint64_t pend_cost;          /* cost completed since the last evaluation */
     uint32_t pend_n;
@@ -266,6 +267,7 @@ enum {
     CTL_EVAL_EVERY = 4,                 /* ... or every 4 completions */
     CTL_NORMALIZE_BYTES = 128 * 1024,
     CTL_BASE_MAX_BYTES = 16 * 1024,     /* the base is learned from small reads, unscaled */
+    CTL_BASE_FLASH_DIV = 4,             /* 3b's guard: past a read >= lat_min / 4, one under it did not read flash */
     CTL_SLOWSTART_MULT = 8,
     CTL_THRESH_CREEP_SHIFT = 8,         /* threshold regains 1/256 of its gap per OK sample */
 };

@@ -3663,6 +3663,55 @@ static void test_shallow_band(void)
     CHECK_EQ(c.shallow_depth, 1);
 }
 
+/* section 194 (ctl.c 3b's guard): a read answered from the drive's page
+ * register or read cache (16 us on a dct983 whose 4 KiB flash read takes
+ * 84 us), or one that caught the tail of its page's tR (46 us), is under
+ * lat_min / 4 (62.5 us) on a drive whose reads took longer: it moves
+ * neither the learned base, nor the band, nor base_min -- through the
+ * inline gate (ctl_sample) as in sched.c.  Flash reads keep the base where
+ * they put it across window rolls; only a whole window with no small read
+ * reaching flash lets the fast mode in (a drive that is now that fast); a
+ * drive fast from its first read learns at once.  Without the guard the
+ * first hit takes the base to 16 us and the band to its clamps 62..125 us. */
+static void test_base_guard(void)
+{
+    jbof_sched_cfg cfg;
+    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &cfg), 0);
+    static ctl_state c;
+    const uint64_t ms = 1000000ull;
+    ctl_init(&c, &cfg.ctl, 0);
+    ctl_sample(&c, JBOF_OP_READ, 4096, 7680, 84000, 1000);
+    CHECK_EQ(c.base_ns, 84000);
+    CHECK_EQ(c.band_lo_ns, 126000);
+    CHECK_EQ(c.band_hi_ns, 252000);
+    /* 2.5 s of hits, a flash read (90 us) every 100 ms among them */
+    for (uint64_t t = 1 * ms; t < 2500 * ms; t += 100000) {
+        uint64_t lat = t % (100 * ms) == 0 ? 90000 : t % (50 * ms) == 0 ? 46000 : 16000;
+        ctl_sample(&c, JBOF_OP_READ, 512, 7680, lat, t);
+        CHECK(c.base_ns >= 84000);
+    }
+    CHECK_EQ(c.base_ns, 90000); /* the 84 us window has rolled out: flash reads only */
+    CHECK_EQ(c.base_min_ns, 84000);
+    CHECK_EQ(c.band_lo_ns, 135000);
+    /* from 2.5 s hits only: the base holds for a window past the roll, then
+     * the fast mode is the drive's */
+    uint64_t t = 2500 * ms;
+    for (; t < 3400 * ms; t += 100000)
+        ctl_sample(&c, JBOF_OP_READ, 512, 7680, 16000, t);
+    CHECK_EQ(c.base_ns, 90000);
+    for (; t < 5000 * ms; t += 100000)
+        ctl_sample(&c, JBOF_OP_READ, 512, 7680, 16000, t);
+    CHECK_EQ(c.base_ns, 16000);
+    CHECK_EQ(c.base_min_ns, 16000);
+    /* a drive that is that fast from its first read (50 us, then 30 us)
+     * learns at once, as before */
+    ctl_init(&c, &cfg.ctl, 0);
+    ctl_sample(&c, JBOF_OP_READ, 4096, 7680, 50000, 1000);
+    ctl_sample(&c, JBOF_OP_READ, 4096, 7680, 30000, 2000);
+    CHECK_EQ(c.base_ns, 30000);
+    CHECK_EQ(c.base_min_ns, 30000);
+}
+
 /* section 110: a reservation's IO paid by the other bucket while that
  * bucket's members lead.  Fragmented SATA, two buckets (a 2 ms SLO reader
  * at QD 1): a reserved 512 KiB random writer (100 MiB/s, more than the
@@ -4100,6 +4149,7 @@ int main(void)
     test_fast_decay_undo();
     test_lc_steer();
     test_shallow_band();
+    test_base_guard();
     test_fast_decay_resv();
     test_resv_rdfull_pace();
     test_fast_decay_resv_deep();
