@@ -154,8 +154,8 @@
  *    depth 8, 25% writes, 10 us ticks, one batch call per tick;
  *    callgrind; gcc 12 -O2, the Makefile's and the cffi build's
  *    optimization -- -O3, -flto and a unity build each cost more):
- *    551.4 instructions per IO whole program, 473.3 in the scheduler
- *    on main after sections 176, 180 and 181 (what each later section
+ *    552.4 instructions per IO whole program, 474.2 in the scheduler
+ *    on main after sections 190, 193 and 194 (what each later section
  *    added is in its log entry; --slo 1037.2 / 955.7).  The breakdown below is of the eighth and ninth
  *    passes, at 488.9 / 409.8
  *    (484.6 / 405.5 before section 46's pass, 484.2 / 405.1 before
