@@ -3358,24 +3358,31 @@ static uint32_t sim_add(jbof_sim *sim, uint32_t klass, uint64_t reserve, uint32_
     return sim_add_w(sim, klass, reserve, 0, 1, rw, bs, qd);
 }
 
-/* a best-effort weight-1 tenant of default config whose IOs follow a
- * bssplit: nbs sizes bs[] drawn at pct[] percent */
+/* a one-phase workload whose IOs follow a bssplit: nbs sizes bs[] drawn
+ * at pct[] percent */
+static void wl_split(jbof_wl *w, uint32_t rw, uint32_t readpct, uint32_t qd, uint32_t nbs, const uint32_t *bs,
+                     const uint32_t *pct)
+{
+    memset(w, 0, sizeof(*w));
+    w->nphases = 1;
+    w->phases[0].rw = rw;
+    w->phases[0].rwmixread_pct = readpct;
+    w->phases[0].iodepth = qd;
+    w->phases[0].nbs = nbs;
+    for (uint32_t i = 0; i < nbs; i++) {
+        w->phases[0].bs[i] = bs[i];
+        w->phases[0].bs_pct[i] = pct[i];
+    }
+}
+
+/* a best-effort weight-1 tenant of default config with wl_split's workload */
 static uint32_t sim_add_split(jbof_sim *sim, uint32_t rw, uint32_t readpct, uint32_t qd, uint32_t nbs, const uint32_t *bs,
                               const uint32_t *pct)
 {
     jbof_tenant_cfg t;
     jbof_tenant_default_cfg(&t);
     jbof_wl w;
-    memset(&w, 0, sizeof(w));
-    w.nphases = 1;
-    w.phases[0].rw = rw;
-    w.phases[0].rwmixread_pct = readpct;
-    w.phases[0].iodepth = qd;
-    w.phases[0].nbs = nbs;
-    for (uint32_t i = 0; i < nbs; i++) {
-        w.phases[0].bs[i] = bs[i];
-        w.phases[0].bs_pct[i] = pct[i];
-    }
+    wl_split(&w, rw, readpct, qd, nbs, bs, pct);
     uint32_t id = 999;
     CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &id), 0);
     return id;
@@ -4022,17 +4029,8 @@ static void lc_add(jbof_sim *sim, uint32_t klass, uint32_t weight, uint64_t limi
     t.reserve_bps = reserve;
     t.latency_slo_ns = slo;
     jbof_wl w;
-    memset(&w, 0, sizeof(w));
-    w.nphases = 1;
-    w.phases[0].rw = rw;
-    w.phases[0].rwmixread_pct = readpct;
-    w.phases[0].iodepth = qd;
+    wl_split(&w, rw, readpct, qd, nbs, bs, pct);
     w.phases[0].rate_bps = rate;
-    w.phases[0].nbs = nbs;
-    for (uint32_t i = 0; i < nbs; i++) {
-        w.phases[0].bs[i] = bs[i];
-        w.phases[0].bs_pct[i] = pct[i];
-    }
     if (limit == 200ull << 20) { /* t0: 50 ms on, 50 ms idle, looped */
         w.nphases = 2;
         w.loop = 1;
