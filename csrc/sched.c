@@ -6145,6 +6145,14 @@ static inline uint64_t queued_upto(const tenant *t, uint64_t now_ns)
     return last - t->q_added_ns - t->q_empty_ns;
 }
 
+/* section 76's set for a cost period of len ns so far: a best-effort,
+ * unrated member queued >= 7/8 of it (q: queued_upto at its end) -- the
+ * basis of period_fair's shares, 173's ledger, 180's live sum, 193's askers */
+static inline int period_deep(const tenant *t, uint64_t q, uint64_t len)
+{
+    return t->cfg.klass == JBOF_CLASS_BEST_EFFORT && !t->rated && (q - t->p_q0) * 8 >= len * 7;
+}
+
 /* section 180: is member t owed past 1/OWE_X of a whole period's share
  * right now -- its closed periods' ledger (173's p_owe) plus the open
  * period's part over the members queued >= 7/8 of it so far (period_fair's
@@ -6162,8 +6170,7 @@ static __attribute__((noinline)) int live_owed(jbof_sched *s, const tenant *t, u
                 tenant *u = s->t[i];
                 if (!u)
                     continue;
-                int mem = s->cost.cfg.learn && len && u->cfg.klass == JBOF_CLASS_BEST_EFFORT && !u->rated &&
-                          (queued_upto(u, now_ns) - u->p_q0) * 8 >= len * 7;
+                int mem = s->cost.cfg.learn && len && period_deep(u, queued_upto(u, now_ns), len);
                 uint64_t dc = u->st.cost_completed - u->p_cost0;
                 if (!pass) {
                     wsum += mem ? u->cfg.weight : 0;
@@ -6210,7 +6217,7 @@ static void ask_basis(const jbof_sched *s, uint64_t now_ns, uint64_t len, uint64
             uint64_t w = 0, c = 0;
             for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
                 const tenant *t = s->t[i];
-                if (!t || t->cfg.klass != JBOF_CLASS_BEST_EFFORT || t->rated || (queued_upto(t, now_ns) - t->p_q0) * 8 < len * 7)
+                if (!t || !period_deep(t, queued_upto(t, now_ns), len))
                     continue;
                 uint64_t dc = t->st.cost_completed - t->p_cost0;
                 if ((__uint128_t)dc * pw * ASK_NUM < (__uint128_t)pc * t->cfg.weight * ASK_DEN)
@@ -6240,7 +6247,7 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             if (!t)
                 continue;
             uint64_t q = queued_upto(t, now_ns), dc = t->st.cost_completed - t->p_cost0;
-            int mem = t->cfg.klass == JBOF_CLASS_BEST_EFFORT && !t->rated && (q - t->p_q0) * 8 >= len * 7;
+            int mem = period_deep(t, q, len);
             if (!pass) {
                 wsum += mem ? t->cfg.weight : 0;
                 csum += mem ? dc : 0;
