@@ -1684,6 +1684,18 @@ static void submit_n(jbof_sched *s, jbof_io *io, int n, uint64_t now)
         CHECK_EQ(jbof_sched_submit(s, &io[i], now), 0);
 }
 
+/* the two carry scenes' opening: a qos scheduler with D (weight 1, its
+ * two 4 KiB reads id[] queued at 500 ns) and C (weight 1, returned in *c) */
+static jbof_sched *carry_scene_open(jbof_io *id, uint32_t *c)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    uint32_t d = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    *c = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    fill_reads(id, 2, d, 4096, 200);
+    submit_n(s, id, 2, 500);
+    return s;
+}
+
 /* the two carry scenes' first turns: D's first read goes just before tc
  * and completes at tc, closing the cost period; then D's second read, C's
  * 3 (its queue empties), and A0's first read */
@@ -1711,14 +1723,10 @@ static void close_period_turns(jbof_sched *s, jbof_io *id, jbof_io *ic, jbof_io 
  * read goes next), 0 when A0's turn goes on. */
 static int qdeep_carry_scene(uint64_t tc)
 {
-    jbof_sched *s = mk(JBOF_POLICY_QOS);
-    uint32_t d = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    uint32_t c = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    uint32_t a[4];
+    uint32_t c, a[4];
     static jbof_io id[2], ic[4], ia[4][4]; /* filled whole by fill_reads */
     jbof_io *out[8];
-    fill_reads(id, 2, d, 4096, 200);
-    submit_n(s, id, 2, 500);
+    jbof_sched *s = carry_scene_open(id, &c);
     fill_reads(ic, 4, c, 4096, 100);
     submit_n(s, ic, 3, 1000);
     for (int j = 0; j < 4; j++) {
@@ -1765,14 +1773,10 @@ static int owe_carry_scene(uint64_t gap) { return owe_carry_scene_n(gap, 5); }
 static int owe_carry_scene_n(uint64_t gap, int na)
 {
     const uint64_t t0 = 11000000ull, tc1 = 100001000ull, tc2 = 200002000ull;
-    jbof_sched *s = mk(JBOF_POLICY_QOS);
-    uint32_t d = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    uint32_t c = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    uint32_t a[5];
+    uint32_t c, a[5];
     static jbof_io id[2], ic[5], ia[5][4]; /* filled whole by fill_reads */
     jbof_io *out[16];
-    fill_reads(id, 2, d, 4096, 200);
-    submit_n(s, id, 2, 500);
+    jbof_sched *s = carry_scene_open(id, &c);
     for (int j = 0; j < na; j++)
         a[j] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
     fill_reads(ic, 5, c, 4096, 100);
