@@ -549,6 +549,60 @@ def test_limited_tenant_banks_at_most_one_quantum() -> None:
     assert all(int(b) > 0 for b in t1.timeline_bytes[:5]), t1.timeline_bytes
 
 
+def _wl_mix(workload: dict, limit: str = "100MiB/s", duration: str = "1s") -> object:
+    """One limited tenant; its phases / loop_phases keys (tenant-level in the format) ride in workload."""
+    w = dict(workload)
+    t = {"name": "t0", "limit": limit, **{k: w.pop(k) for k in ("phases", "loop_phases") if k in w}, "workload": w}
+    return parse_scenario({"name": "cap", "duration": duration, "device": {"model": "dct983"}, "tenants": [t]},
+                          "<cap>", "cap")
+
+
+MS = 1_000_000
+
+
+@pytest.mark.parametrize("workload, spans", [
+    ({"rw": "randread", "bs": "4k"}, [(0, 1000 * MS)]),
+    ({"rw": "randread", "bs": "4k", "startdelay": "500ms"}, [(500 * MS, 1000 * MS)]),
+    ({"rw": "randread", "bs": "4k", "startdelay": "100ms", "runtime": "300ms"}, [(100 * MS, 400 * MS)]),
+    ({"rw": "randread", "bs": "4k", "loop_phases": True,
+      "phases": [{"duration": "200ms"}, {"duration": "400ms", "idle": True}]},
+     [(0, 200 * MS), (600 * MS, 800 * MS)]),
+    ({"rw": "randread", "bs": "4k",
+      "phases": [{"duration": "200ms", "idle": True}, {"duration": "300ms"}]},
+     [(200 * MS, 500 * MS)]),
+    ({"rw": "randread", "bs": "4k", "phases": [{"duration": "200ms", "idle": True}, {"rw": "randwrite"}]},
+     [(200 * MS, 1000 * MS)]),
+    ({"rw": "randread", "bs": "4k", "phases": [{"duration": "200ms"}, {"duration": "200ms", "rw": "randwrite"}]},
+     [(0, 400 * MS)]),
+])
+def test_active_stretches_follow_wl_c(workload: dict, spans: list) -> None:
+    """NARROWINGS[0]'s cap walks the phases as wl.c does: startdelay, runtime, idle phases, looping,
+    a non-looping workload done after its last timed phase; adjacent active phases are one stretch."""
+    sc = _wl_mix(workload)
+    assert sweep._active_stretches(sc.tenant("t0").workload, sc.duration_ns) == spans
+
+
+def test_limit_cap_counts_only_the_time_the_limit_can_spend() -> None:
+    """A closed-loop limited tenant active 0.2 s of each 0.6 s (s2-29's t3 shape) can take at most
+    its limit over that time plus its queue's drain at the limit and a 1 ms bank per stretch; the
+    old cap (the limit over the whole run) let a policy that ran it at 2x its limit while active
+    count it at full value (s1-324, s2-617: fifo / drr at 1.9-2.5 x the limit)."""
+    sc = _wl_mix({"rw": "randread", "bs": "64k", "iodepth": 8, "loop_phases": True,
+                  "phases": [{"duration": "200ms"}, {"duration": "400ms", "idle": True}]})
+    t = sc.tenant("t0")
+    drain = 8 * 65536 / (100 << 20)
+    assert sweep._limit_active_s(t, sc.duration_ns) == pytest.approx(0.2 + drain + 0.2 + drain, abs=1e-6)
+    solo = 400 << 20   # solo bytes/s over the run; the tenant ran at 250 MiB/s while active
+    doc = {"tenants": [{"name": "t0", "share": 100 / 400, "solo_bw_bytes": solo, "iops": 0, "bw_bytes": 0}]}
+    want = (100 << 20) * (0.4 + 2 * drain + 2 * sweep.LIMIT_BANK_S) / solo
+    assert sweep._capped_util(sc, doc) == pytest.approx(want)
+    assert want < 100 / 400
+    # open loop: a backlog can outlast the phase, so the cap runs from the start to the run's end
+    ol = _wl_mix({"rw": "randread", "bs": "64k", "rate": "300MiB/s", "startdelay": "250ms", "loop_phases": True,
+                  "phases": [{"duration": "200ms"}, {"duration": "400ms", "idle": True}]})
+    assert sweep._limit_active_s(ol.tenant("t0"), ol.duration_ns) == pytest.approx(0.75)
+
+
 def test_ci_sample() -> None:
     reports = sweep.sweep(CI_N, CI_SEED, jobs=2)
     counts = {inv: sum(1 for r in reports if any(v.invariant == inv for v in r.violations))
