@@ -556,3 +556,90 @@ uint64_t ctl_normalize(uint64_t lat_ns, uint32_t bytes)
 {
     return (uint64_t)(((__uint128_t)lat_ns * CTL_NORMALIZE_BYTES) / bytes);
 }
+
+/* sched.c section 203: the forward rate probe.  A rejected probe is undone
+ * as if it had not run: the rate, the threshold, the state and (FP_EWMA)
+ * the latency EWMAs as of its open, and (FP_DEBIT) the extra refill the
+ * step granted since its open taken back from the buckets (at most one
+ * bucket's worth each), so the drive is not fed the step twice. */
+#ifndef FP_EWMA
+#define FP_EWMA 1
+#endif
+#ifndef FP_DEBIT
+#define FP_DEBIT 1
+#endif
+#ifndef FP_STEP_DIV
+#define FP_STEP_DIV 4
+#endif
+#ifndef FP_NOISE_DIV
+#define FP_NOISE_DIV 16
+#endif
+#ifndef FP_WAIT
+#define FP_WAIT 8
+#endif
+static void fp_undo(ctl_state *c, uint64_t now_ns)
+{
+    if (FP_DEBIT && now_ns > c->fp_open_ns && c->fp_rate > c->fp_pre) {
+        uint64_t dt = now_ns - c->fp_open_ns;
+        uint64_t extra = (uint64_t)(((__uint128_t)(c->fp_rate - c->fp_pre) * dt) / JBOF_NS_PER_S);
+        int64_t cap = c->cfg.bucket_bytes;
+        uint64_t r = c->read_share_x256 == 256 ? extra : c->read_share_x256 ? (extra * c->read_share_x256) >> 8 : extra / 2;
+        int64_t d[2] = {(int64_t)(r > (uint64_t)cap ? (uint64_t)cap : r),
+                        (int64_t)(extra - r > (uint64_t)cap ? (uint64_t)cap : extra - r)};
+        for (int k = 0; k < 2; k++)
+            c->tokens[k] -= d[k];
+    }
+    c->rate_cost_bps = c->fp_pre;
+    c->threshold_ns = c->fp_thr;
+    if (FP_EWMA) {
+        c->ewma_ns[0] = c->fp_ewma[0];
+        c->ewma_ns[1] = c->fp_ewma[1];
+    }
+    c->state = c->fp_state;
+    c->fp_rate = 0;
+    c->fp_wait = FP_WAIT;
+}
+
+void ctl_fp_hold(ctl_state *c, uint64_t now_ns)
+{
+    if (c->state == JBOF_CTL_OVERLOADED) {
+        fp_undo(c, now_ns);
+        return;
+    }
+    if (c->rate_cost_bps < c->fp_rate)
+        c->rate_cost_bps = c->fp_rate;
+}
+
+void ctl_fp_roll(ctl_state *c, int may_open, uint64_t now_ns)
+{
+    uint64_t m = c->meas_rate_cost_bps;
+    if (c->fp_rate) {
+        int ok = m > c->fp_ref + c->fp_ref / FP_NOISE_DIV;
+        for (int k = 0; k < 2; k++)
+            ok &= c->ewma_ns[k] <= c->fp_ewma[k] + c->fp_ewma[k] / 16;
+        if (ok)
+            c->fp_rate = 0;
+        else
+            fp_undo(c, now_ns);
+        return;
+    }
+    if (c->fp_wait) {
+        c->fp_wait--;
+        return;
+    }
+    uint64_t rate = c->rate_cost_bps;
+    if (!may_open || !c->cfg.band_hi_pct || c->target_cap_ns || c->state != JBOF_CTL_CONGESTION ||
+        m + rate / 16 < rate || rate >= c->cfg.rate_max_cost_bps)
+        return;
+    c->fp_pre = rate;
+    c->fp_ref = m;
+    c->fp_thr = c->threshold_ns;
+    c->fp_ewma[0] = c->ewma_ns[0];
+    c->fp_ewma[1] = c->ewma_ns[1];
+    c->fp_state = c->state;
+    c->fp_open_ns = now_ns;
+    rate += rate / FP_STEP_DIV;
+    if (rate > c->cfg.rate_max_cost_bps)
+        rate = c->cfg.rate_max_cost_bps;
+    c->fp_rate = c->rate_cost_bps = rate;
+}

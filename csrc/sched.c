@@ -7498,6 +7498,20 @@ static __attribute__((noinline, cold)) uint64_t self_sig(jbof_sched *s, const te
     return o && o <= c->band_hi_ns && c->ewma_ns[0] > SD_RATIO * o ? o : 0;
 }
 
+/* Section 203: the forward rate probe at a window roll -- may open only
+ * where the queued members' shares cannot move (FP_GATE 1: one tenant
+ * backlogged; 2: every active tenant backlogged, > 1) and no latency-
+ * critical tenant is active */
+#ifndef FP_GATE
+#define FP_GATE 1
+#endif
+static __attribute__((noinline, cold)) void fp_roll(jbof_sched *s, uint64_t now_ns)
+{
+    int may = !s->n_lc_active &&
+              (FP_GATE == 1 ? s->n_backlogged == 1 : s->n_active > 1 && s->n_backlogged == s->n_active);
+    ctl_fp_roll(&s->ctl, may, now_ns);
+}
+
 /* Section 145: section 3's evaluation with the others' latency as its
  * signal (self_sig), out of line */
 static __attribute__((noinline, cold)) void ctl_evaluate_self(ctl_state *c, uint32_t k, uint64_t self_ns,
@@ -7539,6 +7553,8 @@ static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *
             ctl_evaluate(c, op, now_ns);
         moved |= c->state != st;
     }
+    if (__builtin_expect(c->win_start_ns != win0, 0) && s->cfg.policy == JBOF_POLICY_QOS)
+        fp_roll(s, now_ns); /* section 203 */
     moved |= c->win_start_ns != win0;
     /* a write is slow when the write EWMA is above the threshold as of
      * the last evaluation (cost.c) */
