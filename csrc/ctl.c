@@ -255,6 +255,8 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "jbof_internal.h"
 
@@ -574,11 +576,30 @@ uint64_t ctl_normalize(uint64_t lat_ns, uint32_t bytes)
 #ifndef FP_NOISE_DIV
 #define FP_NOISE_DIV 16
 #endif
+#ifndef FP_OVER_RESTORE
+#define FP_OVER_RESTORE 0
+#endif
+#ifndef FP_ROOM
+#define FP_ROOM 0
+#endif
+#ifndef FP_HOLD_OVER
+#define FP_HOLD_OVER 1
+#endif
+#ifndef FP_KEEPLAT
+#define FP_KEEPLAT 3
+#endif
+#ifndef FP_HI_DIV
+#define FP_HI_DIV 8
+#endif
 #ifndef FP_WAIT
 #define FP_WAIT 8
 #endif
 static void fp_undo(ctl_state *c, uint64_t now_ns)
 {
+    if (getenv("FP_TRACE"))
+        fprintf(stderr, "FP undo t=%.1fms st=%u rate %.0f->%.0f meas %.0f ref %.0f ewma %lu/%lu (open %lu/%lu) hi %lu\n", now_ns / 1e6, c->state,
+                c->rate_cost_bps / 1e6, c->fp_pre / 1e6, c->meas_rate_cost_bps / 1e6, c->fp_ref / 1e6, (unsigned long)c->ewma_ns[0],
+                (unsigned long)c->ewma_ns[1], (unsigned long)c->fp_ewma[0], (unsigned long)c->fp_ewma[1], (unsigned long)c->band_hi_ns);
     if (FP_DEBIT && now_ns > c->fp_open_ns && c->fp_rate > c->fp_pre) {
         uint64_t dt = now_ns - c->fp_open_ns;
         uint64_t extra = (uint64_t)(((__uint128_t)(c->fp_rate - c->fp_pre) * dt) / JBOF_NS_PER_S);
@@ -602,8 +623,24 @@ static void fp_undo(ctl_state *c, uint64_t now_ns)
 
 void ctl_fp_hold(ctl_state *c, uint64_t now_ns)
 {
-    if (c->state == JBOF_CTL_OVERLOADED) {
+    if (FP_HOLD_OVER) { /* held through OVERLOADED, the threshold frozen; judged at the window's end */
+        c->threshold_ns = c->fp_thr;
+    } else if (c->state == JBOF_CTL_OVERLOADED) {
+#if FP_OVER_RESTORE
         fp_undo(c, now_ns);
+#else
+        /* the evaluation's own reaction stands (its signal is the drive's,
+         * mostly IO dispatched before the step); only the step goes */
+        uint64_t t = c->threshold_ns, e0 = c->ewma_ns[0], e1 = c->ewma_ns[1], r = c->rate_cost_bps;
+        uint32_t st = c->state;
+        fp_undo(c, now_ns);
+        c->threshold_ns = t;
+        c->ewma_ns[0] = e0;
+        c->ewma_ns[1] = e1;
+        c->state = st;
+        if (r < c->rate_cost_bps)
+            c->rate_cost_bps = r;
+#endif
         return;
     }
     if (c->rate_cost_bps < c->fp_rate)
@@ -615,8 +652,16 @@ void ctl_fp_roll(ctl_state *c, int may_open, uint64_t now_ns)
     uint64_t m = c->meas_rate_cost_bps;
     if (c->fp_rate) {
         int ok = m > c->fp_ref + c->fp_ref / FP_NOISE_DIV;
-        for (int k = 0; k < 2; k++)
-            ok &= c->ewma_ns[k] <= c->fp_ewma[k] + c->fp_ewma[k] / 16;
+        if (FP_KEEPLAT == 1)
+            for (int k = 0; k < 2; k++)
+                ok &= c->ewma_ns[k] <= c->fp_ewma[k] + c->fp_ewma[k] / 16;
+        if (FP_KEEPLAT == 2)
+            ok &= ctl_signal(c, 0, c->ewma_ns[0], c->ewma_ns[1], now_ns) <= c->band_hi_ns;
+        if (FP_KEEPLAT == 3)
+            ok &= ctl_signal(c, 0, c->ewma_ns[0], c->ewma_ns[1], now_ns) <= c->band_hi_ns + c->band_hi_ns / FP_HI_DIV;
+        if (getenv("FP_TRACE") && ok)
+            fprintf(stderr, "FP keep t=%.1fms rate %.0f meas %.0f ref %.0f ewma %lu/%lu\n", now_ns / 1e6, c->rate_cost_bps / 1e6,
+                    m / 1e6, c->fp_ref / 1e6, (unsigned long)c->ewma_ns[0], (unsigned long)c->ewma_ns[1]);
         if (ok)
             c->fp_rate = 0;
         else
@@ -629,8 +674,19 @@ void ctl_fp_roll(ctl_state *c, int may_open, uint64_t now_ns)
     }
     uint64_t rate = c->rate_cost_bps;
     if (!may_open || !c->cfg.band_hi_pct || c->target_cap_ns || c->state != JBOF_CTL_CONGESTION ||
-        m + rate / 16 < rate || rate >= c->cfg.rate_max_cost_bps)
+        m + rate / 16 < rate || rate + rate / FP_STEP_DIV > c->cfg.rate_max_cost_bps)
         return;
+#if FP_ROOM
+    /* the drive's signal must leave the step room under band_hi: a probe
+     * opened at the band's top meets OVERLOADED before its own IO
+     * completes, and can only perturb */
+    {
+        uint64_t hi = c->band_hi_ns, thr = c->threshold_ns > hi ? hi : c->threshold_ns;
+        uint64_t l = ctl_signal(c, 0, c->ewma_ns[0], c->ewma_ns[1], now_ns);
+        if (l > thr + (hi - thr) / FP_ROOM)
+            return;
+    }
+#endif
     c->fp_pre = rate;
     c->fp_ref = m;
     c->fp_thr = c->threshold_ns;
@@ -642,4 +698,7 @@ void ctl_fp_roll(ctl_state *c, int may_open, uint64_t now_ns)
     if (rate > c->cfg.rate_max_cost_bps)
         rate = c->cfg.rate_max_cost_bps;
     c->fp_rate = c->rate_cost_bps = rate;
+    if (getenv("FP_TRACE"))
+        fprintf(stderr, "FP open t=%.1fms rate %.0f->%.0f meas %.0f ewma %lu/%lu thr %lu hi %lu\n", now_ns / 1e6, c->fp_pre / 1e6, rate / 1e6,
+                m / 1e6, (unsigned long)c->ewma_ns[0], (unsigned long)c->ewma_ns[1], (unsigned long)c->threshold_ns, (unsigned long)c->band_hi_ns);
 }

@@ -7508,7 +7508,9 @@ static __attribute__((noinline, cold)) uint64_t self_sig(jbof_sched *s, const te
 static __attribute__((noinline, cold)) void fp_roll(jbof_sched *s, uint64_t now_ns)
 {
     int may = !s->n_lc_active &&
-              (FP_GATE == 1 ? s->n_backlogged == 1 : s->n_active > 1 && s->n_backlogged == s->n_active);
+              (FP_GATE == 1   ? s->n_backlogged == 1
+               : FP_GATE == 3 ? s->n_active == 1 && s->n_backlogged == 1
+                              : s->n_active > 1 && s->n_backlogged == s->n_active);
     ctl_fp_roll(&s->ctl, may, now_ns);
 }
 
