@@ -571,7 +571,7 @@ uint64_t ctl_normalize(uint64_t lat_ns, uint32_t bytes)
 #define FP_DEBIT 1
 #endif
 #ifndef FP_STEP_DIV
-#define FP_STEP_DIV 4
+#define FP_STEP_DIV 2
 #endif
 #ifndef FP_NOISE_DIV
 #define FP_NOISE_DIV 16
