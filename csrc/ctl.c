@@ -591,6 +591,9 @@ uint64_t ctl_normalize(uint64_t lat_ns, uint32_t bytes)
 #ifndef FP_HI_DIV
 #define FP_HI_DIV 8
 #endif
+#ifndef FP_UNDO_MIN
+#define FP_UNDO_MIN 1
+#endif
 #ifndef FP_WAIT
 #define FP_WAIT 8
 #endif
@@ -610,6 +613,19 @@ static void fp_undo(ctl_state *c, uint64_t now_ns)
         for (int k = 0; k < 2; k++)
             c->tokens[k] -= d[k];
     }
+#if FP_UNDO_MIN
+    {
+        uint64_t step = c->fp_rate - c->fp_pre, r = c->rate_cost_bps;
+        r = r > step ? r - step : 0;
+        c->rate_cost_bps = r < c->cfg.rate_min_cost_bps ? c->cfg.rate_min_cost_bps : r;
+        c->threshold_ns = c->fp_thr;
+        for (int k = 0; k < 2; k++)
+            if (c->ewma_ns[k] > c->fp_ewma[k])
+                c->ewma_ns[k] = c->fp_ewma[k];
+        if (c->state > c->fp_state)
+            c->state = c->fp_state;
+    }
+#else
     c->rate_cost_bps = c->fp_pre;
     c->threshold_ns = c->fp_thr;
     if (FP_EWMA) {
@@ -617,6 +633,7 @@ static void fp_undo(ctl_state *c, uint64_t now_ns)
         c->ewma_ns[1] = c->fp_ewma[1];
     }
     c->state = c->fp_state;
+#endif
     c->fp_rate = 0;
     c->fp_wait = FP_WAIT;
 }
