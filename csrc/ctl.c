@@ -255,8 +255,6 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 #include "jbof_internal.h"
 
@@ -560,106 +558,43 @@ uint64_t ctl_normalize(uint64_t lat_ns, uint32_t bytes)
 }
 
 /* sched.c section 203: the forward rate probe.  A rejected probe is undone
- * as if it had not run: the rate, the threshold, the state and (FP_EWMA)
- * the latency EWMAs as of its open, and (FP_DEBIT) the extra refill the
+ * as if it had not run: the step taken back from the rate (what the
+ * controller itself added or took in the window stays), the threshold as of
+ * its open, the EWMAs and the state lowered to their values at its open
+ * (the step's extra IO can only have raised them), and the extra refill the
  * step granted since its open taken back from the buckets (at most one
  * bucket's worth each), so the drive is not fed the step twice. */
-#ifndef FP_EWMA
-#define FP_EWMA 1
-#endif
-#ifndef FP_DEBIT
-#define FP_DEBIT 1
-#endif
-#ifndef FP_STEP_DIV
-#define FP_STEP_DIV 2
-#endif
-#ifndef FP_NOISE_DIV
-#define FP_NOISE_DIV 16
-#endif
-#ifndef FP_OVER_RESTORE
-#define FP_OVER_RESTORE 0
-#endif
-#ifndef FP_ROOM
-#define FP_ROOM 0
-#endif
-#ifndef FP_HOLD_OVER
-#define FP_HOLD_OVER 1
-#endif
-#ifndef FP_KEEPLAT
-#define FP_KEEPLAT 3
-#endif
-#ifndef FP_HI_DIV
-#define FP_HI_DIV 8
-#endif
-#ifndef FP_UNDO_MIN
-#define FP_UNDO_MIN 1
-#endif
-#ifndef FP_WAIT
-#define FP_WAIT 8
-#endif
 static void fp_undo(ctl_state *c, uint64_t now_ns)
 {
-    if (getenv("FP_TRACE"))
-        fprintf(stderr, "FP undo t=%.1fms st=%u rate %.0f->%.0f meas %.0f ref %.0f ewma %lu/%lu (open %lu/%lu) hi %lu\n", now_ns / 1e6, c->state,
-                c->rate_cost_bps / 1e6, c->fp_pre / 1e6, c->meas_rate_cost_bps / 1e6, c->fp_ref / 1e6, (unsigned long)c->ewma_ns[0],
-                (unsigned long)c->ewma_ns[1], (unsigned long)c->fp_ewma[0], (unsigned long)c->fp_ewma[1], (unsigned long)c->band_hi_ns);
-    if (FP_DEBIT && now_ns > c->fp_open_ns && c->fp_rate > c->fp_pre) {
-        uint64_t dt = now_ns - c->fp_open_ns;
-        uint64_t extra = (uint64_t)(((__uint128_t)(c->fp_rate - c->fp_pre) * dt) / JBOF_NS_PER_S);
-        int64_t cap = c->cfg.bucket_bytes;
-        uint64_t r = c->read_share_x256 == 256 ? extra : c->read_share_x256 ? (extra * c->read_share_x256) >> 8 : extra / 2;
-        int64_t d[2] = {(int64_t)(r > (uint64_t)cap ? (uint64_t)cap : r),
-                        (int64_t)(extra - r > (uint64_t)cap ? (uint64_t)cap : extra - r)};
-        for (int k = 0; k < 2; k++)
-            c->tokens[k] -= d[k];
+    uint64_t step = c->fp_rate - c->fp_pre, r = c->rate_cost_bps;
+    if (now_ns > c->fp_open_ns) {
+        uint64_t extra = (uint64_t)(((__uint128_t)step * (now_ns - c->fp_open_ns)) / JBOF_NS_PER_S);
+        uint64_t cap = c->cfg.bucket_bytes;
+        uint64_t rd = c->read_share_x256 == 256 ? extra
+                      : c->read_share_x256 ? (extra * c->read_share_x256) >> 8
+                                           : extra / 2;
+        c->tokens[0] -= (int64_t)(rd > cap ? cap : rd);
+        c->tokens[1] -= (int64_t)(extra - rd > cap ? cap : extra - rd);
     }
-#if FP_UNDO_MIN
-    {
-        uint64_t step = c->fp_rate - c->fp_pre, r = c->rate_cost_bps;
-        r = r > step ? r - step : 0;
-        c->rate_cost_bps = r < c->cfg.rate_min_cost_bps ? c->cfg.rate_min_cost_bps : r;
-        c->threshold_ns = c->fp_thr;
-        for (int k = 0; k < 2; k++)
-            if (c->ewma_ns[k] > c->fp_ewma[k])
-                c->ewma_ns[k] = c->fp_ewma[k];
-        if (c->state > c->fp_state)
-            c->state = c->fp_state;
-    }
-#else
-    c->rate_cost_bps = c->fp_pre;
+    r = r > step ? r - step : 0;
+    c->rate_cost_bps = r < c->cfg.rate_min_cost_bps ? c->cfg.rate_min_cost_bps : r;
     c->threshold_ns = c->fp_thr;
-    if (FP_EWMA) {
-        c->ewma_ns[0] = c->fp_ewma[0];
-        c->ewma_ns[1] = c->fp_ewma[1];
-    }
-    c->state = c->fp_state;
-#endif
+    for (int k = 0; k < 2; k++)
+        if (c->ewma_ns[k] > c->fp_ewma[k])
+            c->ewma_ns[k] = c->fp_ewma[k];
+    if (c->state > c->fp_state)
+        c->state = c->fp_state;
     c->fp_rate = 0;
-    c->fp_wait = FP_WAIT;
+    c->fp_wait = CTL_FP_WAIT;
 }
 
+/* an evaluation while a probe is open: the probe is held through every
+ * state (OVERLOADED's clamp and its threshold halving too), judged only at
+ * the window's end */
 void ctl_fp_hold(ctl_state *c, uint64_t now_ns)
 {
-    if (FP_HOLD_OVER) { /* held through OVERLOADED, the threshold frozen; judged at the window's end */
-        c->threshold_ns = c->fp_thr;
-    } else if (c->state == JBOF_CTL_OVERLOADED) {
-#if FP_OVER_RESTORE
-        fp_undo(c, now_ns);
-#else
-        /* the evaluation's own reaction stands (its signal is the drive's,
-         * mostly IO dispatched before the step); only the step goes */
-        uint64_t t = c->threshold_ns, e0 = c->ewma_ns[0], e1 = c->ewma_ns[1], r = c->rate_cost_bps;
-        uint32_t st = c->state;
-        fp_undo(c, now_ns);
-        c->threshold_ns = t;
-        c->ewma_ns[0] = e0;
-        c->ewma_ns[1] = e1;
-        c->state = st;
-        if (r < c->rate_cost_bps)
-            c->rate_cost_bps = r;
-#endif
-        return;
-    }
+    (void)now_ns;
+    c->threshold_ns = c->fp_thr;
     if (c->rate_cost_bps < c->fp_rate)
         c->rate_cost_bps = c->fp_rate;
 }
@@ -668,18 +603,11 @@ void ctl_fp_roll(ctl_state *c, int may_open, uint64_t now_ns)
 {
     uint64_t m = c->meas_rate_cost_bps;
     if (c->fp_rate) {
-        int ok = m > c->fp_ref + c->fp_ref / FP_NOISE_DIV;
-        if (FP_KEEPLAT == 1)
-            for (int k = 0; k < 2; k++)
-                ok &= c->ewma_ns[k] <= c->fp_ewma[k] + c->fp_ewma[k] / 16;
-        if (FP_KEEPLAT == 2)
-            ok &= ctl_signal(c, 0, c->ewma_ns[0], c->ewma_ns[1], now_ns) <= c->band_hi_ns;
-        if (FP_KEEPLAT == 3)
-            ok &= ctl_signal(c, 0, c->ewma_ns[0], c->ewma_ns[1], now_ns) <= c->band_hi_ns + c->band_hi_ns / FP_HI_DIV;
-        if (getenv("FP_TRACE") && ok)
-            fprintf(stderr, "FP keep t=%.1fms rate %.0f meas %.0f ref %.0f ewma %lu/%lu\n", now_ns / 1e6, c->rate_cost_bps / 1e6,
-                    m / 1e6, c->fp_ref / 1e6, (unsigned long)c->ewma_ns[0], (unsigned long)c->ewma_ns[1]);
-        if (ok)
+        /* kept: the window completed more than the one before by more than
+         * its noise, and the drive's signal is at most band_hi x 9/8 */
+        uint64_t hi = c->band_hi_ns;
+        if (m > c->fp_ref + c->fp_ref / CTL_FP_NOISE_DIV &&
+            ctl_signal(c, 0, c->ewma_ns[0], c->ewma_ns[1], now_ns) <= hi + hi / CTL_FP_HI_DIV)
             c->fp_rate = 0;
         else
             fp_undo(c, now_ns);
@@ -689,21 +617,10 @@ void ctl_fp_roll(ctl_state *c, int may_open, uint64_t now_ns)
         c->fp_wait--;
         return;
     }
-    uint64_t rate = c->rate_cost_bps;
+    uint64_t rate = c->rate_cost_bps, step = rate / CTL_FP_STEP_DIV;
     if (!may_open || !c->cfg.band_hi_pct || c->target_cap_ns || c->state != JBOF_CTL_CONGESTION ||
-        m + rate / 16 < rate || rate + rate / FP_STEP_DIV > c->cfg.rate_max_cost_bps)
-        return;
-#if FP_ROOM
-    /* the drive's signal must leave the step room under band_hi: a probe
-     * opened at the band's top meets OVERLOADED before its own IO
-     * completes, and can only perturb */
-    {
-        uint64_t hi = c->band_hi_ns, thr = c->threshold_ns > hi ? hi : c->threshold_ns;
-        uint64_t l = ctl_signal(c, 0, c->ewma_ns[0], c->ewma_ns[1], now_ns);
-        if (l > thr + (hi - thr) / FP_ROOM)
-            return;
-    }
-#endif
+        m + rate / 16 < rate || rate + step > c->cfg.rate_max_cost_bps)
+        return; /* the rate binds (c179's test: the drive completes what it lets through) */
     c->fp_pre = rate;
     c->fp_ref = m;
     c->fp_thr = c->threshold_ns;
@@ -711,11 +628,5 @@ void ctl_fp_roll(ctl_state *c, int may_open, uint64_t now_ns)
     c->fp_ewma[1] = c->ewma_ns[1];
     c->fp_state = c->state;
     c->fp_open_ns = now_ns;
-    rate += rate / FP_STEP_DIV;
-    if (rate > c->cfg.rate_max_cost_bps)
-        rate = c->cfg.rate_max_cost_bps;
-    c->fp_rate = c->rate_cost_bps = rate;
-    if (getenv("FP_TRACE"))
-        fprintf(stderr, "FP open t=%.1fms rate %.0f->%.0f meas %.0f ewma %lu/%lu thr %lu hi %lu\n", now_ns / 1e6, c->fp_pre / 1e6, rate / 1e6,
-                m / 1e6, (unsigned long)c->ewma_ns[0], (unsigned long)c->ewma_ns[1], (unsigned long)c->threshold_ns, (unsigned long)c->band_hi_ns);
+    c->fp_rate = c->rate_cost_bps = rate + step;
 }

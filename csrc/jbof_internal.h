@@ -359,6 +359,12 @@ void ctl_evaluate_shallow(ctl_state *c, uint32_t k, uint64_t now_ns);
 /* sched.c section 203: the forward rate probe's evaluation step (hold the
  * probe's rate; an OVERLOADED evaluation ends it with no trace) and its
  * window roll (judge an open probe; open one when may_open) */
+enum {
+    CTL_FP_STEP_DIV = 2,  /* the probe raises the rate by rate / 2 */
+    CTL_FP_NOISE_DIV = 16, /* kept if its window completes > 1/16 more than the one before */
+    CTL_FP_HI_DIV = 8,     /* ... with the drive's signal at most band_hi x 9/8 */
+    CTL_FP_WAIT = 8        /* windows without a probe after a rejected one */
+};
 void ctl_fp_hold(ctl_state *c, uint64_t now_ns);
 void ctl_fp_roll(ctl_state *c, int may_open, uint64_t now_ns);
 

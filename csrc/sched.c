@@ -7498,20 +7498,12 @@ static __attribute__((noinline, cold)) uint64_t self_sig(jbof_sched *s, const te
     return o && o <= c->band_hi_ns && c->ewma_ns[0] > SD_RATIO * o ? o : 0;
 }
 
-/* Section 203: the forward rate probe at a window roll -- may open only
- * where the queued members' shares cannot move (FP_GATE 1: one tenant
- * backlogged; 2: every active tenant backlogged, > 1) and no latency-
- * critical tenant is active */
-#ifndef FP_GATE
-#define FP_GATE 1
-#endif
+/* Section 203: the forward rate probe at a window roll (qos) -- one may
+ * open only while one tenant is backlogged (no queued members' shares for
+ * the step to move) and no latency-critical tenant is active */
 static __attribute__((noinline, cold)) void fp_roll(jbof_sched *s, uint64_t now_ns)
 {
-    int may = !s->n_lc_active &&
-              (FP_GATE == 1   ? s->n_backlogged == 1
-               : FP_GATE == 3 ? s->n_active == 1 && s->n_backlogged == 1
-                              : s->n_active > 1 && s->n_backlogged == s->n_active);
-    ctl_fp_roll(&s->ctl, may, now_ns);
+    ctl_fp_roll(&s->ctl, !s->n_lc_active && s->n_backlogged == 1, now_ns);
 }
 
 /* Section 145: section 3's evaluation with the others' latency as its
