@@ -357,8 +357,9 @@ void ctl_shallow_sample(ctl_state *c, uint64_t dev_ns, uint64_t now_ns);
 void ctl_evaluate_shallow(ctl_state *c, uint32_t k, uint64_t now_ns);
 
 /* sched.c section 203: the forward rate probe's evaluation step (hold the
- * probe's rate; an OVERLOADED evaluation ends it with no trace) and its
- * window roll (judge an open probe; open one when may_open) */
+ * probe's rate and threshold through every state, OVERLOADED too) and its
+ * window roll (judge an open probe, undo a rejected one with no trace;
+ * open one when may_open) */
 enum {
     CTL_FP_STEP_DIV = 2,  /* the probe raises the rate by rate / 2 */
     CTL_FP_NOISE_DIV = 16, /* kept if its window completes > 1/16 more than the one before */
