@@ -556,3 +556,77 @@ uint64_t ctl_normalize(uint64_t lat_ns, uint32_t bytes)
 {
     return (uint64_t)(((__uint128_t)lat_ns * CTL_NORMALIZE_BYTES) / bytes);
 }
+
+/* sched.c section 203: the forward rate probe.  A rejected probe is undone
+ * as if it had not run: the step taken back from the rate (what the
+ * controller itself added or took in the window stays), the threshold as of
+ * its open, the EWMAs and the state lowered to their values at its open
+ * (the step's extra IO can only have raised them), and the extra refill the
+ * step granted since its open taken back from the buckets (at most one
+ * bucket's worth each), so the drive is not fed the step twice. */
+static void fp_undo(ctl_state *c, uint64_t now_ns)
+{
+    uint64_t step = c->fp_rate - c->fp_pre, r = c->rate_cost_bps;
+    if (now_ns > c->fp_open_ns) {
+        uint64_t extra = (uint64_t)(((__uint128_t)step * (now_ns - c->fp_open_ns)) / JBOF_NS_PER_S);
+        uint64_t cap = c->cfg.bucket_bytes;
+        uint64_t rd = c->read_share_x256 == 256 ? extra
+                      : c->read_share_x256 ? (extra * c->read_share_x256) >> 8
+                                           : extra / 2;
+        c->tokens[0] -= (int64_t)(rd > cap ? cap : rd);
+        c->tokens[1] -= (int64_t)(extra - rd > cap ? cap : extra - rd);
+    }
+    r = r > step ? r - step : 0;
+    c->rate_cost_bps = r < c->cfg.rate_min_cost_bps ? c->cfg.rate_min_cost_bps : r;
+    c->threshold_ns = c->fp_thr;
+    for (int k = 0; k < 2; k++)
+        if (c->ewma_ns[k] > c->fp_ewma[k])
+            c->ewma_ns[k] = c->fp_ewma[k];
+    if (c->state > c->fp_state)
+        c->state = c->fp_state;
+    c->fp_rate = 0;
+    c->fp_wait = CTL_FP_WAIT;
+}
+
+/* an evaluation while a probe is open: the probe is held through every
+ * state (OVERLOADED's clamp and its threshold halving too), judged only at
+ * the window's end */
+void ctl_fp_hold(ctl_state *c, uint64_t now_ns)
+{
+    (void)now_ns;
+    c->threshold_ns = c->fp_thr;
+    if (c->rate_cost_bps < c->fp_rate)
+        c->rate_cost_bps = c->fp_rate;
+}
+
+void ctl_fp_roll(ctl_state *c, int may_open, uint64_t now_ns)
+{
+    uint64_t m = c->meas_rate_cost_bps;
+    if (c->fp_rate) {
+        /* kept: the window completed more than the one before by more than
+         * its noise, and the drive's signal is at most band_hi x 9/8 */
+        uint64_t hi = c->band_hi_ns;
+        if (m > c->fp_ref + c->fp_ref / CTL_FP_NOISE_DIV &&
+            ctl_signal(c, 0, c->ewma_ns[0], c->ewma_ns[1], now_ns) <= hi + hi / CTL_FP_HI_DIV)
+            c->fp_rate = 0;
+        else
+            fp_undo(c, now_ns);
+        return;
+    }
+    if (c->fp_wait) {
+        c->fp_wait--;
+        return;
+    }
+    uint64_t rate = c->rate_cost_bps, step = rate / CTL_FP_STEP_DIV;
+    if (!may_open || !c->cfg.band_hi_pct || c->target_cap_ns || c->state != JBOF_CTL_CONGESTION ||
+        m + rate / 16 < rate || rate + step > c->cfg.rate_max_cost_bps)
+        return; /* the rate binds (c179's test: the drive completes what it lets through) */
+    c->fp_pre = rate;
+    c->fp_ref = m;
+    c->fp_thr = c->threshold_ns;
+    c->fp_ewma[0] = c->ewma_ns[0];
+    c->fp_ewma[1] = c->ewma_ns[1];
+    c->fp_state = c->state;
+    c->fp_open_ns = now_ns;
+    c->fp_rate = c->rate_cost_bps = rate + step;
+}

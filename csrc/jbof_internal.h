@@ -187,6 +187,15 @@ typedef struct ctl_state {
     uint64_t big_last_ns;        /* ... and of the last IO > 128 KiB (size_normalize; 3d) */
     uint32_t shallow_depth;      /* 1, or UINT32_MAX while shallow_ns > band_hi_ns: sched.c runs
                                   * ctl_evaluate_shallow when the drive is at most this deep (one compare) */
+    /* sched.c section 203: the forward rate probe (qos, band mode) */
+    uint64_t fp_rate;            /* the probe's rate, held while it is open (0 = no probe open) */
+    uint64_t fp_pre;             /* the rate before the probe */
+    uint64_t fp_ref;             /* the completion rate of the window before it */
+    uint64_t fp_thr;             /* the threshold at its open */
+    uint64_t fp_ewma[2];         /* the EWMAs at its open */
+    uint64_t fp_open_ns;         /* its open */
+    uint32_t fp_state;           /* the state at its open */
+    uint32_t fp_wait;            /* windows before the next probe may open */
 } ctl_state;
 
 /* A latency-critical tenant's end-to-end latency sample (qos SLO steering). */
@@ -347,6 +356,19 @@ uint64_t ctl_shallow_signal(const ctl_state *c, uint32_t k, uint64_t l, uint64_t
 void ctl_shallow_sample(ctl_state *c, uint64_t dev_ns, uint64_t now_ns);
 void ctl_evaluate_shallow(ctl_state *c, uint32_t k, uint64_t now_ns);
 
+/* sched.c section 203: the forward rate probe's evaluation step (hold the
+ * probe's rate and threshold through every state, OVERLOADED too) and its
+ * window roll (judge an open probe, undo a rejected one with no trace;
+ * open one when may_open) */
+enum {
+    CTL_FP_STEP_DIV = 2,  /* the probe raises the rate by rate / 2 */
+    CTL_FP_NOISE_DIV = 16, /* kept if its window completes > 1/16 more than the one before */
+    CTL_FP_HI_DIV = 8,     /* ... with the drive's signal at most band_hi x 9/8 */
+    CTL_FP_WAIT = 8        /* windows without a probe after a rejected one */
+};
+void ctl_fp_hold(ctl_state *c, uint64_t now_ns);
+void ctl_fp_roll(ctl_state *c, int may_open, uint64_t now_ns);
+
 /* Section 3's signal for an evaluation of kind k: ek, kind k's latency
  * EWMA -- or, ours (with the band), eo, the other kind's, when that is
  * larger and fresh (a completion within CTL_SIGNAL_FRESH_NS): the drive is
@@ -437,6 +459,8 @@ static inline __attribute__((always_inline)) void ctl_eval_body(ctl_state *c, ui
         rate = c->cfg.rate_max_cost_bps;
     c->rate_cost_bps = rate;
     c->threshold_ns = thr;
+    if (__builtin_expect(c->fp_rate != 0, 0))
+        ctl_fp_hold(c, now_ns); /* sched.c section 203: a probe is open */
 }
 /* Section 3's state machine as sched.c runs it inline; ctl.c 3d's form is
  * ctl_evaluate_shallow (out of line, sched.c section 84). */

@@ -3363,6 +3363,47 @@
  *    31 us) and x0.5 (2, 125 us): docs/scheduler-log.md 194e.  Cost: one
  *    compare out of line; bench-sched and --slo = main.
  *    (docs/scheduler-log.md section 194)
+ *
+ * 203. A forward rate probe whose rejection leaves no trace (issue 11, qos,
+ *    band mode; the work row; ctl.c ctl_fp_roll / ctl_fp_hold, sched.c
+ *    fp_roll).  Why: in CONGESTION the rate sits at what completes, and
+ *    only a rate above it can show that the drive would complete more
+ *    (u186, docs/scheduler-log.md 186 / 192: s1-877 0.902 -> 1.602).
+ *    Their probes failed the gate through the probes they REJECTED: a
+ *    rejected step had already let a burst into the drive, the OVERLOADED
+ *    clamp and threshold halving it caused stayed, and restoring the
+ *    pre-probe rate threw away what the controller itself had added in
+ *    the window (s11-12: 1789 -> 619 MiB/s).  The rule: at a window roll
+ *    (10 ms and 16 completions, out of line), with no probe open and none
+ *    rejected in the last CTL_FP_WAIT (8) windows, the state CONGESTION,
+ *    no SLO cap, no latency-critical tenant active, the rate binding
+ *    (meas + rate / 16 >= rate, c179's test) and ONE tenant backlogged
+ *    (sched.c: no queued members' shares for the step to move; with every
+ *    member queued the step went to the deep ones, 186b), the rate rises
+ *    by rate / CTL_FP_STEP_DIV (2) and is held through the window (every
+ *    evaluation: rate >= the probe's, the threshold as at the open -- an
+ *    OVERLOADED evaluation's clamp and halving are undone).  At the next
+ *    roll it is kept if the window completed more than the one before by
+ *    > 1/CTL_FP_NOISE_DIV (16) at a drive signal <= band_hi x (1 + 1 /
+ *    CTL_FP_HI_DIV) (9/8); otherwise undone with no trace: the step alone
+ *    off the rate, the EWMAs and the state lowered to their values at the
+ *    open (the step's extra IO can only have raised them), the threshold
+ *    as then, and the step's extra refill since the open debited from the
+ *    buckets (at most a bucket each).  Measured (fast gate, main cb031cc
+ *    = L12d -> this): seed 1 285 -> 284 (work s1-204 fixed: util 2.771 ->
+ *    2.810, one probe at 10 ms kept), seed 2 253 -> 252 (jain s2-95 fixed:
+ *    0.810 -> 0.832), no mix new, weights violations 707 / 605 unchanged;
+ *    CI sample 12 -> 11 (work s11-12: 1.883 -> 1.959).  Sensitivity: step
+ *    1/4 285 / 252 (jain s1-715 new), 1/1 284 / 253; keep line 17/16 x
+ *    band_hi 285 / 252, 5/4 284 / 252.  Forms measured and not kept
+ *    (docs/scheduler-log.md section 203): ending the probe at OVERLOADED
+ *    (every probe on the work row's mixes met band_hi within 0.1-9 ms),
+ *    the whole pre-probe state restored, every member queued as the gate
+ *    (s1 288-291).  Cost: the held rate is one load and branch per
+ *    evaluation, the roll one compare per completion: bench-sched 556.2 /
+ *    478.1 (main 552.4 / 474.2), --slo 1041.1 / 959.6 (1037.2 / 955.7),
+ *    --big 927.0 / 776.4 (923.1 / 772.5), --bw 951.1 / 806.3 (949.8 /
+ *    805.0).  (docs/scheduler-log.md section 203)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -7498,6 +7539,14 @@ static __attribute__((noinline, cold)) uint64_t self_sig(jbof_sched *s, const te
     return o && o <= c->band_hi_ns && c->ewma_ns[0] > SD_RATIO * o ? o : 0;
 }
 
+/* Section 203: the forward rate probe at a window roll (qos) -- one may
+ * open only while one tenant is backlogged (no queued members' shares for
+ * the step to move) and no latency-critical tenant is active */
+static __attribute__((noinline, cold)) void fp_roll(jbof_sched *s, uint64_t now_ns)
+{
+    ctl_fp_roll(&s->ctl, !s->n_lc_active && s->n_backlogged == 1, now_ns);
+}
+
 /* Section 145: section 3's evaluation with the others' latency as its
  * signal (self_sig), out of line */
 static __attribute__((noinline, cold)) void ctl_evaluate_self(ctl_state *c, uint32_t k, uint64_t self_ns,
@@ -7539,6 +7588,8 @@ static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *
             ctl_evaluate(c, op, now_ns);
         moved |= c->state != st;
     }
+    if (__builtin_expect(c->win_start_ns != win0, 0) && s->cfg.policy == JBOF_POLICY_QOS)
+        fp_roll(s, now_ns); /* section 203 */
     moved |= c->win_start_ns != win0;
     /* a write is slow when the write EWMA is above the threshold as of
      * the last evaluation (cost.c) */

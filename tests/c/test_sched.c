@@ -4075,9 +4075,77 @@ static void test_lc_grow_asked(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 203 (ctl.c): the forward rate probe.  Opened at a window roll
+ * in CONGESTION with the rate binding (and only when sched.c says one
+ * tenant is backlogged: may_open), it raises the rate by 1/2 and holds it
+ * through the window -- an OVERLOADED evaluation's clamp and threshold
+ * halving inside it are undone by the hold.  Judged at the next roll: no
+ * gain (> 1/16 more completed cost) undoes it with no trace -- the step
+ * back off the rate, the EWMAs and state lowered to their values at the
+ * open, the threshold as then, the extra refill debited from the buckets
+ * (at most one bucket each) -- and 8 windows pass before the next; a gain
+ * at a signal <= band_hi x 9/8 is kept. */
+static void test_fp_probe(void)
+{
+    jbof_sched_cfg cfg;
+    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &cfg), 0);
+    static ctl_state c;
+    const uint64_t ms = 1000000ull, r0 = 1000000000ull;
+    ctl_init(&c, &cfg.ctl, 0);
+    ctl_sample(&c, JBOF_OP_READ, 4096, 7680, 84000, 1000);
+    CHECK_EQ(c.band_hi_ns, 252000);
+    c.state = JBOF_CTL_CONGESTION;
+    c.rate_cost_bps = c.meas_rate_cost_bps = r0;
+    c.threshold_ns = 200000;
+    c.ewma_ns[0] = 200000;
+    c.ewma_ns[1] = 0;
+    c.last_ns[0] = 10 * ms;
+    c.tokens[0] = c.tokens[1] = 0;
+    ctl_fp_roll(&c, 0, 10 * ms); /* two tenants backlogged: none opens */
+    CHECK_EQ(c.rate_cost_bps, r0);
+    CHECK_EQ(c.fp_rate, 0);
+    ctl_fp_roll(&c, 1, 10 * ms);
+    CHECK_EQ(c.rate_cost_bps, r0 + r0 / 2);
+    CHECK_EQ(c.fp_rate, r0 + r0 / 2);
+    /* an OVERLOADED evaluation inside the window: held */
+    c.ewma_ns[0] = 400000;
+    c.last_ns[0] = 12 * ms;
+    c.pend_cost = 7680;
+    c.pend_n = 4;
+    ctl_evaluate(&c, 0, 12 * ms);
+    CHECK_EQ(c.state, JBOF_CTL_OVERLOADED);
+    CHECK_EQ(c.rate_cost_bps, r0 + r0 / 2);
+    CHECK_EQ(c.threshold_ns, 200000);
+    /* the window completed no more: undone, no trace */
+    c.tokens[0] = c.tokens[1] = 0;
+    ctl_fp_roll(&c, 1, 20 * ms);
+    CHECK_EQ(c.fp_rate, 0);
+    CHECK_EQ(c.rate_cost_bps, r0);
+    CHECK_EQ(c.ewma_ns[0], 200000);
+    CHECK_EQ(c.state, JBOF_CTL_CONGESTION);
+    CHECK_EQ(c.threshold_ns, 200000);
+    CHECK_EQ(c.tokens[0], -(int64_t)cfg.ctl.bucket_bytes); /* 5 MB of extra refill, a bucket each */
+    CHECK_EQ(c.tokens[1], -(int64_t)cfg.ctl.bucket_bytes);
+    for (int i = 0; i < 8; i++) {
+        ctl_fp_roll(&c, 1, (uint64_t)(30 + 10 * i) * ms); /* the wait */
+        CHECK_EQ(c.fp_rate, 0);
+    }
+    ctl_fp_roll(&c, 1, 110 * ms);
+    CHECK_EQ(c.fp_rate, r0 + r0 / 2);
+    /* a window with 1/5 more completed at a signal under band_hi x 9/8: kept */
+    c.meas_rate_cost_bps = r0 + r0 / 5;
+    c.ewma_ns[0] = 270000;
+    c.last_ns[0] = 119 * ms;
+    ctl_fp_roll(&c, 1, 120 * ms);
+    CHECK_EQ(c.fp_rate, 0);
+    CHECK_EQ(c.rate_cost_bps, r0 + r0 / 2);
+    CHECK_EQ(c.ewma_ns[0], 270000);
+}
+
 int main(void)
 {
     test_validation();
+    test_fp_probe();
     test_invariants();
     test_weights();
     test_limits();
