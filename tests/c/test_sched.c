@@ -486,14 +486,14 @@ typedef struct {
     jbof_io own_a, own_b, w1, w2, r1;
 } owner_mix;
 
-static jbof_sched *owner_mix_init(owner_mix *m, uint64_t reserve_bps, uint32_t klass)
+static jbof_sched *owner_mix_init_slo(owner_mix *m, uint64_t reserve_bps, uint32_t klass, uint64_t slo_ns)
 {
     jbof_sched *s = mk(JBOF_POLICY_QOS);
     jbof_tenant_cfg tc;
     jbof_tenant_default_cfg(&tc);
     tc.klass = JBOF_CLASS_LATENCY;
     tc.reserve_bps = reserve_bps;
-    tc.latency_slo_ns = 500000;
+    tc.latency_slo_ns = slo_ns;
     uint32_t own = 999;
     CHECK_EQ(jbof_sched_tenant_add(s, &tc, 0, &own), 0);
     uint32_t wr = add(s, 1, klass, 0, 0);
@@ -504,6 +504,11 @@ static jbof_sched *owner_mix_init(owner_mix *m, uint64_t reserve_bps, uint32_t k
     m->w2 = one_io(wr, JBOF_OP_WRITE, 4);
     m->r1 = one_io(rd, JBOF_OP_READ, 5);
     return s;
+}
+
+static jbof_sched *owner_mix_init(owner_mix *m, uint64_t reserve_bps, uint32_t klass)
+{
+    return owner_mix_init_slo(m, reserve_bps, klass, 500000);
 }
 
 /* the write-stop tests' opening: the owner's read own_a completes own_ns
@@ -830,6 +835,55 @@ static void test_wbuf_read_full(void)
         w[k].length_bytes = 65536; /* at ~2 MB/s it holds the next write past WSTOP_MAX_NS */
         uint64_t gap = wbuf_pace_gap(s, &w[k], &t, 20000000); /* a pace moves the next one past its bytes */
         if (jump)
+            CHECK(gap >= 9000000);
+        else
+            CHECK(gap <= 5000000);
+        jbof_sched_destroy(s);
+    }
+}
+
+/* section 209: as section 80's test, but the owner's SLO (5 ms) is looser
+ * than a whole program, so its reads that wait one (1.6 ms, past the
+ * learned unloaded 100 us by more than WRD_PROG_NS) never pass it and 80
+ * alone never sees the full buffer.  Every read of the 30 ms waiting a
+ * program (at least 1 / RD_PROG_FRAC of the window's): the pace is cut and
+ * kept -- 200 ms later a 64 KiB write holds the next one WSTOP_MAX_NS.
+ * One read in ten waiting a program (a sporadic wait; the writes still
+ * fall under 3/4 of the peak): no pace is kept, the next write goes after
+ * what the bucket holds (a sanity check: it passes without 209's
+ * RD_PROG_FRAC too -- the fraction's effect is measured on the sweep) */
+static void test_wbuf_read_prog(void)
+{
+    for (int every = 0; every < 2; every++) {
+        owner_mix m;
+        jbof_sched *s = owner_mix_init_slo(&m, 0, JBOF_CLASS_BEST_EFFORT, 5000000);
+        static jbof_io w[800], r[800]; /* r: reused once done */
+        uint64_t t = 1000000;
+        owner_active(s, &m, t, 100000, w, 800);
+        for (int i = 0; i < 800; i++) {
+            r[i] = m.own_a;
+            r[i].length_bytes = 4096;
+            r[i].tag = 1000u + (uint32_t)i;
+        }
+        t += 9000000; /* the buckets refill */
+        int k = 0, j = 0;
+        for (uint64_t end = t + 25000000; t < end;) { /* 25 ms at the peak: reads unloaded */
+            wbuf_one_write(s, &w[k++], &t, 50000);
+            wbuf_one_write(s, &r[j++ % 800], &t, 100000);
+        }
+        for (uint64_t end = t + 30000000; t < end;) { /* 30 ms: reads wait a whole program */
+            wbuf_one_write(s, &w[k++], &t, 50000);
+            wbuf_one_write(s, &r[j % 800], &t, every || j % 10 == 0 ? 1600000 : 100000);
+            j++;
+        }
+        for (int i = 0; i < 200; i++) { /* 200 ms: the owner back on target */
+            uint64_t next = t + 1000000;
+            wbuf_one_write(s, &r[j++ % 800], &t, 100000);
+            t = next;
+        }
+        w[k].length_bytes = 65536;
+        uint64_t gap = wbuf_pace_gap(s, &w[k], &t, 20000000);
+        if (every)
             CHECK(gap >= 9000000);
         else
             CHECK(gap <= 5000000);
@@ -4162,6 +4216,7 @@ int main(void)
     test_wbuf_drain_pace();
     test_wbuf_drain_own_episode();
     test_wbuf_read_full();
+    test_wbuf_read_prog();
     test_big_io_gate();
     test_wbuf_full_large_own_base();
     test_big128_depth();
