@@ -154,9 +154,10 @@
  *    depth 8, 25% writes, 10 us ticks, one batch call per tick;
  *    callgrind; gcc 12 -O2, the Makefile's and the cffi build's
  *    optimization -- -O3, -flto and a unity build each cost more):
- *    552.4 instructions per IO whole program, 474.2 in the scheduler
- *    on main after sections 190, 193 and 194 (what each later section
- *    added is in its log entry; --slo 1037.2 / 955.7).  The breakdown below is of the eighth and ninth
+ *    558.7 instructions per IO whole program, 480.5 in the scheduler
+ *    on main after sections 203 and 209 (552.4 / 474.2 before them: each
+ *    measured +2.5-3.9 alone, mostly code layout; what each later section
+ *    added is in its log entry; --slo 1044.0 / 962.5).  The breakdown below is of the eighth and ninth
  *    passes, at 488.9 / 409.8
  *    (484.6 / 405.5 before section 46's pass, 484.2 / 405.1 before
  *    section 41's two-bucket gate; single calls,
