@@ -788,6 +788,17 @@ static void test_wbuf_drain_own_episode(void)
     jbof_sched_destroy(s);
 }
 
+/* n 4 KiB reads of the owner's (tags from 1000), for sections 80 and 209's
+ * tests */
+static void owner_reads(const owner_mix *m, jbof_io *r, int n)
+{
+    for (int i = 0; i < n; i++) {
+        r[i] = m->own_a;
+        r[i].length_bytes = 4096;
+        r[i].tag = 1000u + (uint32_t)i;
+    }
+}
+
 /* section 80: write completions fall to 3/4 of the most seen while the
  * latency-critical reads wait for whole programs (past 8 x the unloaded
  * read and the SLO cap) -- the drive's sign of a full buffer when no write
@@ -808,11 +819,7 @@ static void test_wbuf_read_full(void)
         static jbof_io w[400], r[400]; /* r: reused once done */
         uint64_t t = 1000000;
         owner_active(s, &m, t, 100000, w, 400); /* on target */
-        for (int i = 0; i < 400; i++) {
-            r[i] = m.own_a;
-            r[i].length_bytes = 4096;
-            r[i].tag = 1000u + (uint32_t)i;
-        }
+        owner_reads(&m, r, 400);
         t += 9000000; /* the buckets refill */
         int k = 0, j = 0;
         /* 25 ms: a 50 us write, then an owner read -- 100 us (the unloaded
@@ -860,11 +867,7 @@ static void test_wbuf_read_prog(void)
         static jbof_io w[800], r[800]; /* r: reused once done */
         uint64_t t = 1000000;
         owner_active(s, &m, t, 100000, w, 800);
-        for (int i = 0; i < 800; i++) {
-            r[i] = m.own_a;
-            r[i].length_bytes = 4096;
-            r[i].tag = 1000u + (uint32_t)i;
-        }
+        owner_reads(&m, r, 800);
         t += 9000000; /* the buckets refill */
         int k = 0, j = 0;
         for (uint64_t end = t + 25000000; t < end;) { /* 25 ms at the peak: reads unloaded */
