@@ -591,6 +591,15 @@ static void fp_undo(ctl_state *c, uint64_t now_ns)
 /* an evaluation while a probe is open: the probe is held through every
  * state (OVERLOADED's clamp and its threshold halving too), judged only at
  * the window's end */
+/* a live change to a policy that does not roll probes (only qos does):
+ * an open probe is undone as a rejected one, else its hold would pin the
+ * rate and threshold for good */
+void ctl_fp_cancel(ctl_state *c, uint64_t now_ns)
+{
+    if (c->fp_rate)
+        fp_undo(c, now_ns);
+}
+
 void ctl_fp_hold(ctl_state *c, uint64_t now_ns)
 {
     (void)now_ns;

@@ -367,6 +367,7 @@ enum {
     CTL_FP_WAIT = 8        /* windows without a probe after a rejected one */
 };
 void ctl_fp_hold(ctl_state *c, uint64_t now_ns);
+void ctl_fp_cancel(ctl_state *c, uint64_t now_ns);
 void ctl_fp_roll(ctl_state *c, int may_open, uint64_t now_ns);
 
 /* Section 3's signal for an evaluation of kind k: ek, kind k's latency

@@ -4425,6 +4425,8 @@ int jbof_sched_configure(jbof_sched *s, const jbof_sched_cfg *cfg, uint64_t now_
         if (had && rate >= cfg->ctl.rate_min_cost_bps && rate <= cfg->ctl.rate_max_cost_bps)
             s->ctl.rate_cost_bps = rate; /* a retune does not restart from scratch */
     }
+    if (cfg->policy != JBOF_POLICY_QOS)
+        ctl_fp_cancel(&s->ctl, now_ns); /* section 203's probe is qos's */
     slo_cap_refresh(s); /* qos only; ctl_init clears it */
     due_rearm(s);
     return 0;

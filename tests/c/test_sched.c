@@ -4197,6 +4197,18 @@ static void test_fp_probe(void)
     CHECK_EQ(c.fp_rate, 0);
     CHECK_EQ(c.rate_cost_bps, r0 + r0 / 2);
     CHECK_EQ(c.ewma_ns[0], 270000);
+    /* a probe open when the drive leaves qos (drive set policy): undone at
+     * once, not held by every later evaluation */
+    const uint64_t r1 = r0 + r0 / 2;
+    c.meas_rate_cost_bps = r1;
+    for (int i = 0; i < 8 && !c.fp_rate; i++)
+        ctl_fp_roll(&c, 1, (uint64_t)(130 + 10 * i) * ms);
+    CHECK_EQ(c.fp_rate, r1 + r1 / 2);
+    ctl_fp_cancel(&c, 210 * ms);
+    CHECK_EQ(c.fp_rate, 0);
+    CHECK_EQ(c.rate_cost_bps, r1);
+    ctl_fp_cancel(&c, 220 * ms); /* nothing open: nothing moves */
+    CHECK_EQ(c.rate_cost_bps, r1);
 }
 
 int main(void)
