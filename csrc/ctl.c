@@ -570,9 +570,12 @@ static void fp_undo(ctl_state *c, uint64_t now_ns)
     if (now_ns > c->fp_open_ns) {
         uint64_t extra = (uint64_t)(((__uint128_t)step * (now_ns - c->fp_open_ns)) / JBOF_NS_PER_S);
         uint64_t cap = c->cfg.bucket_bytes;
-        uint64_t rd = c->read_share_x256 == 256 ? extra
-                      : c->read_share_x256 ? (extra * c->read_share_x256) >> 8
-                                           : extra / 2;
+        /* past 8 buckets every split (read share 32..224 / 256, 256 or
+         * half) debits each bucket its cap or nothing, so the clamp moves no
+         * result and keeps the split's multiply in 64 bits */
+        if (extra > 8 * cap)
+            extra = 8 * cap;
+        uint64_t rd = ctl_read_part(c, extra);
         c->tokens[0] -= (int64_t)(rd > cap ? cap : rd);
         c->tokens[1] -= (int64_t)(extra - rd > cap ? cap : extra - rd);
     }
@@ -588,9 +591,6 @@ static void fp_undo(ctl_state *c, uint64_t now_ns)
     c->fp_wait = CTL_FP_WAIT;
 }
 
-/* an evaluation while a probe is open: the probe is held through every
- * state (OVERLOADED's clamp and its threshold halving too), judged only at
- * the window's end */
 /* a live change to a policy that does not roll probes (only qos does):
  * an open probe is undone as a rejected one, else its hold would pin the
  * rate and threshold for good */
@@ -600,6 +600,9 @@ void ctl_fp_cancel(ctl_state *c, uint64_t now_ns)
         fp_undo(c, now_ns);
 }
 
+/* an evaluation while a probe is open: the probe is held through every
+ * state (OVERLOADED's clamp and its threshold halving too), judged only at
+ * the window's end */
 void ctl_fp_hold(ctl_state *c, uint64_t now_ns)
 {
     (void)now_ns;

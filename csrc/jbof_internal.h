@@ -225,6 +225,14 @@ static inline uint64_t ctl_refill_amount(const ctl_state *c, uint64_t now_ns)
     return (c->rate_cost_bps * dt) / JBOF_NS_PER_S;
 }
 
+/* The read bucket's part of a refill of add tokens: read_share_x256 / 256 of
+ * it, set by sched.c (section 11 there), 0 = half.  ctl_refill and section
+ * 203's undo (ctl.c fp_undo) split the same way. */
+static inline uint64_t ctl_read_part(const ctl_state *c, uint64_t add)
+{
+    return c->read_share_x256 ? (add * c->read_share_x256) >> 8 : add / 2;
+}
+
 /* Refill both token buckets for the time since the last refill (ctl.c
  * section 4).  Inline: it runs at every dispatch call. */
 static inline void ctl_refill(ctl_state *c, uint64_t now_ns)
@@ -235,8 +243,7 @@ static inline void ctl_refill(ctl_state *c, uint64_t now_ns)
     /* half the refill to each bucket; what a full bucket cannot hold spills
      * into the other, so one kind alone gets the whole rate */
     int64_t cap = c->cfg.bucket_bytes;
-    /* ours: the read share is set by sched.c (section 11 there), 0 = half */
-    uint64_t radd = c->read_share_x256 ? (add * c->read_share_x256) >> 8 : add / 2;
+    uint64_t radd = ctl_read_part(c, add);
     int64_t r = c->tokens[0] + (int64_t)radd;
     int64_t w = c->tokens[1] + (int64_t)(add - radd);
     if (r > cap) {
