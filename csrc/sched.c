@@ -3502,6 +3502,19 @@ static const uint64_t WBASE_WIN_NS = 100000000ull;  /* qos: unloaded write time 
 static const uint64_t WFULL_MIN_NS = 100000ull;     /* qos: a write waiting less than this did not find the buffer full (37) */
 enum { WFULL_CONFIRM = 3 };                         /* qos: ... and at least this many, half the window's writes, did (37b) */
 enum { WFULL_X_BASE = 4 };                          /* qos: a write this many times its unloaded time waited for space (37) */
+#ifndef WJ_LINE_X
+#define WJ_LINE_X 8 /* qos: section 210's judge line, x the least write time */
+#endif
+#ifndef WJ_PACE_X8
+#define WJ_PACE_X8 6 /* qos: section 210's pace, /8 of the full window's write cost */
+#endif
+#ifndef WJ_SHARE_X4
+#define WJ_SHARE_X4 4 /* qos: section 210 (S5): an own-paced writer held at its weight's share x this / 4 of the drive's cost in flight */
+#endif
+#ifndef WJ_EWMA
+#define WJ_EWMA 0 /* section 210: 0 the per-write judge (206's), 1 the judge on the write EWMA at ctl's window roll */
+#endif
+static const uint64_t WJ_MIN_CPS = 1u << 20;        /* qos: section 210's least pace, cost per second */
 enum { WDRAIN_KEEP_X8 = 7 };                        /* qos: a kept pace stays under 7/8 of the measured drain (section 70) */
 static const uint64_t WRD_PROG_NS = 1400000ull;      /* qos: a read past the unloaded one by this waited a whole program (209) */
 enum { WRD_FULL_X_BASE = 8 };                       /* qos: a read this many times the unloaded one waited for a program (80) */
@@ -3662,6 +3675,11 @@ typedef struct tenant {
     uint32_t p_oweb1;         /* qos: owed past 1/CARRY_OWE_X of its share at the last period's end (section 190) */
     uint32_t p_oweb;          /* qos: ... and at the one before (section 190) */
     uint64_t wh_until;        /* qos: its writes held until then while IO is in the drive (sections 120, 132) */
+    uint64_t wj_wc;           /* qos: write cost completed, summed (section 210's judge) */
+    uint64_t wj_wc0;          /* qos: ... at the last close judged full (section 210) */
+    uint64_t wj_next;         /* qos: its own next under section 210's pace (not the deep pool's) */
+    uint64_t wj_cps;          /* qos: ... its rate, cost per second (0: not paced) */
+    uint32_t wj_free;         /* qos: short of its weight's share of the full window's writes: not held (210, X) */
 } tenant;
 
 typedef struct dlist {
@@ -3795,6 +3813,20 @@ struct jbof_sched {
     uint32_t fw_left;         /* qos: cost periods left in which a fast step's probe is judged (section 104) */
     uint32_t fw_wf0;          /* qos: ... and the price its run started from */
     uint32_t fw_moved;        /* qos: a tenant came or went in the last cost period (section 104) */
+    /* section 210: the full-write-buffer judge and the write pace on it */
+    uint64_t wj_wc;           /* write cost completed, summed (write_done) */
+    uint64_t wj_wc0;          /* ... at the judge window's open */
+    uint32_t wj_wn, wj_wn0;   /* writes completed, summed, and at the window's open */
+    uint32_t wj_slow;         /* (per-write judge) writes of the window past wj_line */
+    uint32_t wj_on;           /* the pace holds (from a close judged full to the next not) */
+    uint64_t wj_win_ns;       /* the judge window's open (0: none yet) */
+    uint64_t wj_least;        /* (per-write judge) the window's least write time per 128 KiB */
+    min2 wj_base;             /* the windows' least write time, two WBASE_WIN_NS windows */
+    uint64_t wj_ever;         /* ... the least ever (0: none) */
+    uint64_t wj_line;         /* past this a write waited for buffer space (0: no line yet) */
+    uint64_t wj_next;         /* the deep writers' shared next */
+    uint64_t wj_pool_cps;     /* ... their rate, cost per second */
+    uint64_t wj_W;            /* the writers' weights at the last full close */
 };
 
 /* ------------------------------------------------------------ helpers --- */
@@ -4004,7 +4036,7 @@ static inline void two_sync(jbof_sched *s)
  * reservation is active, or while section 31c's pace still holds */
 static inline void resv_path_sync(jbof_sched *s)
 {
-    s->resv_path_ns = s->n_resv_active ? UINT64_MAX : s->rw_until_ns;
+    s->resv_path_ns = s->n_resv_active || s->wj_on ? UINT64_MAX : s->rw_until_ns; /* (210: the pace's path) */
 }
 
 /* What follows one_bucket(s), kept where the policy or n_two changes
@@ -6411,15 +6443,186 @@ static __attribute__((noinline)) void period_end(jbof_sched *s, uint64_t now_ns)
     }
 }
 
+/* section 210: a close of the judge's window.  full: the window was judged
+ * full.  With one bucket, no reservation, no SLO cap and an active tenant
+ * not backlogged, the pace runs at WJ_PACE_X8 / 8 of the window's write
+ * cost per second: the deep writers (157's p_qdeep, IO queued) share one
+ * next at its Wd / W, every other tenant its own at w / W (a non-writer
+ * counted into W for its own), a writer short of its weight's share of the
+ * writes since the last full close not held (X).  Otherwise it ends (each
+ * next kept: debt carries). */
+static __attribute__((noinline, cold)) void wj_close(jbof_sched *s, int full, uint64_t now_ns)
+{
+    uint64_t el = now_ns - s->wj_win_ns, wc = s->wj_wc - s->wj_wc0;
+    s->wj_win_ns = now_ns;
+    s->wj_wc0 = s->wj_wc;
+    s->wj_wn0 = s->wj_wn;
+    if (!full || !one_bucket(s) || s->n_resv_active || s->ctl.target_cap_ns || s->n_active <= s->n_backlogged ||
+        !el || !wc) {
+        if (s->wj_on) {
+            s->wj_on = 0;
+            resv_path_sync(s);
+        }
+        return;
+    }
+    uint64_t r = wc * JBOF_NS_PER_S / el / 8 * WJ_PACE_X8, W = 0, Wd = 0, dsum = 0;
+    for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
+        tenant *t = s->t[i];
+        if (!t)
+            continue;
+        uint64_t dw = t->wj_wc - t->wj_wc0;
+        int writer = dw || (t->count && t->ring[t->head].io->opcode != JBOF_OP_READ);
+        if (!writer || t->cfg.klass == JBOF_CLASS_SCAVENGER)
+            continue;
+        W += t->cfg.weight;
+        dsum += dw;
+        if (t->p_qdeep && t->count)
+            Wd += t->cfg.weight;
+    }
+    if (!W)
+        return;
+    for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
+        tenant *t = s->t[i];
+        if (!t)
+            continue;
+        uint64_t dw = t->wj_wc - t->wj_wc0, w = t->cfg.weight;
+        t->wj_wc0 = t->wj_wc;
+        int writer = dw || (t->count && t->ring[t->head].io->opcode != JBOF_OP_READ);
+        uint64_t c = r * w / (writer ? W : W + w);
+        t->wj_cps = c > WJ_MIN_CPS ? c : WJ_MIN_CPS;
+        t->wj_free = writer && dw * W < dsum * w; /* X */
+    }
+    uint64_t c = r * Wd / W;
+    s->wj_pool_cps = c > WJ_MIN_CPS ? c : WJ_MIN_CPS;
+    s->wj_W = W;
+    if (!s->wj_on) {
+        s->wj_on = 1;
+        resv_path_sync(s);
+    }
+}
+
+/* section 210: the line from the windows' least write time (two
+ * WBASE_WIN_NS windows, and the least ever) */
+static inline void wj_line_set(jbof_sched *s, uint64_t least, uint64_t now_ns)
+{
+    min2_sample(&s->wj_base, least, now_ns, WBASE_WIN_NS);
+    if (!s->wj_ever || least < s->wj_ever)
+        s->wj_ever = least;
+    uint64_t b = min2_get(&s->wj_base);
+    if (b > s->wj_ever)
+        b = s->wj_ever;
+    b *= WJ_LINE_X;
+    s->wj_line = b > WFULL_MIN_NS ? b : WFULL_MIN_NS;
+}
+
+#if !WJ_EWMA
+/* section 210 (206's judge): a qos write without an SLO cap, counted into
+ * the open WWIN_NS window; the first completion past it closes it, full if
+ * WFULL_CONFIRM and half of its writes were past the line (the first
+ * window never) */
+static __attribute__((noinline)) void wj_write(jbof_sched *s, const jbof_io *io, uint64_t dev, uint64_t now_ns)
+{
+    if (now_ns - s->wj_win_ns >= WWIN_NS) {
+        uint32_t n = s->wj_wn - 1 - s->wj_wn0; /* (this write counts into the next) */
+        int full = s->wj_line && s->wj_win_ns && s->wj_slow >= WFULL_CONFIRM && 2 * s->wj_slow >= n;
+        if (s->wj_least)
+            wj_line_set(s, s->wj_least, now_ns);
+        s->wj_wc -= io->cost;
+        s->wj_wn--;
+        wj_close(s, full, now_ns);
+        s->wj_wc += io->cost;
+        s->wj_wn++;
+        s->wj_slow = 0;
+        s->wj_least = 0;
+    }
+    uint64_t d = per_norm(dev, io->length_bytes);
+    if (!s->wj_least || d < s->wj_least)
+        s->wj_least = d;
+    s->wj_slow += s->wj_line && d > s->wj_line;
+}
+#else
+/* section 210: the judge at ctl's window roll (every CTL_WINDOW_NS =
+ * WWIN_NS), on the write EWMA: full if WFULL_CONFIRM writes completed in
+ * the window and the EWMA is past the line (the first window never) */
+static inline void wj_roll(jbof_sched *s, uint64_t now_ns)
+{
+    uint32_t n = s->wj_wn - s->wj_wn0;
+    uint64_t e = s->ctl.ewma_ns[1];
+    int full = n >= WFULL_CONFIRM && s->wj_line && s->wj_win_ns && e > s->wj_line;
+    if (n && e)
+        wj_line_set(s, e, now_ns);
+    if (full || s->wj_on || !s->wj_win_ns)
+        wj_close(s, full, now_ns);
+    else {
+        s->wj_win_ns = now_ns;
+        s->wj_wc0 = s->wj_wc;
+        s->wj_wn0 = s->wj_wn;
+    }
+}
+#endif
+
+/* section 210: under the pace a write head at a turn start waits for its
+ * next (the deep pool's or its own) unless a round tenant has a read at
+ * its head (the live read gate), it is short of its share (X), or (S5)
+ * an own-paced writer has less than its weight's share of the drive's
+ * cost in flight */
+static __attribute__((noinline)) int wj_held(jbof_sched *s, const tenant *t, uint64_t now_ns)
+{
+    if (s->n_head[0] || s->n_park_head[0] || t->cfg.klass == JBOF_CLASS_SCAVENGER)
+        return 0;
+    uint64_t next;
+    if (t->p_qdeep) {
+        next = s->wj_next;
+    } else {
+        if (t->wj_free || !t->wj_cps ||
+            (uint64_t)t->inflight_cost * s->wj_W * 4 < (uint64_t)s->inflight_cost * t->cfg.weight * WJ_SHARE_X4)
+            return 0;
+        next = t->wj_next;
+    }
+    if (next <= now_ns)
+        return 0;
+    if (next < s->next_limit_ns)
+        s->next_limit_ns = next;
+    return 1;
+}
+
+/* section 210: the writes sent under the pace move their next past their
+ * cost (no cap: the debt carries) */
+static __attribute__((noinline)) void wj_charge(jbof_sched *s, jbof_io **out, int n, uint64_t now_ns)
+{
+    for (int i = 0; i < n; i++) {
+        const jbof_io *io = out[i];
+        if (io->opcode == JBOF_OP_READ)
+            continue;
+        tenant *t = s->t[io->tenant];
+        if (t->cfg.klass == JBOF_CLASS_SCAVENGER)
+            continue;
+        if (t->p_qdeep) {
+            uint64_t b = s->wj_next > now_ns ? s->wj_next : now_ns;
+            s->wj_next = b + (uint64_t)io->cost * JBOF_NS_PER_S / s->wj_pool_cps;
+        } else if (!t->wj_free && t->wj_cps) {
+            uint64_t b = t->wj_next > now_ns ? t->wj_next : now_ns;
+            t->wj_next = b + (uint64_t)io->cost * JBOF_NS_PER_S / t->wj_cps;
+        }
+    }
+}
+
 /* a write completed: slow as the write EWMA goes (cost.c); with an SLO
  * tenant active (the cap set) section 26 looks at it, a reserved
  * tenant's section 31c */
-static inline void write_done(jbof_sched *s, const tenant *t, const jbof_io *io, uint64_t dev, uint64_t now_ns)
+static inline void write_done(jbof_sched *s, tenant *t, const jbof_io *io, uint64_t dev, uint64_t now_ns)
 {
     if (ctl_slow(&s->ctl, 1))
         cost_on_slow_write(&s->cost);
+    s->wj_wc += io->cost; /* section 210's judge */
+    s->wj_wn++;
+    t->wj_wc += io->cost;
     if (s->ctl.target_cap_ns)
         wbuf_write(s, io, dev, now_ns);
+#if !WJ_EWMA
+    else if (s->cfg.policy == JBOF_POLICY_QOS)
+        wj_write(s, io, dev, now_ns);
+#endif
     if (s->n_resv_active && t->cfg.reserve_bps)
         resv_wslow(s, t, io, dev, now_ns);
 }
@@ -6902,7 +7105,7 @@ static __attribute__((noinline)) int64_t dprice(jbof_sched *s, int k, uint32_t i
 }
 
 static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *s, uint64_t now_ns, jbof_io **out,
-                                                                     int max, int *waiting, int one, int resv)
+                                                                     int max, int *waiting, int one, int resv, int pace)
 {
     dlist *l = &s->drr;
     int n = 0, alone = (int)s->alone;
@@ -7121,6 +7324,12 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
         }
         if (!t->in_turn) {
             int64_t q = (int64_t)s->cfg.quantum_bytes;
+            if (pace && h->opcode != JBOF_OP_READ && wj_held(s, t, now_ns)) {
+                *waiting = 1; /* section 210: a write head waits for its next at a turn start */
+                list_rotate(s, l);
+                idle_visits++;
+                continue;
+            }
             if (__builtin_expect(s->dwait[k] != 0, 0) && !one && h->cost > (uint64_t)q * t->cfg.weight) {
                 int64_t a = dprice(s, k, id, t, h->cost, now_ns); /* section 157 */
                 if (!a) {
@@ -7347,7 +7556,7 @@ static inline __attribute__((always_inline)) int dispatch_ctl(jbof_sched *s, uin
         n += dispatch_reservations(s, now_ns, out, max);
     }
     if (qos)
-        n += dispatch_qos_round(s, now_ns, out + n, max - n, &waiting, one, resv);
+        n += dispatch_qos_round(s, now_ns, out + n, max - n, &waiting, one, resv & 1, resv >> 1);
     else
         n += dispatch_drr_list(s, &s->drr, now_ns, out + n, max - n, 1, 0, &waiting);
     /* parked or held tenants, or a scavenger waiting: rare, one test (section 6) */
@@ -7444,6 +7653,12 @@ static __attribute__((noinline)) int dispatch_qos_two(jbof_sched *s, uint64_t no
  * path (section 6) does not pay for 38's checks */
 static __attribute__((noinline)) int dispatch_qos_one_resv(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max)
 {
+    if (s->wj_on && !s->n_resv_active && now_ns >= s->rw_until_ns) {
+        /* section 210's pace (resv_path_ns is UINT64_MAX while it holds) */
+        int m = dispatch_ctl(s, now_ns, out, max, 1, 1, 2);
+        wj_charge(s, out, m, now_ns);
+        return m;
+    }
     int n = dispatch_ctl(s, now_ns, out, max, 1, 1, 1);
     if (now_ns < s->rw_until_ns)
         resv_wpace(s, out, n, now_ns);
@@ -7592,6 +7807,10 @@ static __attribute__((noinline, cold)) uint64_t self_sig(jbof_sched *s, const te
 static __attribute__((noinline, cold)) void fp_roll(jbof_sched *s, uint64_t now_ns)
 {
     ctl_fp_roll(&s->ctl, !s->n_lc_active && s->n_backlogged == 1, now_ns);
+#if WJ_EWMA
+    if (!s->ctl.target_cap_ns)
+        wj_roll(s, now_ns); /* section 210 */
+#endif
 }
 
 /* Section 145: section 3's evaluation with the others' latency as its
@@ -7602,7 +7821,7 @@ static __attribute__((noinline, cold)) void ctl_evaluate_self(ctl_state *c, uint
     ctl_eval_body(c, k, now_ns, 0, self_ns);
 }
 
-static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *s, const tenant *t, uint32_t op,
+static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *s, tenant *t, uint32_t op,
                                                                    const jbof_io *io, uint64_t dev, uint64_t now_ns,
                                                                    int d3)
 {
@@ -7673,12 +7892,12 @@ static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *
 /* Section 84: complete_due with ctl.c 3d, out of line, on a drive at most
  * shallow_depth deep (1, or any depth while the 2-deep read latency is past
  * band_hi): the inline path keeps section 3's evaluation and one compare. */
-static __attribute__((noinline)) void complete_due_3d(jbof_sched *s, const tenant *t, uint32_t op, const jbof_io *io,
+static __attribute__((noinline)) void complete_due_3d(jbof_sched *s, tenant *t, uint32_t op, const jbof_io *io,
                                                       uint64_t dev, uint64_t now_ns)
 {
     complete_due_body(s, t, op, io, dev, now_ns, 1);
 }
-static inline __attribute__((always_inline)) void complete_due(jbof_sched *s, const tenant *t, uint32_t op,
+static inline __attribute__((always_inline)) void complete_due(jbof_sched *s, tenant *t, uint32_t op,
                                                               const jbof_io *io, uint64_t dev, uint64_t now_ns)
 {
     if (__builtin_expect(s->inflight_ios <= s->ctl.shallow_depth, 0))
