@@ -6568,7 +6568,7 @@ static inline void wj_roll(jbof_sched *s, uint64_t now_ns)
  * cost in flight */
 static __attribute__((noinline)) int wj_held(jbof_sched *s, const tenant *t, uint64_t now_ns)
 {
-    if (s->n_head[0] || s->n_park_head[0] || t->cfg.klass == JBOF_CLASS_SCAVENGER)
+    if (t->cfg.klass == JBOF_CLASS_SCAVENGER)
         return 0;
     uint64_t next;
     if (t->p_qdeep) {
@@ -6581,6 +6581,13 @@ static __attribute__((noinline)) int wj_held(jbof_sched *s, const tenant *t, uin
     }
     if (next <= now_ns)
         return 0;
+    /* the live read gate: a walk of the round (n_head is not kept with one bucket) */
+    int32_t id = s->drr.head;
+    for (uint32_t i = 0; i < s->drr.len; i++, id = s->t[id]->next) {
+        const tenant *u = s->t[id];
+        if (u->count && u->ring[u->head].io->opcode == JBOF_OP_READ)
+            return 0;
+    }
     if (next < s->next_limit_ns)
         s->next_limit_ns = next;
     return 1;
