@@ -3511,8 +3511,17 @@ enum { WFULL_X_BASE = 4 };                          /* qos: a write this many ti
 #ifndef WJ_SHARE_X4
 #define WJ_SHARE_X4 4 /* qos: section 210 (S5): an own-paced writer held at its weight's share x this / 4 of the drive's cost in flight */
 #endif
+#ifndef WJ_CAP_MS
+#define WJ_CAP_MS 10 /* section 210: a next at most this far ahead of a charge (0: no cap) */
+#endif
+#ifndef WJ_KEEP
+#define WJ_KEEP 1 /* section 210: while the pace holds its rate does not fall (the windows measure the pace, not the drain) */
+#endif
+#ifndef WJ_WARM_N
+#define WJ_WARM_N 32 /* section 210: writes before the write EWMA's least counts (it starts at 0, 1/8 a sample) */
+#endif
 #ifndef WJ_EWMA
-#define WJ_EWMA 0 /* section 210: 0 the per-write judge (206's), 1 the judge on the write EWMA at ctl's window roll */
+#define WJ_EWMA 1 /* section 210: 0 the per-write judge (206's), 1 the judge on the write EWMA at ctl's window roll */
 #endif
 static const uint64_t WJ_MIN_CPS = 1u << 20;        /* qos: section 210's least pace, cost per second */
 enum { WDRAIN_KEEP_X8 = 7 };                        /* qos: a kept pace stays under 7/8 of the measured drain (section 70) */
@@ -3827,6 +3836,7 @@ struct jbof_sched {
     uint64_t wj_next;         /* the deep writers' shared next */
     uint64_t wj_pool_cps;     /* ... their rate, cost per second */
     uint64_t wj_W;            /* the writers' weights at the last full close */
+    uint64_t wj_r;            /* the pace's rate, cost per second */
 };
 
 /* ------------------------------------------------------------ helpers --- */
@@ -6466,6 +6476,9 @@ static __attribute__((noinline, cold)) void wj_close(jbof_sched *s, int full, ui
         return;
     }
     uint64_t r = wc * JBOF_NS_PER_S / el / 8 * WJ_PACE_X8, W = 0, Wd = 0, dsum = 0;
+    if (WJ_KEEP && s->wj_on && r < s->wj_r)
+        r = s->wj_r;
+    s->wj_r = r;
     for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
         tenant *t = s->t[i];
         if (!t)
@@ -6549,8 +6562,8 @@ static inline void wj_roll(jbof_sched *s, uint64_t now_ns)
     uint32_t n = s->wj_wn - s->wj_wn0;
     uint64_t e = s->ctl.ewma_ns[1];
     int full = n >= WFULL_CONFIRM && s->wj_line && s->wj_win_ns && e > s->wj_line;
-    if (n && e)
-        wj_line_set(s, e, now_ns);
+    if (n && e && s->wj_wn >= WJ_WARM_N)
+        wj_line_set(s, e, now_ns); /* (the EWMA starts at 0: not before it has seen WJ_WARM_N writes) */
     if (full || s->wj_on || !s->wj_win_ns)
         wj_close(s, full, now_ns);
     else {
@@ -6604,13 +6617,13 @@ static __attribute__((noinline)) void wj_charge(jbof_sched *s, jbof_io **out, in
         tenant *t = s->t[io->tenant];
         if (t->cfg.klass == JBOF_CLASS_SCAVENGER)
             continue;
-        if (t->p_qdeep) {
-            uint64_t b = s->wj_next > now_ns ? s->wj_next : now_ns;
-            s->wj_next = b + (uint64_t)io->cost * JBOF_NS_PER_S / s->wj_pool_cps;
-        } else if (!t->wj_free && t->wj_cps) {
-            uint64_t b = t->wj_next > now_ns ? t->wj_next : now_ns;
-            t->wj_next = b + (uint64_t)io->cost * JBOF_NS_PER_S / t->wj_cps;
-        }
+        uint64_t *nx = t->p_qdeep ? &s->wj_next : !t->wj_free && t->wj_cps ? &t->wj_next : 0;
+        if (!nx)
+            continue;
+        uint64_t b = (*nx > now_ns ? *nx : now_ns) + (uint64_t)io->cost * JBOF_NS_PER_S / (t->p_qdeep ? s->wj_pool_cps : t->wj_cps);
+        if (WJ_CAP_MS && b > now_ns + WJ_CAP_MS * 1000000ull)
+            b = now_ns + WJ_CAP_MS * 1000000ull;
+        *nx = b;
     }
 }
 
