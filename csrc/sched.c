@@ -3509,7 +3509,7 @@ enum { WFULL_X_BASE = 4 };                          /* qos: a write this many ti
 #define WJ_PACE_X8 6 /* qos: section 210's pace, /8 of the full window's write cost */
 #endif
 #ifndef WJ_SHARE_X4
-#define WJ_SHARE_X4 4 /* qos: section 210 (S5): an own-paced writer held at its weight's share x this / 4 of the drive's cost in flight */
+#define WJ_SHARE_X4 8 /* qos: section 210 (S5): an own-paced writer held at its weight's share x this / 4 of the drive's cost in flight */
 #endif
 #ifndef WJ_CAP_MS
 #define WJ_CAP_MS 10 /* section 210: a next at most this far ahead of a charge (0: no cap) */
