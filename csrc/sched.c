@@ -3443,6 +3443,50 @@
  *    778.9 (927.0 / 776.4), --bw 953.5 / 808.7 (951.1 / 806.3): +2.4-2.9
  *    per IO, also where no SLO tenant runs (code layout).
  *    (docs/scheduler-log.md section 209)
+ *
+ * 210. A full write buffer paced toward its drain without an SLO tenant
+ *    (issue 11, qos, one bucket; the jain / work rows; section 206's S5
+ *    re-made cheap).  Why: with no SLO tenant sections 26 / 37 never run,
+ *    so a deep writer keeps the drive's write buffer full and every other
+ *    tenant's IO waits behind whole programs: a shallow writer or reader
+ *    gets far less than its share (s1-325, SATA: a QD-1 16 KiB writer 0.23
+ *    of the cost beside an 8 KiB QD-16 one; jain 0.80 vs gimbal's 0.86).
+ *    The judge (wj_roll, at ctl's window roll, CTL_WINDOW_NS = WWIN_NS,
+ *    out of line): a window is full when WFULL_CONFIRM writes completed in
+ *    it and the write EWMA (ctl.c, per 128 KiB) is past WJ_LINE_X (8) x
+ *    its least seen at a close (two WBASE_WIN_NS windows, or the least
+ *    ever: 183a's base for a buffer full all run), not before WJ_WARM_N
+ *    (32) writes (the EWMA starts at 0).  No per-write call: write_done
+ *    only sums the write cost (sched and tenant) and count.  The pace
+ *    (wj_close): at a close judged full, with one bucket, no reservation,
+ *    no SLO cap and an active tenant not backlogged, r = WJ_PACE_X8 / 8
+ *    (6/8) x the window's write cost per second (kept, not lowered, while
+ *    the pace holds: the windows then measure the pace, not the drain).
+ *    W = the weights of the writers (a write completed since the last full
+ *    close, or a write at the head); the deep writers (157's p_qdeep, IO
+ *    queued) share one next at r x Wd / W, turn order among them; every
+ *    other tenant has its own at r x w / W (a non-writer counted into W
+ *    for its own), floor WJ_MIN_CPS.  The pace runs on the one-bucket
+ *    path of section 38 (resv_path_ns UINT64_MAX while it holds), so the
+ *    plain round pays nothing: a write head at a DRR turn start waits for
+ *    its next unless a round tenant has a read at its head (a walk, only
+ *    at a hold: n_head is not kept with one bucket), it is a non-deep
+ *    writer short of its weight's share of the writes (X), or (S5) a
+ *    non-deep writer whose cost in flight x W x 4 < the drive's x w x
+ *    WJ_SHARE_X4 (8: under twice its share; holding it only queues it).
+ *    The writes sent under the pace move their next past cost / rate, at
+ *    most WJ_CAP_NS (10 ms) past now (uncapped: stalls).  The pace ends at
+ *    a close not judged full.  Fast gate (main 8ae7c43 = L15 -> this):
+ *    seed 1 279 -> 275 (jain 26 -> 21: s1-158, 325, 695, 790, 985 fixed;
+ *    work s1-462 fixed, s1-730 new; weights s1-911 fixed, s1-950 new),
+ *    seed 2 248 -> 247 (jain 29 -> 28: s2-397, 796 fixed, s2-668 new; work
+ *    s2-794 fixed, s2-37 new), no row worse on either seed; CI 11 = 11.
+ *    Sensitivity: WJ_SHARE_X4 4 (206's S5) 276 / 248 (weights s1 +2, work
+ *    s2 +1), 16 277 / 248.  Cost: two sums and a count per write, the
+ *    judge per 10 ms window: bench-sched 559.7 / 481.6 (main 558.7 /
+ *    480.5), --slo 1044.7 / 963.1 (1044.0 / 962.5), --big 931.5 / 780.8
+ *    (929.5 / 778.9), --bw 954.5 / 809.7 (953.5 / 808.7).
+ *    (docs/scheduler-log.md section 210)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -3502,27 +3546,11 @@ static const uint64_t WBASE_WIN_NS = 100000000ull;  /* qos: unloaded write time 
 static const uint64_t WFULL_MIN_NS = 100000ull;     /* qos: a write waiting less than this did not find the buffer full (37) */
 enum { WFULL_CONFIRM = 3 };                         /* qos: ... and at least this many, half the window's writes, did (37b) */
 enum { WFULL_X_BASE = 4 };                          /* qos: a write this many times its unloaded time waited for space (37) */
-#ifndef WJ_LINE_X
-#define WJ_LINE_X 8 /* qos: section 210's judge line, x the least write time */
-#endif
-#ifndef WJ_PACE_X8
-#define WJ_PACE_X8 6 /* qos: section 210's pace, /8 of the full window's write cost */
-#endif
-#ifndef WJ_SHARE_X4
-#define WJ_SHARE_X4 8 /* qos: section 210 (S5): an own-paced writer held at its weight's share x this / 4 of the drive's cost in flight */
-#endif
-#ifndef WJ_CAP_MS
-#define WJ_CAP_MS 10 /* section 210: a next at most this far ahead of a charge (0: no cap) */
-#endif
-#ifndef WJ_KEEP
-#define WJ_KEEP 1 /* section 210: while the pace holds its rate does not fall (the windows measure the pace, not the drain) */
-#endif
-#ifndef WJ_WARM_N
-#define WJ_WARM_N 32 /* section 210: writes before the write EWMA's least counts (it starts at 0, 1/8 a sample) */
-#endif
-#ifndef WJ_EWMA
-#define WJ_EWMA 1 /* section 210: 0 the per-write judge (206's), 1 the judge on the write EWMA at ctl's window roll */
-#endif
+enum { WJ_LINE_X = 8 };   /* qos: section 210's line, x the least write EWMA */
+enum { WJ_PACE_X8 = 6 };  /* qos: section 210's pace, /8 of the full window's write cost */
+enum { WJ_SHARE_X4 = 8 }; /* qos: section 210, an own-paced writer held only at its weight's share x this / 4 of the cost in flight */
+enum { WJ_WARM_N = 32 };  /* qos: section 210, writes before the write EWMA's least counts (it starts at 0) */
+static const uint64_t WJ_CAP_NS = 10000000ull;      /* qos: section 210, a next at most this far past a charge */
 static const uint64_t WJ_MIN_CPS = 1u << 20;        /* qos: section 210's least pace, cost per second */
 enum { WDRAIN_KEEP_X8 = 7 };                        /* qos: a kept pace stays under 7/8 of the measured drain (section 70) */
 static const uint64_t WRD_PROG_NS = 1400000ull;      /* qos: a read past the unloaded one by this waited a whole program (209) */
@@ -3826,10 +3854,8 @@ struct jbof_sched {
     uint64_t wj_wc;           /* write cost completed, summed (write_done) */
     uint64_t wj_wc0;          /* ... at the judge window's open */
     uint32_t wj_wn, wj_wn0;   /* writes completed, summed, and at the window's open */
-    uint32_t wj_slow;         /* (per-write judge) writes of the window past wj_line */
     uint32_t wj_on;           /* the pace holds (from a close judged full to the next not) */
     uint64_t wj_win_ns;       /* the judge window's open (0: none yet) */
-    uint64_t wj_least;        /* (per-write judge) the window's least write time per 128 KiB */
     min2 wj_base;             /* the windows' least write time, two WBASE_WIN_NS windows */
     uint64_t wj_ever;         /* ... the least ever (0: none) */
     uint64_t wj_line;         /* past this a write waited for buffer space (0: no line yet) */
@@ -6476,7 +6502,7 @@ static __attribute__((noinline, cold)) void wj_close(jbof_sched *s, int full, ui
         return;
     }
     uint64_t r = wc * JBOF_NS_PER_S / el / 8 * WJ_PACE_X8, W = 0, Wd = 0, dsum = 0;
-    if (WJ_KEEP && s->wj_on && r < s->wj_r)
+    if (s->wj_on && r < s->wj_r) /* (while it holds, the windows measure the pace, not the drain) */
         r = s->wj_r;
     s->wj_r = r;
     for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
@@ -6514,8 +6540,9 @@ static __attribute__((noinline, cold)) void wj_close(jbof_sched *s, int full, ui
     }
 }
 
-/* section 210: the line from the windows' least write time (two
- * WBASE_WIN_NS windows, and the least ever) */
+/* section 210: the line, WJ_LINE_X x the least write EWMA seen at the
+ * window closes (two WBASE_WIN_NS windows, or the least ever if lower:
+ * a buffer full all run makes the recent least a full-buffer time, 183a) */
 static inline void wj_line_set(jbof_sched *s, uint64_t least, uint64_t now_ns)
 {
     min2_sample(&s->wj_base, least, now_ns, WBASE_WIN_NS);
@@ -6528,32 +6555,6 @@ static inline void wj_line_set(jbof_sched *s, uint64_t least, uint64_t now_ns)
     s->wj_line = b > WFULL_MIN_NS ? b : WFULL_MIN_NS;
 }
 
-#if !WJ_EWMA
-/* section 210 (206's judge): a qos write without an SLO cap, counted into
- * the open WWIN_NS window; the first completion past it closes it, full if
- * WFULL_CONFIRM and half of its writes were past the line (the first
- * window never) */
-static __attribute__((noinline)) void wj_write(jbof_sched *s, const jbof_io *io, uint64_t dev, uint64_t now_ns)
-{
-    if (now_ns - s->wj_win_ns >= WWIN_NS) {
-        uint32_t n = s->wj_wn - 1 - s->wj_wn0; /* (this write counts into the next) */
-        int full = s->wj_line && s->wj_win_ns && s->wj_slow >= WFULL_CONFIRM && 2 * s->wj_slow >= n;
-        if (s->wj_least)
-            wj_line_set(s, s->wj_least, now_ns);
-        s->wj_wc -= io->cost;
-        s->wj_wn--;
-        wj_close(s, full, now_ns);
-        s->wj_wc += io->cost;
-        s->wj_wn++;
-        s->wj_slow = 0;
-        s->wj_least = 0;
-    }
-    uint64_t d = per_norm(dev, io->length_bytes);
-    if (!s->wj_least || d < s->wj_least)
-        s->wj_least = d;
-    s->wj_slow += s->wj_line && d > s->wj_line;
-}
-#else
 /* section 210: the judge at ctl's window roll (every CTL_WINDOW_NS =
  * WWIN_NS), on the write EWMA: full if WFULL_CONFIRM writes completed in
  * the window and the EWMA is past the line (the first window never) */
@@ -6572,7 +6573,6 @@ static inline void wj_roll(jbof_sched *s, uint64_t now_ns)
         s->wj_wn0 = s->wj_wn;
     }
 }
-#endif
 
 /* section 210: under the pace a write head at a turn start waits for its
  * next (the deep pool's or its own) unless a round tenant has a read at
@@ -6607,7 +6607,8 @@ static __attribute__((noinline)) int wj_held(jbof_sched *s, const tenant *t, uin
 }
 
 /* section 210: the writes sent under the pace move their next past their
- * cost (no cap: the debt carries) */
+ * cost, at most WJ_CAP_NS past now (uncapped, a debt run up at a low pace
+ * held a writer past the stall line: s1-290, s2-613) */
 static __attribute__((noinline)) void wj_charge(jbof_sched *s, jbof_io **out, int n, uint64_t now_ns)
 {
     for (int i = 0; i < n; i++) {
@@ -6621,8 +6622,8 @@ static __attribute__((noinline)) void wj_charge(jbof_sched *s, jbof_io **out, in
         if (!nx)
             continue;
         uint64_t b = (*nx > now_ns ? *nx : now_ns) + (uint64_t)io->cost * JBOF_NS_PER_S / (t->p_qdeep ? s->wj_pool_cps : t->wj_cps);
-        if (WJ_CAP_MS && b > now_ns + WJ_CAP_MS * 1000000ull)
-            b = now_ns + WJ_CAP_MS * 1000000ull;
+        if (b > now_ns + WJ_CAP_NS)
+            b = now_ns + WJ_CAP_NS;
         *nx = b;
     }
 }
@@ -6639,10 +6640,6 @@ static inline void write_done(jbof_sched *s, tenant *t, const jbof_io *io, uint6
     t->wj_wc += io->cost;
     if (s->ctl.target_cap_ns)
         wbuf_write(s, io, dev, now_ns);
-#if !WJ_EWMA
-    else if (s->cfg.policy == JBOF_POLICY_QOS)
-        wj_write(s, io, dev, now_ns);
-#endif
     if (s->n_resv_active && t->cfg.reserve_bps)
         resv_wslow(s, t, io, dev, now_ns);
 }
@@ -7827,10 +7824,8 @@ static __attribute__((noinline, cold)) uint64_t self_sig(jbof_sched *s, const te
 static __attribute__((noinline, cold)) void fp_roll(jbof_sched *s, uint64_t now_ns)
 {
     ctl_fp_roll(&s->ctl, !s->n_lc_active && s->n_backlogged == 1, now_ns);
-#if WJ_EWMA
     if (!s->ctl.target_cap_ns)
         wj_roll(s, now_ns); /* section 210 */
-#endif
 }
 
 /* Section 145: section 3's evaluation with the others' latency as its

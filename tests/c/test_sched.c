@@ -3581,6 +3581,31 @@ static void test_fast_decay_capped(void)
     CHECK(wf >= 1920); /* no fast step beside the SLO tenant */
 }
 
+/* section 210: a full write buffer paced (s1-325's shape: the fragmented
+ * SATA drive, an 8 KiB QD-16 writer and a 16 KiB QD-1 writer).  Without the
+ * pace the deep writer keeps the buffer full and the QD-1 writer, one IO
+ * in the drive behind whole programs, takes under a third of the cost
+ * completed; with it the judge (the write EWMA at ctl's window roll) sees
+ * the buffer full, the deep writer goes on the pool's next at 6/8 of the
+ * drain and the shallow one (under its share of the cost in flight) is
+ * never held. */
+static void test_wj_pace_shallow_writer(void)
+{
+    jbof_sim *sim = sim_open("sata-ssd-fragmented", 0);
+    uint32_t a = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 8192, 16);
+    uint32_t b = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 16384, 1);
+    CHECK_EQ(jbof_sim_run(sim, 1500000000ull), 0);
+    jbof_tenant_stats sa, sb;
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), a, &sa), 0);
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), b, &sb), 0);
+    double f = (double)sb.cost_completed / (double)(sa.cost_completed + sb.cost_completed);
+    if (f < 1.0 / 3)
+        fprintf(stderr, "wj pace: the QD-1 writer's cost share %.3f (%.1f / %.1f MB)\n", f, sb.cost_completed / 1e6,
+                sa.cost_completed / 1e6);
+    CHECK(f >= 1.0 / 3);
+    jbof_sim_destroy(sim);
+}
+
 /* section 102: section 49's escape has a wake of its own.  The emulated
  * fragmented SATA drive; a reserved writer (2 GiB/s, never met) sends 16
  * MiB writes at QD 1 -- each one a deep debt of the one bucket and ~60 ms
@@ -4295,6 +4320,7 @@ int main(void)
     test_fast_decay_resv_deep();
     test_fast_decay_capped();
     test_progress_escape_wake();
+    test_wj_pace_shallow_writer();
     test_fast_decay_shallow();
     test_fast_decay_wslow_hold();
     test_resv_pay_other();
