@@ -6529,7 +6529,7 @@ static __attribute__((noinline, cold)) void wj_close(jbof_sched *s, int full, ui
         int writer = dw || (t->count && t->ring[t->head].io->opcode != JBOF_OP_READ);
         uint64_t c = r * w / (writer ? W : W + w);
         t->wj_cps = c > WJ_MIN_CPS ? c : WJ_MIN_CPS;
-        t->wj_free = writer && dw * W < dsum * w; /* X */
+        t->wj_free = writer && (__uint128_t)dw * W < (__uint128_t)dsum * w; /* X */
     }
     uint64_t c = r * Wd / W;
     s->wj_pool_cps = c > WJ_MIN_CPS ? c : WJ_MIN_CPS;
