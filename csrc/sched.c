@@ -3445,6 +3445,7 @@
  *    (docs/scheduler-log.md section 209)
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -3795,7 +3796,13 @@ struct jbof_sched {
     uint32_t fw_left;         /* qos: cost periods left in which a fast step's probe is judged (section 104) */
     uint32_t fw_wf0;          /* qos: ... and the price its run started from */
     uint32_t fw_moved;        /* qos: a tenant came or went in the last cost period (section 104) */
+    uint32_t pw_flags;        /* qos: this ctl window's writes: PW_ANY, PW_OVER (section 211) */
+    uint32_t pw_steps;        /* qos: window fast steps taken in this cost period (section 211) */
+    uint32_t p_fair;          /* qos: the last cost period kept the weights (period_fair; section 211) */
+    uint32_t wf_p0;           /* qos: the price at this cost period's start (section 211) */
 };
+enum { PW_ANY = 1, PW_OVER = 2 };
+static int p211_form = -1, p211_shift = 2;
 
 /* ------------------------------------------------------------ helpers --- */
 
@@ -4425,8 +4432,10 @@ int jbof_sched_configure(jbof_sched *s, const jbof_sched_cfg *cfg, uint64_t now_
         if (had && rate >= cfg->ctl.rate_min_cost_bps && rate <= cfg->ctl.rate_max_cost_bps)
             s->ctl.rate_cost_bps = rate; /* a retune does not restart from scratch */
     }
-    if (cfg->policy != JBOF_POLICY_QOS)
+    if (cfg->policy != JBOF_POLICY_QOS) {
         ctl_fp_cancel(&s->ctl, now_ns); /* section 203's probe is qos's */
+        s->ctl.rate_top = 0;             /* ... and section 211's lifted ceiling */
+    }
     slo_cap_refresh(s); /* qos only; ctl_init clears it */
     due_rearm(s);
     return 0;
@@ -6398,11 +6407,19 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
 static __attribute__((noinline)) void period_end(jbof_sched *s, uint64_t now_ns)
 {
     int fast = price_bound(s, now_ns); /* section 76 */
-    if (s->cfg.policy == JBOF_POLICY_QOS)
-        fast = period_fair(s, now_ns) && fast;
+    if (s->cfg.policy == JBOF_POLICY_QOS) {
+        int fair = period_fair(s, now_ns);
+        fast = fair && fast;
+        s->p_fair = fair;
+    }
     if (s->cost.w_slow && s->fast_hold_ns < now_ns + WSLOW_HOLD_NS) /* 104 / 117: the price climbs: 500 ms */
         s->fast_hold_ns = now_ns + WSLOW_HOLD_NS;
+    uint32_t run0 = s->cost.wf_fast0, slow = s->cost.w_slow != 0;
     cost_period_end(&s->cost, now_ns, fast);
+    if (s->pw_steps && !slow && !s->cost.wf_fast0 && run0 && (p211_form & 4))
+        s->cost.wf_fast0 = run0; /* section 211: window steps continue the run */
+    s->pw_steps = 0;
+    s->wf_p0 = s->cost.wf_x256;
     if (s->cost.wf_fast0) { /* section 104: a fast step was taken -- watch it */
         s->fw_left = FAST_WATCH;
         s->fw_wf0 = s->cost.wf_fast0;
@@ -6416,8 +6433,11 @@ static __attribute__((noinline)) void period_end(jbof_sched *s, uint64_t now_ns)
  * tenant's section 31c */
 static inline void write_done(jbof_sched *s, const tenant *t, const jbof_io *io, uint64_t dev, uint64_t now_ns)
 {
-    if (ctl_slow(&s->ctl, 1))
+    if (ctl_slow(&s->ctl, 1)) {
         cost_on_slow_write(&s->cost);
+        s->pw_flags |= PW_OVER;
+    }
+    s->pw_flags |= per_norm(dev, io->length_bytes) >= s->ctl.band_lo_ns ? PW_ANY | PW_OVER : PW_ANY; /* 211 */
     if (s->ctl.target_cap_ns)
         wbuf_write(s, io, dev, now_ns);
     if (s->n_resv_active && t->cfg.reserve_bps)
@@ -7592,6 +7612,36 @@ static __attribute__((noinline, cold)) uint64_t self_sig(jbof_sched *s, const te
 static __attribute__((noinline, cold)) void fp_roll(jbof_sched *s, uint64_t now_ns)
 {
     ctl_fp_roll(&s->ctl, !s->n_lc_active && s->n_backlogged == 1, now_ns);
+    if (p211_form < 0) {
+        const char *e = getenv("P211_FORM");
+        p211_form = e ? atoi(e) : 0;
+        e = getenv("P211_SHIFT");
+        p211_shift = e ? atoi(e) : 2;
+    }
+    /* section 211 (b): the ceiling lifted on a drive with no read signal */
+    s->ctl.rate_top = 0;
+    if ((p211_form & 8) && now_ns - s->ctl.last_ns[0] >= CTL_SIGNAL_FRESH_NS &&
+        (!(p211_form & 16) || s->n_backlogged <= 1 || s->p_fair) &&
+        (!(p211_form & 256) || s->n_backlogged >= s->n_active)) {
+        uint64_t m = s->ctl.meas_rate_cost_bps, rmax = s->ctl.cfg.rate_max_cost_bps;
+        uint64_t top = m + (m >> p211_shift);
+        top = top < 4 * rmax ? top : 4 * rmax;
+        s->ctl.rate_top = top > rmax ? top : 0;
+        s->ctl.top_state = (p211_form & 128) ? JBOF_CTL_OK : JBOF_CTL_CONGESTION;
+    }
+    /* section 211: the fast step at the window's scale */
+    if ((p211_form & 1) && s->pw_flags == PW_ANY && (s->p_fair || (p211_form & 2)) && price_bound(s, now_ns)) {
+        cost_win_step(&s->cost, (uint32_t)p211_shift, (p211_form & 32) && s->wf_p0 ? (s->wf_p0 + 3 * 256) / 2 : 3 * 256);
+        s->pw_steps++;
+    }
+    if (p211_form & 64)
+        fprintf(stderr, "W %.1f wf %.2f fl %u fair %u pb %d wslow %lu hold %d rate %lu r %lu w %lu lo %lu rg %lu fresh %d bl %u lc %u top %lu meas %lu infl %u\n", now_ns / 1e6,
+                s->cost.wf_x256 / 256.0, s->pw_flags, s->p_fair, price_bound(s, now_ns), (unsigned long)s->cost.w_slow,
+                now_ns < s->fast_hold_ns, (unsigned long)(s->ctl.rate_cost_bps >> 20), (unsigned long)(s->ctl.ewma_ns[0] / 1000),
+                (unsigned long)(s->ctl.ewma_ns[1] / 1000), (unsigned long)(s->ctl.band_lo_ns / 1000),
+                (unsigned long)((s->ctl.band_lo_ns + s->ctl.band_hi_ns) / 2000), now_ns - s->ctl.last_ns[0] < CTL_SIGNAL_FRESH_NS,
+                s->n_backlogged, s->n_lc_active, (unsigned long)(s->ctl.rate_top >> 20), (unsigned long)(s->ctl.meas_rate_cost_bps >> 20), s->inflight_ios);
+    s->pw_flags = 0;
 }
 
 /* Section 145: section 3's evaluation with the others' latency as its
