@@ -253,20 +253,3 @@ void cost_period_end(cost_state *c, uint64_t now_ns, int fast)
     c->w_slow = 0;
     c->period_start_ns = now_ns;
 }
-
-/* sched.c section 211: a 10 ms window in which every write completed under
- * band_lo, none slow, and section 76's test held: wf goes (wf - 3) >> shift
- * of the way down to 3, and the run's starting price is noted (a slow write
- * restores it, cost_on_slow_write) */
-void cost_win_step(cost_state *c, uint32_t shift, uint32_t floor)
-{
-    uint32_t wf = c->wf_x256, lo = c->cfg.write_factor_min_x256;
-    if (floor < FAST_FLOOR_X256)
-        floor = FAST_FLOOR_X256;
-    if (wf <= floor)
-        return;
-    if (!c->wf_fast0)
-        c->wf_fast0 = wf;
-    wf -= (wf - floor) >> shift;
-    c->wf_x256 = wf > lo ? wf : lo;
-}

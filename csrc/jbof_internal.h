@@ -94,8 +94,6 @@ static inline uint32_t cost_of(const cost_state *c, uint32_t op, uint32_t flags,
 /* fast: sched.c section 76's period (the price alone binds, the shares
  * held): halfway down to 3 instead of -0.5 */
 void cost_period_end(cost_state *c, uint64_t now_ns, int fast);
-/* sched.c section 211: one window-scale fast step, wf less (wf - 3) >> shift */
-void cost_win_step(cost_state *c, uint32_t shift, uint32_t floor);
 /* A slow write completed (its latency above the controller's threshold,
  * ctl_slow; a branch on writes only).  The period's end is a deadline
  * folded into sched.c's due_ns (section 6 there), checked in complete_due.
@@ -198,8 +196,7 @@ typedef struct ctl_state {
     uint64_t fp_open_ns;         /* its open */
     uint32_t fp_state;           /* the state at its open */
     uint32_t fp_wait;            /* windows before the next probe may open */
-    uint64_t rate_top;           /* sched.c section 211: the ceiling below the band (0 = rate_max) */
-    uint32_t top_state;
+    uint64_t rate_top;           /* sched.c section 211: rate_max lifted on a drive with no read signal (0: none) */
 } ctl_state;
 
 /* A latency-critical tenant's end-to-end latency sample (qos SLO steering). */
@@ -468,9 +465,9 @@ static inline __attribute__((always_inline)) void ctl_eval_body(ctl_state *c, ui
     if (rate < c->cfg.rate_min_cost_bps)
         rate = c->cfg.rate_min_cost_bps;
     uint64_t top = c->cfg.rate_max_cost_bps;
-    if (__builtin_expect(c->rate_top != 0, 0) && c->state < c->top_state &&
+    if (__builtin_expect(c->rate_top != 0, 0) && c->state < JBOF_CTL_CONGESTION &&
         now_ns - c->last_ns[0] >= CTL_SIGNAL_FRESH_NS)
-        top = c->rate_top; /* sched.c section 211: no read signal */
+        top = c->rate_top; /* sched.c section 211: below the band, no read to hurt */
     if (rate > top)
         rate = top;
     c->rate_cost_bps = rate;

@@ -3443,9 +3443,45 @@
  *    778.9 (927.0 / 776.4), --bw 953.5 / 808.7 (951.1 / 806.3): +2.4-2.9
  *    per IO, also where no SLO tenant runs (code layout).
  *    (docs/scheduler-log.md section 209)
+ *
+ * 211. The ceiling below the band lifted on a drive with no read signal,
+ *    while every active tenant queues and the shares held (issue 11, qos,
+ *    the work row's ceiling class; section 208's form e with a shares
+ *    guard).  Why: where nothing reads the drive (section 202's W class),
+ *    the rate sits at rate_max (Gimbal's 4 GiB/s of cost) with the drive
+ *    under the band, and rate_max x the write price is what the writers
+ *    get (s1-696: two writers on a clean dct983, qos util 1.855 against
+ *    fifo's 1.989); section 76's fast price step needs a fresh read, and a
+ *    ceiling lifted beside readers costs their latency and the shares
+ *    (208's forms a-d: weights / jain +6-12).  Section 208e lifted it with
+ *    no read completed within CTL_SIGNAL_FRESH_NS and lost s2-945's jain
+ *    (a QD-8 writer beside a QD-1 writer: the deeper one took the lifted
+ *    room).  The rule: at each 10 ms window roll (fp_roll) the ceiling for
+ *    the next window is the window's completion rate + 1/LIFT_DIV (4), at
+ *    most LIFT_MAX_X (4) x rate_max, when that is past rate_max, no read
+ *    completed within CTL_SIGNAL_FRESH_NS, every active tenant has IO
+ *    queued at the scheduler (n_backlogged >= n_active: none is
+ *    depth-bound, so the ceiling is what paces all of them and DRR
+ *    splits what it admits), and with two or more queued the last cost
+ *    period kept the weights (section 76's period_fair).  ctl_eval_body
+ *    applies it in SLOWSTART / OK only (CONGESTION / OVERLOADED clamp at
+ *    rate_max and meas x 9/8 as before) and only while still no read is
+ *    fresh: the first read completion puts the next evaluation back under
+ *    rate_max.  Bounds: qos only (gimbal's controller untouched), cleared
+ *    when the drive leaves qos; the lift follows what the drive completes,
+ *    never a constant.  Fast gate (main 8ae7c43, L15): seed 1 279 -> 278
+ *    (work s1-696: util 1.855 -> 1.933, fifo 1.989), seed 2 248 = 248, CI
+ *    11 = 11, every row the same mixes otherwise.  LIFT_DIV 8 and 2: the
+ *    same 278 / 248.  Without the all-queued test (208e with the read
+ *    test per evaluation): s2 work 962 fixed, jain 945 new (249 / 248).
+ *    Dropped: the write price stepped per 10 ms window (section 76's test
+ *    at the window's scale: 282-284 / 252-253, work s2-37, 214, 376, 441
+ *    new where the cheaper price filled the buffer sooner).  Cost: a
+ *    load and branch per evaluation (rate_top is 0 but on such drives),
+ *    the roll's test once per 10 ms window.  (docs/scheduler-log.md
+ *    section 211)
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -3493,6 +3529,7 @@ enum { ESC_SORT_MAX = 64 };                         /* qos: escapes per walk put
 static const uint64_t FAST_HOLD_NS = 1000000000ull; /* qos: no fast step for 1 s after a probe undone (section 104) */
 static const uint64_t WSLOW_HOLD_NS = 500000000ull; /* qos: ... and for 500 ms after a period with a slow write (104, 117) */
 enum { FAST_WATCH = 3 };                            /* qos: cost periods a fast step is judged in: the next and two more (104) */
+enum { LIFT_DIV = 4, LIFT_MAX_X = 4 };              /* qos: section 211's ceiling: completion rate + 1/4, <= 4 x rate_max */
 static const uint64_t RESV_WIN_NS = 20000000ull;    /* qos: a reservation is judged met or short over 20 ms (section 20) */
 static const uint64_t ESC_FAST_NS = 1000000ull;     /* qos: a drive answering within 1 ms is not full (section 28) */
 static const uint64_t WSTOP_MAX_NS = 10000000ull;   /* qos: one slow write stops writes for at most 10 ms (section 26) */
@@ -3796,13 +3833,8 @@ struct jbof_sched {
     uint32_t fw_left;         /* qos: cost periods left in which a fast step's probe is judged (section 104) */
     uint32_t fw_wf0;          /* qos: ... and the price its run started from */
     uint32_t fw_moved;        /* qos: a tenant came or went in the last cost period (section 104) */
-    uint32_t pw_flags;        /* qos: this ctl window's writes: PW_ANY, PW_OVER (section 211) */
-    uint32_t pw_steps;        /* qos: window fast steps taken in this cost period (section 211) */
     uint32_t p_fair;          /* qos: the last cost period kept the weights (period_fair; section 211) */
-    uint32_t wf_p0;           /* qos: the price at this cost period's start (section 211) */
 };
-enum { PW_ANY = 1, PW_OVER = 2 };
-static int p211_form = -1, p211_shift = 2;
 
 /* ------------------------------------------------------------ helpers --- */
 
@@ -6408,18 +6440,12 @@ static __attribute__((noinline)) void period_end(jbof_sched *s, uint64_t now_ns)
 {
     int fast = price_bound(s, now_ns); /* section 76 */
     if (s->cfg.policy == JBOF_POLICY_QOS) {
-        int fair = period_fair(s, now_ns);
-        fast = fair && fast;
-        s->p_fair = fair;
+        s->p_fair = (uint32_t)period_fair(s, now_ns); /* section 211 reads it */
+        fast = s->p_fair && fast;
     }
     if (s->cost.w_slow && s->fast_hold_ns < now_ns + WSLOW_HOLD_NS) /* 104 / 117: the price climbs: 500 ms */
         s->fast_hold_ns = now_ns + WSLOW_HOLD_NS;
-    uint32_t run0 = s->cost.wf_fast0, slow = s->cost.w_slow != 0;
     cost_period_end(&s->cost, now_ns, fast);
-    if (s->pw_steps && !slow && !s->cost.wf_fast0 && run0 && (p211_form & 4))
-        s->cost.wf_fast0 = run0; /* section 211: window steps continue the run */
-    s->pw_steps = 0;
-    s->wf_p0 = s->cost.wf_x256;
     if (s->cost.wf_fast0) { /* section 104: a fast step was taken -- watch it */
         s->fw_left = FAST_WATCH;
         s->fw_wf0 = s->cost.wf_fast0;
@@ -6433,11 +6459,8 @@ static __attribute__((noinline)) void period_end(jbof_sched *s, uint64_t now_ns)
  * tenant's section 31c */
 static inline void write_done(jbof_sched *s, const tenant *t, const jbof_io *io, uint64_t dev, uint64_t now_ns)
 {
-    if (ctl_slow(&s->ctl, 1)) {
+    if (ctl_slow(&s->ctl, 1))
         cost_on_slow_write(&s->cost);
-        s->pw_flags |= PW_OVER;
-    }
-    s->pw_flags |= per_norm(dev, io->length_bytes) >= s->ctl.band_lo_ns ? PW_ANY | PW_OVER : PW_ANY; /* 211 */
     if (s->ctl.target_cap_ns)
         wbuf_write(s, io, dev, now_ns);
     if (s->n_resv_active && t->cfg.reserve_bps)
@@ -7608,40 +7631,22 @@ static __attribute__((noinline, cold)) uint64_t self_sig(jbof_sched *s, const te
 
 /* Section 203: the forward rate probe at a window roll (qos) -- one may
  * open only while one tenant is backlogged (no queued members' shares for
- * the step to move) and no latency-critical tenant is active */
+ * the step to move) and no latency-critical tenant is active.  Section
+ * 211: the ceiling below the band for the next window -- the window's
+ * completion rate + 1/LIFT_DIV (at most LIFT_MAX_X x rate_max) where that
+ * is past rate_max, no read completed within CTL_SIGNAL_FRESH_NS, every
+ * active tenant has IO queued, and two or more of them kept their weights
+ * over the last cost period (period_fair); ctl_eval_body applies it in
+ * SLOWSTART / OK while still no read is fresh. */
 static __attribute__((noinline, cold)) void fp_roll(jbof_sched *s, uint64_t now_ns)
 {
-    ctl_fp_roll(&s->ctl, !s->n_lc_active && s->n_backlogged == 1, now_ns);
-    if (p211_form < 0) {
-        const char *e = getenv("P211_FORM");
-        p211_form = e ? atoi(e) : 0;
-        e = getenv("P211_SHIFT");
-        p211_shift = e ? atoi(e) : 2;
-    }
-    /* section 211 (b): the ceiling lifted on a drive with no read signal */
-    s->ctl.rate_top = 0;
-    if ((p211_form & 8) && now_ns - s->ctl.last_ns[0] >= CTL_SIGNAL_FRESH_NS &&
-        (!(p211_form & 16) || s->n_backlogged <= 1 || s->p_fair) &&
-        (!(p211_form & 256) || s->n_backlogged >= s->n_active)) {
-        uint64_t m = s->ctl.meas_rate_cost_bps, rmax = s->ctl.cfg.rate_max_cost_bps;
-        uint64_t top = m + (m >> p211_shift);
-        top = top < 4 * rmax ? top : 4 * rmax;
-        s->ctl.rate_top = top > rmax ? top : 0;
-        s->ctl.top_state = (p211_form & 128) ? JBOF_CTL_OK : JBOF_CTL_CONGESTION;
-    }
-    /* section 211: the fast step at the window's scale */
-    if ((p211_form & 1) && s->pw_flags == PW_ANY && (s->p_fair || (p211_form & 2)) && price_bound(s, now_ns)) {
-        cost_win_step(&s->cost, (uint32_t)p211_shift, (p211_form & 32) && s->wf_p0 ? (s->wf_p0 + 3 * 256) / 2 : 3 * 256);
-        s->pw_steps++;
-    }
-    if (p211_form & 64)
-        fprintf(stderr, "W %.1f wf %.2f fl %u fair %u pb %d wslow %lu hold %d rate %lu r %lu w %lu lo %lu rg %lu fresh %d bl %u lc %u top %lu meas %lu infl %u\n", now_ns / 1e6,
-                s->cost.wf_x256 / 256.0, s->pw_flags, s->p_fair, price_bound(s, now_ns), (unsigned long)s->cost.w_slow,
-                now_ns < s->fast_hold_ns, (unsigned long)(s->ctl.rate_cost_bps >> 20), (unsigned long)(s->ctl.ewma_ns[0] / 1000),
-                (unsigned long)(s->ctl.ewma_ns[1] / 1000), (unsigned long)(s->ctl.band_lo_ns / 1000),
-                (unsigned long)((s->ctl.band_lo_ns + s->ctl.band_hi_ns) / 2000), now_ns - s->ctl.last_ns[0] < CTL_SIGNAL_FRESH_NS,
-                s->n_backlogged, s->n_lc_active, (unsigned long)(s->ctl.rate_top >> 20), (unsigned long)(s->ctl.meas_rate_cost_bps >> 20), s->inflight_ios);
-    s->pw_flags = 0;
+    ctl_state *c = &s->ctl;
+    ctl_fp_roll(c, !s->n_lc_active && s->n_backlogged == 1, now_ns);
+    uint64_t m = c->meas_rate_cost_bps, rmax = c->cfg.rate_max_cost_bps, top = m + m / LIFT_DIV;
+    c->rate_top = 0;
+    if (top > rmax && now_ns - c->last_ns[0] >= CTL_SIGNAL_FRESH_NS && s->n_backlogged >= s->n_active &&
+        (s->n_backlogged <= 1 || s->p_fair))
+        c->rate_top = top < LIFT_MAX_X * rmax ? top : LIFT_MAX_X * rmax;
 }
 
 /* Section 145: section 3's evaluation with the others' latency as its
