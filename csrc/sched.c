@@ -3470,13 +3470,14 @@
  *    rate_max.  Bounds: qos only (gimbal's controller untouched), cleared
  *    when the drive leaves qos; the lift follows what the drive completes,
  *    never a constant.  Fast gate (main 8ae7c43, L15): seed 1 279 -> 278
- *    (work s1-696: util 1.855 -> 1.933, fifo 1.989), seed 2 248 = 248, CI
- *    11 = 11, every row the same mixes otherwise.  LIFT_DIV 8 and 2: the
- *    same 278 / 248.  Without the all-queued test (208e with the read
- *    test per evaluation): s2 work 962 fixed, jain 945 new (249 / 248).
- *    Dropped: the write price stepped per 10 ms window (section 76's test
- *    at the window's scale: 282-284 / 252-253, work s2-37, 214, 376, 441
- *    new where the cheaper price filled the buffer sooner).  Cost: a
+ *    (work s1-696: util 1.855 -> 1.927, fifo 1.989), seed 2 248 = 248, CI
+ *    11 = 11, nothing new.  LIFT_DIV 8 and 2: the same 278 / 248.
+ *    Without the all-queued test (208e's form, the read test at the roll
+ *    only; with the brief's "one backlogged or the period fair" the same):
+ *    278 / 249 (work s2-962 fixed, s2-37 new; jain s2-945 new).  Dropped:
+ *    the write price stepped per 10 ms window (section 76's test at the
+ *    window's scale: 281-284 / 252-253, work s2-37, 214, 376, 441 new
+ *    where the cheaper price filled the buffer sooner).  Cost: a
  *    load and branch per evaluation (rate_top is 0 but on such drives),
  *    the roll's test once per 10 ms window.  (docs/scheduler-log.md
  *    section 211)
