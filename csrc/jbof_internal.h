@@ -196,6 +196,7 @@ typedef struct ctl_state {
     uint64_t fp_open_ns;         /* its open */
     uint32_t fp_state;           /* the state at its open */
     uint32_t fp_wait;            /* windows before the next probe may open */
+    uint64_t rate_top;           /* sched.c section 211: rate_max lifted on a drive with no read signal (0: none) */
 } ctl_state;
 
 /* A latency-critical tenant's end-to-end latency sample (qos SLO steering). */
@@ -463,8 +464,12 @@ static inline __attribute__((always_inline)) void ctl_eval_body(ctl_state *c, ui
     }
     if (rate < c->cfg.rate_min_cost_bps)
         rate = c->cfg.rate_min_cost_bps;
-    if (rate > c->cfg.rate_max_cost_bps)
-        rate = c->cfg.rate_max_cost_bps;
+    uint64_t top = c->cfg.rate_max_cost_bps;
+    if (__builtin_expect(c->rate_top != 0, 0) && c->state < JBOF_CTL_CONGESTION &&
+        now_ns - c->last_ns[0] >= CTL_SIGNAL_FRESH_NS)
+        top = c->rate_top; /* sched.c section 211: below the band, no read to hurt */
+    if (rate > top)
+        rate = top;
     c->rate_cost_bps = rate;
     c->threshold_ns = thr;
     if (__builtin_expect(c->fp_rate != 0, 0))

@@ -3487,6 +3487,44 @@
  *    480.5), --slo 1044.7 / 963.1 (1044.0 / 962.5), --big 931.5 / 780.8
  *    (929.5 / 778.9), --bw 954.5 / 809.7 (953.5 / 808.7).
  *    (docs/scheduler-log.md section 210)
+ *
+ * 211. The ceiling below the band lifted on a drive with no read signal,
+ *    while every active tenant queues and the shares held (issue 11, qos,
+ *    the work row's ceiling class; section 208's form e with a shares
+ *    guard).  Why: where nothing reads the drive (section 202's W class),
+ *    the rate sits at rate_max (Gimbal's 4 GiB/s of cost) with the drive
+ *    under the band, and rate_max x the write price is what the writers
+ *    get (s1-696: two writers on a clean dct983, qos util 1.855 against
+ *    fifo's 1.989); section 76's fast price step needs a fresh read, and a
+ *    ceiling lifted beside readers costs their latency and the shares
+ *    (208's forms a-d: weights / jain +6-12).  Section 208e lifted it with
+ *    no read completed within CTL_SIGNAL_FRESH_NS and lost s2-945's jain
+ *    (a QD-8 writer beside a QD-1 writer: the deeper one took the lifted
+ *    room).  The rule: at each 10 ms window roll (fp_roll) the ceiling for
+ *    the next window is the window's completion rate + 1/LIFT_DIV (4), at
+ *    most LIFT_MAX_X (4) x rate_max, when that is past rate_max, no read
+ *    completed within CTL_SIGNAL_FRESH_NS, every active tenant has IO
+ *    queued at the scheduler (n_backlogged >= n_active: none is
+ *    depth-bound, so the ceiling is what paces all of them and DRR
+ *    splits what it admits), and with two or more queued the last cost
+ *    period kept the weights (section 76's period_fair).  ctl_eval_body
+ *    applies it in SLOWSTART / OK only (CONGESTION / OVERLOADED clamp at
+ *    rate_max and meas x 9/8 as before) and only while still no read is
+ *    fresh: the first read completion puts the next evaluation back under
+ *    rate_max.  Bounds: qos only (gimbal's controller untouched), cleared
+ *    when the drive leaves qos; the lift follows what the drive completes,
+ *    never a constant.  Fast gate (main 8ae7c43, L15): seed 1 279 -> 278
+ *    (work s1-696: util 1.855 -> 1.927, fifo 1.989), seed 2 248 = 248, CI
+ *    11 = 11, nothing new.  LIFT_DIV 8 and 2: the same 278 / 248.
+ *    Without the all-queued test (208e's form, the read test at the roll
+ *    only; with the brief's "one backlogged or the period fair" the same):
+ *    278 / 249 (work s2-962 fixed, s2-37 new; jain s2-945 new).  Dropped:
+ *    the write price stepped per 10 ms window (section 76's test at the
+ *    window's scale: 281-284 / 252-253, work s2-37, 214, 376, 441 new
+ *    where the cheaper price filled the buffer sooner).  Cost: a
+ *    load and branch per evaluation (rate_top is 0 but on such drives),
+ *    the roll's test once per 10 ms window.  (docs/scheduler-log.md
+ *    section 211)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -3536,6 +3574,7 @@ enum { ESC_SORT_MAX = 64 };                         /* qos: escapes per walk put
 static const uint64_t FAST_HOLD_NS = 1000000000ull; /* qos: no fast step for 1 s after a probe undone (section 104) */
 static const uint64_t WSLOW_HOLD_NS = 500000000ull; /* qos: ... and for 500 ms after a period with a slow write (104, 117) */
 enum { FAST_WATCH = 3 };                            /* qos: cost periods a fast step is judged in: the next and two more (104) */
+enum { LIFT_DIV = 4, LIFT_MAX_X = 4 };              /* qos: section 211's ceiling: completion rate + 1/4, <= 4 x rate_max */
 static const uint64_t RESV_WIN_NS = 20000000ull;    /* qos: a reservation is judged met or short over 20 ms (section 20) */
 static const uint64_t ESC_FAST_NS = 1000000ull;     /* qos: a drive answering within 1 ms is not full (section 28) */
 static const uint64_t WSTOP_MAX_NS = 10000000ull;   /* qos: one slow write stops writes for at most 10 ms (section 26) */
@@ -3863,6 +3902,7 @@ struct jbof_sched {
     uint64_t wj_pool_cps;     /* ... their rate, cost per second */
     uint64_t wj_W;            /* the writers' weights at the last full close */
     uint64_t wj_r;            /* the pace's rate, cost per second */
+    uint32_t p_fair;          /* qos: the last cost period kept the weights (period_fair; section 211) */
 };
 
 /* ------------------------------------------------------------ helpers --- */
@@ -4493,8 +4533,10 @@ int jbof_sched_configure(jbof_sched *s, const jbof_sched_cfg *cfg, uint64_t now_
         if (had && rate >= cfg->ctl.rate_min_cost_bps && rate <= cfg->ctl.rate_max_cost_bps)
             s->ctl.rate_cost_bps = rate; /* a retune does not restart from scratch */
     }
-    if (cfg->policy != JBOF_POLICY_QOS)
+    if (cfg->policy != JBOF_POLICY_QOS) {
         ctl_fp_cancel(&s->ctl, now_ns); /* section 203's probe is qos's */
+        s->ctl.rate_top = 0;             /* ... and section 211's lifted ceiling */
+    }
     slo_cap_refresh(s); /* qos only; ctl_init clears it */
     due_rearm(s);
     return 0;
@@ -6466,8 +6508,10 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
 static __attribute__((noinline)) void period_end(jbof_sched *s, uint64_t now_ns)
 {
     int fast = price_bound(s, now_ns); /* section 76 */
-    if (s->cfg.policy == JBOF_POLICY_QOS)
-        fast = period_fair(s, now_ns) && fast;
+    if (s->cfg.policy == JBOF_POLICY_QOS) {
+        s->p_fair = (uint32_t)period_fair(s, now_ns); /* section 211 reads it */
+        fast = s->p_fair && fast;
+    }
     if (s->cost.w_slow && s->fast_hold_ns < now_ns + WSLOW_HOLD_NS) /* 104 / 117: the price climbs: 500 ms */
         s->fast_hold_ns = now_ns + WSLOW_HOLD_NS;
     cost_period_end(&s->cost, now_ns, fast);
@@ -7820,11 +7864,24 @@ static __attribute__((noinline, cold)) uint64_t self_sig(jbof_sched *s, const te
 
 /* Section 203: the forward rate probe at a window roll (qos) -- one may
  * open only while one tenant is backlogged (no queued members' shares for
- * the step to move) and no latency-critical tenant is active */
+ * the step to move) and no latency-critical tenant is active.  Section
+ * 211: the ceiling below the band for the next window -- the window's
+ * completion rate + 1/LIFT_DIV (at most LIFT_MAX_X x rate_max) where that
+ * is past rate_max, no read completed within CTL_SIGNAL_FRESH_NS, every
+ * active tenant has IO queued, and two or more of them kept their weights
+ * over the last cost period (period_fair); ctl_eval_body applies it in
+ * SLOWSTART / OK while still no read is fresh.  Section 210: the write
+ * pace's judge, without an SLO tenant. */
 static __attribute__((noinline, cold)) void fp_roll(jbof_sched *s, uint64_t now_ns)
 {
-    ctl_fp_roll(&s->ctl, !s->n_lc_active && s->n_backlogged == 1, now_ns);
-    if (!s->ctl.target_cap_ns)
+    ctl_state *c = &s->ctl;
+    ctl_fp_roll(c, !s->n_lc_active && s->n_backlogged == 1, now_ns);
+    uint64_t m = c->meas_rate_cost_bps, rmax = c->cfg.rate_max_cost_bps, top = m + m / LIFT_DIV;
+    c->rate_top = 0;
+    if (top > rmax && now_ns - c->last_ns[0] >= CTL_SIGNAL_FRESH_NS && s->n_backlogged >= s->n_active &&
+        (s->n_backlogged <= 1 || s->p_fair))
+        c->rate_top = top < LIFT_MAX_X * rmax ? top : LIFT_MAX_X * rmax;
+    if (!c->target_cap_ns)
         wj_roll(s, now_ns); /* section 210 */
 }
 

@@ -4236,10 +4236,71 @@ static void test_fp_probe(void)
     CHECK_EQ(c.rate_cost_bps, r1);
 }
 
+/* section 211: two 128 KiB writers at QD 4 on the fake drive, priced at
+ * wf 12 (held there: min = max): the drive does 5.97 GB/s of cost, so
+ * rate_max (4 GiB/s) binds and both queue.  With no read completed in
+ * CTL_SIGNAL_FRESH_NS and the pair keeping its weights over the cost
+ * period, the ceiling below the band is lifted to the window's completion
+ * rate + 1/4; the first read puts the next evaluation back under
+ * rate_max.  A deep writer beside a QD-1 writer (its one IO in the drive,
+ * nothing queued at the scheduler) keeps rate_max: a lifted ceiling would
+ * let the deep writer's queue set the pair's split (s2-945's jain). */
+static void test_noread_lift(void)
+{
+    const uint64_t ms = 1000000ull, rmax = 4ull << 30;
+    jbof_sched_cfg cfg;
+    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &cfg), 0);
+    cfg.cost.write_factor_min_x256 = cfg.cost.write_factor_max_x256 = cfg.cost.write_factor_init_x256 = 12 * 256;
+    jbof_sched *s = NULL;
+    CHECK_EQ(jbof_sched_create(&cfg, &s), 0);
+    static load L;
+    static fake f;
+    jbof_drive_stats ds;
+    load_reset(&L, &f, 3);
+    for (int i = 0; i < 2; i++) {
+        L.ids[i] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+        load_set(&L, i, 4, 131072, JBOF_OP_WRITE);
+    }
+    L.ids[2] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    load_set(&L, 2, 1, 4096, JBOF_OP_READ);
+    L.start_ns[2] = 300 * ms;
+    run(s, &L, &f, 250 * ms);
+    CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
+    if (ds.rate_cost_bps <= rmax)
+        fprintf(stderr, "noread lift: rate %llu at 250 ms (want > %llu)\n", (unsigned long long)ds.rate_cost_bps,
+                (unsigned long long)rmax);
+    CHECK(ds.rate_cost_bps > rmax);
+    CHECK(ds.rate_cost_bps <= 4 * rmax);
+    run(s, &L, &f, 302 * ms); /* the reader's first reads: back under the ceiling */
+    CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
+    CHECK(ds.rate_cost_bps <= rmax);
+    CHECK_EQ(L.fifo_violations, 0);
+    jbof_sched_destroy(s);
+
+    CHECK_EQ(jbof_sched_create(&cfg, &s), 0);
+    load_reset(&L, &f, 2);
+    L.ids[0] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    L.ids[1] = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+    load_set(&L, 0, 4, 131072, JBOF_OP_WRITE);
+    load_set(&L, 1, 1, 4096, JBOF_OP_WRITE);
+    uint64_t top = 0;
+    for (uint64_t t = 110; t <= 250; t += 10) {
+        run(s, &L, &f, t * ms);
+        CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
+        top = ds.rate_cost_bps > top ? ds.rate_cost_bps : top;
+    }
+    if (top > rmax)
+        fprintf(stderr, "noread lift beside a QD-1 writer: rate %llu (want <= %llu)\n", (unsigned long long)top,
+                (unsigned long long)rmax);
+    CHECK(top <= rmax);
+    jbof_sched_destroy(s);
+}
+
 int main(void)
 {
     test_validation();
     test_fp_probe();
+    test_noread_lift();
     test_invariants();
     test_weights();
     test_limits();
