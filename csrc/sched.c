@@ -4115,6 +4115,18 @@ static inline void resv_path_sync(jbof_sched *s)
     s->resv_path_ns = s->n_resv_active || s->wj_on ? UINT64_MAX : s->rw_until_ns; /* (210: the pace's path) */
 }
 
+/* section 210's pace ends; stop: also where its judge stops (an SLO cap
+ * set, the drive leaving qos), so its next window opens fresh */
+static void wj_end(jbof_sched *s, int stop)
+{
+    if (stop)
+        s->wj_win_ns = 0;
+    if (s->wj_on) {
+        s->wj_on = 0;
+        resv_path_sync(s);
+    }
+}
+
 /* What follows one_bucket(s), kept where the policy or n_two changes
  * (create, configure, active_weight_adjust; section 6):
  *  - s->cost_mode, the mode submit prices with: qos prices wf on the data
@@ -4536,6 +4548,7 @@ int jbof_sched_configure(jbof_sched *s, const jbof_sched_cfg *cfg, uint64_t now_
     if (cfg->policy != JBOF_POLICY_QOS) {
         ctl_fp_cancel(&s->ctl, now_ns); /* section 203's probe is qos's */
         s->ctl.rate_top = 0;             /* ... and section 211's lifted ceiling */
+        wj_end(s, 1);                    /* ... and section 210's pace */
     }
     slo_cap_refresh(s); /* qos only; ctl_init clears it */
     due_rearm(s);
@@ -6539,10 +6552,7 @@ static __attribute__((noinline, cold)) void wj_close(jbof_sched *s, int full, ui
     s->wj_wn0 = s->wj_wn;
     if (!full || !one_bucket(s) || s->n_resv_active || s->ctl.target_cap_ns || s->n_active <= s->n_backlogged ||
         !el || !wc) {
-        if (s->wj_on) {
-            s->wj_on = 0;
-            resv_path_sync(s);
-        }
+        wj_end(s, 0);
         return;
     }
     uint64_t r = wc * JBOF_NS_PER_S / el / 8 * WJ_PACE_X8, W = 0, Wd = 0, dsum = 0;
@@ -7883,6 +7893,8 @@ static __attribute__((noinline, cold)) void fp_roll(jbof_sched *s, uint64_t now_
         c->rate_top = top < LIFT_MAX_X * rmax ? top : LIFT_MAX_X * rmax;
     if (!c->target_cap_ns)
         wj_roll(s, now_ns); /* section 210 */
+    else
+        wj_end(s, 1); /* (an SLO tenant: sections 26 / 37 pace the writes) */
 }
 
 /* Section 145: section 3's evaluation with the others' latency as its
