@@ -3476,9 +3476,11 @@
  *    WJ_SHARE_X4 (8: under twice its share; holding it only queues it).
  *    The writes sent under the pace move their next past cost / rate, at
  *    most WJ_CAP_NS (10 ms) past now (uncapped: stalls).  The pace ends at
- *    a close not judged full.  Fast gate (main 8ae7c43 = L15 -> this):
- *    seed 1 279 -> 275 (jain 26 -> 21: s1-158, 325, 695, 790, 985 fixed;
- *    work s1-462 fixed, s1-730 new; weights s1-911 fixed, s1-950 new),
+ *    a close not judged full, and with its judge (wj_end) when an SLO
+ *    tenant's cap is set or the drive leaves qos.  Fast gate (main
+ *    8ae7c43 = L15 -> this): seed 1 279 -> 275 (jain 26 -> 21: s1-158,
+ *    325, 695, 790, 985 fixed; work s1-462 fixed, s1-730 new; weights
+ *    s1-911 fixed, s1-950 new),
  *    seed 2 248 -> 247 (jain 29 -> 28: s2-397, 796 fixed, s2-668 new; work
  *    s2-794 fixed, s2-37 new), no row worse on either seed; CI 11 = 11.
  *    Sensitivity: WJ_SHARE_X4 4 (206's S5) 276 / 248 (weights s1 +2, work
