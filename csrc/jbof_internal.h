@@ -377,6 +377,7 @@ enum {
 void ctl_fp_hold(ctl_state *c, uint64_t now_ns);
 void ctl_fp_cancel(ctl_state *c, uint64_t now_ns);
 void ctl_fp_roll(ctl_state *c, int may_open, uint64_t now_ns);
+void ctl_eval_tail(ctl_state *c, uint64_t rate, uint64_t thr, uint64_t now_ns);
 
 /* Section 3's signal for an evaluation of kind k: ek, kind k's latency
  * EWMA -- or, ours (with the band), eo, the other kind's, when that is
@@ -464,16 +465,16 @@ static inline __attribute__((always_inline)) void ctl_eval_body(ctl_state *c, ui
     }
     if (rate < c->cfg.rate_min_cost_bps)
         rate = c->cfg.rate_min_cost_bps;
-    uint64_t top = c->cfg.rate_max_cost_bps;
-    if (__builtin_expect(c->rate_top != 0, 0) && c->state < JBOF_CTL_CONGESTION &&
-        now_ns - c->last_ns[0] >= CTL_SIGNAL_FRESH_NS)
-        top = c->rate_top; /* sched.c section 211: below the band, no read to hurt */
-    if (rate > top)
-        rate = top;
+    /* sched.c sections 203 and 211, both rare: one predicted-false test
+     * (section 214), their ceiling and hold out of line */
+    if (__builtin_expect((c->rate_top | c->fp_rate) != 0, 0)) {
+        ctl_eval_tail(c, rate, thr, now_ns);
+        return;
+    }
+    if (rate > c->cfg.rate_max_cost_bps)
+        rate = c->cfg.rate_max_cost_bps;
     c->rate_cost_bps = rate;
     c->threshold_ns = thr;
-    if (__builtin_expect(c->fp_rate != 0, 0))
-        ctl_fp_hold(c, now_ns); /* sched.c section 203: a probe is open */
 }
 /* Section 3's state machine as sched.c runs it inline; ctl.c 3d's form is
  * ctl_evaluate_shallow (out of line, sched.c section 84). */

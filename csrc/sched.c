@@ -7926,9 +7926,11 @@ static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *
             ctl_evaluate(c, op, now_ns);
         moved |= c->state != st;
     }
-    if (__builtin_expect(c->win_start_ns != win0, 0) && s->cfg.policy == JBOF_POLICY_QOS)
-        fp_roll(s, now_ns); /* section 203 */
-    moved |= c->win_start_ns != win0;
+    if (__builtin_expect(c->win_start_ns != win0, 0)) { /* the window rolled */
+        if (s->cfg.policy == JBOF_POLICY_QOS)
+            fp_roll(s, now_ns); /* section 203 (it leaves win_start_ns) */
+        moved = 1;
+    }
     /* a write is slow when the write EWMA is above the threshold as of
      * the last evaluation (cost.c) */
     if (op == JBOF_OP_WRITE)
