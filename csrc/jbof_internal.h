@@ -340,10 +340,12 @@ static inline void ctl_sample(ctl_state *c, uint32_t op, uint32_t bytes, uint32_
 }
 /* After ctl_sample: roll the window if it is over; 1 when the state machine
  * is due (then the caller runs ctl_evaluate). */
-static inline int ctl_on_due(ctl_state *c, uint64_t now_ns)
+static inline int ctl_on_due(ctl_state *c, uint64_t now_ns, int *rolled)
 {
-    if (now_ns - c->win_start_ns >= CTL_WINDOW_NS)
+    if (now_ns - c->win_start_ns >= CTL_WINDOW_NS) {
         ctl_window_roll(c, now_ns);
+        *rolled = c->win_start_ns == now_ns; /* it rolled (win_start_ns was < now_ns: CTL_WINDOW_NS > 0) */
+    }
     if (c->pend_n >= CTL_EVAL_EVERY || now_ns - c->last_eval_ns >= CTL_EVAL_NS) {
         c->last_eval_ns = now_ns;
         return 1;

@@ -7900,9 +7900,9 @@ static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *
     ctl_state *c = &s->ctl;
     if (d3)
         shallow_read(s, op, io->length_bytes, dev, now_ns); /* section 84 */
-    uint64_t win0 = c->win_start_ns;
     int moved = 0; /* an input of due_other_ns changed */
-    if (ctl_on_due(c, now_ns)) { /* rolls the window when it is over */
+    int rolled = 0; /* section 214: set by the roll's own (rare) branch, not a compare per call */
+    if (ctl_on_due(c, now_ns, &rolled)) { /* rolls the window when it is over */
         uint32_t st = c->state;
         /* section 8: a drive left empty while IO waits is underfilled
          * (read by the evaluation only: computed for it, section 6) */
@@ -7926,7 +7926,7 @@ static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *
             ctl_evaluate(c, op, now_ns);
         moved |= c->state != st;
     }
-    if (__builtin_expect(c->win_start_ns != win0, 0)) { /* the window rolled */
+    if (__builtin_expect(rolled, 0)) { /* the window rolled (nothing since the roll moves win_start_ns) */
         if (s->cfg.policy == JBOF_POLICY_QOS)
             fp_roll(s, now_ns); /* section 203 (it leaves win_start_ns) */
         moved = 1;
