@@ -3525,6 +3525,20 @@
  *    load and branch per evaluation (rate_top is 0 but on such drives),
  *    the roll's test once per 10 ms window.  (docs/scheduler-log.md
  *    section 211)
+ * 214. Per-IO cost won back with identical behaviour (issue 11, the
+ *    per-IO cost; no rule).  Why: sections 203-211 added tests of
+ *    rarely-true conditions to the hot path (bench-sched 552.4 at cb031cc
+ *    -> 561.3 at 260b14b).  (a) ctl_eval_body (jbof_internal.h) tests
+ *    rate_top | fp_rate once and runs 211's lifted ceiling and 203's
+ *    probe hold out of line in ctl_eval_tail (ctl.c), the same code in
+ *    the same order; (b) complete_due_body learns that ctl's window
+ *    rolled from ctl_on_due's own rare branch (rolled: win_start_ns ==
+ *    now_ns after ctl_window_roll) instead of saving win_start_ns and
+ *    comparing it after the evaluation -- nothing between the roll and
+ *    the test moves win_start_ns (pd_unclamp runs before complete_due).
+ *    sim_digest unchanged; per IO bench-sched 561.3 / 483.2 -> 557.0 /
+ *    478.9, --slo 1046.3 -> 1041.9, --big 933.1 -> 928.8, --bw 955.3 ->
+ *    951.3 (whole program).  (docs/scheduler-log.md section 214)
  */
 #include <errno.h>
 #include <stdlib.h>
