@@ -611,6 +611,22 @@ void ctl_fp_hold(ctl_state *c, uint64_t now_ns)
         c->rate_cost_bps = c->fp_rate;
 }
 
+/* The end of section 3's evaluation (ctl_eval_body) while sched.c section
+ * 211's lifted ceiling or section 203's probe is set: out of line, so the
+ * inline body pays one test for both (sched.c section 214) */
+__attribute__((noinline, cold)) void ctl_eval_tail(ctl_state *c, uint64_t rate, uint64_t thr, uint64_t now_ns)
+{
+    uint64_t top = c->cfg.rate_max_cost_bps;
+    if (c->rate_top != 0 && c->state < JBOF_CTL_CONGESTION && now_ns - c->last_ns[0] >= CTL_SIGNAL_FRESH_NS)
+        top = c->rate_top; /* sched.c section 211: below the band, no read to hurt */
+    if (rate > top)
+        rate = top;
+    c->rate_cost_bps = rate;
+    c->threshold_ns = thr;
+    if (c->fp_rate != 0)
+        ctl_fp_hold(c, now_ns); /* sched.c section 203: a probe is open */
+}
+
 void ctl_fp_roll(ctl_state *c, int may_open, uint64_t now_ns)
 {
     uint64_t m = c->meas_rate_cost_bps;

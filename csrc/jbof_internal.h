@@ -340,10 +340,12 @@ static inline void ctl_sample(ctl_state *c, uint32_t op, uint32_t bytes, uint32_
 }
 /* After ctl_sample: roll the window if it is over; 1 when the state machine
  * is due (then the caller runs ctl_evaluate). */
-static inline int ctl_on_due(ctl_state *c, uint64_t now_ns)
+static inline int ctl_on_due(ctl_state *c, uint64_t now_ns, int *rolled)
 {
-    if (now_ns - c->win_start_ns >= CTL_WINDOW_NS)
+    if (now_ns - c->win_start_ns >= CTL_WINDOW_NS) {
         ctl_window_roll(c, now_ns);
+        *rolled = c->win_start_ns == now_ns; /* it rolled (win_start_ns was < now_ns: CTL_WINDOW_NS > 0) */
+    }
     if (c->pend_n >= CTL_EVAL_EVERY || now_ns - c->last_eval_ns >= CTL_EVAL_NS) {
         c->last_eval_ns = now_ns;
         return 1;
@@ -377,6 +379,7 @@ enum {
 void ctl_fp_hold(ctl_state *c, uint64_t now_ns);
 void ctl_fp_cancel(ctl_state *c, uint64_t now_ns);
 void ctl_fp_roll(ctl_state *c, int may_open, uint64_t now_ns);
+void ctl_eval_tail(ctl_state *c, uint64_t rate, uint64_t thr, uint64_t now_ns);
 
 /* Section 3's signal for an evaluation of kind k: ek, kind k's latency
  * EWMA -- or, ours (with the band), eo, the other kind's, when that is
@@ -464,16 +467,16 @@ static inline __attribute__((always_inline)) void ctl_eval_body(ctl_state *c, ui
     }
     if (rate < c->cfg.rate_min_cost_bps)
         rate = c->cfg.rate_min_cost_bps;
-    uint64_t top = c->cfg.rate_max_cost_bps;
-    if (__builtin_expect(c->rate_top != 0, 0) && c->state < JBOF_CTL_CONGESTION &&
-        now_ns - c->last_ns[0] >= CTL_SIGNAL_FRESH_NS)
-        top = c->rate_top; /* sched.c section 211: below the band, no read to hurt */
-    if (rate > top)
-        rate = top;
+    /* sched.c sections 203 and 211, both rare: one predicted-false test
+     * (section 214), their ceiling and hold out of line */
+    if (__builtin_expect((c->rate_top | c->fp_rate) != 0, 0)) {
+        ctl_eval_tail(c, rate, thr, now_ns);
+        return;
+    }
+    if (rate > c->cfg.rate_max_cost_bps)
+        rate = c->cfg.rate_max_cost_bps;
     c->rate_cost_bps = rate;
     c->threshold_ns = thr;
-    if (__builtin_expect(c->fp_rate != 0, 0))
-        ctl_fp_hold(c, now_ns); /* sched.c section 203: a probe is open */
 }
 /* Section 3's state machine as sched.c runs it inline; ctl.c 3d's form is
  * ctl_evaluate_shallow (out of line, sched.c section 84). */

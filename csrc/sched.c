@@ -3527,6 +3527,20 @@
  *    load and branch per evaluation (rate_top is 0 but on such drives),
  *    the roll's test once per 10 ms window.  (docs/scheduler-log.md
  *    section 211)
+ * 214. Per-IO cost won back with identical behaviour (issue 11, the
+ *    per-IO cost; no rule).  Why: sections 203-211 added tests of
+ *    rarely-true conditions to the hot path (bench-sched 552.4 at cb031cc
+ *    -> 561.3 at 260b14b).  (a) ctl_eval_body (jbof_internal.h) tests
+ *    rate_top | fp_rate once and runs 211's lifted ceiling and 203's
+ *    probe hold out of line in ctl_eval_tail (ctl.c), the same code in
+ *    the same order; (b) complete_due_body learns that ctl's window
+ *    rolled from ctl_on_due's own rare branch (rolled: win_start_ns ==
+ *    now_ns after ctl_window_roll) instead of saving win_start_ns and
+ *    comparing it after the evaluation -- nothing between the roll and
+ *    the test moves win_start_ns (pd_unclamp runs before complete_due).
+ *    sim_digest unchanged; per IO bench-sched 561.3 / 483.2 -> 557.0 /
+ *    478.9, --slo 1046.3 -> 1041.9, --big 933.1 -> 928.8, --bw 955.3 ->
+ *    951.3 (whole program).  (docs/scheduler-log.md section 214)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -7914,9 +7928,9 @@ static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *
     ctl_state *c = &s->ctl;
     if (d3)
         shallow_read(s, op, io->length_bytes, dev, now_ns); /* section 84 */
-    uint64_t win0 = c->win_start_ns;
     int moved = 0; /* an input of due_other_ns changed */
-    if (ctl_on_due(c, now_ns)) { /* rolls the window when it is over */
+    int rolled = 0; /* section 214: set by the roll's own (rare) branch, not a compare per call */
+    if (ctl_on_due(c, now_ns, &rolled)) { /* rolls the window when it is over */
         uint32_t st = c->state;
         /* section 8: a drive left empty while IO waits is underfilled
          * (read by the evaluation only: computed for it, section 6) */
@@ -7940,9 +7954,11 @@ static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *
             ctl_evaluate(c, op, now_ns);
         moved |= c->state != st;
     }
-    if (__builtin_expect(c->win_start_ns != win0, 0) && s->cfg.policy == JBOF_POLICY_QOS)
-        fp_roll(s, now_ns); /* section 203 */
-    moved |= c->win_start_ns != win0;
+    if (__builtin_expect(rolled, 0)) { /* the window rolled (nothing since the roll moves win_start_ns) */
+        if (s->cfg.policy == JBOF_POLICY_QOS)
+            fp_roll(s, now_ns); /* section 203 (it leaves win_start_ns) */
+        moved = 1;
+    }
     /* a write is slow when the write EWMA is above the threshold as of
      * the last evaluation (cost.c) */
     if (op == JBOF_OP_WRITE)
