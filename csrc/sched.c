@@ -3527,6 +3527,7 @@
  *    load and branch per evaluation (rate_top is 0 but on such drives),
  *    the roll's test once per 10 ms window.  (docs/scheduler-log.md
  *    section 211)
+ *
  * 214. Per-IO cost won back with identical behaviour (issue 11, the
  *    per-IO cost; no rule).  Why: sections 203-211 added tests of
  *    rarely-true conditions to the hot path (bench-sched 552.4 at cb031cc
