@@ -154,11 +154,12 @@
  *    depth 8, 25% writes, 10 us ticks, one batch call per tick;
  *    callgrind; gcc 12 -O2, the Makefile's and the cffi build's
  *    optimization -- -O3, -flto and a unity build each cost more):
- *    558.7 instructions per IO whole program, 480.5 in the scheduler
- *    on main after sections 203 and 209 (552.4 / 474.2 before them: each
- *    measured +2.5-3.9 alone, mostly code layout; what each later section
- *    added is in its log entry; --slo 1044.0 / 962.5).  The breakdown below is of the eighth and ninth
- *    passes, at 488.9 / 409.8
+ *    557.0 instructions per IO whole program, 478.9 in the scheduler
+ *    on main after sections 210, 211 and section 214's pass (552.4 /
+ *    474.2 before sections 203 and 209, 558.7 / 480.5 after them, 561.3
+ *    / 483.2 after 210 and 211; what each section added is in its log
+ *    entry; --slo 1041.9 / 960.3).  The breakdown below is of the eighth
+ *    and ninth passes, at 488.9 / 409.8
  *    (484.6 / 405.5 before section 46's pass, 484.2 / 405.1 before
  *    section 41's two-bucket gate; single calls,
  *    before the batch call: 509.5 / 433.3).  A rated
