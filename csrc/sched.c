@@ -6573,7 +6573,7 @@ static __attribute__((noinline, cold)) void wj_close(jbof_sched *s, int full, ui
         wj_end(s, 0);
         return;
     }
-    uint64_t r = wc * JBOF_NS_PER_S / el / 8 * WJ_PACE_X8, W = 0, Wd = 0, dsum = 0;
+    uint64_t r = (uint64_t)((__uint128_t)wc * JBOF_NS_PER_S / el) / 8 * WJ_PACE_X8, W = 0, Wd = 0, dsum = 0;
     if (s->wj_on && r < s->wj_r) /* (while it holds, the windows measure the pace, not the drain) */
         r = s->wj_r;
     s->wj_r = r;
