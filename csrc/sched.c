@@ -8461,5 +8461,6 @@ int jbof_sched_drive_stats(const jbof_sched *s, jbof_drive_stats *out)
     out->completed = s->completed;
     out->tenants = s->ntenants;
     out->backlogged = s->n_backlogged;
+    out->write_pace_cost_bps = s->wj_on ? s->wj_r : 0;
     return 0;
 }

@@ -102,6 +102,8 @@ def test_names_units_labels_and_numbers_match_fio() -> None:
         assert value(fams, "jbof_tenant_class", tenant="a") == 0
         assert value(fams, "jbof_drive_completed_ios_total", drive="d0") == 2048
         assert value(fams, "jbof_drive_write_cost_factor", drive="d0") >= 1
+        # the only tenant with IO has an SLO: qos's write pace (sched.c section 210) never holds beside it
+        assert value(fams, "jbof_drive_write_pace_bytes_per_second", drive="d0") == 0
         assert value(fams, "jbof_drive_dispatch_rate_bytes_per_second", drive="d0") > 0
         assert 0 < value(fams, "jbof_drive_band_high_seconds", drive="d0") < 1
         assert value(fams, "jbof_drive_size_bytes", drive="d0") == 256 * 2**20

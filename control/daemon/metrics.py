@@ -234,6 +234,7 @@ def read_drive(engine: Any, name: str) -> dict[str, Any]:
         "ewma_read_ns": s["ewma_read_ns"], "ewma_write_ns": s["ewma_write_ns"],
         "dispatched": s["dispatched"], "completed": s["completed"],
         "tenants": s["tenants"], "backlogged": s["backlogged"],
+        "write_pace_cost_bps": s["write_pace_cost_bps"],
         "size_bytes": d["size_bytes"], "allocated_bytes": d["allocated_bytes"],
         "backend_errors": d["backend_errors"], "io_mode": d["io_mode"],
     }
@@ -378,6 +379,8 @@ class JbofCollector:
              "3 overloaded."),
             ("dispatch_rate_bytes_per_second", "Controller's dispatch budget, cost-bytes/s."),
             ("write_cost_factor", "A written byte costs this many read bytes."),
+            ("write_pace_bytes_per_second", "Writes paced toward a full write buffer's drain, "
+             "cost-bytes/s (0 = no pace)."),
             ("inflight_ios", "IOs in the drive."),
             ("inflight_cost_bytes", "Cost of the IOs in the drive."),
             ("band_low_seconds", "Latency band floor in force."),
@@ -401,6 +404,7 @@ class JbofCollector:
             for key, field, scale in (
                     ("dispatch_rate_bytes_per_second", "rate_cost_bps", 1.0),
                     ("write_cost_factor", "write_factor", 1.0),
+                    ("write_pace_bytes_per_second", "write_pace_cost_bps", 1.0),
                     ("inflight_ios", "inflight_ios", 1.0),
                     ("inflight_cost_bytes", "inflight_cost", 1.0),
                     ("band_low_seconds", "band_lo_ns", 1e-9),

@@ -229,6 +229,8 @@ typedef struct jbof_drive_stats {
     uint64_t state_enter[4];      /* times each controller state was entered */
     uint32_t tenants;             /* tenants present */
     uint32_t backlogged;          /* tenants with queued IO */
+    uint64_t write_pace_cost_bps; /* qos's pace of writes toward a full write buffer's drain
+                                     (sched.c section 210), cost-bytes/s; 0 while it is off */
 } jbof_drive_stats;
 
 typedef struct jbof_sched jbof_sched;

@@ -3606,6 +3606,60 @@ static void test_wj_pace_shallow_writer(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 210's pace ends with its judge (wj_end).  The shallow-writer mix
+ * above, run until the pace holds (first at 91 ms; then every other
+ * 10 ms window from then on): (a) an SLO reader (4 KiB, QD 1, 2 ms) added
+ * there sets the controller's cap, and sections 26 / 37 pace the writes
+ * from then on -- the pace is off by the next window's roll and stays off
+ * while the reader runs (before wj_end the judge stopped rolling under the
+ * cap, so the pace kept holding at its old rate); (b) a live switch to
+ * gimbal ends it, and a switch back to qos does not find it on. */
+static uint64_t wj_pace(jbof_sim *sim)
+{
+    jbof_drive_stats d;
+    CHECK_EQ(jbof_sched_drive_stats(jbof_sim_sched(sim), &d), 0);
+    return d.write_pace_cost_bps;
+}
+
+static void test_wj_pace_ends(void)
+{
+    for (int c = 0; c < 2; c++) {
+        jbof_sim *sim = sim_open("sata-ssd-fragmented", 0);
+        sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 8192, 16);
+        sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 16384, 1);
+        uint64_t on_ns = 0;
+        for (uint64_t t = 1000000ull; t <= 300000000ull && !on_ns; t += 1000000ull) {
+            CHECK_EQ(jbof_sim_run(sim, t), 0);
+            if (wj_pace(sim))
+                on_ns = t;
+        }
+        if (!on_ns)
+            fprintf(stderr, "wj pace ends (%d): the pace never held by 300 ms\n", c);
+        CHECK(on_ns != 0); /* the case: a pace to end */
+        if (c == 0) {
+            sim_add_w(sim, JBOF_CLASS_LATENCY, 0, 2000000ull, 1, JBOF_RW_RANDREAD, 4096, 1);
+            uint64_t late = 0;
+            for (uint64_t t = on_ns + 11000000ull; t <= on_ns + 300000000ull; t += 1000000ull) {
+                CHECK_EQ(jbof_sim_run(sim, t), 0);
+                if (wj_pace(sim) && !late)
+                    late = t;
+            }
+            if (late)
+                fprintf(stderr, "wj pace ends: on at %.0f ms, the SLO reader added there, still on at %.0f ms\n",
+                        on_ns / 1e6, late / 1e6);
+            CHECK_EQ(late, 0);
+        } else {
+            jbof_sched *s = jbof_sim_sched(sim);
+            uint64_t now = jbof_sim_now(sim);
+            CHECK_EQ(jbof_sched_set_policy(s, JBOF_POLICY_GIMBAL, now), 0);
+            CHECK_EQ(wj_pace(sim), 0);
+            CHECK_EQ(jbof_sched_set_policy(s, JBOF_POLICY_QOS, now), 0);
+            CHECK_EQ(wj_pace(sim), 0); /* the old pace is not found on */
+        }
+        jbof_sim_destroy(sim);
+    }
+}
+
 /* section 102: section 49's escape has a wake of its own.  The emulated
  * fragmented SATA drive; a reserved writer (2 GiB/s, never met) sends 16
  * MiB writes at QD 1 -- each one a deep debt of the one bucket and ~60 ms
@@ -4382,6 +4436,7 @@ int main(void)
     test_fast_decay_capped();
     test_progress_escape_wake();
     test_wj_pace_shallow_writer();
+    test_wj_pace_ends();
     test_fast_decay_shallow();
     test_fast_decay_wslow_hold();
     test_resv_pay_other();
