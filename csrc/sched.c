@@ -4983,9 +4983,10 @@ static __attribute__((noinline)) void submit_backlogged(jbof_sched *s, uint32_t 
  * (jbof_sched_complete_batch) */
 static inline __attribute__((always_inline)) int submit_t(jbof_sched *s, tenant *t, jbof_io *io, uint64_t now_ns)
 {
-    if (io->opcode >= JBOF_OP_COUNT)
+    /* (section 217: the length first, out of line -- both answers are -EINVAL) */
+    if (__builtin_expect(io->length_bytes == 0, 0) && io->opcode != JBOF_OP_FLUSH)
         return -EINVAL;
-    if (io->length_bytes == 0 && io->opcode != JBOF_OP_FLUSH)
+    if (io->opcode >= JBOF_OP_COUNT)
         return -EINVAL;
     if (t->count >= t->cfg.sq_depth)
         return -EAGAIN;
@@ -8188,10 +8189,12 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
                                                             uint64_t now_ns, int status)
 {
     uint32_t op = io->opcode;
-    if (op >= JBOF_OP_COUNT)
-        return -EINVAL;
-    if (__builtin_expect(op >= JBOF_OP_TRIM && (io->flags & JBOF_IO_ZERO_WRITES), 0))
-        op = JBOF_OP_WRITE; /* cost.c section 6: a zeroing that writes is a write here too */
+    if (__builtin_expect(op > JBOF_OP_WRITE, 0)) { /* section 217: reads and writes pass one test */
+        if (op >= JBOF_OP_COUNT)
+            return -EINVAL;
+        if (op >= JBOF_OP_TRIM && (io->flags & JBOF_IO_ZERO_WRITES))
+            op = JBOF_OP_WRITE; /* cost.c section 6: a zeroing that writes is a write here too */
+    }
     if (io->slot == SLOT_NONE) {
         if (t->inflight == 0)
             return -EINVAL;
