@@ -3543,6 +3543,19 @@
  *    sim_digest unchanged; per IO bench-sched 561.3 / 483.2 -> 557.0 /
  *    478.9, --slo 1046.3 -> 1041.9, --big 933.1 -> 928.8, --bw 955.3 ->
  *    951.3 (whole program).  (docs/scheduler-log.md section 214)
+ *
+ * 217. Per-IO cost won back with identical behaviour, again (issue 11,
+ *    the per-IO cost; no rule).  Argument and opcode checks on the hot
+ *    path, each an exact refactor: (a) complete_t tests op > WRITE once
+ *    and only past it the unknown opcode (-EINVAL) and the zeroing that
+ *    writes; submit_t tests the zero length first, predicted false (its
+ *    answer and the unknown opcode's are both -EINVAL, so the order is
+ *    free; GCC had put op != FLUSH first); (b) jbof_sched_complete_batch
+ *    asks one predicted-false question (s, d or out NULL, n or max
+ *    negative) before the exact test, which alone decides -EINVAL.
+ *    sim_digest unchanged; per IO bench-sched 557.0 / 478.9 -> 552.3 /
+ *    474.2, --slo 1041.9 -> 1039.1, --big 928.8 -> 920.9, --bw 951.3 ->
+ *    944.0 (whole program).  (docs/scheduler-log.md section 217)
  */
 #include <errno.h>
 #include <stdlib.h>
