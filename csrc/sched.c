@@ -7947,7 +7947,6 @@ static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *
     int moved = 0; /* an input of due_other_ns changed */
     int rolled = 0; /* section 214: set by the roll's own (rare) branch, not a compare per call */
     if (ctl_on_due(c, now_ns, &rolled)) { /* rolls the window when it is over */
-        uint32_t st = c->state;
         /* section 8: a drive left empty while IO waits is underfilled
          * (read by the evaluation only: computed for it, section 6) */
         c->underfilled = s->cfg.policy == JBOF_POLICY_QOS && s->inflight_ios < UNDERFILL_IOS + s->bw_inflight && s->n_backlogged > 0;
@@ -7968,7 +7967,11 @@ static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *
             ctl_evaluate_shallow(c, op, now_ns); /* section 84 */
         else
             ctl_evaluate(c, op, now_ns);
-        moved |= c->state != st;
+        /* section 217: the evaluation's one ctl_enter flags a change of
+         * state (every evaluation runs here, so the flag is this one's) --
+         * no copy of the state kept across the helpers above */
+        moved = (int)c->entered;
+        c->entered = 0;
     }
     if (__builtin_expect(rolled, 0)) { /* the window rolled (nothing since the roll moves win_start_ns) */
         if (s->cfg.policy == JBOF_POLICY_QOS)
