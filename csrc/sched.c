@@ -3552,10 +3552,16 @@
  *    answer and the unknown opcode's are both -EINVAL, so the order is
  *    free; GCC had put op != FLUSH first); (b) jbof_sched_complete_batch
  *    asks one predicted-false question (s, d or out NULL, n or max
- *    negative) before the exact test, which alone decides -EINVAL.
- *    sim_digest unchanged; per IO bench-sched 557.0 / 478.9 -> 552.3 /
- *    474.2, --slo 1041.9 -> 1039.1, --big 928.8 -> 920.9, --bw 951.3 ->
- *    944.0 (whole program).  (docs/scheduler-log.md section 217)
+ *    negative) before the exact test, which alone decides -EINVAL;
+ *    (c) complete_due_body takes "the state moved" from ctl_state's
+ *    entered flag, set by ctl_enter's change branch and read and cleared
+ *    after the evaluation, instead of keeping the state across the
+ *    evaluation's helpers (a spill) and comparing -- every evaluation
+ *    runs in that block and calls ctl_enter once, so the flag is exactly
+ *    the old compare.  sim_digest unchanged; per IO bench-sched 557.0 /
+ *    478.9 -> 551.0 / 472.9, --slo 1041.9 -> 1037.8, --big 928.8 ->
+ *    919.7, --bw 951.3 -> 943.7 (whole program).  (docs/scheduler-log.md
+ *    section 217)
  */
 #include <errno.h>
 #include <stdlib.h>
