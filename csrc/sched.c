@@ -3921,7 +3921,8 @@ struct jbof_sched {
     uint64_t minor_last_ns;   /* ... its last sample (0: none yet) */
     uint32_t dom_id;          /* qos: the last tenant seen holding >= 4/5 of the drive at its read's completion (64) */
     uint32_t s7_id;           /* qos: 1 + the last tenant section 145 saw holding >= 7/8 of the drive at its read (0: none) */
-    uint64_t dom_ns;          /* ... when (0: never): the EWMAs are kept only within SELF_FRESH_NS of it (64) */
+    uint64_t dom_fresh_ns;    /* ... when, plus SELF_FRESH_NS (section 217: added at the store, not per read; created as
+                                 * SELF_FRESH_NS, a dominance at 0): the EWMAs are kept only until then (64) */
     uint64_t fast_hold_ns;    /* qos: no fast step before this (a probe undone or a slow write; sections 104, 117) */
     uint32_t fw_left;         /* qos: cost periods left in which a fast step's probe is judged (section 104) */
     uint32_t fw_wf0;          /* qos: ... and the price its run started from */
@@ -4508,6 +4509,7 @@ int jbof_sched_create(const jbof_sched_cfg *cfg, jbof_sched **out)
     s->next_limit_ns = UINT64_MAX;
     s->win_gen = 1; /* a new tenant's win_gen (0) is stale */
     s->esc_vmin = UINT64_MAX; /* section 93: no walk yet */
+    s->dom_fresh_ns = SELF_FRESH_NS; /* section 217: dom_ns 0 as was, SELF_FRESH_NS added */
     s->esc_wake_ns = UINT64_MAX; /* section 102: nothing owed */
     due_rearm(s);
     *out = s;
@@ -8175,7 +8177,7 @@ static inline __attribute__((always_inline)) void self_deep_step(jbof_sched *s, 
     if (5 * (t->inflight + 1) >= 4 * (s->inflight_ios + 1)) {
         s->dom_id = id;
         if (s->inflight_ios + 1 >= SD_DRIVE_MIN) {
-            s->dom_ns = now_ns;
+            s->dom_fresh_ns = now_ns + SELF_FRESH_NS;
             if (!s->n_lc_active && (cap ? slow : self_slow(s, t, now_ns))) {
                 uint32_t c0 = cap && cap <= t->inflight + 1 ? cap : t->inflight + 1;
                 t->sd_cap = c0 > SELF_DEEP_MIN ? c0 - 1 : SELF_DEEP_MIN;
@@ -8303,7 +8305,7 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
         if (__builtin_expect(op == JBOF_OP_READ && pol == JBOF_POLICY_QOS && /* section 64, only near a dominant tenant */
                              ((t->inflight + 1 >= SD_DOM_MIN && s->inflight_ios + 1 >= SD_DRIVE_MIN &&
                                5 * (t->inflight + 1) >= 4 * (s->inflight_ios + 1)) ||
-                              t->sd_on || s->dom_ns + SELF_FRESH_NS > now_ns), 0))
+                              t->sd_on || s->dom_fresh_ns > now_ns), 0))
             self_deep_sample(s, t, io->tenant,
                              io->length_bytes > CTL_NORMALIZE_BYTES ? ctl_normalize(dev, io->length_bytes) : dev, now_ns);
         ctl_sample(&s->ctl, op, io->length_bytes, c, dev, now_ns);
