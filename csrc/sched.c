@@ -3558,10 +3558,12 @@
  *    after the evaluation, instead of keeping the state across the
  *    evaluation's helpers (a spill) and comparing -- every evaluation
  *    runs in that block and calls ctl_enter once, so the flag is exactly
- *    the old compare.  sim_digest unchanged; per IO bench-sched 557.0 /
- *    478.9 -> 551.0 / 472.9, --slo 1041.9 -> 1037.8, --big 928.8 ->
- *    919.7, --bw 951.3 -> 943.7 (whole program).  (docs/scheduler-log.md
- *    section 217)
+ *    the old compare; (d) section 64's gate reads dom_fresh_ns (dom_ns
+ *    + SELF_FRESH_NS, added at its one store, created as SELF_FRESH_NS)
+ *    instead of adding per read.  sim_digest unchanged; per IO
+ *    bench-sched 557.0 / 478.9 -> 549.5 / 471.4, --slo 1041.9 -> 1036.3,
+ *    --big 928.8 -> 918.2, --bw 951.3 -> 942.2 (whole program).
+ *    (docs/scheduler-log.md section 217)
  */
 #include <errno.h>
 #include <stdlib.h>
