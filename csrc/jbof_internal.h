@@ -148,6 +148,7 @@ static inline uint64_t min2_get(const min2 *m)
 typedef struct ctl_state {
     jbof_ctl_cfg cfg;
     uint32_t state;              /* enum jbof_ctl_state */
+    uint32_t entered;            /* sched.c section 217: ctl_enter changed state since complete_due_body last looked */
     uint64_t rate_cost_bps;           /* cost-bytes per second */
     int64_t tokens[2];           /* read / write buckets, cost-bytes, may run negative by one IO */
     uint64_t last_refill_ns;
@@ -357,6 +358,7 @@ static inline void ctl_enter(ctl_state *c, uint32_t st)
     if (c->state != st) {
         c->state = st;
         c->state_enter[st]++;
+        c->entered = 1; /* sched.c section 217 */
     }
 }
 

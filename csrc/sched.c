@@ -3543,6 +3543,27 @@
  *    sim_digest unchanged; per IO bench-sched 561.3 / 483.2 -> 557.0 /
  *    478.9, --slo 1046.3 -> 1041.9, --big 933.1 -> 928.8, --bw 955.3 ->
  *    951.3 (whole program).  (docs/scheduler-log.md section 214)
+ *
+ * 217. Per-IO cost won back with identical behaviour, again (issue 11,
+ *    the per-IO cost; no rule).  Argument and opcode checks on the hot
+ *    path, each an exact refactor: (a) complete_t tests op > WRITE once
+ *    and only past it the unknown opcode (-EINVAL) and the zeroing that
+ *    writes; submit_t tests the zero length first, predicted false (its
+ *    answer and the unknown opcode's are both -EINVAL, so the order is
+ *    free; GCC had put op != FLUSH first); (b) jbof_sched_complete_batch
+ *    asks one predicted-false question (s, d or out NULL, n or max
+ *    negative) before the exact test, which alone decides -EINVAL;
+ *    (c) complete_due_body takes "the state moved" from ctl_state's
+ *    entered flag, set by ctl_enter's change branch and read and cleared
+ *    after the evaluation, instead of keeping the state across the
+ *    evaluation's helpers (a spill) and comparing -- every evaluation
+ *    runs in that block and calls ctl_enter once, so the flag is exactly
+ *    the old compare; (d) section 64's gate reads dom_fresh_ns (dom_ns
+ *    + SELF_FRESH_NS, added at its one store, created as SELF_FRESH_NS)
+ *    instead of adding per read.  sim_digest unchanged; per IO
+ *    bench-sched 557.0 / 478.9 -> 549.5 / 471.4, --slo 1041.9 -> 1036.3,
+ *    --big 928.8 -> 918.2, --bw 951.3 -> 942.2 (whole program).
+ *    (docs/scheduler-log.md section 217)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -3902,7 +3923,8 @@ struct jbof_sched {
     uint64_t minor_last_ns;   /* ... its last sample (0: none yet) */
     uint32_t dom_id;          /* qos: the last tenant seen holding >= 4/5 of the drive at its read's completion (64) */
     uint32_t s7_id;           /* qos: 1 + the last tenant section 145 saw holding >= 7/8 of the drive at its read (0: none) */
-    uint64_t dom_ns;          /* ... when (0: never): the EWMAs are kept only within SELF_FRESH_NS of it (64) */
+    uint64_t dom_fresh_ns;    /* ... when, plus SELF_FRESH_NS (section 217: added at the store, not per read; created as
+                                 * SELF_FRESH_NS, a dominance at 0): the EWMAs are kept only until then (64) */
     uint64_t fast_hold_ns;    /* qos: no fast step before this (a probe undone or a slow write; sections 104, 117) */
     uint32_t fw_left;         /* qos: cost periods left in which a fast step's probe is judged (section 104) */
     uint32_t fw_wf0;          /* qos: ... and the price its run started from */
@@ -4489,6 +4511,7 @@ int jbof_sched_create(const jbof_sched_cfg *cfg, jbof_sched **out)
     s->next_limit_ns = UINT64_MAX;
     s->win_gen = 1; /* a new tenant's win_gen (0) is stale */
     s->esc_vmin = UINT64_MAX; /* section 93: no walk yet */
+    s->dom_fresh_ns = SELF_FRESH_NS; /* section 217: dom_ns 0 as was, SELF_FRESH_NS added */
     s->esc_wake_ns = UINT64_MAX; /* section 102: nothing owed */
     due_rearm(s);
     *out = s;
@@ -4983,9 +5006,10 @@ static __attribute__((noinline)) void submit_backlogged(jbof_sched *s, uint32_t 
  * (jbof_sched_complete_batch) */
 static inline __attribute__((always_inline)) int submit_t(jbof_sched *s, tenant *t, jbof_io *io, uint64_t now_ns)
 {
-    if (io->opcode >= JBOF_OP_COUNT)
+    /* (section 217: the length first, out of line -- both answers are -EINVAL) */
+    if (__builtin_expect(io->length_bytes == 0, 0) && io->opcode != JBOF_OP_FLUSH)
         return -EINVAL;
-    if (io->length_bytes == 0 && io->opcode != JBOF_OP_FLUSH)
+    if (io->opcode >= JBOF_OP_COUNT)
         return -EINVAL;
     if (t->count >= t->cfg.sq_depth)
         return -EAGAIN;
@@ -7933,7 +7957,6 @@ static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *
     int moved = 0; /* an input of due_other_ns changed */
     int rolled = 0; /* section 214: set by the roll's own (rare) branch, not a compare per call */
     if (ctl_on_due(c, now_ns, &rolled)) { /* rolls the window when it is over */
-        uint32_t st = c->state;
         /* section 8: a drive left empty while IO waits is underfilled
          * (read by the evaluation only: computed for it, section 6) */
         c->underfilled = s->cfg.policy == JBOF_POLICY_QOS && s->inflight_ios < UNDERFILL_IOS + s->bw_inflight && s->n_backlogged > 0;
@@ -7954,7 +7977,11 @@ static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *
             ctl_evaluate_shallow(c, op, now_ns); /* section 84 */
         else
             ctl_evaluate(c, op, now_ns);
-        moved |= c->state != st;
+        /* section 217: the evaluation's one ctl_enter flags a change of
+         * state (every evaluation runs here, so the flag is this one's) --
+         * no copy of the state kept across the helpers above */
+        moved = (int)c->entered;
+        c->entered = 0;
     }
     if (__builtin_expect(rolled, 0)) { /* the window rolled (nothing since the roll moves win_start_ns) */
         if (s->cfg.policy == JBOF_POLICY_QOS)
@@ -8152,7 +8179,7 @@ static inline __attribute__((always_inline)) void self_deep_step(jbof_sched *s, 
     if (5 * (t->inflight + 1) >= 4 * (s->inflight_ios + 1)) {
         s->dom_id = id;
         if (s->inflight_ios + 1 >= SD_DRIVE_MIN) {
-            s->dom_ns = now_ns;
+            s->dom_fresh_ns = now_ns + SELF_FRESH_NS;
             if (!s->n_lc_active && (cap ? slow : self_slow(s, t, now_ns))) {
                 uint32_t c0 = cap && cap <= t->inflight + 1 ? cap : t->inflight + 1;
                 t->sd_cap = c0 > SELF_DEEP_MIN ? c0 - 1 : SELF_DEEP_MIN;
@@ -8188,10 +8215,12 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
                                                             uint64_t now_ns, int status)
 {
     uint32_t op = io->opcode;
-    if (op >= JBOF_OP_COUNT)
-        return -EINVAL;
-    if (__builtin_expect(op >= JBOF_OP_TRIM && (io->flags & JBOF_IO_ZERO_WRITES), 0))
-        op = JBOF_OP_WRITE; /* cost.c section 6: a zeroing that writes is a write here too */
+    if (__builtin_expect(op > JBOF_OP_WRITE, 0)) { /* section 217: reads and writes pass one test */
+        if (op >= JBOF_OP_COUNT)
+            return -EINVAL;
+        if (op >= JBOF_OP_TRIM && (io->flags & JBOF_IO_ZERO_WRITES))
+            op = JBOF_OP_WRITE; /* cost.c section 6: a zeroing that writes is a write here too */
+    }
     if (io->slot == SLOT_NONE) {
         if (t->inflight == 0)
             return -EINVAL;
@@ -8278,7 +8307,7 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
         if (__builtin_expect(op == JBOF_OP_READ && pol == JBOF_POLICY_QOS && /* section 64, only near a dominant tenant */
                              ((t->inflight + 1 >= SD_DOM_MIN && s->inflight_ios + 1 >= SD_DRIVE_MIN &&
                                5 * (t->inflight + 1) >= 4 * (s->inflight_ios + 1)) ||
-                              t->sd_on || s->dom_ns + SELF_FRESH_NS > now_ns), 0))
+                              t->sd_on || s->dom_fresh_ns > now_ns), 0))
             self_deep_sample(s, t, io->tenant,
                              io->length_bytes > CTL_NORMALIZE_BYTES ? ctl_normalize(dev, io->length_bytes) : dev, now_ns);
         ctl_sample(&s->ctl, op, io->length_bytes, c, dev, now_ns);
@@ -8326,7 +8355,10 @@ int jbof_sched_complete(jbof_sched *s, const jbof_io *io, uint64_t now_ns, int s
  * do them; then one dispatch at now_ns. */
 int jbof_sched_complete_batch(jbof_sched *s, jbof_done *d, int n, uint64_t now_ns, jbof_io **out, int max)
 {
-    if (!s || n < 0 || (n && !d) || max < 0 || (max && !out))
+    /* section 217: the usual call (every pointer set, no count negative)
+     * passes one predicted test; the exact one runs only past it */
+    if (__builtin_expect(!s || !d || !out || (n | max) < 0, 0) &&
+        (!s || n < 0 || (n && !d) || max < 0 || (max && !out)))
         return -EINVAL;
     for (jbof_done *e = d, *end = d + n; e < end; e++) {
         const jbof_io *io = e->io;
