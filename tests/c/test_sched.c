@@ -3660,6 +3660,34 @@ static void test_wj_pace_ends(void)
     }
 }
 
+/* section 219: section 210's pace outlasts WJ_HYST closes not judged
+ * full, and its rate is measured afresh at each full close.  The
+ * shallow-writer mix above: under the pace the window measures the pace,
+ * not the drain, so its close is judged not full and the pace used to end
+ * every other window (on in 500 of the 1000 1 ms samples from 200 ms to
+ * 1.2 s), at a rate kept from its first window; now on in most, and the
+ * QD-1 writer's cost share is 0.517 (0.355 before; equal weights: 0.5). */
+static void test_wj_pace_holds(void)
+{
+    jbof_sim *sim = sim_open("sata-ssd-fragmented", 0);
+    uint32_t a = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 8192, 16);
+    uint32_t b = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 16384, 1);
+    uint32_t on = 0, n = 0;
+    for (uint64_t t = 200000000ull; t < 1200000000ull; t += 1000000ull, n++) {
+        CHECK_EQ(jbof_sim_run(sim, t), 0);
+        on += wj_pace(sim) != 0;
+    }
+    jbof_tenant_stats sa, sb;
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), a, &sa), 0);
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), b, &sb), 0);
+    double f = (double)sb.cost_completed / (double)(sa.cost_completed + sb.cost_completed);
+    if (on * 4 < n * 3 || f < 0.45)
+        fprintf(stderr, "wj pace holds: on in %u of %u samples, the QD-1 writer's share %.3f\n", on, n, f);
+    CHECK(on * 4 >= n * 3);
+    CHECK(f >= 0.45);
+    jbof_sim_destroy(sim);
+}
+
 /* section 102: section 49's escape has a wake of its own.  The emulated
  * fragmented SATA drive; a reserved writer (2 GiB/s, never met) sends 16
  * MiB writes at QD 1 -- each one a deep debt of the one bucket and ~60 ms
@@ -4437,6 +4465,7 @@ int main(void)
     test_progress_escape_wake();
     test_wj_pace_shallow_writer();
     test_wj_pace_ends();
+    test_wj_pace_holds();
     test_fast_decay_shallow();
     test_fast_decay_wslow_hold();
     test_resv_pay_other();
