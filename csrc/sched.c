@@ -154,11 +154,12 @@
  *    depth 8, 25% writes, 10 us ticks, one batch call per tick;
  *    callgrind; gcc 12 -O2, the Makefile's and the cffi build's
  *    optimization -- -O3, -flto and a unity build each cost more):
- *    557.0 instructions per IO whole program, 478.9 in the scheduler
- *    on main after sections 210, 211 and section 214's pass (552.4 /
- *    474.2 before sections 203 and 209, 558.7 / 480.5 after them, 561.3
- *    / 483.2 after 210 and 211; what each section added is in its log
- *    entry; --slo 1041.9 / 960.3).  The breakdown below is of the eighth
+ *    549.5 instructions per IO whole program, 471.4 in the scheduler
+ *    on main after section 217's pass and section 219 (552.4 / 474.2
+ *    before sections 203 and 209, 558.7 / 480.5 after them, 561.3 /
+ *    483.2 after 210 and 211, 557.0 / 478.9 after section 214's pass;
+ *    what each section added is in its log entry; --slo 1036.3 /
+ *    954.7).  The breakdown below is of the eighth
  *    and ninth passes, at 488.9 / 409.8
  *    (484.6 / 405.5 before section 46's pass, 484.2 / 405.1 before
  *    section 41's two-bucket gate; single calls,
