@@ -6607,7 +6607,8 @@ static __attribute__((noinline)) void period_end(jbof_sched *s, uint64_t now_ns)
     }
 }
 
-/* section 210: a close of the judge's window.  full: the window was judged
+/* section 210: a close of the judge's window (el ns long, wc of write cost
+ * completed in it; wj_roll has opened the next).  full: it was judged
  * full.  With one bucket, no reservation, no SLO cap and an active tenant
  * not backlogged, the pace runs at WJ_PACE_X8 / 8 of the window's write
  * cost per second: the deep writers (157's p_qdeep, IO queued) share one
@@ -6615,12 +6616,8 @@ static __attribute__((noinline)) void period_end(jbof_sched *s, uint64_t now_ns)
  * counted into W for its own), a writer short of its weight's share of the
  * writes since the last full close not held (X).  Otherwise it ends (each
  * next kept: debt carries). */
-static __attribute__((noinline, cold)) void wj_close(jbof_sched *s, int full, uint64_t now_ns)
+static __attribute__((noinline, cold)) void wj_close(jbof_sched *s, int full, uint64_t el, uint64_t wc)
 {
-    uint64_t el = now_ns - s->wj_win_ns, wc = s->wj_wc - s->wj_wc0;
-    s->wj_win_ns = now_ns;
-    s->wj_wc0 = s->wj_wc;
-    s->wj_wn0 = s->wj_wn;
     if (!one_bucket(s) || s->n_resv_active || s->ctl.target_cap_ns || s->n_active <= s->n_backlogged ||
         !el || !wc) {
         wj_end(s, 0);
@@ -6694,13 +6691,12 @@ static inline void wj_roll(jbof_sched *s, uint64_t now_ns)
     int full = n >= WFULL_CONFIRM && s->wj_line && s->wj_win_ns && e > s->wj_line;
     if (n && e && s->wj_wn >= WJ_WARM_N)
         wj_line_set(s, e, now_ns); /* (the EWMA starts at 0: not before it has seen WJ_WARM_N writes) */
-    if (full || s->wj_on || !s->wj_win_ns)
-        wj_close(s, full, now_ns);
-    else {
-        s->wj_win_ns = now_ns;
-        s->wj_wc0 = s->wj_wc;
-        s->wj_wn0 = s->wj_wn;
-    }
+    uint64_t el = now_ns - s->wj_win_ns, wc = s->wj_wc - s->wj_wc0;
+    s->wj_win_ns = now_ns; /* the next window opens */
+    s->wj_wc0 = s->wj_wc;
+    s->wj_wn0 = s->wj_wn;
+    if (full || s->wj_on)
+        wj_close(s, full, el, wc); /* (el, wc: the window that closed) */
 }
 
 /* section 210: under the pace a write head at a turn start waits for its
@@ -6747,7 +6743,7 @@ static __attribute__((noinline)) void wj_charge(jbof_sched *s, jbof_io **out, in
         tenant *t = s->t[io->tenant];
         if (t->cfg.klass == JBOF_CLASS_SCAVENGER)
             continue;
-        uint64_t *nx = t->p_qdeep ? &s->wj_next : !t->wj_free && t->wj_cps ? &t->wj_next : 0;
+        uint64_t *nx = t->p_qdeep ? &s->wj_next : !t->wj_free && t->wj_cps ? &t->wj_next : NULL;
         if (!nx)
             continue;
         uint64_t b = (*nx > now_ns ? *nx : now_ns) + (uint64_t)io->cost * JBOF_NS_PER_S / (t->p_qdeep ? s->wj_pool_cps : t->wj_cps);

@@ -268,6 +268,10 @@ OPEN: dict[str, set[str]] = {
     # 796 (jain), sweep-s1-462, s2-794 (work) and sweep-s1-911 (weights) pass every invariant
     "sweep-s1-325": set(), "sweep-s1-790": set(), "sweep-s1-985": set(), "sweep-s2-397": set(),
     "sweep-s2-796": set(), "sweep-s1-462": set(), "sweep-s2-794": set(), "sweep-s1-911": set(),
+    # sched.c section 219 (210's pace outlasts up to 8 windows judged not full, its rate measured afresh at
+    # each full one): sweep-s1-505, 525 (work, jain), s1-90 (jain), s1-775, 950 (weights) pass every invariant
+    "sweep-s1-505": set(), "sweep-s1-525": set(), "sweep-s1-90": set(), "sweep-s1-775": set(),
+    "sweep-s1-950": set(),
 }
 
 CI_SEED = 11
