@@ -3590,6 +3590,38 @@
  *    (4): 269 / 247, a pace that never binds (the shallow writer 0.259);
  *    the fresh rate without the hysteresis: 275 / 247.  Cost: cold code
  *    only (wj_close).  (docs/scheduler-log.md section 219)
+ *
+ * 222. Every multi-IO take audited for section 216's release-flag gap, and
+ *    the lent cost re-counted across a class or policy change (issue 11,
+ *    robustness; no share rule).  (a) The audit: dispatch_qos_round's rel
+ *    (buckets with held tenants and tokens at the round's start) is
+ *    cleared for k only by a take that leaves k <= 0; section 216's batch
+ *    took IOs that charged a flagged bucket without clearing it, and the
+ *    round released and re-held held[k] forever.  On main no take does:
+ *    the round's own take (one IO per pass, so a tenant's run per DRR visit
+ *    and max > 1 are passes) charges the bucket it then tests; sections
+ *    28 / 31a / 95's escape takes are refunded to their own bucket (net
+ *    zero) and run only on a tenant not just released -- while rel is not
+ *    empty every pass releases a held tenant to the round's head and visits
+ *    it, so they run with rel empty; dispatch_reservations (and 110's
+ *    move) runs before rel is computed; section 79's bw_serve, the
+ *    scavengers' loan and section 3's alone path run after the loop or
+ *    without it (no held tenant).  So a flag stays set only on a bucket
+ *    > 0, where a released tenant is not held again: held[k] shrinks by
+ *    one per pass until k empties or nobody is held, and the other passes
+ *    are bounded by max and idle_visits as before.  test_sched.c's
+ *    test_rel_* drive each path into 216's shape (two buckets or one, the
+ *    flagged one emptied with two or more held, a latency-critical tenant
+ *    backlogged) with a watchdog on every call: without the round take's
+ *    rel &= ~(1u << k) each hangs.  (b) A fix the property test found: a
+ *    tenant whose lent IO is in flight when it stops being a scavenger
+ *    (class, or the policy leaving qos) completes off the scavenger list,
+ *    so scav_inflight_cost was never paid back; past the lending cap no
+ *    scavenger was ever lent again (IO stuck with the buckets full,
+ *    next_event_ns never).  scav_cost_sync re-derives it (the in-flight
+ *    cost of the tenants on_scav_list() names) at those changes; cold.
+ *    sim_digest unchanged; fast gate = L17.  (docs/scheduler-log.md
+ *    section 222)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -4226,6 +4258,22 @@ static inline int on_scav_list(const jbof_sched *s, const tenant *t)
     return t->cfg.klass == JBOF_CLASS_SCAVENGER && policy_uses_classes(s->cfg.policy);
 }
 
+/* Section 222: the lent cost in flight (scav_inflight_cost) is charged at
+ * a take from the scavenger list and paid back at a completion while
+ * on_scav_list() holds; a class or policy change with IO in flight moves a
+ * tenant across that line, so the count is taken afresh there -- the
+ * in-flight cost of the tenants on_scav_list() names -- or an IO lent
+ * before the change is never paid back and, past the lending cap, no
+ * scavenger is lent again (cold: configuration changes only). */
+static void scav_cost_sync(jbof_sched *s)
+{
+    uint64_t c = 0;
+    for (uint32_t i = 0; i < s->cfg.max_tenants; i++)
+        if (s->t[i] && on_scav_list(s, s->t[i]))
+            c += s->t[i]->inflight_cost;
+    s->scav_inflight_cost = c;
+}
+
 /* A tenant that became backlogged joins the list on_scav_list() says. */
 static inline void enlist(jbof_sched *s, uint32_t id, const tenant *t, int at_head)
 {
@@ -4595,6 +4643,8 @@ int jbof_sched_configure(jbof_sched *s, const jbof_sched_cfg *cfg, uint64_t now_
     int cost_changed = memcmp(&cfg->cost, &s->cfg.cost, sizeof(cfg->cost)) != 0;
     s->cfg = *cfg;
     mode_sync(s);
+    if (cfg->policy != old_policy)
+        scav_cost_sync(s); /* section 222: on_scav_list follows the policy */
     if (cost_changed) {
         uint32_t wf = s->cost.wf_x256;
         cost_init(&s->cost, &cfg->cost, now_ns);
@@ -4868,8 +4918,9 @@ int jbof_sched_tenant_set(jbof_sched *s, uint32_t id, const jbof_tenant_cfg *cfg
         tags_rearm(t, now_ns);
     deficit_rearm(s, t);
     /* move between the DRR and scavenger lists if the class changed */
-    (void)old_class;
     relink(s, id);
+    if ((old_class == JBOF_CLASS_SCAVENGER) != (cfg->klass == JBOF_CLASS_SCAVENGER))
+        scav_cost_sync(s); /* section 222: its in-flight cost crossed the line */
     resv_rebuild(s);
     return 0;
 }

@@ -134,3 +134,143 @@ def test_no_io_lost_duplicated_or_reordered(policy: int, ops: list) -> None:
     assert not completed & flushed, "an IO both flushed and completed"
     assert total_sub == total_done + total_flushed == tag == len(completed) + len(flushed)
     assert total_flushed == len(flushed)
+
+
+# ---- section 222: qos's round under live flips (section 216's release loop) ----
+# Weights, classes, limits, reservations and SLOs flip at random instants
+# between dispatch calls -- an SLO on a latency-critical tenant or a
+# scavenger switches qos between one and two token buckets (section 18), a
+# reservation brings in sections 28 / 31a / 95's escape takes and section
+# 38's path -- while six tenants keep IO queued and time moves in steps
+# small enough that the buckets sit near empty (tenants held on them).
+# Every dispatch call must return (a watchdog ends the process if one call
+# runs REL_WATCHDOG_S: section 216's loop never returns), hand back at most
+# max IOs, each IO exactly once, in FIFO order per tenant; at the end every
+# IO completes exactly once.
+import faulthandler
+
+REL_WATCHDOG_S = 60
+REL_T = 6
+MB = 1 << 20
+
+rel_op = st.one_of(
+    st.tuples(st.just("submit"), st.integers(0, REL_T - 1), st.sampled_from([0, 0, 1, 1, 2]),
+              st.sampled_from([4096, 65536, 131072, 262144, 1 << 20]), st.integers(1, 8)),
+    st.tuples(st.just("dispatch"), st.sampled_from([1, 2, 3, 8, 64])),
+    st.tuples(st.just("complete"), st.integers(0, 1000), st.integers(1, 8)),
+    st.tuples(st.just("advance"), st.sampled_from([1_000, 20_000, 100_000, 1_000_000, 60_000_000])),
+    st.tuples(st.just("set"), st.integers(0, REL_T - 1), st.integers(1, 8), st.sampled_from([0, 1, 2, 2, 3]),
+              st.sampled_from([0, 0, 50 * MB, 1 << 30]), st.sampled_from([0, 0, 20 * MB, 1500 * MB]),
+              st.sampled_from([0, 200_000, 2_000_000])),
+)
+
+
+def make_qos_rel():
+    cfg = ffi.new("jbof_sched_cfg *")
+    assert lib.jbof_sched_default_cfg(lib.JBOF_POLICY_QOS, cfg) == 0
+    pp = ffi.new("jbof_sched **")
+    assert lib.jbof_sched_create(cfg, pp) == 0
+    s = ffi.gc(pp[0], lib.jbof_sched_destroy)
+    ids = []
+    for i in range(REL_T):
+        tc = ffi.new("jbof_tenant_cfg *")
+        lib.jbof_tenant_default_cfg(tc)
+        tc.sq_depth = 32
+        tc.weight = 1 + i % 3
+        if i == 0:   # a latency-critical tenant with an SLO: two buckets from the start
+            tc.klass = lib.JBOF_CLASS_LATENCY
+            tc.latency_slo_ns = 2_000_000
+        idp = ffi.new("uint32_t *")
+        assert lib.jbof_sched_tenant_add(s, tc, 0, idp) == 0
+        ids.append(idp[0])
+    return s, ids
+
+
+@settings(max_examples=200, deadline=None)
+@given(ops=st.lists(rel_op, min_size=20, max_size=250))
+def test_qos_round_returns_under_flips(ops: list) -> None:
+    faulthandler.dump_traceback_later(REL_WATCHDOG_S, exit=True)
+    try:
+        _qos_round_returns_under_flips(ops)
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+
+
+def _qos_round_returns_under_flips(ops: list) -> None:
+    s, ids = make_qos_rel()
+    now = 1
+    tag = 0
+    queued: dict[int, deque[int]] = {i: deque() for i in range(REL_T)}
+    inflight: dict[int, object] = {}
+    owned: dict[int, object] = {}
+    completed: set[int] = set()
+    out = ffi.new("jbof_io *[64]")
+
+    def dispatch(n: int) -> int:
+        k = lib.jbof_sched_dispatch(s, now, out, n)
+        assert 0 <= k <= n, (k, n)
+        for j in range(k):
+            io = out[j]
+            t = int(io.tag) >> 32
+            assert queued[t], "dispatched an IO nobody queued"
+            assert queued[t].popleft() == io.tag, "FIFO within a tenant broken"
+            assert io.tag not in inflight and io.tag not in completed, "duplicated"
+            inflight[io.tag] = owned.pop(int(io.tag))
+        return k
+
+    def complete(key: int) -> None:
+        assert lib.jbof_sched_complete(s, inflight.pop(key), now, 0) == 0
+        completed.add(key)
+
+    for o in ops:
+        if o[0] == "submit":
+            _, t, opc, length, count = o
+            for _ in range(count):
+                io = ffi.new("jbof_io *")
+                io.tenant = ids[t]
+                io.opcode = opc
+                io.length_bytes = length
+                io.tag = (t << 32) | tag
+                rc = lib.jbof_sched_submit(s, io, now)
+                if rc != 0:
+                    assert rc == -11 and len(queued[t]) == 32, rc
+                    break
+                queued[t].append(io.tag)
+                owned[int(io.tag)] = io
+                tag += 1
+        elif o[0] == "dispatch":
+            dispatch(o[1])
+        elif o[0] == "complete":
+            for _ in range(o[2]):
+                if not inflight:
+                    break
+                complete(sorted(inflight)[o[1] % len(inflight)])
+        elif o[0] == "advance":
+            now += o[1]
+        elif o[0] == "set":
+            _, t, w, klass, limit, reserve, slo = o
+            tc = ffi.new("jbof_tenant_cfg *")
+            assert lib.jbof_sched_tenant_get_cfg(s, ids[t], tc) == 0
+            if limit and reserve > limit:
+                reserve = limit
+            tc.weight, tc.klass, tc.limit_bps, tc.reserve_bps, tc.latency_slo_ns = w, klass, limit, reserve, slo
+            assert lib.jbof_sched_tenant_set(s, ids[t], tc, now) == 0
+
+    # drain: a completion per 100 us of drive time, dispatch calls of 64
+    for _ in range(200_000):
+        if not any(queued.values()) and not inflight:
+            break
+        dispatch(64)
+        for key in sorted(inflight)[:4]:
+            complete(key)
+        nxt = lib.jbof_sched_next_event_ns(s, now)
+        now = max(now + 100_000, nxt if nxt != 2**64 - 1 else now + 100_000)
+    assert not any(queued.values()) and not inflight, "IO stuck"
+    st_ = ffi.new("jbof_tenant_stats *")
+    total_sub = total_done = 0
+    for t in range(REL_T):
+        assert lib.jbof_sched_tenant_stats(s, ids[t], st_) == 0
+        assert st_.queued == 0 and st_.inflight == 0
+        total_sub += st_.submitted
+        total_done += st_.completed
+    assert total_sub == total_done == tag == len(completed)

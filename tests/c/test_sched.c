@@ -3,8 +3,10 @@
  * none duplicated, FIFO within a tenant), weights, limits, reservations,
  * scavengers and live reconfiguration.  Time is injected; runs are exact. */
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "jbof.h"
 #include "../../csrc/jbof_internal.h"
@@ -72,6 +74,7 @@ typedef struct load {
     jbof_io io[8][1024];
 } load;
 enum { LOAD_RING = 1024 };
+enum { OP_MIX = 0xff }; /* load_set's op: a write, then a read, in turn */
 
 /* a fresh closed loop of n tenants and an idle fake drive */
 static void load_reset(load *L, fake *f, int n)
@@ -100,7 +103,8 @@ static void load_fill(jbof_sched *s, load *L, uint64_t now)
             jbof_io *io = &L->io[i][(L->next_tag[i] + 1) % LOAD_RING];
             memset(io, 0, sizeof(*io));
             io->tenant = L->ids[i];
-            io->opcode = L->op[i];
+            /* OP_MIX (section 222's tests): writes and reads in turn */
+            io->opcode = L->op[i] == OP_MIX ? (uint8_t)(L->next_tag[i] & 1 ? JBOF_OP_READ : JBOF_OP_WRITE) : L->op[i];
             io->length_bytes = L->bs[i];
             io->offset_bytes = 0;
             io->tag = ((uint64_t)i << 48) | ++L->next_tag[i];
@@ -4378,6 +4382,406 @@ static void test_noread_lift(void)
     jbof_sched_destroy(s);
 }
 
+/* ---- section 222: the round's release flags and every multi-IO take ----
+ * Section 216's loop: dispatch_qos_round's rel (the buckets with held
+ * tenants and tokens at the call's start) is cleared for bucket k only by
+ * a take that leaves k <= 0; a take that charged a bucket the flag still
+ * named, without clearing it, left the round releasing held[k]'s tenants
+ * onto an empty bucket and holding them again -- forever, with two or more
+ * held on k and a latency-critical tenant backlogged (no "nobody can use
+ * the other bucket" break).  run_rel is run() with a watchdog on every
+ * dispatch call (REL_WATCHDOG_S seconds of wall time for one call, whose
+ * real work is O(tenants + max) steps: a call that does not return is the
+ * loop) and a census of the 216 shape: a call that found bucket b > 0 and
+ * left it <= 0 while two or more best-effort tenants with their head IO on
+ * b stayed queued -- the held tenants a flag left set would cycle. */
+enum { REL_WATCHDOG_S = 5 };
+static const char *rel_what = "";
+static void rel_alarm(int sig)
+{
+    (void)sig;
+    static const char m[] = "section 222: a dispatch call did not return (section 216's release loop): ";
+    ssize_t r = write(2, m, sizeof(m) - 1);
+    r = write(2, rel_what, strlen(rel_what));
+    r = write(2, "\n", 1);
+    (void)r;
+    _exit(3);
+}
+
+/* tenant i's next IO's bucket (0 read, 1 write), as load_fill numbers them */
+static int rel_head_bucket(const load *L, int i)
+{
+    uint8_t op = L->op[i];
+    if (op == OP_MIX)
+        return (L->last_dispatched_tag[i] + 1 - 1) & 1 ? 0 : 1; /* seq s was built with next_tag = s - 1 */
+    return op == JBOF_OP_READ ? 0 : 1;
+}
+
+typedef struct rel_census {
+    int one; /* the test's set-up paces with one bucket: every head is on bucket 0 */
+    uint64_t calls, ios, shape[2];
+} rel_census;
+
+static uint64_t run_rel(jbof_sched *s, load *L, fake *f, uint64_t end_ns, int max, rel_census *c)
+{
+    uint64_t now = L->now, done = 0;
+    jbof_io *out[64];
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = rel_alarm;
+    sigaction(SIGALRM, &sa, NULL);
+    load_fill(s, L, now);
+    for (;;) {
+        for (;;) {
+            jbof_drive_stats a, b;
+            CHECK_EQ(jbof_sched_drive_stats(s, &a), 0);
+            alarm(REL_WATCHDOG_S);
+            int k = jbof_sched_dispatch(s, now, out, max);
+            alarm(0);
+            c->calls++;
+            CHECK(k >= 0 && k <= max);
+            if (k <= 0)
+                break;
+            c->ios += (uint64_t)k;
+            for (int j = 0; j < k; j++) {
+                int i = (int)(out[j]->tag >> 48);
+                uint64_t seq = out[j]->tag & 0xffffffffffffull;
+                if (seq != L->last_dispatched_tag[i] + 1)
+                    L->fifo_violations++;
+                L->last_dispatched_tag[i] = seq;
+                fake_submit(f, out[j], now);
+            }
+            CHECK_EQ(jbof_sched_drive_stats(s, &b), 0);
+            int64_t before[2] = {a.tokens, a.tokens_write}, after[2] = {b.tokens, b.tokens_write};
+            for (int bk = 0; bk < 2; bk++) {
+                if (before[bk] <= 0 || after[bk] > 0)
+                    continue;
+                int waiting = 0;
+                for (int i = 0; i < L->n; i++) {
+                    jbof_tenant_stats ts;
+                    CHECK_EQ(jbof_sched_tenant_stats(s, L->ids[i], &ts), 0);
+                    waiting += ts.klass == JBOF_CLASS_BEST_EFFORT && ts.queued &&
+                               (c->one ? 0 : rel_head_bucket(L, i)) == bk;
+                }
+                c->shape[bk] += waiting >= 2;
+            }
+        }
+        uint64_t wake = jbof_sched_next_event_ns(s, now);
+        for (int i = 0; i < L->n; i++)
+            if (L->start_ns[i] > now && L->start_ns[i] < wake)
+                wake = L->start_ns[i];
+        jbof_io io;
+        uint64_t t = UINT64_MAX;
+        int have = f->n > 0;
+        if (have) {
+            int b = 0;
+            for (int i = 1; i < f->n; i++)
+                if (f->done[i] < f->done[b])
+                    b = i;
+            t = f->done[b];
+        }
+        if (!have && wake == UINT64_MAX)
+            break;
+        if (wake < t) {
+            if (wake >= end_ns)
+                break;
+            now = wake;
+            load_fill(s, L, now);
+            continue;
+        }
+        if (t >= end_ns)
+            break;
+        fake_next(f, &io, &t);
+        now = t;
+        CHECK_EQ(jbof_sched_complete(s, &io, now, 0), 0);
+        int i = (int)(io.tag >> 48);
+        L->outstanding[i]--;
+        L->bytes[i] += io.length_bytes;
+        L->cost[i] += io.cost;
+        done++;
+        load_fill(s, L, now);
+    }
+    L->now = end_ns;
+    return done;
+}
+
+/* run_rel for run_ns, then every tenant stops and the rest drains: every
+ * IO submitted completes exactly once, in order (no IO lost or duplicated) */
+static void rel_check(jbof_sched *s, load *L, fake *f, uint64_t run_ns, int max, rel_census *c, const char *what)
+{
+    rel_what = what;
+    run_rel(s, L, f, L->now + run_ns, max, c);
+    for (int i = 0; i < L->n; i++)
+        L->stop_ns[i] = 0;
+    run_rel(s, L, f, L->now + 4000000000ull, max, c);
+    CHECK_EQ(L->fifo_violations, 0);
+    for (int i = 0; i < L->n; i++) {
+        jbof_tenant_stats ts;
+        CHECK_EQ(jbof_sched_tenant_stats(s, L->ids[i], &ts), 0);
+        if (L->outstanding[i] || ts.queued || ts.inflight || ts.completed != ts.submitted ||
+            ts.completed != L->next_tag[i] || L->last_dispatched_tag[i] != L->next_tag[i])
+            fprintf(stderr, "%s: tenant %d: %u outstanding, queued %u, in flight %u, %llu / %llu completed\n", what,
+                    i, L->outstanding[i], ts.queued, ts.inflight, (unsigned long long)ts.completed,
+                    (unsigned long long)ts.submitted);
+        CHECK_EQ(L->outstanding[i], 0);
+        CHECK_EQ(ts.queued + ts.inflight, 0);
+        CHECK_EQ(ts.completed, ts.submitted);
+        CHECK_EQ(ts.completed, L->next_tag[i]);
+        CHECK_EQ(L->last_dispatched_tag[i], L->next_tag[i]);
+    }
+}
+
+static uint32_t add_full(jbof_sched *s, uint32_t weight, uint32_t klass, uint64_t reserve, uint64_t slo_ns)
+{
+    jbof_tenant_cfg t;
+    jbof_tenant_default_cfg(&t);
+    t.weight = weight;
+    t.klass = klass;
+    t.reserve_bps = reserve;
+    t.latency_slo_ns = slo_ns;
+    uint32_t id = 999;
+    CHECK_EQ(jbof_sched_tenant_add(s, &t, 0, &id), 0);
+    return id;
+}
+
+/* (a) the round's own take, two buckets (an SLO tenant): a latency-
+ * critical reader backlogged at QD 8 (it may overdraw: the "nobody can use
+ * the other bucket" break never applies), four best-effort readers of
+ * 64 KiB held on the read bucket, a deep writer on the other.  The read
+ * bucket is emptied by the round's takes -- the SLO reader's overdraft and
+ * a released reader's own -- with the others held: 216's shape, for
+ * dispatch calls of 64, 3 and 1 IOs (jbof_sched_dispatch with max > 1: a
+ * tenant's run per DRR visit is one take per pass of the loop).  Each
+ * such take clears its bucket's flag (rel &= ~(1u << k)); without that
+ * line the first such call never returns. */
+static void test_rel_round_take(void)
+{
+    static const int maxes[] = {64, 3, 1};
+    for (unsigned m = 0; m < sizeof(maxes) / sizeof(maxes[0]); m++) {
+        jbof_sched *s = mk(JBOF_POLICY_QOS);
+        static load L;
+        static fake f;
+        rel_census c = {0};
+        load_reset(&L, &f, 6);
+        L.ids[0] = add_full(s, 1, JBOF_CLASS_LATENCY, 0, 2000000);
+        load_set(&L, 0, 8, 4096, JBOF_OP_READ);
+        for (int i = 1; i <= 4; i++) {
+            L.ids[i] = add_full(s, (uint32_t)i, JBOF_CLASS_BEST_EFFORT, 0, 0);
+            load_set(&L, i, 4, 65536, JBOF_OP_READ);
+        }
+        L.ids[5] = add_full(s, 2, JBOF_CLASS_BEST_EFFORT, 0, 0);
+        load_set(&L, 5, 8, 131072, JBOF_OP_WRITE);
+        rel_check(s, &L, &f, 500000000, maxes[m], &c, "the round's own take, two buckets");
+        if (!c.shape[0])
+            fprintf(stderr, "rel, round take (max %d): the 216 shape never reached (%llu calls)\n", maxes[m],
+                    (unsigned long long)c.calls);
+        CHECK(c.shape[0] > 0);
+        jbof_sched_destroy(s);
+    }
+}
+
+/* (b) the same with one bucket (no SLO: a latency-class tenant without
+ * one is backlogged, so the break does not apply either): everyone waits
+ * on bucket 0, held[0] only (section 18); the readers and writers share
+ * it.  The round's take clears bit 0 as in (a). */
+static void test_rel_one_bucket(void)
+{
+    static const int maxes[] = {64, 1};
+    for (unsigned m = 0; m < sizeof(maxes) / sizeof(maxes[0]); m++) {
+        jbof_sched *s = mk(JBOF_POLICY_QOS);
+        static load L;
+        static fake f;
+        rel_census c = {.one = 1};
+        load_reset(&L, &f, 6);
+        L.ids[0] = add_full(s, 1, JBOF_CLASS_LATENCY, 0, 0);
+        load_set(&L, 0, 8, 262144, JBOF_OP_READ); /* past its quantum: it stays backlogged */
+        for (int i = 1; i <= 3; i++) {
+            L.ids[i] = add_full(s, (uint32_t)i, JBOF_CLASS_BEST_EFFORT, 0, 0);
+            load_set(&L, i, 4, 65536, JBOF_OP_READ);
+        }
+        L.ids[4] = add_full(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+        load_set(&L, 4, 16, 131072, JBOF_OP_WRITE);
+        L.ids[5] = add_full(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+        load_set(&L, 5, 1, 16384, JBOF_OP_WRITE);
+        rel_check(s, &L, &f, 500000000, maxes[m], &c, "the round's own take, one bucket");
+        if (!(c.shape[0] + c.shape[1]))
+            fprintf(stderr, "rel, one bucket (max %d): the 216 shape never reached (%llu calls)\n", maxes[m],
+                    (unsigned long long)c.calls);
+        CHECK(c.shape[0] + c.shape[1] > 0);
+        jbof_sched_destroy(s);
+    }
+}
+
+/* (c) reservation and escape takes, two buckets: an infeasible 1500 MiB/s
+ * reservation of 128 KiB IOs keeps its bucket deep in debt, so section
+ * 28's escapes run there, with 31a's resv_escape_more (set-up 0: the 4 KiB
+ * readers of test_progress_escape_more) and 95's resv_escape_last (set-up
+ * 1: test_progress_escape_last's QD-2 tenant, its IOs a write and a read in
+ * turn, so the last IO is a read: the OTHER bucket); set-up 2 mixes both
+ * kinds at QD 2 beside an SLO reader at QD 4.  Best-effort readers wait on
+ * the read bucket beside them.  dispatch_reservations charges both buckets
+ * (110 moves a reserved IO's cost to the other) before the round computes
+ * rel; the escapes' takes are refunded to their own bucket, and run only
+ * on a visit to a tenant that was not just released, i.e. with rel empty
+ * (while rel is not, each pass releases a held tenant to the round's head
+ * and visits it).  Each set-up at 64 IOs per call and at 1: an escape
+ * takes several IOs in one visit, and a call returns at most max. */
+static void test_rel_escape_takes(void)
+{
+    for (int v = 0; v < 6; v++) {
+        jbof_sched *s = mk(JBOF_POLICY_QOS);
+        static load L;
+        static fake f;
+        rel_census c = {0};
+        int su = v % 3, max = v < 3 ? 64 : 1, nr = 3;
+        uint32_t rqd = 4;
+        if (su == 0) {
+            resv_beside(s, &L, &f, 6, 128, JBOF_OP_READ, 4, 8, 4096, JBOF_OP_READ);
+            add_lc(s, &L, 2, 2000000, 1, 4096);
+        } else if (su == 1) {
+            resv_beside(s, &L, &f, 5, 4, JBOF_OP_WRITE, 1, 2, 65536, OP_MIX);
+            L.start_ns[1] = 100000000;
+            add_lc(s, &L, 2, 2000000, 1, 4096);
+            nr = 2;
+            rqd = 2;
+        } else {
+            resv_beside(s, &L, &f, 6, 128, JBOF_OP_WRITE, 1, 2, 4096, OP_MIX);
+            add_lc(s, &L, 2, 2000000, 4, 4096);
+        }
+        for (int i = 3; i < 3 + nr; i++) {
+            L.ids[i] = add_full(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+            load_set(&L, i, rqd, 65536, i == 5 ? OP_MIX : JBOF_OP_READ);
+        }
+        rel_check(s, &L, &f, 1000000000, max, &c, "reservation and escape takes, two buckets");
+        if (!(c.shape[0] + c.shape[1]))
+            fprintf(stderr, "rel, escapes (%d): the 216 shape never reached (%llu calls)\n", v,
+                    (unsigned long long)c.calls);
+        CHECK(c.shape[0] + c.shape[1] > 0);
+        CHECK(L.bytes[1] > 0); /* the escaping tenant made progress */
+        jbof_sched_destroy(s);
+    }
+}
+
+/* (d) one bucket: with a reservation (set-up 0: section 38's
+ * dispatch_qos_one_resv path and its write pace), without one (1: a deep
+ * writer beside a shallow one and readers -- section 210's pace on the
+ * same path; section 79's bw_serve after the loop, its reads refunded),
+ * and (2) the deep writer alone for its first 200 ms (section 3's alone
+ * path: one tenant, nobody held, no rel), the others joining then.  The
+ * latency-class tenant without an SLO keeps the "nobody can use the other
+ * bucket" break off while it is backlogged.  At 64, 3 and 1 IOs a call. */
+static void test_rel_one_bucket_paths(void)
+{
+    static const int maxes[] = {64, 3, 1};
+    for (int v = 0; v < 9; v++) {
+        jbof_sched *s = mk(JBOF_POLICY_QOS);
+        static load L;
+        static fake f;
+        rel_census c = {.one = 1};
+        int su = v % 3;
+        load_reset(&L, &f, 6);
+        L.ids[0] = add_full(s, 1, JBOF_CLASS_LATENCY, 0, 0);
+        load_set(&L, 0, 8, 262144, JBOF_OP_READ);
+        L.ids[1] = su ? add_full(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0)
+                      : add_full(s, 1, JBOF_CLASS_RESERVED, 200ull << 20, 0);
+        load_set(&L, 1, 32, 131072, JBOF_OP_WRITE);
+        L.ids[2] = add_full(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+        load_set(&L, 2, 1, 16384, JBOF_OP_WRITE);
+        for (int i = 3; i <= 5; i++) {
+            L.ids[i] = add_full(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
+            load_set(&L, i, 2, i == 5 ? 262144 : 8192, i == 4 ? OP_MIX : JBOF_OP_READ);
+        }
+        if (su == 2)
+            for (int i = 0; i < 6; i++)
+                if (i != 1)
+                    L.start_ns[i] = 200000000;
+        rel_check(s, &L, &f, 1000000000, maxes[v / 3], &c,
+                  su == 2 ? "one bucket, alone first" : su ? "one bucket, 210's pace" : "one bucket, 38's path");
+        if (su < 2 && !(c.shape[0] + c.shape[1]))
+            fprintf(stderr, "rel, one-bucket paths (%d): the 216 shape never reached (%llu calls)\n", v,
+                    (unsigned long long)c.calls);
+        CHECK(su == 2 || c.shape[0] + c.shape[1] > 0); /* (2: the alone path is the case) */
+        jbof_sched_destroy(s);
+    }
+}
+
+/* section 222: a scavenger's lent IO in flight across a class change.  A
+ * scavenger alone fills the lending cap with 1 MiB writes; it becomes
+ * best-effort while they are in flight and they complete; it becomes a
+ * scavenger again with IO queued and nobody else active.  Its IO must be
+ * lent again: without scav_cost_sync the completions (no longer on the
+ * scavenger list) never paid the lent cost back, scav_inflight_cost stayed
+ * past the cap and no scavenger IO went again, ever (the property test's
+ * stuck example: 6 IOs queued, the buckets full, next_event_ns never).
+ * The same across a policy change (qos -> fifo -> qos). */
+static void test_scav_cost_class_flip(void)
+{
+    for (int how = 0; how < 2; how++) {
+        jbof_sched *s = mk(JBOF_POLICY_QOS);
+        jbof_tenant_cfg tc;
+        jbof_tenant_default_cfg(&tc);
+        tc.klass = JBOF_CLASS_SCAVENGER;
+        tc.sq_depth = 64;
+        uint32_t id = 999;
+        CHECK_EQ(jbof_sched_tenant_add(s, &tc, 0, &id), 0);
+        static jbof_io io[64];
+        jbof_io *out[64];
+        memset(io, 0, sizeof(io));
+        uint64_t now = 1000000;
+        for (int i = 0; i < 32; i++) {
+            io[i].tenant = id;
+            io[i].opcode = JBOF_OP_WRITE;
+            io[i].length_bytes = 1u << 20;
+            io[i].tag = (uint64_t)i;
+            CHECK_EQ(jbof_sched_submit(s, &io[i], now), 0);
+        }
+        int n = jbof_sched_dispatch(s, now, out, 64);
+        CHECK(n >= 1 && n < 32); /* the lending cap binds */
+        if (how == 0) {
+            tc.klass = JBOF_CLASS_BEST_EFFORT;
+            CHECK_EQ(jbof_sched_tenant_set(s, id, &tc, now), 0);
+        } else {
+            CHECK_EQ(jbof_sched_set_policy(s, JBOF_POLICY_FIFO, now), 0);
+        }
+        /* nothing else dispatched meanwhile: take the queued ones back */
+        jbof_io *fl[64];
+        int q = jbof_sched_tenant_flush(s, id, fl, 64, now);
+        CHECK_EQ(q, 32 - n);
+        now += 50000000;
+        for (int j = 0; j < n; j++)
+            CHECK_EQ(jbof_sched_complete(s, out[j], now, 0), 0);
+        if (how == 0) {
+            tc.klass = JBOF_CLASS_SCAVENGER;
+            CHECK_EQ(jbof_sched_tenant_set(s, id, &tc, now), 0);
+        } else {
+            CHECK_EQ(jbof_sched_set_policy(s, JBOF_POLICY_QOS, now), 0);
+        }
+        for (int i = 32; i < 36; i++) {
+            io[i].tenant = id;
+            io[i].opcode = JBOF_OP_WRITE;
+            io[i].length_bytes = 1u << 20;
+            io[i].tag = (uint64_t)i;
+            CHECK_EQ(jbof_sched_submit(s, &io[i], now), 0);
+        }
+        int got = 0;
+        for (int step = 0; step < 100 && got < 4; step++) {
+            now += 10000000;
+            int m = jbof_sched_dispatch(s, now, out, 64);
+            CHECK(m >= 0);
+            for (int j = 0; j < m; j++)
+                CHECK_EQ(jbof_sched_complete(s, out[j], now + 1000000, 0), 0);
+            got += m > 0 ? m : 0;
+        }
+        if (got != 4)
+            fprintf(stderr, "scavenger after a %s change: %d of 4 IOs lent in 1 s\n", how ? "policy" : "class", got);
+        CHECK_EQ(got, 4);
+        jbof_tenant_stats ts;
+        CHECK_EQ(jbof_sched_tenant_stats(s, id, &ts), 0);
+        CHECK_EQ(ts.queued + ts.inflight, 0);
+        jbof_sched_destroy(s);
+    }
+}
+
 int main(void)
 {
     test_validation();
@@ -4470,5 +4874,10 @@ int main(void)
     test_fast_decay_wslow_hold();
     test_resv_pay_other();
     test_resv_cut_lc();
+    test_rel_round_take();
+    test_rel_one_bucket();
+    test_rel_escape_takes();
+    test_rel_one_bucket_paths();
+    test_scav_cost_class_flip();
     TEST_SUMMARY();
 }
