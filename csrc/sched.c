@@ -3601,9 +3601,9 @@
  *    the round's own take (one IO per pass, so a tenant's run per DRR visit
  *    and max > 1 are passes) charges the bucket it then tests; sections
  *    28 / 31a / 95's escape takes are refunded to their own bucket (net
- *    zero) and run only on a tenant not just released -- while rel is not
- *    empty every pass releases a held tenant to the round's head and visits
- *    it, so they run with rel empty; dispatch_reservations (and 110's
+ *    zero: they lower no bucket; and while rel is not empty each pass
+ *    releases a held tenant to the round's head and visits it, so an
+ *    escape is rarely even reached then); dispatch_reservations (and 110's
  *    move) runs before rel is computed; section 79's bw_serve, the
  *    scavengers' loan and section 3's alone path run after the loop or
  *    without it (no held tenant).  So a flag stays set only on a bucket

@@ -148,17 +148,23 @@ def test_no_io_lost_duplicated_or_reordered(policy: int, ops: list) -> None:
 # max IOs, each IO exactly once, in FIFO order per tenant; at the end every
 # IO completes exactly once.
 import faulthandler
+import os
+import tempfile
 
 REL_WATCHDOG_S = 60
+# pytest captures fd 2, and the watchdog ends the process: its traceback
+# goes to this file (the run exits with status 1 and prints nothing else)
+REL_WATCHDOG_FILE = os.path.join(tempfile.gettempdir(), "test_sched_props.watchdog.txt")
 REL_T = 6
 MB = 1 << 20
 
 rel_op = st.one_of(
     st.tuples(st.just("submit"), st.integers(0, REL_T - 1), st.sampled_from([0, 0, 1, 1, 2]),
               st.sampled_from([4096, 65536, 131072, 262144, 1 << 20]), st.integers(1, 8)),
-    st.tuples(st.just("dispatch"), st.sampled_from([1, 2, 3, 8, 64])),
+    st.tuples(st.just("burst"), st.sampled_from([0, 0, 1]), st.sampled_from([4096, 65536, 262144])),
+    st.tuples(st.just("dispatch"), st.sampled_from([1, 2, 3, 8, 64, 64])),
     st.tuples(st.just("complete"), st.integers(0, 1000), st.integers(1, 8)),
-    st.tuples(st.just("advance"), st.sampled_from([1_000, 20_000, 100_000, 1_000_000, 60_000_000])),
+    st.tuples(st.just("advance"), st.sampled_from([1_000, 5_000, 20_000, 100_000, 1_000_000, 60_000_000])),
     st.tuples(st.just("set"), st.integers(0, REL_T - 1), st.integers(1, 8), st.sampled_from([0, 1, 2, 2, 3]),
               st.sampled_from([0, 0, 50 * MB, 1 << 30]), st.sampled_from([0, 0, 20 * MB, 1500 * MB]),
               st.sampled_from([0, 200_000, 2_000_000])),
@@ -189,11 +195,15 @@ def make_qos_rel():
 @settings(max_examples=200, deadline=None)
 @given(ops=st.lists(rel_op, min_size=20, max_size=250))
 def test_qos_round_returns_under_flips(ops: list) -> None:
-    faulthandler.dump_traceback_later(REL_WATCHDOG_S, exit=True)
-    try:
-        _qos_round_returns_under_flips(ops)
-    finally:
-        faulthandler.cancel_dump_traceback_later()
+    with open(REL_WATCHDOG_FILE, "w") as wd:
+        wd.write(f"a jbof_sched_dispatch call did not return within {REL_WATCHDOG_S} s "
+                 f"(section 216's release loop?); the ops: {ops!r}\n")
+        wd.flush()
+        faulthandler.dump_traceback_later(REL_WATCHDOG_S, exit=True, file=wd)
+        try:
+            _qos_round_returns_under_flips(ops)
+        finally:
+            faulthandler.cancel_dump_traceback_later()
 
 
 def _qos_round_returns_under_flips(ops: list) -> None:
@@ -238,6 +248,20 @@ def _qos_round_returns_under_flips(ops: list) -> None:
                 queued[t].append(io.tag)
                 owned[int(io.tag)] = io
                 tag += 1
+        elif o[0] == "burst":   # every tenant queues 4 IOs of one kind: several wait on one bucket
+            _, opc, length = o
+            for t in range(REL_T):
+                for _ in range(4):
+                    io = ffi.new("jbof_io *")
+                    io.tenant = ids[t]
+                    io.opcode = opc
+                    io.length_bytes = length
+                    io.tag = (t << 32) | tag
+                    if lib.jbof_sched_submit(s, io, now) != 0:
+                        break
+                    queued[t].append(io.tag)
+                    owned[int(io.tag)] = io
+                    tag += 1
         elif o[0] == "dispatch":
             dispatch(o[1])
         elif o[0] == "complete":
