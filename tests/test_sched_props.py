@@ -281,7 +281,7 @@ def _qos_round_returns_under_flips(ops: list) -> None:
             assert lib.jbof_sched_tenant_set(s, ids[t], tc, now) == 0
 
     # drain: a completion per 100 us of drive time, dispatch calls of 64
-    for _ in range(200_000):
+    for _ in range(50_000):
         if not any(queued.values()) and not inflight:
             break
         dispatch(64)
