@@ -115,6 +115,49 @@ static void load_fill(jbof_sched *s, load *L, uint64_t now)
     }
 }
 
+/* After a dispatch burst: move now to the next event before end_ns -- a
+ * tenant's start / stop boundary or the scheduler's wake (then refill), or
+ * the fake drive's next completion (complete it, count it, refill).
+ * Returns 0 when nothing happens before end_ns. */
+static int load_advance(jbof_sched *s, load *L, fake *f, uint64_t *now, uint64_t end_ns, uint64_t *done)
+{
+    uint64_t wake = jbof_sched_next_event_ns(s, *now);
+    for (int i = 0; i < L->n; i++) /* next start/stop boundary of a tenant */
+        if (L->start_ns[i] > *now && L->start_ns[i] < wake)
+            wake = L->start_ns[i];
+    jbof_io io;
+    uint64_t t = UINT64_MAX;
+    int have = f->n > 0;
+    if (have) {
+        int b = 0;
+        for (int i = 1; i < f->n; i++)
+            if (f->done[i] < f->done[b])
+                b = i;
+        t = f->done[b];
+    }
+    if (!have && wake == UINT64_MAX)
+        return 0;
+    if (wake < t) {
+        if (wake >= end_ns)
+            return 0;
+        *now = wake;
+        load_fill(s, L, *now);
+        return 1;
+    }
+    if (t >= end_ns)
+        return 0;
+    fake_next(f, &io, &t);
+    *now = t;
+    CHECK_EQ(jbof_sched_complete(s, &io, *now, 0), 0);
+    int i = (int)(io.tag >> 48);
+    L->outstanding[i]--;
+    L->bytes[i] += io.length_bytes;
+    L->cost[i] += io.cost;
+    (*done)++;
+    load_fill(s, L, *now);
+    return 1;
+}
+
 /* Run the closed loop until end_ns; returns completions. */
 static uint64_t run(jbof_sched *s, load *L, fake *f, uint64_t end_ns)
 {
@@ -132,42 +175,8 @@ static uint64_t run(jbof_sched *s, load *L, fake *f, uint64_t end_ns)
                 L->last_dispatched_tag[i] = seq;
                 fake_submit(f, out[j], now);
             }
-        uint64_t wake = jbof_sched_next_event_ns(s, now);
-        /* next start/stop boundary of a tenant */
-        for (int i = 0; i < L->n; i++) {
-            if (L->start_ns[i] > now && L->start_ns[i] < wake)
-                wake = L->start_ns[i];
-        }
-        jbof_io io;
-        uint64_t t = UINT64_MAX;
-        int have = f->n > 0;
-        if (have) {
-            int b = 0;
-            for (int i = 1; i < f->n; i++)
-                if (f->done[i] < f->done[b])
-                    b = i;
-            t = f->done[b];
-        }
-        if (!have && wake == UINT64_MAX)
+        if (!load_advance(s, L, f, &now, end_ns, &done))
             break;
-        if (wake < t) {
-            if (wake >= end_ns)
-                break;
-            now = wake;
-            load_fill(s, L, now);
-            continue;
-        }
-        if (t >= end_ns)
-            break;
-        fake_next(f, &io, &t);
-        now = t;
-        CHECK_EQ(jbof_sched_complete(s, &io, now, 0), 0);
-        int i = (int)(io.tag >> 48);
-        L->outstanding[i]--;
-        L->bytes[i] += io.length_bytes;
-        L->cost[i] += io.cost;
-        done++;
-        load_fill(s, L, now);
     }
     L->now = end_ns;
     return done;
@@ -4466,40 +4475,8 @@ static uint64_t run_rel(jbof_sched *s, load *L, fake *f, uint64_t end_ns, int ma
                 c->shape[bk] += waiting >= 2;
             }
         }
-        uint64_t wake = jbof_sched_next_event_ns(s, now);
-        for (int i = 0; i < L->n; i++)
-            if (L->start_ns[i] > now && L->start_ns[i] < wake)
-                wake = L->start_ns[i];
-        jbof_io io;
-        uint64_t t = UINT64_MAX;
-        int have = f->n > 0;
-        if (have) {
-            int b = 0;
-            for (int i = 1; i < f->n; i++)
-                if (f->done[i] < f->done[b])
-                    b = i;
-            t = f->done[b];
-        }
-        if (!have && wake == UINT64_MAX)
+        if (!load_advance(s, L, f, &now, end_ns, &done))
             break;
-        if (wake < t) {
-            if (wake >= end_ns)
-                break;
-            now = wake;
-            load_fill(s, L, now);
-            continue;
-        }
-        if (t >= end_ns)
-            break;
-        fake_next(f, &io, &t);
-        now = t;
-        CHECK_EQ(jbof_sched_complete(s, &io, now, 0), 0);
-        int i = (int)(io.tag >> 48);
-        L->outstanding[i]--;
-        L->bytes[i] += io.length_bytes;
-        L->cost[i] += io.cost;
-        done++;
-        load_fill(s, L, now);
     }
     L->now = end_ns;
     return done;
