@@ -47,6 +47,23 @@ def make(policy: int):
     return s, ids
 
 
+def dispatch_checked(s, now: int, out, n: int, queued: dict, inflight: dict, owned: dict, completed: set) -> int:
+    """One dispatch call of at most n IOs: each IO was queued, comes in its
+    tenant's submit order, is not in flight or completed already, and is
+    the descriptor submitted; it moves from owned to inflight."""
+    k = lib.jbof_sched_dispatch(s, now, out, n)
+    assert 0 <= k <= n, (k, n)
+    for j in range(k):
+        io = out[j]
+        t = int(io.tag) >> 32
+        assert queued[t], "dispatched an IO nobody queued"
+        assert queued[t].popleft() == io.tag, "FIFO within a tenant broken"
+        assert io.tag not in inflight and io.tag not in completed, "duplicated"
+        assert io == owned[int(io.tag)], "not the submitted descriptor"
+        inflight[io.tag] = owned.pop(int(io.tag))
+    return k
+
+
 @settings(max_examples=150, deadline=None)
 @given(policy=st.sampled_from(POLICIES), ops=st.lists(op, min_size=1, max_size=150))
 def test_no_io_lost_duplicated_or_reordered(policy: int, ops: list) -> None:
@@ -61,16 +78,7 @@ def test_no_io_lost_duplicated_or_reordered(policy: int, ops: list) -> None:
     out = ffi.new("jbof_io *[64]")
 
     def dispatch(n: int) -> None:
-        k = lib.jbof_sched_dispatch(s, now, out, n)
-        assert 0 <= k <= n
-        for j in range(k):
-            io = out[j]
-            t = int(io.tag) >> 32
-            assert queued[t], "dispatched an IO nobody queued"
-            assert queued[t].popleft() == io.tag, "FIFO within a tenant broken"
-            assert io.tag not in inflight and io.tag not in completed, "duplicated"
-            assert io == owned[int(io.tag)], "not the submitted descriptor"
-            inflight[io.tag] = owned.pop(int(io.tag))
+        dispatch_checked(s, now, out, n, queued, inflight, owned, completed)
 
     for o in ops:
         if o[0] == "submit":
@@ -217,16 +225,7 @@ def _qos_round_returns_under_flips(ops: list) -> None:
     out = ffi.new("jbof_io *[64]")
 
     def dispatch(n: int) -> int:
-        k = lib.jbof_sched_dispatch(s, now, out, n)
-        assert 0 <= k <= n, (k, n)
-        for j in range(k):
-            io = out[j]
-            t = int(io.tag) >> 32
-            assert queued[t], "dispatched an IO nobody queued"
-            assert queued[t].popleft() == io.tag, "FIFO within a tenant broken"
-            assert io.tag not in inflight and io.tag not in completed, "duplicated"
-            inflight[io.tag] = owned.pop(int(io.tag))
-        return k
+        return dispatch_checked(s, now, out, n, queued, inflight, owned, completed)
 
     def complete(key: int) -> None:
         assert lib.jbof_sched_complete(s, inflight.pop(key), now, 0) == 0

@@ -191,7 +191,8 @@ static jbof_sched *mk(uint32_t policy)
     return s;
 }
 
-static uint32_t add(jbof_sched *s, uint32_t weight, uint32_t klass, uint64_t reserve, uint64_t limit)
+static uint32_t add_cfg(jbof_sched *s, uint32_t weight, uint32_t klass, uint64_t reserve, uint64_t limit,
+                        uint64_t slo_ns)
 {
     jbof_tenant_cfg t;
     jbof_tenant_default_cfg(&t);
@@ -199,9 +200,15 @@ static uint32_t add(jbof_sched *s, uint32_t weight, uint32_t klass, uint64_t res
     t.klass = klass;
     t.reserve_bps = reserve;
     t.limit_bps = limit;
+    t.latency_slo_ns = slo_ns;
     uint32_t id = 999;
     CHECK_EQ(jbof_sched_tenant_add(s, &t, 0, &id), 0);
     return id;
+}
+
+static uint32_t add(jbof_sched *s, uint32_t weight, uint32_t klass, uint64_t reserve, uint64_t limit)
+{
+    return add_cfg(s, weight, klass, reserve, limit, 0);
 }
 
 static void test_validation(void)
@@ -4510,15 +4517,7 @@ static void rel_check(jbof_sched *s, load *L, fake *f, uint64_t run_ns, int max,
 
 static uint32_t add_full(jbof_sched *s, uint32_t weight, uint32_t klass, uint64_t reserve, uint64_t slo_ns)
 {
-    jbof_tenant_cfg t;
-    jbof_tenant_default_cfg(&t);
-    t.weight = weight;
-    t.klass = klass;
-    t.reserve_bps = reserve;
-    t.latency_slo_ns = slo_ns;
-    uint32_t id = 999;
-    CHECK_EQ(jbof_sched_tenant_add(s, &t, 0, &id), 0);
-    return id;
+    return add_cfg(s, weight, klass, reserve, 0, slo_ns);
 }
 
 /* (a) the round's own take, two buckets (an SLO tenant): a latency-
