@@ -2088,6 +2088,52 @@ static void test_read_behind_write_debt(void)
     jbof_sched_destroy(s);
 }
 
+/* Section 222's gap V9: section 79's bw_serve honours the call's max.  The
+ * same scene as above, but R queues four reads behind W's debt: dispatch
+ * calls of 1 IO each hand back one of them (bw_serve's walk stops at max),
+ * in order, the bucket never charged, and as many pass as one call of 8
+ * lets through on the same scene. */
+static void test_read_behind_write_debt_max(void)
+{
+    int passed[2] = {0, 0};
+    for (int m = 0; m < 2; m++) {
+        uint32_t w, r;
+        static jbof_io iw[2], ir[6];
+        jbof_io *out[8];
+        jbof_drive_stats ds;
+        uint64_t now = 2000000;
+        jbof_sched *s = write_debt_pair_n(&w, &r, iw, ir, 6, 4096, now);
+        now += 100000;
+        CHECK_EQ(jbof_sched_complete(s, &ir[0], now, 0), 0);
+        CHECK_EQ(jbof_sched_submit(s, &iw[1], now), 0);
+        CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0);
+        CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
+        int64_t debt = ds.tokens;
+        CHECK(debt < 0);
+        for (int i = 2; i < 6; i++)
+            CHECK_EQ(jbof_sched_submit(s, &ir[i], now), 0);
+        if (m == 0) {
+            int k;
+            while ((k = jbof_sched_dispatch(s, now, out, 1)) > 0) {
+                CHECK_EQ(k, 1);
+                if (k != 1 || passed[0] >= 4)
+                    break;
+                CHECK(out[0] == &ir[2 + passed[0]]);
+                passed[0]++;
+            }
+        } else {
+            passed[1] = jbof_sched_dispatch(s, now, out, 8);
+            for (int j = 0; j < passed[1]; j++)
+                CHECK(out[j] == &ir[2 + j]);
+        }
+        CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
+        CHECK_EQ(ds.tokens, debt);
+        jbof_sched_destroy(s);
+    }
+    CHECK(passed[1] >= 2); /* the scene lets more than one read past the debt */
+    CHECK_EQ(passed[0], passed[1]);
+}
+
 /* sched.c section 131: a mid-sized write -- 64 KiB at the initial write
  * factor 9, 2.26 buckets of cost -- taken when the bucket holds a tenth of
  * one (R's two 112 KiB reads spent the rest) leaves a debt of about 2.2
@@ -4815,6 +4861,7 @@ int main(void)
     test_pass_empty_bucket();
     test_read_behind_write_debt();
     test_read_behind_mid_write_debt();
+    test_read_behind_write_debt_max();
     test_slow_pass_holds_every_writer();
     test_slow_pass_holds_writer_after_failed_write();
     test_slow_pass_behind_own_reads_holds_no_extra_writer();
