@@ -47,6 +47,25 @@ def make(policy: int):
     return s, ids
 
 
+def submit_checked(s, now: int, ids: list, t: int, opc: int, length: int, tag: int, depth: int,
+                   queued: dict, owned: dict) -> int:
+    """Submit one IO of tenant t tagged (t << 32) | tag; returns 1 if it was
+    queued (it joins queued[t] and owned), 0 if refused -- which must be
+    -EAGAIN with the tenant's queue of depth full."""
+    io = ffi.new("jbof_io *")
+    io.tenant = ids[t]
+    io.opcode = opc
+    io.length_bytes = length
+    io.tag = (t << 32) | tag
+    rc = lib.jbof_sched_submit(s, io, now)
+    if rc != 0:
+        assert rc == -11 and len(queued[t]) == depth, rc   # -EAGAIN only when full
+        return 0
+    queued[t].append(io.tag)
+    owned[int(io.tag)] = io
+    return 1
+
+
 def dispatch_checked(s, now: int, out, n: int, queued: dict, inflight: dict, owned: dict, completed: set) -> int:
     """One dispatch call of at most n IOs: each IO was queued, comes in its
     tenant's submit order, is not in flight or completed already, and is
@@ -83,18 +102,7 @@ def test_no_io_lost_duplicated_or_reordered(policy: int, ops: list) -> None:
     for o in ops:
         if o[0] == "submit":
             _, t, opc, length = o
-            io = ffi.new("jbof_io *")
-            io.tenant = ids[t]
-            io.opcode = opc
-            io.length_bytes = length
-            io.tag = (t << 32) | tag
-            rc = lib.jbof_sched_submit(s, io, now)
-            if rc == 0:
-                queued[t].append(io.tag)
-                owned[int(io.tag)] = io
-                tag += 1
-            else:
-                assert rc == -11 and len(queued[t]) == 16, rc   # -EAGAIN only when full
+            tag += submit_checked(s, now, ids, t, opc, length, tag, 16, queued, owned)
         elif o[0] == "dispatch":
             dispatch(o[1])
         elif o[0] == "complete" and inflight:
@@ -235,31 +243,15 @@ def _qos_round_returns_under_flips(ops: list) -> None:
         if o[0] == "submit":
             _, t, opc, length, count = o
             for _ in range(count):
-                io = ffi.new("jbof_io *")
-                io.tenant = ids[t]
-                io.opcode = opc
-                io.length_bytes = length
-                io.tag = (t << 32) | tag
-                rc = lib.jbof_sched_submit(s, io, now)
-                if rc != 0:
-                    assert rc == -11 and len(queued[t]) == 32, rc
+                if not submit_checked(s, now, ids, t, opc, length, tag, 32, queued, owned):
                     break
-                queued[t].append(io.tag)
-                owned[int(io.tag)] = io
                 tag += 1
         elif o[0] == "burst":   # every tenant queues 4 IOs of one kind: several wait on one bucket
             _, opc, length = o
             for t in range(REL_T):
                 for _ in range(4):
-                    io = ffi.new("jbof_io *")
-                    io.tenant = ids[t]
-                    io.opcode = opc
-                    io.length_bytes = length
-                    io.tag = (t << 32) | tag
-                    if lib.jbof_sched_submit(s, io, now) != 0:
+                    if not submit_checked(s, now, ids, t, opc, length, tag, 32, queued, owned):
                         break
-                    queued[t].append(io.tag)
-                    owned[int(io.tag)] = io
                     tag += 1
         elif o[0] == "dispatch":
             dispatch(o[1])

@@ -115,6 +115,20 @@ static void load_fill(jbof_sched *s, load *L, uint64_t now)
     }
 }
 
+/* k IOs a dispatch call handed back go to the fake drive; each tenant's
+ * must be the next of its tags (FIFO), or fifo_violations counts it */
+static void load_take(load *L, fake *f, jbof_io **out, int k, uint64_t now)
+{
+    for (int j = 0; j < k; j++) {
+        int i = (int)(out[j]->tag >> 48);
+        uint64_t seq = out[j]->tag & 0xffffffffffffull;
+        if (seq != L->last_dispatched_tag[i] + 1)
+            L->fifo_violations++;
+        L->last_dispatched_tag[i] = seq;
+        fake_submit(f, out[j], now);
+    }
+}
+
 /* After a dispatch burst: move now to the next event before end_ns -- a
  * tenant's start / stop boundary or the scheduler's wake (then refill), or
  * the fake drive's next completion (complete it, count it, refill).
@@ -167,14 +181,7 @@ static uint64_t run(jbof_sched *s, load *L, fake *f, uint64_t end_ns)
     for (;;) {
         int k;
         while ((k = jbof_sched_dispatch(s, now, out, 64)) > 0)
-            for (int j = 0; j < k; j++) {
-                int i = (int)(out[j]->tag >> 48);
-                uint64_t seq = out[j]->tag & 0xffffffffffffull;
-                if (seq != L->last_dispatched_tag[i] + 1)
-                    L->fifo_violations++;
-                L->last_dispatched_tag[i] = seq;
-                fake_submit(f, out[j], now);
-            }
+            load_take(L, f, out, k, now);
         if (!load_advance(s, L, f, &now, end_ns, &done))
             break;
     }
@@ -4505,14 +4512,7 @@ static uint64_t run_rel(jbof_sched *s, load *L, fake *f, uint64_t end_ns, int ma
             if (k <= 0)
                 break;
             c->ios += (uint64_t)k;
-            for (int j = 0; j < k; j++) {
-                int i = (int)(out[j]->tag >> 48);
-                uint64_t seq = out[j]->tag & 0xffffffffffffull;
-                if (seq != L->last_dispatched_tag[i] + 1)
-                    L->fifo_violations++;
-                L->last_dispatched_tag[i] = seq;
-                fake_submit(f, out[j], now);
-            }
+            load_take(L, f, out, k, now);
             CHECK_EQ(jbof_sched_drive_stats(s, &b), 0);
             int64_t before[2] = {a.tokens, a.tokens_write}, after[2] = {b.tokens, b.tokens_write};
             for (int bk = 0; bk < 2; bk++) {
