@@ -121,6 +121,37 @@ def test_tenants_added_and_removed_live_appear_and_vanish() -> None:
         assert 'tenant="b"' not in text and 'tenant="new"' in text
 
 
+def test_write_pace_gauge_reports_the_schedulers_pace() -> None:
+    """The pace gauge is the C stat write_pace_cost_bps as is (cost-bytes/s, 0 = off).
+    Whether and when the pace holds is tested in C (test_wj_pace_ends, test_wj_pace_holds);
+    here the daemon's drive stats are made to carry a pace (37.5 MB/s) and the scrape must
+    show that number on that drive, not 0 and not another field's."""
+    import yaml
+
+    from control.config import parse_config
+    from control_helpers import daemon
+
+    class Paced:
+        def __init__(self, engine: Any) -> None:
+            self._e = engine
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self._e, name)
+
+        def drive_stats(self, name: str) -> Any:
+            d = self._e.drive_stats(name)
+            d["sched"] = dict(d["sched"], write_pace_cost_bps=37_500_000)
+            return d
+
+    cfg = parse_config(yaml.safe_load(CFG), "c")
+    with daemon(CFG, metrics=True) as d:
+        fams = {f.name: f for f in JbofCollector(Paced(d.engine), lambda: cfg).collect()}
+        assert value(fams, "jbof_drive_write_pace_bytes_per_second", drive="d0") == 37_500_000
+        # the unpatched daemon: nothing written beside the SLO tenant, no pace
+        fams, _ = scrape(d.metrics_url)
+        assert value(fams, "jbof_drive_write_pace_bytes_per_second", drive="d0") == 0
+
+
 def test_a_failing_scrape_does_not_break_the_server(caplog: pytest.LogCaptureFixture) -> None:
     class Broken:
         def tenant_stats(self, name: str) -> Any:
