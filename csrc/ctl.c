@@ -170,6 +170,15 @@
  *    shallow_ns is past band_hi; kept by band_refresh and
  *    ctl_shallow_sample): one compare per evaluation on a busy drive.
  *
+ * 3e. A loose SLO lifts the learned ceiling (ours; sched.c section 230).
+ *    With an SLO cap and a learned base, band_hi is at least cap /
+ *    CTL_LIFT_DIV (SLO / 8; lat_max at most) while lift_off is 0: its
+ *    CTL_LIFT_TAIL bit is set by lc_steer for a window after one with more
+ *    than 1 in 100 SLO completions past SLO / 4, its CTL_LIFT_WEIGHTS bit
+ *    by sched.c's period_fair after a cost period that gave a member past
+ *    1050/1000 of its weight's share (set at ctl_init: the first period is
+ *    never lifted).  3c's steered cap still clips the result.
+ *
  * 4. Pacing.  Dispatch spends tokens from two buckets, one for reads and
  *    one for writes (and the other commands), as Gimbal does.  The refill at
  *    rate_cost_bps is split evenly; a full bucket (capped at bucket_bytes,
@@ -325,6 +334,7 @@ void ctl_init(ctl_state *c, const jbof_ctl_cfg *cfg, uint64_t now_ns)
     c->tokens[0] = c->tokens[1] = cfg->bucket_bytes;
     c->last_refill_ns = now_ns;
     c->threshold_ns = cfg->lat_max_ns;
+    c->lift_off = CTL_LIFT_WEIGHTS; /* 3e: open after a cost period that kept the weights */
     c->win_start_ns = now_ns;
     c->meas_rate_cost_bps = cfg->rate_init_cost_bps;
     ctl_base_gates(c);
@@ -346,6 +356,14 @@ static void band_compute(const ctl_state *c, uint64_t *lo_out, uint64_t *hi_out)
             hi = c->cfg.lat_min_ns / 2;
         if (hi > c->cfg.lat_max_ns)
             hi = c->cfg.lat_max_ns;
+    }
+    if (c->target_cap_ns && c->cfg.band_hi_pct && c->base_ns && !c->lift_off) {
+        /* 3e: a loose SLO lifts the learned ceiling toward its own cap */
+        uint64_t lift = c->target_cap_ns / CTL_LIFT_DIV;
+        if (lift > c->cfg.lat_max_ns)
+            lift = c->cfg.lat_max_ns;
+        if (hi < lift)
+            hi = lift;
     }
     if (c->target_cap_ns) { /* 3c: the steered SLO ceiling, where the band leaves it a step of room */
         uint64_t cap = c->target_cap_ns;
@@ -371,6 +389,16 @@ static void band_refresh(ctl_state *c)
 void ctl_band(const ctl_state *c, uint64_t *lo_out, uint64_t *hi_out)
 {
     band_compute(c, lo_out, hi_out);
+}
+
+/* 3e: close (on) or open one of the lift's guards (CTL_LIFT_*) */
+void ctl_set_lift(ctl_state *c, uint32_t bit, uint32_t on)
+{
+    uint32_t off = on ? c->lift_off | bit : c->lift_off & ~bit;
+    if (off != c->lift_off) {
+        c->lift_off = off;
+        band_refresh(c);
+    }
 }
 
 void ctl_set_cap(ctl_state *c, uint64_t cap_ns)
@@ -404,6 +432,16 @@ static __attribute__((noinline)) void lc_steer(ctl_state *c, uint64_t now_ns)
     } else if (now_ns - c->lc_win_ns < CTL_LC_WIN_MAX_NS) {
         return; /* too few samples yet: keep counting */
     }
+    if (c->lc_n >= CTL_LC_WIN_MIN) { /* 3e's tail guard: the lift closed for a window past SLO / 4's tail */
+        uint32_t on = (uint64_t)c->lc_over_lift * CTL_LC_TAIL_DIV > c->lc_n;
+        uint32_t off = on ? c->lift_off | CTL_LIFT_TAIL : c->lift_off & ~CTL_LIFT_TAIL;
+        if (off != c->lift_off) {
+            c->lift_off = off;
+            c->steer_ns = s;
+            band_refresh(c);
+        }
+    }
+    c->lc_over_lift = 0;
     /* sched.c section 169: the tail's longer memory (about the last
      * CTL_LC_MEM_N completions) */
     c->lc_mem_n += c->lc_n;
@@ -432,6 +470,7 @@ void ctl_on_lc(ctl_state *c, uint64_t e2e_ns, uint64_t now_ns)
     c->lc_n++;
     c->lc_over_3q += 2 * e2e_ns > 3 * c->target_cap_ns;
     c->lc_over_slo += e2e_ns > 2 * c->target_cap_ns;
+    c->lc_over_lift += e2e_ns * 2 > c->target_cap_ns; /* 3e: past SLO / 4 */
     if (now_ns - c->lc_win_ns >= CTL_LC_WIN_NS)
         lc_steer(c, now_ns);
 }

@@ -170,6 +170,8 @@ typedef struct ctl_state {
     uint64_t base_gate_ns;       /* a small read faster than this updates the base (base_win.cur, or all when 0) */
     uint64_t base_roll_ns;       /* ... and any small read from this time on (the 1 s window is over) */
     uint64_t fast_since_ns;      /* 3b's guard: first read under lat_min / CTL_BASE_FLASH_DIV since a flash read (0 = none) */
+    uint32_t lift_off;           /* 3e: the lift's closed guards (CTL_LIFT_*); 0 = band_hi lifted to cap / CTL_LIFT_DIV */
+    uint32_t lc_over_lift;       /* 3e: SLO completions past SLO / 4 in the tail window */
     uint64_t band_lo_ns, band_hi_ns; /* cached ctl_band(); refreshed by band_refresh (ctl.c) when base_ns or target_cap_ns changes */
     uint64_t pend_cost;          /* cost completed since the last evaluation */
     uint32_t pend_n;
@@ -303,6 +305,13 @@ enum {
     CTL_LC_MAX_X4 = 6,     /* ... up to cap x 6/4 (SLO x 3/4) */
     CTL_LC_MEM_N = 2048    /* sched.c 169: the remembered tail (lc_mem_*) halves past this many completions */
 };
+/* ctl.c 3e (sched.c section 230): band_hi lifted to the SLO cap / 4 (SLO / 8),
+ * closed by either guard */
+enum {
+    CTL_LIFT_DIV = 4,
+    CTL_LIFT_TAIL = 1u,    /* > 1 in 100 of the last tail window's SLO completions past SLO / 4 */
+    CTL_LIFT_WEIGHTS = 2u, /* the last cost period gave a member > LIFT_OVER_PM / 1000 of its weight's share */
+};
 void ctl_window_roll(ctl_state *c, uint64_t now_ns);
 void ctl_base_sample(ctl_state *c, uint64_t lat_ns, uint64_t now_ns);
 uint64_t ctl_normalize(uint64_t lat_ns, uint32_t bytes);
@@ -367,6 +376,7 @@ static inline void ctl_enter(ctl_state *c, uint32_t st)
 uint64_t ctl_shallow_signal(const ctl_state *c, uint32_t k, uint64_t l, uint64_t now_ns);
 void ctl_shallow_sample(ctl_state *c, uint64_t dev_ns, uint64_t now_ns);
 void ctl_evaluate_shallow(ctl_state *c, uint32_t k, uint64_t now_ns);
+void ctl_set_lift(ctl_state *c, uint32_t bit, uint32_t on);
 
 /* sched.c section 203: the forward rate probe's evaluation step (hold the
  * probe's rate and threshold through every state, OVERLOADED too) and its

@@ -3622,6 +3622,40 @@
  *    cost of the tenants on_scav_list() names) at those changes; cold.
  *    sim_digest unchanged; fast gate = L17.  (docs/scheduler-log.md
  *    section 222)
+ *
+ * 230. A loose SLO lifts the learned band's ceiling, while the weights
+ *    hold (issue 11, the work row's C-loose class; section 229's lift with
+ *    a weights guard).  Why: with an SLO tenant whose cap (SLO / 2, ctl.c
+ *    3c) sits far above the learned band_hi (3 x the unloaded read), 3c
+ *    never binds and the learned band is the drive's ceiling: qos holds
+ *    the drive near 1.5-2 x its unloaded read although the only latency-
+ *    critical tenant asked for 60 x, and gimbal wins on utilization
+ *    (s1-464: a 5 ms-SLO reader beside a QD-128 mixer, util 1.268
+ *    against gimbal's 1.422).  Section 229 lifted band_hi to cap / 4 with
+ *    a tail guard: s2 247 -> 244 but s1 271 -> 273, its news (s1-83, 518,
+ *    787 weights, s1-824 starve) all sata mixes where the lifted rate went
+ *    to one member (a 1 MiB QD-2 writer at 0.709 of its pair's cost).  The
+ *    rule (ctl.c 3e): band_hi = max(learned hi, min(cap / CTL_LIFT_DIV
+ *    (4), lat_max)) while both guards are open: (tail) no more than 1 in
+ *    100 of the last tail window's SLO completions past SLO / 4 (lc_steer,
+ *    one compare per SLO completion); (weights) the last cost period gave
+ *    no member (period_fair's: best effort, no limit or reservation,
+ *    queued >= 7/8 of it) more than LIFT_OVER_PM (1050) / 1000 of its
+ *    weight's share of the members' cost -- and the weights guard starts
+ *    closed, so a run's first period is never lifted (a lift from the
+ *    start gave s1-83 / 518 / 787 their news in the 100 ms before any
+ *    period closed; a per-period guard alone keeps s1-83 / 518's).
+ *    Bounds: qos only (band_hi_pct), with a learned base and an SLO cap;
+ *    the lift never passes Gimbal's lat_max; 3c's steered cap still
+ *    clips it.  Fast gate (main 289ea70, L17): s1 271 -> 270 (work s1-464),
+ *    s2 247 -> 246 (weights s2-768), CI 11 = 11, nothing new; LIFT_OVER_PM
+ *    1025 (x0.5 of the 5%): 270 / 248 (weights s2-698 new): 518 = 518;
+ *    1100 (x2): 271 / 245 (starve s1-824 new; weights s2-939 fixed): 516.
+ *    Dropped: the writers' cost share against their weights' share (the
+ *    news are writers against writers), a member-set with a writer closing
+ *    it, a latched guard (all keep fewer fixes).  Cost: a compare per SLO
+ *    completion, a multiply per member per cost period.
+ *    (docs/scheduler-log.md section 230)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -3729,6 +3763,7 @@ enum { PD_DEEP = 32 };                              /* qos: ... (section 77 star
 enum { PD_FEW_WAIT = 3 };                           /* qos: ... only while at most 3 other tenants wait (section 101) */
 enum { PD_SLOW_X = 5 };                             /* qos: ... whose reads take > 5 x the band's ceiling */
 enum { SFQ_LAG_Q4 = 5 };                            /* qos, two buckets: a large head waits while its tag leads by 5/4 quantum per weight (63) */
+enum { LIFT_OVER_PM = 1050 };                        /* qos: a member past 1050/1000 of its share closes the lift (230) */
 enum { OWE_X = 16 };                                /* qos: a member owed > 1/OWE_X of a period's share may mark (173) */
 enum { ASK_NUM = 3, ASK_DEN = 2 };                  /* qos: a member asked its share if completed x 3/2 >= it (the sweep's demand line; 193) */
 enum { ASK_ROUNDS = 4 };                            /* qos: ... the askers' basis re-summed at most 4 times (193) */
@@ -6572,6 +6607,7 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
     uint64_t len = now_ns - s->cost.period_start_ns, wsum = 0, csum = 0;
     int fair = 1, lost = 0, moved = 0, probe = s->fw_left != 0;
     uint64_t aw = 0, ac = 0, mdc = 0, mw = 0;
+    uint32_t over = 0;
     for (int pass = 0; pass < 2; pass++) {
         if (pass)
             ask_basis(s, now_ns, len, wsum, csum, mdc, mw, &aw, &ac); /* section 193 */
@@ -6589,6 +6625,8 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
                 continue;
             }
             int shortp = mem && (__uint128_t)dc * wsum * 16 < (__uint128_t)csum * t->cfg.weight * 15;
+            /* section 230: past LIFT_OVER_PM / 1000 of its weight's share */
+            over |= mem && (__uint128_t)dc * wsum * 1000 > (__uint128_t)csum * t->cfg.weight * LIFT_OVER_PM;
             fair &= !shortp;
             /* section 173: the cost it is owed over the periods it was deep in, a
              * ledger (not one period's noise: the member the price just slowed
@@ -6628,6 +6666,7 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
             t->p_cost0 = t->st.cost_completed;
         }
     }
+    ctl_set_lift(&s->ctl, CTL_LIFT_WEIGHTS, over); /* section 230: the next period's lift */
     int settled = !moved && !s->fw_moved; /* the same tenants this period and the one before */
     s->fw_moved = moved;
     if (probe && lost && settled) {

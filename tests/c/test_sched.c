@@ -3438,6 +3438,61 @@ static void test_lc_steer(void)
 }
 
 
+/* ctl.c 3e (section 230): a loose SLO lifts the learned ceiling to its cap
+ * / 4 (SLO / 8).  Base 84 us (learned band 126-252 us), a 5 ms SLO (cap 2.5
+ * ms): the band stays 252 us until a cost period has kept the weights,
+ * then rises to 625 us; a tail window with more than 1 in 100 SLO
+ * completions past SLO / 4 (1.25 ms) closes it for the next window, as
+ * does a cost period with a member past 1050/1000 of its share; the lift
+ * is lat_max at most, and a cap under 4 x band_hi (or none) leaves the
+ * learned band.
+ * Without 3e band_hi stays 252 us throughout. */
+static uint64_t lift_win(ctl_state *c, uint64_t *now, uint32_t n_past)
+{
+    for (uint32_t i = 0; i < 100; i++) {
+        *now += 500000; /* 100 samples in 50 ms */
+        ctl_on_lc(c, i < n_past ? 2500000 : 200000, *now);
+    }
+    uint64_t lo, hi;
+    ctl_band(c, &lo, &hi);
+    return hi;
+}
+
+static void test_slo_lift(void)
+{
+    jbof_sched_cfg cfg;
+    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &cfg), 0);
+    static ctl_state c;
+    uint64_t now = 1000, lo, hi;
+    ctl_init(&c, &cfg.ctl, 0);
+    ctl_base_sample(&c, 84000, now);
+    ctl_set_cap(&c, 2500000);
+    ctl_band(&c, &lo, &hi);
+    CHECK_EQ(lo, 126000);
+    CHECK_EQ(hi, 252000); /* closed until a period kept the weights */
+    ctl_set_lift(&c, CTL_LIFT_WEIGHTS, 0);
+    ctl_band(&c, &lo, &hi);
+    CHECK_EQ(lo, 126000);
+    CHECK_EQ(hi, 625000); /* SLO / 8 */
+    CHECK_EQ(lift_win(&c, &now, 1), 625000); /* 1 in 100: the tail's allowance */
+    CHECK_EQ(lift_win(&c, &now, 2), 252000); /* 2 in 100 past SLO / 4: closed */
+    CHECK_EQ(lift_win(&c, &now, 0), 625000); /* a clean window opens it again */
+    ctl_set_lift(&c, CTL_LIFT_WEIGHTS, 1);  /* a member past its share */
+    ctl_band(&c, &lo, &hi);
+    CHECK_EQ(hi, 252000);
+    ctl_set_lift(&c, CTL_LIFT_WEIGHTS, 0);
+    ctl_set_cap(&c, 10000000); /* a 20 ms SLO: lat_max at most */
+    ctl_band(&c, &lo, &hi);
+    CHECK_EQ(hi, cfg.ctl.lat_max_ns);
+    ctl_set_cap(&c, 800000); /* cap / 4 = 200 us: under the learned band_hi */
+    ctl_band(&c, &lo, &hi);
+    CHECK_EQ(hi, 252000);
+    ctl_set_cap(&c, 0); /* no SLO active: the learned band, as before */
+    ctl_band(&c, &lo, &hi);
+    CHECK_EQ(hi, 252000);
+}
+
+
 /* a qos jbof_sim on the emulated drive `preset` (clean: no initial
  * fragmentation), seed 7, 100 ms bins */
 static jbof_sim *sim_open(const char *preset, int clean)
@@ -4883,6 +4938,7 @@ int main(void)
     test_far_ahead_guard();
     test_fast_decay_undo();
     test_lc_steer();
+    test_slo_lift();
     test_shallow_band();
     test_base_guard();
     test_fast_decay_resv();
