@@ -3623,6 +3623,45 @@
  *    sim_digest unchanged; fast gate = L17.  (docs/scheduler-log.md
  *    section 222)
  *
+ * 223. Section 210's line at 6 x, guarded against the EWMA's snapshot of a
+ *    window of many writes (issue 11, qos, one bucket; the work / weights /
+ *    jain rows; section 218's lever 1).  Why: at 8 x the least write EWMA
+ *    the judge misses buffers full all run whose writes wait 6-7 x (s1-76,
+ *    686, 695: work / weights); lower lines brought false fulls.  Traced at
+ *    3 x: where a window holds hundreds of small writes (s1-200: 2000-3200
+ *    512 B writes per 10 ms window, s2-767, s1-491), the write EWMA at the
+ *    roll is the window's last few writes -- spikes 2-5 x the window's mean
+ *    write time (s1-200: EWMA 143-213 us, mean 47-64 us).  The rule
+ *    (wj_roll): WJ_LINE_X 6, and past WJ_MANY_N (256) writes in the window
+ *    a full also needs the window's mean device write time (write_done sums
+ *    it) past the line.  Fast gate (L17 = main 4a4d812 -> this): seed 1 271
+ *    -> 268 (work s1-76, 686 fixed; weights s1-695 fixed), seed 2 247 ->
+ *    246 (weights s2-635 fixed), nothing new; line 6 alone 268 / 247 (219e).
+ *    Sensitivity: the line at 3 x 272 / 247, at 12 x 270 / 249 (519 each
+ *    against L17's 518; unguarded 522 / 518).  Cost: an add per write (the
+ *    sum), a divide per judged window.  (docs/scheduler-log.md section 223)
+ *
+ * 226. Section 223's line at 6 x made robust to its own scale (issue 11,
+ *    qos, one bucket; the work / weights / jain rows).  Why: at 3 x and 12
+ *    x section 223's form lost one mix each (519 / 519 against 518).  (a)
+ *    Past WJ_MANY_N writes in a judge window the window's mean device
+ *    write time is judged instead of the EWMA (223's guard needed both:
+ *    the EWMA there is the window's last few writes, low as often as
+ *    high -- s2-635's windows judged full at 12 x only by the mean).  (b)
+ *    Under the pace a close judged full by less than WJ_MARGIN_X8 / 8
+ *    (10/8) of the line -- past WJ_MANY_N both the mean and the EWMA under
+ *    that -- keeps the pace as it is (its rate and holds, the miss count
+ *    reset, writes counted from its last full close): such a window is
+ *    the pace's own (the drive draining at the paced rate), and 219's
+ *    fresh rate from it was 6/8 of the paced rate again, a ratchet (the
+ *    shallow-writer mix: the rate changed 110 times in 1.5 s, 18 with the
+ *    keep).  Fast gate (L17 = main 289ea70 -> this): seed 1 271 -> 268
+ *    (work s1-76, 686, weights s1-695 fixed), seed 2 247 -> 246 (weights
+ *    s2-635 fixed), nothing new, CI 11 = 11.  Sensitivity (the line at 3
+ *    x / 12 x, the margin scaling with it): 272 / 246 = 518 and 270 / 248
+ *    = 518 (L17 518).  Cost: the divide moved from 223's guard; the keep
+ *    in the roll's rare branch.  (docs/scheduler-log.md section 226)
+ *
  * 230. A loose SLO lifts the learned band's ceiling, while the weights
  *    hold (issue 11, the work row's C-loose class; section 229's lift with
  *    a weights guard).  Why: with an SLO tenant whose cap (SLO / 2, ctl.c
@@ -3716,7 +3755,9 @@ static const uint64_t WBASE_WIN_NS = 100000000ull;  /* qos: unloaded write time 
 static const uint64_t WFULL_MIN_NS = 100000ull;     /* qos: a write waiting less than this did not find the buffer full (37) */
 enum { WFULL_CONFIRM = 3 };                         /* qos: ... and at least this many, half the window's writes, did (37b) */
 enum { WFULL_X_BASE = 4 };                          /* qos: a write this many times its unloaded time waited for space (37) */
-enum { WJ_LINE_X = 8 };   /* qos: section 210's line, x the least write EWMA */
+enum { WJ_LINE_X = 6 };   /* qos: section 210's line, x the least write EWMA (8 before section 223) */
+enum { WJ_MANY_N = 256 }; /* qos: section 223, writes in a judge window past which its mean write time is judged (226) */
+enum { WJ_MARGIN_X8 = 10 }; /* qos: section 226, a full close under the pace within 10/8 of the line keeps the pace */
 enum { WJ_PACE_X8 = 6 };  /* qos: section 210's pace, /8 of the full window's write cost */
 enum { WJ_SHARE_X4 = 8 }; /* qos: section 210, an own-paced writer held only at its weight's share x this / 4 of the cost in flight */
 enum { WJ_WARM_N = 32 };  /* qos: section 210, writes before the write EWMA's least counts (it starts at 0) */
@@ -4027,6 +4068,7 @@ struct jbof_sched {
     uint64_t wj_wc;           /* write cost completed, summed (write_done) */
     uint64_t wj_wc0;          /* ... at the judge window's open */
     uint32_t wj_wn, wj_wn0;   /* writes completed, summed, and at the window's open */
+    uint64_t wj_dev, wj_dev0; /* their device times, summed, and at the window's open (section 223) */
     uint32_t wj_on;           /* the pace holds (from a close judged full to WJ_HYST + 1 not in a row) */
     uint32_t wj_miss;         /* closes not judged full in a row while the pace holds */
     uint64_t wj_win_ns;       /* the judge window's open (0: none yet) */
@@ -6773,19 +6815,32 @@ static inline void wj_line_set(jbof_sched *s, uint64_t least, uint64_t now_ns)
 
 /* section 210: the judge at ctl's window roll (every CTL_WINDOW_NS =
  * WWIN_NS), on the write EWMA: full if WFULL_CONFIRM writes completed in
- * the window and the EWMA is past the line (the first window never) */
+ * the window and the EWMA is past the line (the first window never);
+ * sections 223 / 226: past WJ_MANY_N writes in the window the EWMA is its
+ * last few writes, so the window's mean write time is judged instead;
+ * section 226: under the pace a full within WJ_MARGIN_X8 / 8 of the line
+ * (past WJ_MANY_N both the mean and the EWMA) keeps the pace as it is --
+ * its rate is not re-measured from a window the pace itself shaped */
 static inline void wj_roll(jbof_sched *s, uint64_t now_ns)
 {
     uint32_t n = s->wj_wn - s->wj_wn0;
-    uint64_t e = s->ctl.ewma_ns[1];
-    int full = n >= WFULL_CONFIRM && s->wj_line && s->wj_win_ns && e > s->wj_line;
+    uint64_t e = s->ctl.ewma_ns[1], j = e, jm = e;
+    if (n > WJ_MANY_N) {
+        j = (s->wj_dev - s->wj_dev0) / n;
+        jm = j > e ? j : e;
+    }
+    int full = n >= WFULL_CONFIRM && s->wj_line && s->wj_win_ns && j > s->wj_line;
+    int keep = full && s->wj_on && jm * 8 <= s->wj_line * WJ_MARGIN_X8;
     if (n && e && s->wj_wn >= WJ_WARM_N)
         wj_line_set(s, e, now_ns); /* (the EWMA starts at 0: not before it has seen WJ_WARM_N writes) */
     uint64_t el = now_ns - s->wj_win_ns, wc = s->wj_wc - s->wj_wc0;
     s->wj_win_ns = now_ns; /* the next window opens */
     s->wj_wc0 = s->wj_wc;
     s->wj_wn0 = s->wj_wn;
-    if (full || s->wj_on)
+    s->wj_dev0 = s->wj_dev;
+    if (keep)
+        s->wj_miss = 0; /* (section 226: the pace holds at its rate, writes counted from its last full close) */
+    else if (full || s->wj_on)
         wj_close(s, full, el, wc); /* (el, wc: the window that closed) */
 }
 
@@ -6852,6 +6907,7 @@ static inline void write_done(jbof_sched *s, tenant *t, const jbof_io *io, uint6
         cost_on_slow_write(&s->cost);
     s->wj_wc += io->cost; /* section 210's judge */
     s->wj_wn++;
+    s->wj_dev += dev; /* section 223's guard */
     t->wj_wc += io->cost;
     if (s->ctl.target_cap_ns)
         wbuf_write(s, io, dev, now_ns);

@@ -3816,6 +3816,109 @@ static void test_wj_pace_holds(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 223: section 210's line at 6 x the least write EWMA (s1-505's
+ * shape: the fragmented SATA drive, an 8 KiB rw90 reader at QD 2 beside a
+ * 64 KiB sequential writer at QD 32).  The writer keeps the buffer full;
+ * a 64 KiB write waiting for the drain there takes 6-7 x the least write
+ * EWMA seen, under the old line (8 x): the pace held in 61 of the 150
+ * 10 ms samples and the reader, its IOs behind whole programs, read 59.8
+ * MB/s over 1.5 s; at 6 x the pace holds in 112 and the reader reads 81.3
+ * MB/s. */
+static void test_wj_line_shallow_reader(void)
+{
+    jbof_sim *sim = sim_open("sata-ssd-fragmented", 0);
+    uint32_t a = sim_add_m(sim, JBOF_CLASS_BEST_EFFORT, 0, 0, 1, JBOF_RW_RW, 90, 8192, 2);
+    uint32_t b = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_WRITE, 65536, 32);
+    uint32_t on = 0, n = 0;
+    for (uint64_t t = 10000000ull; t <= 1500000000ull; t += 10000000ull, n++) {
+        CHECK_EQ(jbof_sim_run(sim, t), 0);
+        on += wj_pace(sim) != 0;
+    }
+    jbof_tenant_stats sa, sb;
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), a, &sa), 0);
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), b, &sb), 0);
+    double ra = (double)(sa.read_bytes + sa.write_bytes) / 1.5e6;
+    if (ra < 70.0)
+        fprintf(stderr, "wj line: the pace on in %u of %u samples, the QD-2 reader %.1f MB/s (want >= 70), the writer %.1f MB/s\n",
+                on, n, ra, (double)(sb.read_bytes + sb.write_bytes) / 1.5e6);
+    CHECK(ra >= 70.0); /* 81.3 with section 223; 59.8 with the line at 8 x */
+    jbof_sim_destroy(sim);
+}
+
+/* section 223's guard: with more than WJ_MANY_N writes in a judge window
+ * the write EWMA at the roll is the window's last few writes, so the
+ * window's mean write time must be past the line too.  The fragmented
+ * dct983, a 128 KiB random reader at QD 32 beside a 512 B sequential
+ * writer at QD 64 (s1-200's shape: ~2000-3000 writes per 10 ms window,
+ * the EWMA's spikes 3-5 x the window's mean): the pace first held at 311
+ * ms without the guard (the line at 6 x), at 501 ms with it. */
+static void test_wj_many_writes(void)
+{
+    jbof_sim *sim = sim_open("dct983-fragmented", 0);
+    sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDREAD, 131072, 32);
+    sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_WRITE, 512, 64);
+    uint64_t first = 0;
+    for (uint64_t t = 1000000ull; t <= 800000000ull && !first; t += 1000000ull) {
+        CHECK_EQ(jbof_sim_run(sim, t), 0);
+        if (wj_pace(sim))
+            first = t;
+    }
+    if (first && first < 400000000ull)
+        fprintf(stderr, "wj many writes: the pace first held at %.0f ms (want >= 400)\n", first / 1e6);
+    CHECK(!first || first >= 400000000ull); /* 501 ms with the guard, 311 ms without */
+    jbof_sim_destroy(sim);
+}
+
+/* section 226 (a): past WJ_MANY_N writes in a judge window the window's
+ * mean write time is judged, not the EWMA (a snapshot of its last few
+ * writes, low as often as high).  The fragmented dct983, a 128 KiB rw90
+ * mixed tenant at QD 128 beside a 512 B sequential writer at QD 64 (s1-200's
+ * shape, 128 KiB): the pace on in 46 of 150 10 ms samples; with section
+ * 223's form (the EWMA and the mean both past the line) 40. */
+static void test_wj_many_writes_mean(void)
+{
+    jbof_sim *sim = sim_open("dct983-fragmented", 0);
+    sim_add_m(sim, JBOF_CLASS_BEST_EFFORT, 0, 0, 1, JBOF_RW_RANDRW, 90, 131072, 128);
+    sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_WRITE, 512, 64);
+    uint32_t on = 0;
+    for (uint64_t t = 10000000ull; t <= 1500000000ull; t += 10000000ull) {
+        CHECK_EQ(jbof_sim_run(sim, t), 0);
+        on += wj_pace(sim) != 0;
+    }
+    if (on < 43)
+        fprintf(stderr, "wj many writes, the mean judged: the pace on in %u of 150 samples (want >= 43)\n", on);
+    CHECK(on >= 43); /* 46; 40 with section 223's both-past guard */
+    jbof_sim_destroy(sim);
+}
+
+/* section 226 (b): under the pace a full close within WJ_MARGIN_X8 / 8 of
+ * the line keeps the pace at its rate -- a window the pace shaped is not
+ * re-measured (each re-measure set 6/8 of the paced rate: a ratchet).  The
+ * shallow-writer mix of test_wj_pace_shallow_writer over 1.5 s, the pace's
+ * rate sampled every 10 ms: it changes 18 times with the keep (lowest
+ * 286 MB/s of cost, 1044 MB completed), 110 times without (lowest 253,
+ * 1001 MB). */
+static void test_wj_marginal_keeps(void)
+{
+    jbof_sim *sim = sim_open("sata-ssd-fragmented", 0);
+    sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 8192, 16);
+    sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 16384, 1);
+    uint32_t on = 0, ch = 0;
+    uint64_t last = 0;
+    for (uint64_t t = 10000000ull; t <= 1500000000ull; t += 10000000ull) {
+        CHECK_EQ(jbof_sim_run(sim, t), 0);
+        uint64_t p = wj_pace(sim);
+        on += p != 0;
+        ch += p && last && p != last;
+        last = p;
+    }
+    if (ch > 40 || on < 100)
+        fprintf(stderr, "wj marginal keeps: the pace on in %u of 150 samples, its rate changed %u times (want <= 40)\n", on, ch);
+    CHECK(on >= 100);
+    CHECK(ch <= 40); /* 18; 110 re-measuring every full close */
+    jbof_sim_destroy(sim);
+}
+
 /* section 102: section 49's escape has a wake of its own.  The emulated
  * fragmented SATA drive; a reserved writer (2 GiB/s, never met) sends 16
  * MiB writes at QD 1 -- each one a deep debt of the one bucket and ~60 ms
@@ -4949,6 +5052,10 @@ int main(void)
     test_wj_pace_shallow_writer();
     test_wj_pace_ends();
     test_wj_pace_holds();
+    test_wj_line_shallow_reader();
+    test_wj_many_writes();
+    test_wj_many_writes_mean();
+    test_wj_marginal_keeps();
     test_fast_decay_shallow();
     test_fast_decay_wslow_hold();
     test_resv_pay_other();
