@@ -3389,16 +3389,23 @@ static void test_depth_pays_shallow(void)
  * keeps the steered value; a new tightest SLO starts at half of it; a
  * cap the learned band leaves no step of room (band_hi < cap x 5/4) is
  * not steered.  Without 3c the ceiling stays at the cap throughout. */
-static uint64_t lc_win(ctl_state *c, uint64_t *now, uint32_t n_over_slo, uint32_t n_over_3q, uint64_t slo)
+/* one 50 ms tail window of 100 SLO completions: na at a_ns, then nb at
+ * b_ns, the rest at rest_ns; returns band_hi after it */
+static uint64_t lc_feed(ctl_state *c, uint64_t *now, uint32_t na, uint64_t a_ns, uint32_t nb, uint64_t b_ns,
+                        uint64_t rest_ns)
 {
     for (uint32_t i = 0; i < 100; i++) {
-        uint64_t e2e = i < n_over_slo ? slo + 1000 : i < n_over_slo + n_over_3q ? slo * 7 / 8 : slo * 3 / 8;
         *now += 500000; /* 100 samples in 50 ms */
-        ctl_on_lc(c, e2e, *now);
+        ctl_on_lc(c, i < na ? a_ns : i < na + nb ? b_ns : rest_ns, *now);
     }
     uint64_t lo, hi;
     ctl_band(c, &lo, &hi);
     return hi;
+}
+
+static uint64_t lc_win(ctl_state *c, uint64_t *now, uint32_t n_over_slo, uint32_t n_over_3q, uint64_t slo)
+{
+    return lc_feed(c, now, n_over_slo, slo + 1000, n_over_3q, slo * 7 / 8, slo * 3 / 8);
 }
 
 static void test_lc_steer(void)
@@ -3449,13 +3456,7 @@ static void test_lc_steer(void)
  * Without 3e band_hi stays 252 us throughout. */
 static uint64_t lift_win(ctl_state *c, uint64_t *now, uint32_t n_past)
 {
-    for (uint32_t i = 0; i < 100; i++) {
-        *now += 500000; /* 100 samples in 50 ms */
-        ctl_on_lc(c, i < n_past ? 2500000 : 200000, *now);
-    }
-    uint64_t lo, hi;
-    ctl_band(c, &lo, &hi);
-    return hi;
+    return lc_feed(c, now, n_past, 2500000, 0, 0, 200000);
 }
 
 static void test_slo_lift(void)
@@ -3749,18 +3750,25 @@ static uint64_t wj_pace(jbof_sim *sim)
     return d.write_pace_cost_bps;
 }
 
+/* runs the sim in 1 ms steps up to until_ns: the first step at which the
+ * pace holds (0: it never did) */
+static uint64_t wj_first_on(jbof_sim *sim, uint64_t until_ns)
+{
+    for (uint64_t t = 1000000ull; t <= until_ns; t += 1000000ull) {
+        CHECK_EQ(jbof_sim_run(sim, t), 0);
+        if (wj_pace(sim))
+            return t;
+    }
+    return 0;
+}
+
 static void test_wj_pace_ends(void)
 {
     for (int c = 0; c < 2; c++) {
         jbof_sim *sim = sim_open("sata-ssd-fragmented", 0);
         sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 8192, 16);
         sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 16384, 1);
-        uint64_t on_ns = 0;
-        for (uint64_t t = 1000000ull; t <= 300000000ull && !on_ns; t += 1000000ull) {
-            CHECK_EQ(jbof_sim_run(sim, t), 0);
-            if (wj_pace(sim))
-                on_ns = t;
-        }
+        uint64_t on_ns = wj_first_on(sim, 300000000ull);
         if (!on_ns)
             fprintf(stderr, "wj pace ends (%d): the pace never held by 300 ms\n", c);
         CHECK(on_ns != 0); /* the case: a pace to end */
@@ -3857,12 +3865,7 @@ static void test_wj_many_writes(void)
     jbof_sim *sim = sim_open("dct983-fragmented", 0);
     sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDREAD, 131072, 32);
     sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_WRITE, 512, 64);
-    uint64_t first = 0;
-    for (uint64_t t = 1000000ull; t <= 800000000ull && !first; t += 1000000ull) {
-        CHECK_EQ(jbof_sim_run(sim, t), 0);
-        if (wj_pace(sim))
-            first = t;
-    }
+    uint64_t first = wj_first_on(sim, 800000000ull);
     if (first && first < 400000000ull)
         fprintf(stderr, "wj many writes: the pace first held at %.0f ms (want >= 400)\n", first / 1e6);
     CHECK(!first || first >= 400000000ull); /* 501 ms with the guard, 311 ms without */
