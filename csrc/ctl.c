@@ -177,7 +177,8 @@
  *    than 1 in 100 SLO completions past SLO / 4, its CTL_LIFT_WEIGHTS bit
  *    by sched.c's period_fair after a cost period that gave a member past
  *    1050/1000 of its weight's share (set at ctl_init: the first period is
- *    never lifted).  3c's steered cap still clips the result.
+ *    never lifted).  3c's steered cap still clips the result.  A new
+ *    tightest SLO restarts the tail window's count with 3c's (ctl_set_cap).
  *
  * 4. Pacing.  Dispatch spends tokens from two buckets, one for reads and
  *    one for writes (and the other commands), as Gimbal does.  The refill at
@@ -407,7 +408,7 @@ void ctl_set_cap(ctl_state *c, uint64_t cap_ns)
         c->target_cap_ns = cap_ns;
         if (cap_ns && cap_ns != c->steer_cap_ns) { /* 3c: a new tightest SLO starts at half of it */
             c->steer_ns = c->steer_cap_ns = cap_ns;
-            c->lc_n = c->lc_over_slo = c->lc_over_3q = 0;
+            c->lc_n = c->lc_over_slo = c->lc_over_3q = c->lc_over_lift = 0;
             c->lc_win_ns = c->last_lc_ns;
         }
         band_refresh(c);

@@ -3494,6 +3494,30 @@ static void test_slo_lift(void)
 }
 
 
+/* ctl.c 3e: a new tightest SLO resets 3c's tail window, and with it 3e's
+ * count of completions past SLO / 4: ten completions at 1.3 ms under a 5
+ * ms SLO (past its / 4), then a 6 ms SLO (cap 3 ms) and a clean window --
+ * the lift stays open at cap / 4 = 750 us.  Without the reset the ten old
+ * completions count in the new window (10 in 100) and close the lift
+ * (band_hi 252 us).  (helper lift233, scheduler-log 233) */
+static void test_slo_lift_newcap(void)
+{
+    jbof_sched_cfg cfg;
+    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &cfg), 0);
+    static ctl_state c;
+    uint64_t now = 1000;
+    ctl_init(&c, &cfg.ctl, 0);
+    ctl_base_sample(&c, 84000, now);
+    ctl_set_cap(&c, 2500000);
+    ctl_set_lift(&c, CTL_LIFT_WEIGHTS, 0);
+    for (uint32_t i = 0; i < 10; i++) {
+        now += 500000;
+        ctl_on_lc(&c, 1300000, now);
+    }
+    ctl_set_cap(&c, 3000000);
+    CHECK_EQ(lift_win(&c, &now, 0), 750000);
+}
+
 /* a qos jbof_sim on the emulated drive `preset` (clean: no initial
  * fragmentation), seed 7, 100 ms bins */
 static jbof_sim *sim_open(const char *preset, int clean)
@@ -5045,6 +5069,7 @@ int main(void)
     test_fast_decay_undo();
     test_lc_steer();
     test_slo_lift();
+    test_slo_lift_newcap();
     test_shallow_band();
     test_base_guard();
     test_fast_decay_resv();
