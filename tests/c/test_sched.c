@@ -1754,11 +1754,17 @@ static void test_deep_carry_huge(void)
 }
 
 
+/* n IOs of opcode op and len bytes for tenant, tagged tag0, tag0 + 1, ... */
+static void fill_ops(jbof_io *io, int n, uint32_t tenant, uint32_t op, uint32_t len, uint64_t tag0)
+{
+    for (int i = 0; i < n; i++)
+        io[i] = (jbof_io){.tenant = tenant, .opcode = op, .length_bytes = len, .tag = tag0 + (uint64_t)i};
+}
+
 /* n reads of len bytes for tenant, tagged tag0, tag0 + 1, ... */
 static void fill_reads(jbof_io *io, int n, uint32_t tenant, uint32_t len, uint64_t tag0)
 {
-    for (int i = 0; i < n; i++)
-        io[i] = (jbof_io){.tenant = tenant, .opcode = JBOF_OP_READ, .length_bytes = len, .tag = tag0 + (uint64_t)i};
+    fill_ops(io, n, tenant, JBOF_OP_READ, len, tag0);
 }
 
 /* the first n of io submitted at now, in order */
@@ -2033,7 +2039,9 @@ static jbof_sched *write_debt_pair(uint32_t *w, uint32_t *r, jbof_io iw[2], jbof
  * (without section 79 nothing went: R has a read in the drive, so section
  * 46 does not pass it), the bucket is not charged for it, and W's write
  * still waits. */
-static void read_passes_debt(jbof_sched *s, jbof_io *iw, jbof_io *ir, uint64_t now)
+/* R's first read completes, W's next write waits for the refill: the
+ * write bucket's debt (< 0) */
+static int64_t write_waits_debt(jbof_sched *s, jbof_io *iw, jbof_io *ir, uint64_t now)
 {
     jbof_io *out[8];
     jbof_drive_stats ds;
@@ -2041,8 +2049,15 @@ static void read_passes_debt(jbof_sched *s, jbof_io *iw, jbof_io *ir, uint64_t n
     CHECK_EQ(jbof_sched_submit(s, &iw[1], now), 0);
     CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0);
     CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
-    int64_t debt = ds.tokens;
-    CHECK(debt < 0);
+    CHECK(ds.tokens < 0);
+    return ds.tokens;
+}
+
+static void read_passes_debt(jbof_sched *s, jbof_io *iw, jbof_io *ir, uint64_t now)
+{
+    jbof_io *out[8];
+    jbof_drive_stats ds;
+    int64_t debt = write_waits_debt(s, iw, ir, now);
     CHECK_EQ(jbof_sched_submit(s, &ir[2], now), 0);
     CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 1);
     CHECK(out[0] == &ir[2]);
@@ -2111,12 +2126,7 @@ static void test_read_behind_write_debt_max(void)
         uint64_t now = 2000000;
         jbof_sched *s = write_debt_pair_n(&w, &r, iw, ir, 6, 4096, now);
         now += 100000;
-        CHECK_EQ(jbof_sched_complete(s, &ir[0], now, 0), 0);
-        CHECK_EQ(jbof_sched_submit(s, &iw[1], now), 0);
-        CHECK_EQ(jbof_sched_dispatch(s, now, out, 8), 0);
-        CHECK_EQ(jbof_sched_drive_stats(s, &ds), 0);
-        int64_t debt = ds.tokens;
-        CHECK(debt < 0);
+        int64_t debt = write_waits_debt(s, iw, ir, now);
         for (int i = 2; i < 6; i++)
             CHECK_EQ(jbof_sched_submit(s, &ir[i], now), 0);
         if (m == 0) {
@@ -2490,14 +2500,8 @@ static int64_t resv_mode_wtokens(int with_slo)
     jbof_sched *s = mk(JBOF_POLICY_QOS);
     uint32_t a = add(s, 1, JBOF_CLASS_BEST_EFFORT, 100ull << 20, 0);
     uint32_t b = add(s, 1, JBOF_CLASS_BEST_EFFORT, 0, 0);
-    if (with_slo) {
-        jbof_tenant_cfg tc;
-        jbof_tenant_default_cfg(&tc);
-        tc.klass = JBOF_CLASS_LATENCY;
-        tc.latency_slo_ns = 500000;
-        uint32_t id = 999;
-        CHECK_EQ(jbof_sched_tenant_add(s, &tc, 0, &id), 0);
-    }
+    if (with_slo)
+        add_cfg(s, 1, JBOF_CLASS_LATENCY, 0, 0, 500000);
     static jbof_io io[16];
     memset(io, 0, sizeof(io));
     jbof_io *out[16];
@@ -4933,15 +4937,9 @@ static void test_scav_cost_class_flip(void)
         CHECK_EQ(jbof_sched_tenant_add(s, &tc, 0, &id), 0);
         static jbof_io io[64];
         jbof_io *out[64];
-        memset(io, 0, sizeof(io));
         uint64_t now = 1000000;
-        for (int i = 0; i < 32; i++) {
-            io[i].tenant = id;
-            io[i].opcode = JBOF_OP_WRITE;
-            io[i].length_bytes = 1u << 20;
-            io[i].tag = (uint64_t)i;
-            CHECK_EQ(jbof_sched_submit(s, &io[i], now), 0);
-        }
+        fill_ops(io, 32, id, JBOF_OP_WRITE, 1u << 20, 0);
+        submit_n(s, io, 32, now);
         int n = jbof_sched_dispatch(s, now, out, 64);
         CHECK(n >= 1 && n < 32); /* the lending cap binds */
         if (how == 0) {
@@ -4963,13 +4961,8 @@ static void test_scav_cost_class_flip(void)
         } else {
             CHECK_EQ(jbof_sched_set_policy(s, JBOF_POLICY_QOS, now), 0);
         }
-        for (int i = 32; i < 36; i++) {
-            io[i].tenant = id;
-            io[i].opcode = JBOF_OP_WRITE;
-            io[i].length_bytes = 1u << 20;
-            io[i].tag = (uint64_t)i;
-            CHECK_EQ(jbof_sched_submit(s, &io[i], now), 0);
-        }
+        fill_ops(&io[32], 4, id, JBOF_OP_WRITE, 1u << 20, 32);
+        submit_n(s, &io[32], 4, now);
         int got = 0;
         for (int step = 0; step < 100 && got < 4; step++) {
             now += 10000000;
