@@ -433,14 +433,12 @@ static __attribute__((noinline)) void lc_steer(ctl_state *c, uint64_t now_ns)
     } else if (now_ns - c->lc_win_ns < CTL_LC_WIN_MAX_NS) {
         return; /* too few samples yet: keep counting */
     }
+    uint32_t off = c->lift_off;
     if (c->lc_n >= CTL_LC_WIN_MIN) { /* 3e's tail guard: the lift closed for a window past SLO / 4's tail */
-        uint32_t on = (uint64_t)c->lc_over_lift * CTL_LC_TAIL_DIV > c->lc_n;
-        uint32_t off = on ? c->lift_off | CTL_LIFT_TAIL : c->lift_off & ~CTL_LIFT_TAIL;
-        if (off != c->lift_off) {
-            c->lift_off = off;
-            c->steer_ns = s;
-            band_refresh(c);
-        }
+        if ((uint64_t)c->lc_over_lift * CTL_LC_TAIL_DIV > c->lc_n)
+            off |= CTL_LIFT_TAIL;
+        else
+            off &= ~CTL_LIFT_TAIL;
     }
     c->lc_over_lift = 0;
     /* sched.c section 169: the tail's longer memory (about the last
@@ -453,8 +451,9 @@ static __attribute__((noinline)) void lc_steer(ctl_state *c, uint64_t now_ns)
     }
     c->lc_n = c->lc_over_slo = c->lc_over_3q = 0;
     c->lc_win_ns = now_ns;
-    if (s != c->steer_ns) {
+    if (s != c->steer_ns || off != c->lift_off) {
         c->steer_ns = s;
+        c->lift_off = off;
         band_refresh(c);
     }
 }
