@@ -239,6 +239,7 @@ def run_attack(server: dict[str, Any], kind: str, target: str | None = None,
 # fails below FLOOR -- the old shared pools gave 0% -- and prints the ratio;
 # the 80% number is quoted from quiet runs, not asserted on a shared host.
 FLOOR = 0.5
+FLOOD_FLOOR = 0.05  # the accept flood's own floor (its attacker takes a core)
 
 
 def check_kept(r: dict[str, Any]) -> None:
@@ -293,6 +294,10 @@ def test_accept_flood_is_rate_limited(server: dict[str, Any]) -> None:
     host, port = server["engine"].tcp_address
     r = run_attack(server, "flood-tcp", target=f"{host}:{port}")
     assert server["engine"].stats()["rate_limited"] > 0
+    # Whatever the host's load, the good tenant is never stopped outright:
+    # 14-50% of its IOPS were kept in five runs with three sweeps beside
+    # the test (load 8-10 on 2 cores); the old shared pools gave 0%.
+    assert r["during"] >= FLOOD_FLOOR * r["before"], r
     if r["during"] < KEEP * r["before"]:
         # The reactor's CPU time over the attack (0.1-0.5 cores measured,
         # most of it serving the good tenant) is not where the IOPS went:
