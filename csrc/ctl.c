@@ -421,7 +421,13 @@ void ctl_set_cap(ctl_state *c, uint64_t cap_ns)
 static __attribute__((noinline)) void lc_steer(ctl_state *c, uint64_t now_ns)
 {
     uint64_t cap = c->target_cap_ns, s = c->steer_ns;
+    uint32_t off = c->lift_off;
     if (c->lc_n >= CTL_LC_WIN_MIN) {
+        /* 3e's tail guard: the lift closed for a window past SLO / 4's tail */
+        if ((uint64_t)c->lc_over_lift * CTL_LC_TAIL_DIV > c->lc_n)
+            off |= CTL_LIFT_TAIL;
+        else
+            off &= ~CTL_LIFT_TAIL;
         if ((uint64_t)c->lc_over_slo * CTL_LC_TAIL_DIV > c->lc_n) {
             s = cap;
         } else if ((uint64_t)c->lc_over_3q * CTL_LC_TAIL_DIV <= c->lc_n &&
@@ -433,14 +439,6 @@ static __attribute__((noinline)) void lc_steer(ctl_state *c, uint64_t now_ns)
     } else if (now_ns - c->lc_win_ns < CTL_LC_WIN_MAX_NS) {
         return; /* too few samples yet: keep counting */
     }
-    uint32_t off = c->lift_off;
-    if (c->lc_n >= CTL_LC_WIN_MIN) { /* 3e's tail guard: the lift closed for a window past SLO / 4's tail */
-        if ((uint64_t)c->lc_over_lift * CTL_LC_TAIL_DIV > c->lc_n)
-            off |= CTL_LIFT_TAIL;
-        else
-            off &= ~CTL_LIFT_TAIL;
-    }
-    c->lc_over_lift = 0;
     /* sched.c section 169: the tail's longer memory (about the last
      * CTL_LC_MEM_N completions) */
     c->lc_mem_n += c->lc_n;
@@ -449,7 +447,7 @@ static __attribute__((noinline)) void lc_steer(ctl_state *c, uint64_t now_ns)
         c->lc_mem_n >>= 1;
         c->lc_mem_over >>= 1;
     }
-    c->lc_n = c->lc_over_slo = c->lc_over_3q = 0;
+    c->lc_n = c->lc_over_slo = c->lc_over_3q = c->lc_over_lift = 0;
     c->lc_win_ns = now_ns;
     if (s != c->steer_ns || off != c->lift_off) {
         c->steer_ns = s;
