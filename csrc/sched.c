@@ -3634,8 +3634,9 @@
  *    write time (s1-200: EWMA 143-213 us, mean 47-64 us).  The rule
  *    (wj_roll): WJ_LINE_X 6, and past WJ_MANY_N (256) writes in the window
  *    a full also needs the window's mean device write time (write_done sums
- *    it) past the line (section 226 judges that mean alone there).  Fast gate (L17 = main 4a4d812 -> this): seed 1 271
- *    -> 268 (work s1-76, 686 fixed; weights s1-695 fixed), seed 2 247 ->
+ *    it) past the line (section 226 judges that mean alone there).  Fast
+ *    gate (L17 = main 4a4d812 -> this): seed 1 271 -> 268 (work s1-76, 686
+ *    fixed; weights s1-695 fixed), seed 2 247 ->
  *    246 (weights s2-635 fixed), nothing new; line 6 alone 268 / 247 (219e).
  *    Sensitivity: the line at 3 x 272 / 247, at 12 x 270 / 249 (519 each
  *    against L17's 518; unguarded 522 / 518).  Cost: an add per write (the
