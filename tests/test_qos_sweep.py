@@ -30,8 +30,9 @@ FIXTURES = sorted(FIX.glob("*.yaml"))
 # With sched.c section 18 (one bucket, no windows) these pass what was open: issue11-sixteen
 # (jain, weights), the four issue11-weights-124 seeds (weights), sweep-s1-30 (weights, work),
 # sata-large-io (work); work is open on sweep-s1-231 and sweep-s1-5 (a QD-1 reader beside a
-# deep one loses the windows' isolation).  With sections 20-24 these pass what was open:
-# sweep-s1-273 (work), sweep-s1-41 (weights, section 23), sweep-s11-27 (starve, section 20).
+# deep one loses the windows' isolation; both pass all since b4cacfd).  With sections 20-24 these
+# pass what was open: sweep-s1-273 (work), sweep-s1-41 (weights, section 23), sweep-s11-27 (starve,
+# section 20).
 OPEN: dict[str, set[str]] = {
     # sweep-s1-158's jain passes with sched.c section 210 (a full write buffer paced: jain 0.833 -> within
     # gimbal's 0.902 - 0.02)
@@ -39,8 +40,10 @@ OPEN: dict[str, set[str]] = {
     # sweep-s1-19 passes all with sched.c section 209 (its SLO reader's whole-program waits, within its
     # 5 ms SLO, read as a full buffer: t2 p99 1671 -> ~1510 us, gimbal 1507; util 1.258 -> 1.541)
     "sweep-s1-215": {"work"},
-    "sweep-s1-5": {"jain", "work"},   # weights passes with narrowing 1 measured: t5 (QD 1) is queued 54%
-    "sweep-s1-231": {"work"},
+    # weights passes with narrowing 1 measured: t5 (QD 1) is queued 54%; jain and work pass on main
+    # since b4cacfd (scheduler-log section 265)
+    "sweep-s1-5": set(),
+    "sweep-s1-231": set(),  # passes all on main since b4cacfd (scheduler-log section 265)
     # sweep-s1-644 passes all with sched.c section 37 (a full write buffer at any wait): t0 p99 606 -> 229 us
     # sched.c section 63 (start-time fair gate on large best-effort heads in two-bucket mode):
     # sweep-s1-153's weights pass (was open); sweep-s1-78 (t0 / t4 0.466, t2 0.069 of a weight-1
@@ -67,7 +70,7 @@ OPEN: dict[str, set[str]] = {
     # 300 us-SLO reader behind t0's large IOs now meets its SLO (slo was open); sweep-s1-723's QD-1
     # 4 KiB reader behind t1's 1 MiB randrw on SATA: p99 1933 -> 188 us (SLO 1000, gimbal 287)
     "sweep-s1-904": set(), "sweep-s1-723": set(),
-    "sweep-s11-27": {"weights", "work"},
+    "sweep-s11-27": set(),  # passes all on main since b4cacfd (scheduler-log section 265)
     # sched.c section 55 (section 49's progress bound beside an SLO tenant without a reservation): t0
     # (1 MiB randrw) no longer starves behind t1's read overdraft (9 empty bins -> 0); work waived by
     # narrowing 5.  sweep-s1-534 (t0, 256 KiB reads beside a 300 us-SLO reader: 14 empty bins) and
@@ -156,14 +159,15 @@ OPEN: dict[str, set[str]] = {
     # sweep.py narrowing 1 measured (sched.c section 25): the weight-2 4 KiB QD-32 reader is queued at
     # the scheduler 92-93% of the time and gets a cost share of 0.218-0.240 against 0.286; the old
     # depth estimate (32 x ~7 KB < 2 x 2/7 of the 1 MiB window) had left it out of the check
-    "issue11-weights-124-seed1": {"weights"}, "issue11-weights-124-seed2": {"weights"},
+    # seed1 passes all on main since b4cacfd (scheduler-log section 265)
+    "issue11-weights-124-seed1": set(), "issue11-weights-124-seed2": {"weights"},
     "issue11-weights-124-seed3": {"weights"}, "issue11-weights-124-seed4": {"weights"},
     # the same: a two-bucket mix (SLO tenant, reservation); the 4 KiB QD-8 randrw t2 (weight 3) is
     # queued 99.9% and gets 0.337 of the group's cost beside the 1 MiB QD-64 reader t1's 0.663
     "sweep-s1-149": {"weights"},
     # the same with reservations: the 4-32 KiB QD-1 randrw t1 is queued 92% and gets 0.302 of the
     # group's cost beside the 8/256 KiB QD-4 rw t7's 0.698 (t0, queued 69%, is no longer in the group)
-    "sweep-s1-712": {"weights"},
+    "sweep-s1-712": set(),  # passes all on main since b4cacfd (scheduler-log section 265)
     # sched.c section 28 (escapes while SLO steering holds the band under 2 x the unloaded read
     # latency): the readers t0/t13/t17/t27 waited 405-408 ms behind the read reservations' debt
     # (OVERLOADED by the 200 us SLO); now none stalls or starves, t12 moves (cost share 0.002 ->
@@ -222,7 +226,7 @@ OPEN: dict[str, set[str]] = {
     # sched.c section 61 (the SLO tenant past section 9's mask with nothing in the drive): t1, a 300 us-SLO
     # 4 KiB randrw at QD 2, waited at the scheduler 0.90 of its slow IOs' time (p99 1737 us against 1.1 x
     # gimbal's 721 us); now 606 us, and the work check passes; weights open (t0 / t2 0.675 / 0.325 of 0.5)
-    "sweep-s1-838": {"weights"},
+    "sweep-s1-838": set(),  # passes all on main since b4cacfd (scheduler-log section 265)
     # sched.c section 141 (section 76's fast decay beside an SLO tenant when every active writer has a
     # limit): the write price was Gimbal's untested wf 9 taking -0.5 a period (no write ever slow), now
     # taken down by 76's fast steps; util 1.439 -> 1.587 (token-bucket 1.639), t1 388 -> 558 MiB/s; every invariant met
