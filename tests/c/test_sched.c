@@ -2412,7 +2412,11 @@ typedef struct {
     uint8_t op;
 } load_spec;
 
-static void check_settled_ratio(const char *what, int n, const load_spec *sp, int num, int den, double lo, double hi)
+/* The ratio's failure names the calling test's line (CHECK's own line is
+ * this helper's, shared by every caller). */
+#define check_settled_ratio(...) check_settled_ratio_at(__LINE__, __VA_ARGS__)
+static void check_settled_ratio_at(int line, const char *what, int n, const load_spec *sp, int num, int den,
+                                   double lo, double hi)
 {
     static load L;
     static fake f;
@@ -2421,7 +2425,7 @@ static void check_settled_ratio(const char *what, int n, const load_spec *sp, in
         load_set(&L, i, sp[i - 1].depth, sp[i - 1].bs, sp[i - 1].op);
     double r = settled_cost_ratio(s, &L, &f, num, den);
     if (!(r > lo && r < hi))
-        fprintf(stderr, "%s cost %.3f\n", what, r);
+        fprintf(stderr, "%s:%d: %s cost %.3f, not in (%.2f, %.2f)\n", __FILE__, line, what, r, lo, hi);
     CHECK(r > lo && r < hi);
 }
 
