@@ -200,6 +200,7 @@ typedef struct ctl_state {
     uint32_t fp_state;           /* the state at its open */
     uint32_t fp_wait;            /* windows before the next probe may open */
     uint64_t rate_top;           /* sched.c section 211: rate_max lifted on a drive with no read signal (0: none) */
+    uint64_t floor_bps;          /* sched.c section 260 (254): OVERLOADED's fall to the measured rate not below this (0: none) */
 } ctl_state;
 
 /* A latency-critical tenant's end-to-end latency sample (qos SLO steering). */
@@ -435,7 +436,8 @@ static inline __attribute__((always_inline)) void ctl_eval_body(ctl_state *c, ui
             l = thr + 1;
     }
 
-    if (c->cfg.band_hi_pct && (c->underfilled || (c->self_queued && l > thr))) {
+    /* underfilled 2 (sched.c section 260, 252): counted underfilled only below the band */
+    if (c->cfg.band_hi_pct && ((c->underfilled && ((c->underfilled & 1) || l < lo)) || (c->self_queued && l > thr))) {
         /* ours (section 5b): the drive just went empty while IO waits for
          * pacing -- whatever the latency of the IOs that left, nothing is
          * queued inside it now, so the rate is what idles it: grow.
@@ -449,8 +451,8 @@ static inline __attribute__((always_inline)) void ctl_eval_body(ctl_state *c, ui
     } else if (l > hi) {
         /* clearly past the knee: fall back to what the drive completes */
         ctl_enter(c, JBOF_CTL_OVERLOADED);
-        if (c->meas_rate_cost_bps < rate)
-            rate = c->meas_rate_cost_bps;
+        if (c->meas_rate_cost_bps < rate) /* sched.c section 260 (254): not below floor_bps (unless the rate is) */
+            rate = c->meas_rate_cost_bps > c->floor_bps ? c->meas_rate_cost_bps : c->floor_bps < rate ? c->floor_bps : rate;
         for (int k = 0; k < 2; k++)
             if (c->tokens[k] > 0)
                 c->tokens[k] = 0;
