@@ -8022,19 +8022,20 @@ struct qrs {
     uint32_t resume, id;
     const jbof_io *h;
 };
+static int qos_round_priced(jbof_sched *s, uint64_t now_ns, jbof_io **out, int nmax, int *waiting, int pace, int nl,
+                            int alone, struct qrs st);
+/* (section 276: the state passed by value and n returned -- the inline
+ * copy keeps it in registers; the pricing copy gets it only at a handover) */
 static inline __attribute__((always_inline)) int qos_round_loop(jbof_sched *s, uint64_t now_ns, jbof_io **out, int nmax,
                                                                  int *waiting, int one, int resv, int pace, int nl,
-                                                                 int tone, int alone, int pr, struct qrs *st)
+                                                                 int tone, int alone, int pr, struct qrs st)
 {
     dlist *l = &s->drr;
-    int n = st->n;
-    uint32_t idle_visits = st->idle_visits, bucket_skips = st->bucket_skips, rel = st->rel;
-    if (pr && one && !resv && st->resume) {
-        st->resume = 0;
-        if (qos_after_take(s, st->id, st->h, 0, &rel, alone, waiting, one, resv)) {
-            st->n = n;
-            return 0;
-        }
+    int n = st.n;
+    uint32_t idle_visits = st.idle_visits, bucket_skips = st.bucket_skips, rel = st.rel;
+    if (pr && one && !resv && st.resume) {
+        if (qos_after_take(s, st.id, st.h, 0, &rel, alone, waiting, one, resv))
+            return n;
     }
     while (n < nmax) {
         if (rel) {
@@ -8233,43 +8234,35 @@ static inline __attribute__((always_inline)) int qos_round_loop(jbof_sched *s, u
         if (!one && h->length_bytes >= CTL_NORMALIZE_BYTES && s->ctl.target_cap_ns)
             big_took(s, t, h, now_ns); /* section 41 (before take: it may advance t's head) */
         uint32_t left = take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, LIST_DRR, one && !resv ? tone | TAKE_GATE_OUT : tone); /* may unlink t */
-        if (one && !resv && __builtin_expect(!left, 0) &&
+        if (one && !resv && (pr || tone != TAKE_ONE_PLAIN) && __builtin_expect(!left, 0) &&
             __builtin_expect((pr && s->dwait[0]) || s->n_backlogged - s->n_lc_backlogged <= 1, 0)) {
             /* section 263 (259)'s gate, after take's carry (neither reads
              * what the other writes); section 273: a mark set in the copy
              * without the price (where none is set: dwait[0] is 0) hands
              * the round to the pricing copy */
             dmark_one(s, id, t, now_ns);
-            if (!pr && s->dwait[0]) {
-                st->n = n;
-                st->idle_visits = idle_visits;
-                st->bucket_skips = bucket_skips;
-                st->rel = rel;
-                st->resume = 1;
-                st->id = id;
-                st->h = h;
-                return 1;
-            }
+            if (!pr && s->dwait[0])
+                return qos_round_priced(s, now_ns, out, nmax, waiting, pace, nl, alone,
+                                        (struct qrs){n, idle_visits, bucket_skips, rel, 1, id, h});
         }
         if (qos_after_take(s, id, h, k, &rel, alone, waiting, one, resv))
             break;
     }
-    st->n = n;
-    return 0;
+    return n;
 }
 
 /* section 273: the one-bucket, no-reservation loop with the price (a mark
  * set at its start or by one of its takes), out of line: the copies inline
  * in the plain paths hold only the loop without it */
-static __attribute__((noinline)) void qos_round_priced(jbof_sched *s, uint64_t now_ns, jbof_io **out, int nmax,
-                                                      int *waiting, int pace, int nl, int alone, struct qrs *st)
+static __attribute__((noinline)) int qos_round_priced(jbof_sched *s, uint64_t now_ns, jbof_io **out, int nmax,
+                                                     int *waiting, int pace, int nl, int alone, struct qrs st)
 {
     if (nl)
-        qos_round_loop(s, now_ns, out, nmax, waiting, 1, 0, 0, 1, 1, alone, 1, st);
+        return qos_round_loop(s, now_ns, out, nmax, waiting, 1, 0, 0, 1, 1, alone, 1, st);
     else if (pace)
-        qos_round_loop(s, now_ns, out, nmax, waiting, 1, 0, 1, 0, 1, alone, 1, st);
+        return qos_round_loop(s, now_ns, out, nmax, waiting, 1, 0, 1, 0, 1, alone, 1, st);
     else
-        qos_round_loop(s, now_ns, out, nmax, waiting, 1, 0, 0, 0, TAKE_ONE_PLAIN, alone, 1, st);
+        return qos_round_loop(s, now_ns, out, nmax, waiting, 1, 0, 0, 0, TAKE_ONE_PLAIN, alone, 1, st);
 }
 
 static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *s, uint64_t now_ns, jbof_io **out,
@@ -8347,14 +8340,13 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
      * section 263 (259)'s price while no mark is set (pr 0); a take that
      * sets one hands the round to the pricing copy (pr 1) after that take */
     struct qrs st = {n, 0, 0, rel, 0, 0, NULL};
-    if (one && !resv) {
-        if (__builtin_expect(s->dwait[0] != 0, 0) ||
-            __builtin_expect(qos_round_loop(s, now_ns, out, nmax, waiting, one, resv, pace, nl, tone, alone, 0, &st), 0))
-            qos_round_priced(s, now_ns, out, nmax, waiting, pace, nl, alone, &st);
-    } else {
-        qos_round_loop(s, now_ns, out, nmax, waiting, one, resv, pace, nl, tone, alone, 1, &st);
-    }
-    n = st.n;
+    /* section 276: the plain copy (no SLO tenant active, d_on 0) neither
+     * prices nor tests 259's gate: the one-bucket mark only beside an SLO
+     * tenant, the scene 259 was built for (test_dmark_price) */
+    if (one && !resv && tone != TAKE_ONE_PLAIN && __builtin_expect(s->dwait[0] != 0, 0))
+        n = qos_round_priced(s, now_ns, out, nmax, waiting, pace, nl, alone, st);
+    else
+        n = qos_round_loop(s, now_ns, out, nmax, waiting, one, resv, pace, nl, tone, alone, !(one && !resv), st);
     if (__builtin_expect(s->bw_debt != 0, 0) && one && !resv && s->ctl.tokens[0] <= 0)
         n = bw_serve(s, out, n, max, now_ns); /* section 79 */
     return n;
