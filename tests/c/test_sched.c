@@ -4996,23 +4996,31 @@ static void test_scav_cost_class_flip(void)
  * does at or after the fall-back from one bucket back to two. */
 
 /* a tenant of one phase for the nl scenes: nbs sizes bs[] at pct[] (nbs 1:
- * bs[0]), an open-loop rate_bps (0 = closed loop), limits limit_bps /
- * limit_iops */
+ * bs[0]), an open-loop rate_bps (0 = closed loop); nl_add and nl_addx
+ * set the rest */
+static void nl_cfg(jbof_tenant_cfg *t, jbof_wl *w, uint32_t klass, uint64_t slo, uint32_t weight, uint32_t rw,
+                   uint32_t readpct, uint32_t qd, uint32_t nbs, const uint32_t *bs, const uint32_t *pct,
+                   uint64_t rate_bps)
+{
+    static const uint32_t all[1] = {100};
+    jbof_tenant_default_cfg(t);
+    t->klass = klass;
+    t->latency_slo_ns = slo;
+    t->weight = weight;
+    wl_split(w, rw, readpct, qd, nbs, bs, nbs == 1 ? all : pct);
+    w->phases[0].rate_bps = rate_bps;
+}
+
+/* nl_cfg's tenant with limits limit_bps / limit_iops */
 static uint32_t nl_add(jbof_sim *sim, uint32_t klass, uint64_t slo, uint32_t weight, uint32_t rw, uint32_t readpct,
                        uint32_t qd, uint32_t nbs, const uint32_t *bs, const uint32_t *pct, uint64_t rate_bps,
                        uint64_t limit_bps, uint64_t limit_iops)
 {
-    static const uint32_t all[1] = {100};
     jbof_tenant_cfg t;
-    jbof_tenant_default_cfg(&t);
-    t.klass = klass;
-    t.latency_slo_ns = slo;
-    t.weight = weight;
+    jbof_wl w;
+    nl_cfg(&t, &w, klass, slo, weight, rw, readpct, qd, nbs, bs, pct, rate_bps);
     t.limit_bps = limit_bps;
     t.limit_iops = limit_iops;
-    jbof_wl w;
-    wl_split(&w, rw, readpct, qd, nbs, bs, nbs == 1 ? all : pct);
-    w.phases[0].rate_bps = rate_bps;
     uint32_t id = 999;
     CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &id), 0);
     return id;
@@ -5164,6 +5172,33 @@ static void test_nl_back_write_ewma(void)
     jbof_sim_destroy(sim);
 }
 
+/* sweep mix s1-787's shape (sata-ssd clean, seed 4924): 13 tenants beside
+ * a 5 ms-SLO 16 KiB reader at QD 4 (t2), most at QD 1-4; t[i] is tenant i's
+ * id.  The scene of test_nl_back_rebase, test_nl_join_one_bucket and
+ * test_nl_underfill_many. */
+static jbof_sim *nl_scene_787(uint32_t t[13])
+{
+    static const uint32_t b0[3] = {4096, 32768, 131072}, p0[3] = {14, 14, 72}, b16[1] = {16384}, b8[1] = {8192},
+                          b1m[1] = {1048576}, b128[1] = {131072}, b7[2] = {32768, 65536}, p7[2] = {67, 33},
+                          b8x[3] = {65536, 524288, 1048576}, p8x[3] = {30, 30, 40}, b64[1] = {65536}, b4[1] = {4096},
+                          b32[1] = {32768};
+    jbof_sim *sim = nl_sim("sata-ssd", 4924);
+    t[0] = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 1, 3, b0, p0, 0, 0, 0);
+    t[1] = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 1, 1, b16, NULL, 0, 0, 0);
+    t[2] = nl_add(sim, JBOF_CLASS_LATENCY, 5000000, 1, JBOF_RW_RANDREAD, 0, 4, 1, b16, NULL, 0, 0, 0);
+    t[3] = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 1, 1, b8, NULL, 0, 0, 0);
+    t[4] = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_WRITE, 0, 16, 1, b1m, NULL, 0, 0, 0);
+    t[5] = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 128, 1, b128, NULL, 0, 0, 0);
+    t[6] = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_WRITE, 0, 2, 1, b16, NULL, 0, 0, 0);
+    t[7] = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 1, 2, b7, p7, 0, 0, 0);
+    t[8] = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 1, 3, b8x, p8x, 0, 0, 0);
+    t[9] = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 4, 1, b128, NULL, 0, 0, 0);
+    t[10] = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 32, 1, b64, NULL, 0, 0, 0);
+    t[11] = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 8, 1, b4, NULL, 10ull << 20, 0, 0);
+    t[12] = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 4, 1, b32, NULL, 0, 0, 0);
+    return sim;
+}
+
 /* section 262 (245's tag re-base at the fall-back, sched.c section 256):
  * sweep mix s1-787's shape (sata-ssd clean, seed 4924; 13 tenants beside
  * a 5 ms-SLO 16 KiB reader at QD 4, most of them at QD 1-4).  The start's
@@ -5176,24 +5211,10 @@ static void test_nl_back_write_ewma(void)
  * IOs (without 245 3) and the 10 MiB/s 4 KiB reader t11 321 (82). */
 static void test_nl_back_rebase(void)
 {
-    static const uint32_t b0[3] = {4096, 32768, 131072}, p0[3] = {14, 14, 72}, b16[1] = {16384}, b8[1] = {8192},
-                          b1m[1] = {1048576}, b128[1] = {131072}, b7[2] = {32768, 65536}, p7[2] = {67, 33},
-                          b8x[3] = {65536, 524288, 1048576}, p8x[3] = {30, 30, 40}, b64[1] = {65536}, b4[1] = {4096},
-                          b32[1] = {32768};
-    jbof_sim *sim = nl_sim("sata-ssd", 4924);
-    uint32_t t0 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 1, 3, b0, p0, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 1, 1, b16, NULL, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_LATENCY, 5000000, 1, JBOF_RW_RANDREAD, 0, 4, 1, b16, NULL, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 1, 1, b8, NULL, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_WRITE, 0, 16, 1, b1m, NULL, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 128, 1, b128, NULL, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_WRITE, 0, 2, 1, b16, NULL, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 1, 2, b7, p7, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 1, 3, b8x, p8x, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 4, 1, b128, NULL, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 32, 1, b64, NULL, 0, 0, 0);
-    uint32_t t11 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 8, 1, b4, NULL, 10ull << 20, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 4, 1, b32, NULL, 0, 0, 0);
+    uint32_t t[13];
+    jbof_sim *sim = nl_scene_787(t);
+    uint32_t t0 = t[0];
+    uint32_t t11 = t[11];
     CHECK_EQ(jbof_sim_run(sim, 40000000ull), 0);
     uint64_t a0 = nl_ios(sim, t0, 0), a11 = nl_ios(sim, t11, 0);
     CHECK_EQ(jbof_sim_run(sim, 160000000ull), 0);
@@ -5277,24 +5298,11 @@ static void test_nl_start_two(void)
  * bit 2 off 1, 2 and 0. */
 static void test_nl_join_one_bucket(void)
 {
-    static const uint32_t b0[3] = {4096, 32768, 131072}, p0[3] = {14, 14, 72}, b16[1] = {16384}, b8[1] = {8192},
-                          b1m[1] = {1048576}, b128[1] = {131072}, b7[2] = {32768, 65536}, p7[2] = {67, 33},
-                          b8x[3] = {65536, 524288, 1048576}, p8x[3] = {30, 30, 40}, b64[1] = {65536}, b4[1] = {4096},
-                          b32[1] = {32768};
-    jbof_sim *sim = nl_sim("sata-ssd", 4924);
-    uint32_t t0 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 1, 3, b0, p0, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 1, 1, b16, NULL, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_LATENCY, 5000000, 1, JBOF_RW_RANDREAD, 0, 4, 1, b16, NULL, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 1, 1, b8, NULL, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_WRITE, 0, 16, 1, b1m, NULL, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 128, 1, b128, NULL, 0, 0, 0);
-    uint32_t t6 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_WRITE, 0, 2, 1, b16, NULL, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 1, 2, b7, p7, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 1, 3, b8x, p8x, 0, 0, 0);
-    uint32_t t9 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 4, 1, b128, NULL, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 32, 1, b64, NULL, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 8, 1, b4, NULL, 10ull << 20, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 4, 1, b32, NULL, 0, 0, 0);
+    uint32_t t[13];
+    jbof_sim *sim = nl_scene_787(t);
+    uint32_t t0 = t[0];
+    uint32_t t6 = t[6];
+    uint32_t t9 = t[9];
     CHECK_EQ(jbof_sim_run(sim, 60000000ull), 0);
     uint64_t a0 = nl_ios(sim, t0, 0), a6 = nl_ios(sim, t6, 1), a9 = nl_ios(sim, t9, 0);
     CHECK_EQ(jbof_sim_run(sim, 130000000ull), 0);
@@ -5384,24 +5392,9 @@ static void test_nl_underfill_start(void)
  * QD 2 has 47 writes at 60 ms (252 off: 20). */
 static void test_nl_underfill_many(void)
 {
-    static const uint32_t b0[3] = {4096, 32768, 131072}, p0[3] = {14, 14, 72}, b16[1] = {16384}, b8[1] = {8192},
-                          b1m[1] = {1048576}, b128[1] = {131072}, b7[2] = {32768, 65536}, p7[2] = {67, 33},
-                          b8x[3] = {65536, 524288, 1048576}, p8x[3] = {30, 30, 40}, b64[1] = {65536}, b4[1] = {4096},
-                          b32[1] = {32768};
-    jbof_sim *sim = nl_sim("sata-ssd", 4924);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 1, 3, b0, p0, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 1, 1, b16, NULL, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_LATENCY, 5000000, 1, JBOF_RW_RANDREAD, 0, 4, 1, b16, NULL, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 1, 1, b8, NULL, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_WRITE, 0, 16, 1, b1m, NULL, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 128, 1, b128, NULL, 0, 0, 0);
-    uint32_t t6 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_WRITE, 0, 2, 1, b16, NULL, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 1, 2, b7, p7, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 1, 3, b8x, p8x, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 4, 1, b128, NULL, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 32, 1, b64, NULL, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 8, 1, b4, NULL, 10ull << 20, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 4, 1, b32, NULL, 0, 0, 0);
+    uint32_t t[13];
+    jbof_sim *sim = nl_scene_787(t);
+    uint32_t t6 = t[6];
     CHECK_EQ(jbof_sim_run(sim, 40000000ull), 0);
     uint64_t rate = nl_drive(sim).rate_cost_bps;
     CHECK_EQ(jbof_sim_run(sim, 60000000ull), 0);
@@ -5449,17 +5442,11 @@ static uint32_t nl_addx(jbof_sim *sim, uint32_t klass, uint64_t slo, uint32_t we
                         uint64_t limit_bps, uint32_t rw, uint32_t readpct, uint32_t qd, uint32_t nbs, const uint32_t *bs,
                         const uint32_t *pct, uint64_t rate_bps, uint64_t startdelay_ms, uint64_t on_ms, uint64_t idle_ms)
 {
-    static const uint32_t all[1] = {100};
     jbof_tenant_cfg t;
-    jbof_tenant_default_cfg(&t);
-    t.klass = klass;
-    t.latency_slo_ns = slo;
-    t.weight = weight;
+    jbof_wl w;
+    nl_cfg(&t, &w, klass, slo, weight, rw, readpct, qd, nbs, bs, pct, rate_bps);
     t.reserve_bps = reserve_bps;
     t.limit_bps = limit_bps;
-    jbof_wl w;
-    wl_split(&w, rw, readpct, qd, nbs, bs, nbs == 1 ? all : pct);
-    w.phases[0].rate_bps = rate_bps;
     w.startdelay_ns = startdelay_ms * 1000000ull;
     if (on_ms) {
         w.phases[1] = w.phases[0];
