@@ -3810,7 +3810,9 @@
  *        test_dmark_price's depth-bound 512 B writer earns its spend
  *        beside the 128 KiB writer again (7398 -> 15814 writes, main
  *        10656); an unguarded one-bucket mark cost up to +47 instructions
- *        per IO (--bw) in the walk beside a long round.
+ *        per IO (--bw) in the walk beside a long round; the plain
+ *        one-bucket round with no SLO tenant (TAKE_ONE_PLAIN) keeps main's
+ *        code, without the mark (log 276).
  *
  *    Underfill gate.  The underfill above acts only while at least
  *    NL_UF_BACKLOGGED (8) tenants are backlogged (log 269, 271, 277).  The
@@ -3835,19 +3837,21 @@
  *    but seed 3's slo row 14 against main's 13, log 277).
  *
  *    What it costs.  With no SLO tenant active the plain one-bucket round
- *    runs its own copy (TAKE_ONE_PLAIN) and pays nothing; the d_on test rides
- *    on the one-bucket path's existing one_slow_ns test and a d_flip test on
- *    the two-bucket branch, both into dispatch_qos_slow (log 253).  Beside an
- *    SLO tenant: a drain test per best-effort take (nl_tk), the SLO tenants'
- *    cost in the drive summed on demand (nl_lc_cost), two compares and counts
- *    per SLO completion, at an emptying take under one bucket a test of
- *    dwait[0] and the backlogged count before dmark_one (log 263b, 268), one
- *    predicted-false nl_uf test per controller evaluation; the rest per tail
- *    window (nl_roll, nl_run), per join, at the fall-back or on the held
- *    path.  Per IO against main, as measured in log 268 (before section
- *    273's cuts): +7.6 bench-sched, +5.3 --slo, +9.4 --big, +8.6 --bw
- *    instructions ({COST} after 273).  The fast gate against main (L18:
- *    267 / 245 / 11): s1 {S1}, s2 {S2}, CI {CI}.
+ *    runs its own copy (TAKE_ONE_PLAIN) without 259's mark (log 276); the
+ *    d_on test rides on the one-bucket path's existing one_slow_ns test and
+ *    a d_flip test on the two-bucket branch, both into dispatch_qos_slow
+ *    (log 253).  The one-bucket round's price runs in an out-of-line copy
+ *    (qos_round_priced) entered only while a mark is set (log 273).  Beside
+ *    an SLO tenant: a drain test per best-effort take (nl_tk), the SLO
+ *    tenants' cost in the drive summed on demand (nl_lc_cost), two compares
+ *    and counts per SLO completion, at an emptying take under one bucket a
+ *    test of dwait[0] and the backlogged count before dmark_one (log 263b,
+ *    268), one predicted-false nl_uf test per controller evaluation; the
+ *    rest per tail window (nl_roll, nl_run), per join, at the fall-back or
+ *    on the held path.  Per IO against main: +3.9 instructions on
+ *    bench-sched (554.1 / 476.0 against 550.2 / 472.1, whole / scheduler),
+ *    -7.4 on --slo, -14.1 on --big, -14.5 on --bw.  The sweep against main
+ *    (267 / 245 / 11): s1 255, s2 238, CI 11; hold-out seed 3 310 -> 300.
  *    (docs/scheduler-log.md sections 215-273 and 277)
  */
 #include <errno.h>
