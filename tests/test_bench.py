@@ -470,6 +470,33 @@ def test_a_failing_fio_stops_the_others(tmp_path: Path) -> None:
                    .read_text() for pid in _children())
 
 
+def test_a_stop_while_fio_starts_stops_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGINT right after the first fio started, before the next is started (the
+    moment test_interrupt_stops_everything aims at): run_all raises KeyboardInterrupt
+    only once every fio it started is registered, and stops them all."""
+    import os
+    import signal
+
+    from control.bench import fio as fiomod
+    sleeper = tmp_path / "fakefio"
+    sleeper.write_text("#!/bin/sh\nexec sleep 30\n")
+    sleeper.chmod(0o755)
+    started: list[fiomod.FioProcess] = []
+    real = fiomod.FioProcess.__init__
+
+    def init(self: fiomod.FioProcess, *a: object, **k: object) -> None:
+        real(self, *a, **k)             # type: ignore[arg-type]
+        started.append(self)
+        if len(started) == 1:
+            os.kill(os.getpid(), signal.SIGINT)
+    monkeypatch.setattr(fiomod.FioProcess, "__init__", init)
+    jobs = {n: tmp_path / f"{n}.fio" for n in ("a", "b")}
+    with pytest.raises(KeyboardInterrupt):
+        fiomod.run_all(jobs, tmp_path, timeout_s=60, fio=str(sleeper))
+    assert len(started) == 2
+    assert all(p.proc.poll() is not None for p in started)
+
+
 def _children() -> list[int]:
     import os
     me = str(os.getpid())

@@ -32,13 +32,15 @@ fio processes in their own process groups, and fio's output read back.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import signal
 import subprocess
+import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -332,6 +334,28 @@ class FioProcess:
         return parse_output(text, f"fio for tenant {self.name}")
 
 
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold SIGINT / SIGTERM / SIGHUP for the body and raise KeyboardInterrupt after it
+    if one came.  An fio is in its own session, so a Ctrl-C does not reach it: one
+    arriving between its start and its registration would leave an fio that nothing
+    stops (and a bench that waits for its connection).  Outside the main thread, where
+    handlers cannot be set, the body runs as is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    got: list[int] = []
+    old = {s: signal.signal(s, lambda n, _f: got.append(n))
+           for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h if h is not None else signal.SIG_DFL)
+    if got:
+        raise KeyboardInterrupt
+
+
 def run_all(jobs: Mapping[str, Path], outdir: Path, timeout_s: float,
             tick: Callable[[], None] | None = None, fio: str = "fio") -> dict[str, FioResult]:
     """Start one fio per job file at once and wait for all (bounded by timeout_s).
@@ -340,8 +364,9 @@ def run_all(jobs: Mapping[str, Path], outdir: Path, timeout_s: float,
     KeyboardInterrupt (re-raised) -- no fio outlives this call."""
     procs: list[FioProcess] = []
     try:
-        for name, jobfile in jobs.items():
-            procs.append(FioProcess(name, jobfile, outdir / f"{name}.json", fio))
+        with _signals_held():                   # each fio registered before a stop can come
+            for name, jobfile in jobs.items():
+                procs.append(FioProcess(name, jobfile, outdir / f"{name}.json", fio))
         deadline = time.monotonic() + timeout_s
         while True:
             rcs = [p.poll() for p in procs]
