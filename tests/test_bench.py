@@ -491,8 +491,12 @@ def test_a_stop_while_fio_starts_stops_it(tmp_path: Path, monkeypatch: pytest.Mo
             os.kill(os.getpid(), signal.SIGINT)
     monkeypatch.setattr(fiomod.FioProcess, "__init__", init)
     jobs = {n: tmp_path / f"{n}.fio" for n in ("a", "b")}
-    with pytest.raises(KeyboardInterrupt):
-        fiomod.run_all(jobs, tmp_path, timeout_s=60, fio=str(sleeper))
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)   # ignored in a background suite
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            fiomod.run_all(jobs, tmp_path, timeout_s=60, fio=str(sleeper))
+    finally:
+        signal.signal(signal.SIGINT, old)
     assert len(started) == 2
     assert all(p.proc.poll() is not None for p in started)
 
@@ -523,10 +527,13 @@ def test_interrupt_stops_everything(tmp_path: Path, sig: str) -> None:
     p = tmp_path / "small.yaml"
     p.write_text(SMALL)
     env = dict(os.environ, TMPDIR=str(tmp_path))
+    # SIGINT at its default in the child (Python then raises KeyboardInterrupt): a suite
+    # started in the background inherits it ignored, and the bench with it
     proc = subprocess.Popen([sys.executable, "-m", "control.cli", "bench", str(p), "-p", "fifo",
                              "--backend", "memory", "--duration", "20s", "--no-peers", "--repeat", "1"],
                             stderr=subprocess.PIPE, text=True, env=env,
-                            cwd=Path(__file__).resolve().parent.parent)
+                            cwd=Path(__file__).resolve().parent.parent,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     kids: list[str] = []
     deadline = time.monotonic() + 20
     while not kids and time.monotonic() < deadline:      # wait for the first fio

@@ -346,7 +346,8 @@ def _signals_held() -> Iterator[None]:
         return
     got: list[int] = []
     old = {s: signal.signal(s, lambda n, _f: got.append(n))
-           for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+           for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+           if signal.getsignal(s) is not signal.SIG_IGN}          # an ignored one stays ignored
     try:
         yield
     finally:
