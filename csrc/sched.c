@@ -4497,6 +4497,7 @@ static inline __attribute__((always_inline)) void list_rotate(jbof_sched *s, dli
 #define NL_UF_WINDOWS 10u        /* 252 (G252N): ... in the first NL_UF_WINDOWS one-bucket tail windows */
 #define NL_UF_START_NS (100ull * 1000000ull) /* 252 (G252T): ... of a one-bucket run whose first window closed before this */
 #define NL_UF_BACKLOGGED 8u      /* 254 bit 1 (G254B), 269: ... with at least this many tenants backlogged (s1-787's 12 on; lc_grow_ahead's 5, s1-443's 7, s1-834's 1 off) */
+#define NL_UF_PAIR 2u            /* 278: ... or exactly this many, with no section 79 passed read in the drive (s11-49 / s2-329 on; s3-118 off) */
 #define NL_UF_MEAS_X256 416u     /* 254 bit 64 (G254M): ... and the measured rate at most NL_UF_MEAS_X256 / 256 x the rate */
 #define NL_BACK_FLOOR_R256 32u   /* 254 bit 16 (G254R): after the fall-back OVERLOADED stops at this / 256 x the hand-over rate */
 #define NL_BACK_FLOOR_WIN 2u     /* 254 bit 16 (G254W): ... for this many tail windows */
@@ -8855,7 +8856,8 @@ static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *
          * (read by the evaluation only: computed for it, section 6) */
         c->underfilled = s->cfg.policy == JBOF_POLICY_QOS && s->inflight_ios < UNDERFILL_IOS + s->bw_inflight && s->n_backlogged > 0;
         if (__builtin_expect(s->nl_uf != 0, 0) && !c->underfilled && s->inflight_ios < UNDERFILL_IOS + s->bw_inflight + s->nl_uf &&
-            s->n_backlogged >= NL_UF_BACKLOGGED && /* section 272 (269) */
+            (s->n_backlogged >= NL_UF_BACKLOGGED || /* section 272 (269) */
+             (s->n_backlogged == NL_UF_PAIR && !s->bw_inflight)) && /* section 272 (278): the pair, no section 79 pass in the drive */
             c->meas_rate_cost_bps * 256 <= c->rate_cost_bps * (uint64_t)NL_UF_MEAS_X256)
             c->underfilled = 2; /* section 260 (252, 254 bits 1 / 64): underfilled, only below the band (ctl_eval_body) */
         /* section 17: a read, only t's IO is in the drive and another
