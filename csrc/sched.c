@@ -3834,7 +3834,14 @@
  *    stalls s3-118 on the hold-out seed 3, log 271), and log 270's gate
  *    on the SLO tenant's headroom and the backlogged members' absence
  *    from the drive (the same mixes as the 2-or-8 band on seeds 1 / 2,
- *    but seed 3's slo row 14 against main's 13, log 277).
+ *    but seed 3's slo row 14 against main's 13, log 277).  It also acts
+ *    with exactly NL_UF_PAIR (2) tenants backlogged while no section 79
+ *    passed read is in the drive (bw_inflight 0; log 278): with a pass in
+ *    the drive a write costing megabytes holds it, so two or three IOs
+ *    there are not an idle drive -- s3-118's stall (its pair's raise 1.55
+ *    -> 3.99 GB/s in a window) came with bw_inflight >= 1 at every one of
+ *    its 739 pair evaluations, s11-49's 181 and s2-329's 22 with none;
+ *    s2-329 and s11-49 pass, seed 3 300 -> 299 with every row at main's.
  *
  *    What it costs.  With no SLO tenant active the plain one-bucket round
  *    runs its own copy (TAKE_ONE_PLAIN) without 259's mark (log 276); the

@@ -5407,6 +5407,38 @@ static void test_nl_underfill_many(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 278 (sched.c section 272's pair: 252's extra underfill also with
+ * exactly NL_UF_PAIR (2) tenants backlogged while no section 79 passed read
+ * is in the drive): sweep mix s11-49's shape (sata-ssd clean, seed 9717):
+ * an open-loop 400 MiB/s 128 / 256 / 512 KiB writer at QD 4 (weight 2), a
+ * 5 ms-SLO 16 KiB reader at QD 4 and a 16 KiB writer at QD 16 limited to
+ * 800 MiB/s.  The two writers backlogged, nothing passed, 252 grows the
+ * rate (port272's test, same bounds); without the pair (NL_UF_PAIR
+ * unmatched, the same as 252 off here) the rate stays near 1.96 GB/s and
+ * the writers have about half the writes. */
+static void test_nl_underfill_pair(void)
+{
+    static const uint32_t b0[3] = {131072, 262144, 524288}, p0[3] = {22, 67, 11}, b16[1] = {16384};
+    jbof_sim *sim = nl_sim("sata-ssd", 9717);
+    uint32_t t0 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 2, JBOF_RW_WRITE, 0, 4, 3, b0, p0, 400ull << 20, 0, 0);
+    nl_add(sim, JBOF_CLASS_LATENCY, 5000000, 1, JBOF_RW_RANDREAD, 0, 4, 1, b16, NULL, 0, 0, 0);
+    uint32_t t2 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_WRITE, 0, 16, 1, b16, NULL, 0, 800ull << 20, 0);
+    CHECK_EQ(jbof_sim_run(sim, 100000000ull), 0);
+    uint64_t rate = nl_drive(sim).rate_cost_bps;
+    CHECK_EQ(jbof_sim_run(sim, 200000000ull), 0);
+    uint64_t w0 = nl_ios(sim, t0, 1), w2 = nl_ios(sim, t2, 1);
+    if (!(rate >= 3000000000ull && w0 >= 150 && w2 >= 1200))
+        fprintf(stderr, "nl underfill pair: rate %llu at 100 ms, the writers %llu and %llu writes at 200 ms\n",
+                (unsigned long long)rate, (unsigned long long)w0, (unsigned long long)w2);
+    else
+        fprintf(stderr, "nl underfill pair ok: rate %llu at 100 ms, the writers %llu and %llu writes at 200 ms\n",
+                (unsigned long long)rate, (unsigned long long)w0, (unsigned long long)w2);
+    CHECK(rate >= 3000000000ull);
+    CHECK(w0 >= 150);
+    CHECK(w2 >= 1200);
+    jbof_sim_destroy(sim);
+}
+
 /* section 266 (254 bit 16, sched.c section 260: for NL_BACK_FLOOR_WIN tail
  * windows after the fall-back OVERLOADED's fall to the measured rate stops
  * at NL_BACK_FLOOR_R256 / 256 x the hand-over rate): sweep mix s2-858's
@@ -5629,6 +5661,7 @@ int main(void)
     test_nl_live_hold();
     test_nl_underfill_start();
     test_nl_underfill_many();
+    test_nl_underfill_pair();
     test_nl_back_floor();
     test_nl_underfill_meas();
     TEST_SUMMARY();
