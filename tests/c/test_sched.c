@@ -5430,9 +5430,6 @@ static void test_nl_underfill_pair(void)
     if (!(rate >= 3000000000ull && w0 >= 150 && w2 >= 1200))
         fprintf(stderr, "nl underfill pair: rate %llu at 100 ms, the writers %llu and %llu writes at 200 ms\n",
                 (unsigned long long)rate, (unsigned long long)w0, (unsigned long long)w2);
-    else
-        fprintf(stderr, "nl underfill pair ok: rate %llu at 100 ms, the writers %llu and %llu writes at 200 ms\n",
-                (unsigned long long)rate, (unsigned long long)w0, (unsigned long long)w2);
     CHECK(rate >= 3000000000ull);
     CHECK(w0 >= 150);
     CHECK(w2 >= 1200);
