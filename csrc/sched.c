@@ -3829,19 +3829,19 @@
  *    6 loses s1-443 (7 backlogged, weights), 4 fails lc_grow_ahead, 16
  *    loses s1-787.  The drive's depth does not separate the scenes
  *    (lc_grow_ahead's is deeper than s1-787's), nor does "no member held"
- *    (s1-787 has 2 held).  Two wider gates were measured and not taken:
- *    exactly 2 backlogged as well (log 269: fixes s11-49 and s2-329, but
- *    stalls s3-118 on the hold-out seed 3, log 271), and log 270's gate
- *    on the SLO tenant's headroom and the backlogged members' absence
- *    from the drive (the same mixes as the 2-or-8 band on seeds 1 / 2,
- *    but seed 3's slo row 14 against main's 13, log 277).  It also acts
- *    with exactly NL_UF_PAIR (2) tenants backlogged while no section 79
+ *    (s1-787 has 2 held).  It also acts with exactly NL_UF_PAIR (2)
+ *    tenants backlogged while no section 79
  *    passed read is in the drive (bw_inflight 0; log 278): with a pass in
  *    the drive a write costing megabytes holds it, so two or three IOs
  *    there are not an idle drive -- s3-118's stall (its pair's raise 1.55
  *    -> 3.99 GB/s in a window) came with bw_inflight >= 1 at every one of
  *    its 739 pair evaluations, s11-49's 181 and s2-329's 22 with none;
  *    s2-329 and s11-49 pass, seed 3 300 -> 299 with every row at main's.
+ *    Two wider gates were measured and not taken: exactly 2 backlogged
+ *    whatever is in the drive (log 269: stalls s3-118 on the hold-out
+ *    seed 3, log 271), and log 270's gate on the SLO tenant's headroom and
+ *    the backlogged members' absence from the drive (seed 3's slo row 14
+ *    against main's 13, log 277).
  *
  *    What it costs.  With no SLO tenant active the plain one-bucket round
  *    runs its own copy (TAKE_ONE_PLAIN) without 259's mark (log 276); the
@@ -3857,9 +3857,9 @@
  *    rest per tail window (nl_roll, nl_run), per join, at the fall-back or
  *    on the held path.  Per IO against main: +3.9 instructions on
  *    bench-sched (554.1 / 476.0 against 550.2 / 472.1, whole / scheduler),
- *    -7.4 on --slo, -14.1 on --big, -14.5 on --bw.  The sweep against main
- *    (267 / 245 / 11): s1 255, s2 238, CI 11; hold-out seed 3 310 -> 300.
- *    (docs/scheduler-log.md sections 215-273 and 277)
+ *    -8.8 on --slo, -14.1 on --big, -14.5 on --bw.  The sweep against main
+ *    (267 / 245 / 11): s1 255, s2 237, CI 10; hold-out seed 3 310 -> 299.
+ *    (docs/scheduler-log.md sections 215-273, 277 and 278)
  */
 #include <errno.h>
 #include <stdlib.h>
