@@ -5203,7 +5203,7 @@ int jbof_sched_tenant_add(jbof_sched *s, const jbof_tenant_cfg *cfg, uint64_t no
     jbof_hist_reset(&t->hist);
     s->t[id] = t;
     if (id >= s->t_hi)
-        s->t_hi = id + 1; /* section 268: nl_run's walks stop here */
+        s->t_hi = id + 1; /* section 268: the nl walks (nl_run, nl_back, nl_roll) stop here */
     s->ntenants++;
     resv_rebuild(s);
     *id_out = id;
@@ -5572,13 +5572,20 @@ static inline void dmark(jbof_sched *s, uint32_t id, const tenant *t, int k, uin
     }
 }
 
+/* section 263 (259): at most one best-effort tenant backlogged -- where the
+ * one-bucket mark may be set (dmark_one) */
+static inline __attribute__((always_inline)) int dmark_one_room(const jbof_sched *s)
+{
+    return s->n_backlogged - s->n_lc_backlogged <= 1;
+}
+
 /* section 263 (259): 157's mark under one bucket (bucket 0), only while at
  * most one other non-SLO tenant is backlogged (the price's walk needs no
  * third member queued: no mark, and no walk, beside a long round); p_qdeep
  * first, where most emptying takes stop */
 static __attribute__((noinline)) void dmark_one(jbof_sched *s, uint32_t id, const tenant *t, uint64_t now_ns)
 {
-    if (t->p_qdeep && s->n_backlogged - s->n_lc_backlogged <= 1 && sfq_member(t) && !t->rated &&
+    if (t->p_qdeep && dmark_one_room(s) && sfq_member(t) && !t->rated &&
         t->inflight_cost <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight) {
         if (s->dwait[0] != id + 1)
             dset(s, 0, id + 1);
@@ -5593,7 +5600,7 @@ static __attribute__((noinline)) void dmark_one(jbof_sched *s, uint32_t id, cons
  * (TAKE_ONE_ANY: dispatch_reservations' and the other rarer callers') */
 static __attribute__((noinline)) void dmark_one_call(jbof_sched *s, uint32_t id, const tenant *t, uint64_t now_ns)
 {
-    if (s->dwait[0] || s->n_backlogged - s->n_lc_backlogged <= 1)
+    if (s->dwait[0] || dmark_one_room(s))
         dmark_one(s, id, t, now_ns);
 }
 
@@ -5741,7 +5748,7 @@ static inline __attribute__((always_inline)) uint32_t take(jbof_sched *s, uint32
             dmark(s, id, t, k, now_ns); /* section 157 */
         else if (pol == JBOF_POLICY_QOS && !one_known)
             dmark_one_call(s, id, t, now_ns); /* section 268: the rarer copies test the gate out of line */
-        else if (pol == JBOF_POLICY_QOS && !gate_out && __builtin_expect(s->dwait[0] || s->n_backlogged - s->n_lc_backlogged <= 1, 0))
+        else if (pol == JBOF_POLICY_QOS && !gate_out && __builtin_expect(s->dwait[0] || dmark_one_room(s), 0))
             dmark_one(s, id, t, now_ns); /* section 263 (259): a mark to set or clear */
         if (pol == JBOF_POLICY_QOS && one && t->inflight <= 2) {
             /* section 23: at most 2 IOs in the drive (this one counted):
@@ -6566,6 +6573,18 @@ static __attribute__((noinline)) int nl_round_held(jbof_sched *s, const tenant *
     }
     return 0;
 }
+/* section 249 (236): fall back to two buckets at this tail window's end
+ * (for good: NL_BACK_CLEAN clean windows before one bucket again) */
+static inline void nl_fall(jbof_sched *s)
+{
+    s->g_tail = 1;
+    s->g_clean = 0;
+}
+/* a tenant held to a limit (a rated one may have only a reservation) */
+static inline int nl_limited(const tenant *u)
+{
+    return u->rated && (u->cfg.limit_bps || u->cfg.limit_iops);
+}
 /* section 249: the tail window is over (an SLO completion at or past its
  * 10 ms).  On the two-bucket start, NL_START_CLEAN clean windows (none
  * with > 1 in 100 SLO completions past SLO x NL_TAIL_L256 / 256) hand over
@@ -6582,23 +6601,22 @@ static void nl_back(jbof_sched *s)
     /* 245: the least backlogged member tag; re-base to it only the members leading it by more than section 63's
      * lag that are idle, or unrated (no limit) with only rated members backlogged below them */
     uint64_t m = UINT64_MAX, lag = (uint64_t)SFQ_LAG_Q4 * 4u * s->cfg.quantum_bytes;
-    for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
+    for (uint32_t i = 0; i < s->t_hi; i++) {
         const tenant *u = s->t[i];
         if (u && u->count && sfq_member(u) && u->vs < m)
             m = u->vs;
     }
     if (m != UINT64_MAX) {
-        for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
+        for (uint32_t i = 0; i < s->t_hi; i++) {
             tenant *u = s->t[i];
             if (!u || !sfq_member(u) || u->vs <= m + lag)
                 continue;
             int go = !u->count;
-            if (!go && !(u->rated && (u->cfg.limit_bps || u->cfg.limit_iops))) {
+            if (!go && !nl_limited(u)) {
                 go = 1;
-                for (uint32_t j = 0; j < s->cfg.max_tenants; j++) {
+                for (uint32_t j = 0; j < s->t_hi; j++) {
                     const tenant *v = s->t[j];
-                    if (v && j != i && v->count && sfq_member(v) && v->vs + lag < u->vs &&
-                        !(v->rated && (v->cfg.limit_bps || v->cfg.limit_iops)))
+                    if (v && j != i && v->count && sfq_member(v) && v->vs + lag < u->vs && !nl_limited(v))
                         go = 0;
                 }
             }
@@ -6661,10 +6679,8 @@ static void nl_run(jbof_sched *s)
                 fire = 1;
         }
     }
-    if (fire) {
-        s->g_tail = 1; /* 258: the fall-back */
-        s->g_clean = 0;
-    }
+    if (fire)
+        nl_fall(s); /* 258 */
     int clr = (!run || fire) && s->nl_rdirty; /* 268: sums cleared only when some may be set */
     if (!run || fire)
         s->nl_rw = 0;
@@ -6687,13 +6703,12 @@ static __attribute__((noinline)) void nl_roll(jbof_sched *s, uint64_t now_ns)
         s->d_L = 0; /* a gap: start again from the drive's cost */
     } else if (s->d_n) {
         if ((uint64_t)s->g_over * 100 > s->d_n) {
-            s->g_tail = 1;
-            s->g_clean = 0;
+            nl_fall(s);
         } else if (s->g_tail && ++s->g_clean >= (!s->g_in ? NL_START_CLEAN : NL_BACK_CLEAN)) {
             s->g_tail = 0;
             if (!s->g_in) {
                 /* 243: each SLO tenant's line from its two-bucket start */
-                for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
+                for (uint32_t i = 0; i < s->t_hi; i++) {
                     tenant *u = s->t[i];
                     uint64_t p = 0;
                     if (u && u->lc_slo && u->hist.count && jbof_hist_quantile(&u->hist, NL_REF_Q, &p) == 0 && p)
@@ -6706,26 +6721,22 @@ static __attribute__((noinline)) void nl_roll(jbof_sched *s, uint64_t now_ns)
             }
             s->g_in = 1;
         } else if (!s->g_tail && s->g_in && s->g_rcn >= NL_REF_MIN_N && (uint64_t)s->g_rc * 100 > s->g_rcn) {
-            s->g_tail = 1; /* 243: the one-bucket tail past the two-bucket start's line */
-            s->g_clean = 0;
+            nl_fall(s); /* 243: the one-bucket tail past the two-bucket start's line */
         } else if (!s->g_tail && s->g_in && s->g_eww && s->ctl.ewma_ns[1] * 256 > (uint64_t)NL_WEWMA_X256 * s->g_eww &&
                    (uint64_t)s->d_over * 100 > s->d_n) {
-            s->g_tail = 1; /* 248: the one bucket's write EWMA past 2 x the start's, the window over (a write buffer filling) */
-            s->g_clean = 0;
+            nl_fall(s); /* 248: the one bucket's write EWMA past 2 x the start's, the window over (a write buffer filling) */
         }
         if (!s->g_tail && s->g_in && !s->d_two && s->g_ws > NL_SLOW_W_MAX) {
-            s->g_tail = 1; /* 247: a one-bucket tail window with more than NL_SLOW_W_MAX slow writes (the drive's write buffer filling) */
-            s->g_clean = 0;
+            nl_fall(s); /* 247: a one-bucket tail window with more than NL_SLOW_W_MAX slow writes (the drive's write buffer filling) */
         }
         nl_run(s);
         s->g_ws = 0;
         if (!s->g_tail) {
             /* 236: a backlogged best-effort tenant without a completion for NL_STUCK_NS -> the fall-back too */
-            for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
+            for (uint32_t i = 0; i < s->t_hi; i++) {
                 const tenant *u = s->t[i];
                 if (u && !u->lc_slo && u->count && u->done_ns && now_ns - u->done_ns > NL_STUCK_NS) {
-                    s->g_tail = 1;
-                    s->g_clean = 0;
+                    nl_fall(s);
                     break;
                 }
             }
@@ -8026,8 +8037,9 @@ static inline __attribute__((always_inline)) int qos_after_take(jbof_sched *s, u
     return 0;
 }
 /* section 273: dispatch_qos_round's loop, its state in st (pr: price
- * under one bucket; 0 only while no one-bucket mark is set -- returns 1
- * when a take set one, st holding the state after that take) */
+ * under one bucket; 0 only while no one-bucket mark is set -- a take that
+ * sets one hands the round to qos_round_priced with the state after that
+ * take, st.resume set) */
 struct qrs {
     int n;
     uint32_t idle_visits, bucket_skips, rel;
@@ -8247,7 +8259,7 @@ static inline __attribute__((always_inline)) int qos_round_loop(jbof_sched *s, u
             big_took(s, t, h, now_ns); /* section 41 (before take: it may advance t's head) */
         uint32_t left = take(s, id, t, &out[n++], now_ns, JBOF_POLICY_QOS, LIST_DRR, one && !resv ? tone | TAKE_GATE_OUT : tone); /* may unlink t */
         if (one && !resv && (pr || tone != TAKE_ONE_PLAIN) && __builtin_expect(!left, 0) &&
-            __builtin_expect((pr && s->dwait[0]) || s->n_backlogged - s->n_lc_backlogged <= 1, 0)) {
+            __builtin_expect((pr && s->dwait[0]) || dmark_one_room(s), 0)) {
             /* section 263 (259)'s gate, after take's carry (neither reads
              * what the other writes); section 273: a mark set in the copy
              * without the price (where none is set: dwait[0] is 0) hands
