@@ -3812,7 +3812,11 @@
  *        10656); an unguarded one-bucket mark cost up to +47 instructions
  *        per IO (--bw) in the walk beside a long round; the plain
  *        one-bucket round with no SLO tenant (TAKE_ONE_PLAIN) keeps main's
- *        code, without the mark (log 276).
+ *        code, without the mark (log 276), and so the mark is cleared where
+ *        the last SLO tenant goes idle under one bucket (active_weight_adjust;
+ *        log 280, 282): left set, it priced the first turns of the next SLO
+ *        phase (test_dmark_slo_off: 15109 / 3248 writes against 15614 /
+ *        3401 with the clear).
  *
  *    Underfill gate.  The underfill above acts only while at least
  *    NL_UF_BACKLOGGED (8) tenants are backlogged (log 269, 271, 277).  The
@@ -5142,6 +5146,8 @@ static void slo_cap_refresh(jbof_sched *s)
     ctl_set_cap(&s->ctl, cap);
 }
 
+static void dset(jbof_sched *s, int k, uint32_t d1); /* section 157 */
+
 static void active_weight_adjust(jbof_sched *s, const tenant *t, int sign)
 {
     if (t->cfg.klass == JBOF_CLASS_SCAVENGER) {
@@ -5168,6 +5174,8 @@ static void active_weight_adjust(jbof_sched *s, const tenant *t, int sign)
     if (t->lc_slo) {
         s->n_lc_active += sign > 0 ? 1u : (uint32_t)-1;
         two_sync(s);
+        if (!s->d_on && s->dwait[0] && one_bucket(s))
+            dset(s, 0, 0); /* section 282 (280): the one-bucket mark lives only beside an SLO tenant */
         slo_cap_refresh(s);
         due_rearm(s); /* the windows' shrink step (section 10) */
     }
@@ -5250,7 +5258,6 @@ int jbof_sched_tenant_set(jbof_sched *s, uint32_t id, const jbof_tenant_cfg *cfg
     return 0;
 }
 
-static void dset(jbof_sched *s, int k, uint32_t d1); /* section 157 */
 
 int jbof_sched_tenant_remove(jbof_sched *s, uint32_t id)
 {

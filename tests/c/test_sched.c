@@ -4247,6 +4247,53 @@ static void test_dmark_price(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 282 (scheduler-log 280 / 282): the one-bucket mark (section 263
+ * (259)) lives only beside an SLO tenant.  test_dmark_price's writers (512 B
+ * at QD 2, 128 KiB at QD 4, fragmented dct983) beside a 5 ms-SLO 4 KiB
+ * reader at QD 4 that loops 50 ms reading, 3 ms idle: when the reader goes
+ * idle the drive runs plain one-bucket rounds (section 276: no mark, no
+ * price), and a mark left from the SLO phase priced the first turns of the
+ * next one.  800 ms: with the clear at the SLO tenant's deactivation the
+ * small writer completes 15614 writes and the large 3401; without it
+ * 15109 / 3248.  Idle 1 ms or 8 ms hardly moves (15165 / 15145, 9961 both
+ * ways: the mark's 10 ms lapse), nor do 20 ms phases. */
+static void test_dmark_slo_off(void)
+{
+    jbof_sim *sim = sim_open("dct983", 0);
+    uint32_t a = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 512, 2);
+    uint32_t b = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 131072, 4);
+    jbof_tenant_cfg t;
+    jbof_tenant_default_cfg(&t);
+    t.klass = JBOF_CLASS_LATENCY;
+    t.latency_slo_ns = 5000000;
+    jbof_wl w;
+    memset(&w, 0, sizeof(w));
+    w.nphases = 2;
+    w.loop = 1;
+    w.phases[0].rw = JBOF_RW_RANDREAD;
+    w.phases[0].iodepth = 4;
+    w.phases[0].nbs = 1;
+    w.phases[0].bs[0] = 4096;
+    w.phases[0].bs_pct[0] = 100;
+    w.phases[0].duration_ns = 50000000ull;
+    w.phases[1] = w.phases[0];
+    w.phases[1].idle = 1;
+    w.phases[1].duration_ns = 3000000ull;
+    uint32_t lc;
+    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &lc), 0);
+    CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
+    jbof_tenant_result ra, rb;
+    CHECK_EQ(jbof_sim_tenant_result(sim, a, &ra), 0);
+    CHECK_EQ(jbof_sim_tenant_result(sim, b, &rb), 0);
+    int ok = ra.write_ios >= 15400 && rb.write_ios >= 3330;
+    if (!ok)
+        fprintf(stderr, "dmark_slo_off: writes %llu / %llu\n", (unsigned long long)ra.write_ios,
+                (unsigned long long)rb.write_ios);
+    CHECK(ra.write_ios >= 15400);
+    CHECK(rb.write_ios >= 3330);
+    jbof_sim_destroy(sim);
+}
+
 /* section 162: beside a scavenger (two buckets) and no latency-critical
  * tenant, a member whose window holds one of its IOs but not two (weight 1
  * of 16 or more: the 128 KiB slot floor against a 64 KiB read's cost of 69120)
@@ -5610,6 +5657,7 @@ int main(void)
     test_self_deep_cap();
     test_self_signal_writer();
     test_dmark_price();
+    test_dmark_slo_off();
     test_wmark_price();
     test_owed_mark();
     test_live_owed();
