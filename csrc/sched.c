@@ -3804,6 +3804,31 @@
  *        NL_RUN_MIN_W-th window, falls back (s1-959's 512 B QD-32 reader
  *        holds 0.57 of its share in every window, so no per-window test
  *        sees it; s1-934, 978, s2-618 and 633 are not caught);
+ *      - its writer path (log 279 (b), 283): a small-IO (mean <=
+ *        NL_RUN_IO_MAX B) pure writer (at most 1 read in NL_RUN_RD_X
+ *        writes), mean queued >= NL_RUN_WQD (4), under NL_RUN_WF256 / 256
+ *        (200) of its weighted share over the run, falls back too -- but
+ *        only while at most NL_RUN_W_OTHERS (1) other best-effort writer
+ *        (more writes than reads completed) is backlogged.  The reason:
+ *        the fall-back's cure is the two-bucket write bucket, where the
+ *        small writer shares the write budget with the writers only and
+ *        section 157's price holds a large-head writer to a depth-bound
+ *        member's pace -- a pair (log 279 (b): s2-808 under main before
+ *        272, 0.328 each).  s2-808's t0 (512 B write QD 16, beside
+ *        a 128 KiB QD-64 writer and a 64k / 512k reader) holds 0.67-0.83
+ *        of its share in every one-bucket window, ~0.74 over the run's
+ *        first six (weights 0.235 of 0.333 over the mix)
+ *        and 0.328 on two buckets; with more writers the write bucket is
+ *        no pair and the fall-back only moves the others' shares: at a
+ *        line of 400 / 256 without the pair test s1-342's t13 (512 B QD
+ *        64, 8 other writers, 0.995 of its share) and s1-925's t1 (512 B
+ *        QD 8, 2 other writers, 1.006) fell back and both mixes broke
+ *        (log 279 (f)); s3-178's writers (4 other writers) are left as
+ *        main.  Measured (log 283, fast gate against main): seed 2 237 ->
+ *        236 (808), seeds 1 / 3 and CI unchanged; the line at x0.5 / x2,
+ *        the queued count at 2 / 8 and the pair at 0 / 2 others no row
+ *        worse on seeds 1 / 2.  Cost: a walk per candidate writer per
+ *        judged tail window, nothing per IO;
  *      - section 157's mark and price also on the one bucket (bucket 0;
  *        log 259; dmark_one): the member emptying into the drive marks it
  *        only while at most one other non-SLO tenant is backlogged, so
@@ -4518,6 +4543,9 @@ static inline __attribute__((always_inline)) void list_rotate(jbof_sched *s, dli
 #define NL_RUN_IO_MAX 2048u      /* 258 bit 2 (G258S): ... only a member whose mean IO is at most this many bytes */
 #define NL_RUN_QD 16u            /* 258 bit 4 (G258Q): ... whose mean queued count at its rolls is at least this */
 #define NL_RUN_RD_X 16u          /* 258 bit 16: ... and a reader: at most 1 write in NL_RUN_RD_X reads */
+#define NL_RUN_WQD 4u            /* 283: the writer path -- a small-IO writer (at most 1 read in NL_RUN_RD_X writes) whose mean queued count at its rolls is at least this */
+#define NL_RUN_WF256 200u        /* 283: ... under NL_RUN_WF256 / 256 of its weighted share of the run's cost */
+#define NL_RUN_W_OTHERS 1u       /* 283: ... with at most this many other backlogged best-effort writers (the write bucket's pair after the fall-back) */
 /* section 253: take's section 249 work can act -- an SLO tenant active
  * and either one bucket (the SLO stream's refund) or a drain measured (the
  * best-effort write allowance) */
@@ -6645,12 +6673,25 @@ static void nl_back(jbof_sched *s)
         s->nl_fw = NL_BACK_FLOOR_WIN;
     }
 }
+/* section 283: at most NL_RUN_W_OTHERS backlogged best-effort writers
+ * (more writes than reads completed) besides member w */
+static int nl_run_pair(const jbof_sched *s, uint32_t w)
+{
+    uint32_t n = 0;
+    for (uint32_t j = 0; j < s->t_hi; j++) {
+        const tenant *v = s->t[j];
+        if (v && j != w && !v->lc_slo && v->count && v->done_ios[1] > v->done_ios[0] && ++n > NL_RUN_W_OTHERS)
+            return 0;
+    }
+    return 1;
+}
 /* section 263 (258): the fall-back judged on a member's cost over the whole
  * one-bucket run against its weighted share of the members' cost (running
  * sums over the tail windows it was backlogged at both ends of; s1-959's t3,
  * a 512 B QD-32 reader, sits at 0.57 of it), from the run's NL_RUN_MIN_W-th
- * window, for a small-IO, deep, reading member only; the sums start again
- * outside a run and at the fall-back */
+ * window, for a small-IO, deep, reading member, or (section 283) a pure
+ * small-IO writer with at most NL_RUN_W_OTHERS other writers backlogged;
+ * the sums start again outside a run and at the fall-back */
 static void nl_run(jbof_sched *s)
 {
     int run = s->g_in && !s->g_tail && !s->d_two, fire = 0;
@@ -6679,11 +6720,16 @@ static void nl_run(jbof_sched *s)
             if (!u || u->lc_slo || !u->nl_rn || !u->nl_re)
                 continue;
             uint64_t ios = u->done_ios[0] + u->done_ios[1];
-            if (!ios || u->done_bytes[0] + u->done_bytes[1] > ios * (uint64_t)NL_RUN_IO_MAX ||
-                u->nl_rd < (uint64_t)u->nl_rn * NL_RUN_QD || !u->done_ios[0] || u->done_ios[1] * NL_RUN_RD_X > u->done_ios[0])
+            if (!ios || u->done_bytes[0] + u->done_bytes[1] > ios * (uint64_t)NL_RUN_IO_MAX)
                 continue;
-            if ((__uint128_t)u->nl_rc * 256 < (__uint128_t)u->nl_re * NL_RUN_F256)
-                fire = 1;
+            if (u->done_ios[0] && u->done_ios[1] * NL_RUN_RD_X <= u->done_ios[0]) { /* 258: a reader */
+                if (u->nl_rd >= (uint64_t)u->nl_rn * NL_RUN_QD && (__uint128_t)u->nl_rc * 256 < (__uint128_t)u->nl_re * NL_RUN_F256)
+                    fire = 1;
+            } else if (u->done_ios[1] && u->done_ios[0] * NL_RUN_RD_X <= u->done_ios[1] &&
+                       u->nl_rd >= (uint64_t)u->nl_rn * NL_RUN_WQD &&
+                       (__uint128_t)u->nl_rc * 256 < (__uint128_t)u->nl_re * NL_RUN_WF256 && nl_run_pair(s, i)) {
+                fire = 1; /* 283: a pure small writer, one other writer at most */
+            }
         }
     }
     if (fire)

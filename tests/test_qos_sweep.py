@@ -295,6 +295,9 @@ OPEN: dict[str, set[str]] = {
     # section 272's pair (scheduler-log 278: 252's extra underfill also at exactly 2 backlogged while no
     # section 79 passed read is in the drive): work s2-329, s11-49 (util 1.282 -> 1.573, rr 1.612)
     "sweep-s2-329": set(), "sweep-s11-49": set(),
+    # section 272's whole-run fall-back for a pure small writer beside at most one other writer
+    # (scheduler-log 283): weights s2-808 (t0, 512 B write QD 16, 0.235 of 0.333 on main)
+    "sweep-s2-808": set(),
 }
 
 CI_SEED = 11

@@ -5479,6 +5479,40 @@ static void test_nl_underfill_pair(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 283 (sched.c section 272's whole-run fall-back, its writer path:
+ * a pure small-IO writer under NL_RUN_WF256 / 256 of its share over the
+ * one-bucket run, with at most NL_RUN_W_OTHERS other writer backlogged):
+ * sweep mix s2-808's shape (dct983 clean, seed 8648): a 512 B sequential
+ * writer at QD 16, an open-loop 200 MiB/s 256 KiB reader at QD 16, a 64 /
+ * 512 KiB reader at QD 4, a 128 KiB random writer at QD 64 and a 500
+ * us-SLO 4 KiB reader at QD 1.  On one bucket the small writer holds
+ * ~0.72 of its share in every tail window; from the run's 6th window the
+ * writer path falls back, and on two buckets it shares the write bucket
+ * with the 128 KiB writer only: 0.313 of the three closed-loop members'
+ * cost at 300 ms (writer path off, NL_RUN_WF256 0: 0.256). */
+static void test_nl_run_writer(void)
+{
+    static const uint32_t b512[1] = {512}, b256k[1] = {262144}, b2[2] = {65536, 524288}, p2[2] = {33, 67};
+    static const uint32_t b128k[1] = {131072}, b4[1] = {4096};
+    jbof_sim *sim = nl_sim("dct983", 8648);
+    uint32_t t0 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_WRITE, 0, 16, 1, b512, NULL, 0, 0, 0);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 16, 1, b256k, NULL, 200ull << 20, 0, 0);
+    uint32_t t2 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 4, 2, b2, p2, 0, 0, 0);
+    uint32_t t3 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 64, 1, b128k, NULL, 0, 0, 0);
+    nl_add(sim, JBOF_CLASS_LATENCY, 500000, 1, JBOF_RW_RANDREAD, 0, 1, 1, b4, NULL, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 300000000ull), 0);
+    jbof_tenant_stats a, b, c;
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), t0, &a), 0);
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), t2, &b), 0);
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), t3, &c), 0);
+    uint64_t all = a.cost_completed + b.cost_completed + c.cost_completed;
+    double sh = all ? (double)a.cost_completed / (double)all : 0;
+    if (!(sh >= 0.29))
+        fprintf(stderr, "nl run writer: the 512 B writer %.3f of the members' cost at 300 ms\n", sh);
+    CHECK(sh >= 0.29);
+    jbof_sim_destroy(sim);
+}
+
 /* section 266 (254 bit 16, sched.c section 260: for NL_BACK_FLOOR_WIN tail
  * windows after the fall-back OVERLOADED's fall to the measured rate stops
  * at NL_BACK_FLOOR_R256 / 256 x the hand-over rate): sweep mix s2-858's
@@ -5703,6 +5737,7 @@ int main(void)
     test_nl_underfill_start();
     test_nl_underfill_many();
     test_nl_underfill_pair();
+    test_nl_run_writer();
     test_nl_back_floor();
     test_nl_underfill_meas();
     TEST_SUMMARY();
