@@ -5513,6 +5513,33 @@ static void test_nl_run_writer(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 285 (sched.c section 272 (b): nl_held's bound does not halve
+ * while exactly one best-effort tenant is backlogged): sweep mix s3-453's
+ * shape (dct983 clean): a 64 KiB sequential reader at QD 8 beside a
+ * 300 us-SLO 4 KiB 70%-read mixer at QD 1.  SLO completions past SLO / 2
+ * (150 us) are routine here, so the halving held the reader to 2-4 of its
+ * reads in the drive: 8667 reads at 400 ms.  Without the halving 15540
+ * reads; the SLO mixer 5901 -> 5110 IOs, 0 -> 1 past its SLO (inside 1 in
+ * 100, the fall-back's own test at SLO x 3/4 still guards it). */
+static void test_nl_one_member(void)
+{
+    static const uint32_t b64k[1] = {65536}, b4[1] = {4096};
+    jbof_sim *sim = nl_sim("dct983", 2039);
+    uint32_t r = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 8, 1, b64k, NULL, 0, 0, 0);
+    uint32_t l = nl_add(sim, JBOF_CLASS_LATENCY, 300000, 1, JBOF_RW_RANDRW, 70, 1, 1, b4, NULL, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 400000000ull), 0);
+    jbof_tenant_result lr;
+    CHECK_EQ(jbof_sim_tenant_result(sim, l, &lr), 0);
+    uint64_t rd = nl_ios(sim, r, 0), n = lr.read_ios + lr.write_ios;
+    if (!(rd >= 12000 && n >= 4500 && lr.slo_violations * 100 <= n))
+        fprintf(stderr, "nl one member: the 64 KiB reader %llu reads at 400 ms, the SLO mixer %llu IOs, %llu past its SLO\n",
+                (unsigned long long)rd, (unsigned long long)n, (unsigned long long)lr.slo_violations);
+    CHECK(rd >= 12000);
+    CHECK(n >= 4500);
+    CHECK(lr.slo_violations * 100 <= n);
+    jbof_sim_destroy(sim);
+}
+
 /* section 266 (254 bit 16, sched.c section 260: for NL_BACK_FLOOR_WIN tail
  * windows after the fall-back OVERLOADED's fall to the measured rate stops
  * at NL_BACK_FLOOR_R256 / 256 x the hand-over rate): sweep mix s2-858's
@@ -5738,6 +5765,7 @@ int main(void)
     test_nl_underfill_many();
     test_nl_underfill_pair();
     test_nl_run_writer();
+    test_nl_one_member();
     test_nl_back_floor();
     test_nl_underfill_meas();
     TEST_SUMMARY();
