@@ -139,7 +139,10 @@
  *    the run's trajectory (the CI sample's s11-34 and s11-35, weights and
  *    starve new, docs/scheduler-log.md 81, V12).
  *    It does not relax while the cap is under the drive's floor (1.5 x
- *    base_min_ns): sched.c section 65 handles that case.  Worked example:
+ *    base_min_ns): sched.c section 65 handles that case -- unless at most
+ *    one best-effort tenant is active (steer_one, set by sched.c at each
+ *    tail window; section 288): then the ceiling relaxes as above, and
+ *    while more are active it is held at the cap.  Worked example:
  *    SLO 400 us, cap 200 us; four good windows take the ceiling to 250
  *    and 300 us (then held), 2 reads in 100 past 400 us put it back at
  *    200 us.  Since a QD-1 SLO tenant is idle between its IOs (cap 0 for
@@ -422,6 +425,9 @@ static __attribute__((noinline)) void lc_steer(ctl_state *c, uint64_t now_ns)
 {
     uint64_t cap = c->target_cap_ns, s = c->steer_ns;
     uint32_t off = c->lift_off;
+    int under = c->base_min_ns && cap * 2 < c->base_min_ns * 3; /* the cap under the drive's floor: sched.c 65's case */
+    if (under && !c->steer_one)
+        s = cap; /* sched.c 288: relaxed beside one member only -- back to the fixed rule's half SLO beside more */
     if (c->lc_n >= CTL_LC_WIN_MIN) {
         /* 3e's tail guard: the lift closed for a window past SLO / 4's tail */
         if ((uint64_t)c->lc_over_lift * CTL_LC_TAIL_DIV > c->lc_n)
@@ -431,7 +437,7 @@ static __attribute__((noinline)) void lc_steer(ctl_state *c, uint64_t now_ns)
         if ((uint64_t)c->lc_over_slo * CTL_LC_TAIL_DIV > c->lc_n) {
             s = cap;
         } else if ((uint64_t)c->lc_over_3q * CTL_LC_TAIL_DIV <= c->lc_n &&
-                   (!c->base_min_ns || cap * 2 >= c->base_min_ns * 3)) { /* under the drive's floor: sched.c 65's case */
+                   (!under || c->steer_one)) { /* under the drive's floor only beside one best-effort member (sched.c 288) */
             s += cap / CTL_LC_AI_DIV;
             if (s > cap * CTL_LC_MAX_X4 / 4)
                 s = cap * CTL_LC_MAX_X4 / 4;

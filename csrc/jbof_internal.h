@@ -184,6 +184,7 @@ typedef struct ctl_state {
     uint64_t lc_win_ns;          /* start of the tail window */
     uint32_t lc_n, lc_over_slo, lc_over_3q; /* SLO tenants' completions in it, those past the SLO, past SLO x 3/4 */
     uint32_t lc_mem_n, lc_mem_over; /* the closed windows' lc_n and lc_over_slo, halved past CTL_LC_MEM_N (sched.c 169) */
+    uint32_t steer_one;          /* sched.c 288: at most one best-effort tenant active at the last tail window (3c relaxes under the floor) */
     /* ctl.c 3d: the drive's latency at 2 deep (sched.c section 84) */
     uint64_t shallow_ns;         /* EWMA 1/8 of small reads completing with <= 2 IOs in the drive (qos) */
     uint64_t shallow_last_ns;    /* ... time of its last sample */

@@ -298,6 +298,9 @@ OPEN: dict[str, set[str]] = {
     # section 272's whole-run fall-back for a pure small writer beside at most one other writer
     # (scheduler-log 283): weights s2-808 (t0, 512 B write QD 16, 0.235 of 0.333 on main)
     "sweep-s2-808": set(),
+    # section 288 (ctl.c 3c's SLO ceiling relaxes under the drive's floor beside one best-effort member,
+    # scheduler-log 288): work s1-424 (a 128 KiB QD-1 scavenger reader beside a 200 us SLO; util 1.466 on main)
+    "sweep-s1-424": set(),
 }
 
 CI_SEED = 11
