@@ -784,6 +784,41 @@ static void test_wbuf_drain_pace(void)
     }
 }
 
+/* section 289: test_wbuf_drain_own_episode's scene (one cut, then a drain
+ * of ~0.8 MB/s measured and the pace kept at 1 MiB/s: a 4 KiB write holds
+ * the next one ~3.9 ms), then 200 ms in which every write completes at the
+ * unloaded 50 us and the drive sits empty of best-effort IO behind the
+ * pace: the drain was a one-off.  Once a hold has passed with no slow
+ * window, the pace steps up by section 37's 1/8 every WWIN_NS window, not
+ * every WRATE_HOLD_NS hold: the gap ends at 1.37 ms (without section 289,
+ * 2.75 ms) */
+static void test_wbuf_drain_idle_step(void)
+{
+    owner_mix m; /* the owner's SLO 500 us: the cap 250 us */
+    jbof_sched *s = owner_mix_init(&m, 0, JBOF_CLASS_BEST_EFFORT);
+    static jbof_io w[600];
+    uint64_t t = 1000000;
+    owner_active(s, &m, t, 600000, w, 600); /* misses half its SLO */
+    t += 9000000; /* the buckets refill */
+    int k = 0;
+    for (uint64_t end = t + 10000000; t < end;) /* 10 ms of fast writes: the peak */
+        wbuf_one_write(s, &w[k++], &t, 50000);
+    wbuf_one_write(s, &w[k++], &t, 2000000); /* past 1 ms: section 26's cut */
+    for (uint64_t end = t + 35000000; t < end;) { /* 800 us writes, one per 5 ms: the drain */
+        uint64_t next = t + 5000000;
+        wbuf_one_write(s, &w[k++], &t, 800000);
+        t = next;
+    }
+    for (uint64_t end = t + 200000000; t < end && k < 590;) /* fast writes behind the pace */
+        wbuf_one_write(s, &w[k++], &t, 50000);
+    t += 5000000;
+    uint64_t gap = wbuf_pace_gap(s, &w[k], &t, 10000000);
+    if (gap > 2000000)
+        printf("drain_idle_step: gap %llu ns (k %d)\n", (unsigned long long)gap, k);
+    CHECK(gap <= 2000000);
+    jbof_sched_destroy(s);
+}
+
 /* section 70 (V14): in an episode of section 26's own threshold (a write
  * past 1 ms beside an owner that missed its SLO; not kept by 37b: never
  * three slow writes in a window), a window opened WWIN_NS after the cut
@@ -5697,6 +5732,7 @@ int main(void)
     test_wbuf_confirmed_full_on_target();
     test_wbuf_drain_pace();
     test_wbuf_drain_own_episode();
+    test_wbuf_drain_idle_step();
     test_wbuf_read_full();
     test_wbuf_read_prog();
     test_big_io_gate();
