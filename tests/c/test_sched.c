@@ -5659,6 +5659,33 @@ static uint32_t nl_addx(jbof_sim *sim, uint32_t klass, uint64_t slo, uint32_t we
     return id;
 }
 
+/* section 291 (sched.c section 291, the OK state's growth beside one
+ * best-effort member): sweep mix s2-605's shape (dct983 fragmented, seed
+ * 4365): a 16 KiB sequential reader at QD 64 (w 4, reserve 50 MiB/s) beside
+ * a 2 ms-SLO 8 KiB 90%-read mixer at QD 1.  The controller stays in OK
+ * with the read EWMA at about half the threshold; OK's additive growth alone
+ * took the rate from 1.1 to 1.5 GB/s by 200 ms.  With the growth by
+ * rate / OK_GROW_DIV per window the reader does 31235 reads in 300 ms
+ * (growth off, GROW_LC 0: 18493); the SLO mixer 2826 IOs (off: 3139), 0
+ * past its SLO. */
+static void test_nl_ok_grow(void)
+{
+    static const uint32_t b16k[1] = {16384}, b8k[1] = {8192};
+    jbof_sim *sim = nl_sim("dct983-fragmented", 4365);
+    uint32_t r = nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 4, 50ull << 20, 0, JBOF_RW_READ, 0, 64, 1, b16k, NULL, 0, 0, 0, 0);
+    uint32_t l = nl_add(sim, JBOF_CLASS_LATENCY, 2000000, 1, JBOF_RW_RANDRW, 90, 1, 1, b8k, NULL, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 300000000ull), 0);
+    jbof_tenant_result lr;
+    CHECK_EQ(jbof_sim_tenant_result(sim, l, &lr), 0);
+    uint64_t rd = nl_ios(sim, r, 0), n = lr.read_ios + lr.write_ios;
+    if (!(rd >= 26000 && lr.slo_violations * 100 <= n))
+        fprintf(stderr, "nl ok grow: the 16 KiB reader %llu reads at 300 ms, the SLO mixer %llu IOs, %llu past its SLO\n",
+                (unsigned long long)rd, (unsigned long long)n, (unsigned long long)lr.slo_violations);
+    CHECK(rd >= 26000);
+    CHECK(lr.slo_violations * 100 <= n);
+    jbof_sim_destroy(sim);
+}
+
 /* section 266 (254 bit 64, sched.c section 260: 252's underfill only with
  * the measured rate at most NL_UF_MEAS_X256 / 256 x the rate): sweep mix
  * s2-319's shape (dct983, seed 7465; its 22 tenants: reserved, limited,
@@ -5833,6 +5860,7 @@ int main(void)
     test_nl_run_writer();
     test_nl_one_member();
     test_nl_floor_steer();
+    test_nl_ok_grow();
     test_nl_back_floor();
     test_nl_underfill_meas();
     TEST_SUMMARY();
