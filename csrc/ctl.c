@@ -142,7 +142,10 @@
  *    base_min_ns): sched.c section 65 handles that case -- unless at most
  *    one best-effort tenant is active (steer_one, set by sched.c at each
  *    tail window; section 288): then the ceiling relaxes as above, and
- *    while more are active it is held at the cap.  Worked example:
+ *    while more are active it is held at the cap.  Beside that one member
+ *    a window past SLO x 3/4 still relaxes while at most 1 in 200 of its
+ *    completions and of the remembered tail passed the SLO itself, the
+ *    memory at least half full (lc_near_ok, section 296).  Worked example:
  *    SLO 400 us, cap 200 us; four good windows take the ceiling to 250
  *    and 300 us (then held), 2 reads in 100 past 400 us put it back at
  *    200 us.  Since a QD-1 SLO tenant is idle between its IOs (cap 0 for
@@ -418,6 +421,18 @@ void ctl_set_cap(ctl_state *c, uint64_t cap_ns)
     }
 }
 
+/* 3c under the drive's floor beside one member (sched.c 296): the tail
+ * may sit past SLO x 3/4 and still relax while the SLO itself is kept with
+ * room -- at most 1 in CTL_LC_NEAR_DIV past it in this window and in the
+ * remembered tail, which must hold at least CTL_LC_MEM_N x
+ * CTL_LC_NEAR_MEM_X4 / 4 completions (not in a run's first windows) */
+static inline int lc_near_ok(const ctl_state *c)
+{
+    return c->steer_one && (uint64_t)c->lc_over_slo * CTL_LC_NEAR_DIV <= c->lc_n &&
+           c->lc_mem_n >= CTL_LC_MEM_N * CTL_LC_NEAR_MEM_X4 / 4 &&
+           (uint64_t)c->lc_mem_over * CTL_LC_NEAR_DIV <= c->lc_mem_n;
+}
+
 /* 3c: a tail window is over -- back to half the SLO when more than 1 in
  * 100 of its samples missed the SLO, up by SLO / 8 (to SLO x 3/4 at most)
  * when no more than 1 in 100 passed SLO x 3/4, else unchanged */
@@ -436,7 +451,7 @@ static __attribute__((noinline)) void lc_steer(ctl_state *c, uint64_t now_ns)
             off &= ~CTL_LIFT_TAIL;
         if ((uint64_t)c->lc_over_slo * CTL_LC_TAIL_DIV > c->lc_n) {
             s = cap;
-        } else if ((uint64_t)c->lc_over_3q * CTL_LC_TAIL_DIV <= c->lc_n &&
+        } else if (((uint64_t)c->lc_over_3q * CTL_LC_TAIL_DIV <= c->lc_n || (under && lc_near_ok(c))) &&
                    (!under || c->steer_one)) { /* under the drive's floor only beside one best-effort member (sched.c 288) */
             s += cap / CTL_LC_AI_DIV;
             if (s > cap * CTL_LC_MAX_X4 / 4)

@@ -301,6 +301,10 @@ OPEN: dict[str, set[str]] = {
     # section 288 (ctl.c 3c's SLO ceiling relaxes under the drive's floor beside one best-effort member,
     # scheduler-log 288): work s1-424 (a 128 KiB QD-1 scavenger reader beside a 200 us SLO; util 1.466 on main)
     "sweep-s1-424": set(),
+    # section 296 (ctl.c 3c under the floor beside one member relaxes on <= 1 in 200 past the SLO itself
+    # once the remembered tail is half full, scheduler-log 296): work s1-873 (an 8 KiB QD-32 writer beside a
+    # 200 us SLO reader at QD 4; util 1.082 < 0.95 x gimbal 1.193 on main)
+    "sweep-s1-873": set(),
     # section 289 (scheduler-log 289: a kept write pace whose drain is not confirmed steps up every 10 ms
     # window while the drive sits empty of best-effort IO behind it): work s2-493 (util 1.542 < 0.95 x
     # gimbal 1.680 on main); its weights stay (t4 0.103 of 0.200: cause A of scheduler-log 279)
