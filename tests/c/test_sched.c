@@ -5550,21 +5550,22 @@ static void test_nl_run_writer(void)
     jbof_sim_destroy(sim);
 }
 
-/* sections 285 / 288 / 291: run a best-effort reader r beside an SLO
- * tenant l for ms: r completes at least rd_min reads, l at least n_min IOs
- * with at most 1 in 100 of them past its SLO (prints only on failure) */
-static void nl_pair_check(jbof_sim *sim, uint32_t r, uint32_t l, uint64_t ms, uint64_t rd_min, uint64_t n_min,
+/* sections 285 / 288 / 291 / 296: run a best-effort member r beside an
+ * SLO tenant l for ms: r completes at least io_min IOs of op (0 reads, 1
+ * writes), l at least n_min IOs with at most 1 in 100 of them past its SLO
+ * (prints only on failure) */
+static void nl_pair_check(jbof_sim *sim, uint32_t r, int op, uint32_t l, uint64_t ms, uint64_t io_min, uint64_t n_min,
                           const char *what)
 {
     CHECK_EQ(jbof_sim_run(sim, ms * 1000000ull), 0);
     jbof_tenant_result lr;
     CHECK_EQ(jbof_sim_tenant_result(sim, l, &lr), 0);
-    uint64_t rd = nl_ios(sim, r, 0), n = lr.read_ios + lr.write_ios;
-    if (!(rd >= rd_min && n >= n_min && lr.slo_violations * 100 <= n))
-        fprintf(stderr, "%s: the reader %llu reads at %llu ms, the SLO tenant %llu IOs, %llu past its SLO\n", what,
-                (unsigned long long)rd, (unsigned long long)ms, (unsigned long long)n,
+    uint64_t rd = nl_ios(sim, r, op), n = lr.read_ios + lr.write_ios;
+    if (!(rd >= io_min && n >= n_min && lr.slo_violations * 100 <= n))
+        fprintf(stderr, "%s: the member %llu %s at %llu ms, the SLO tenant %llu IOs, %llu past its SLO\n", what,
+                (unsigned long long)rd, op ? "writes" : "reads", (unsigned long long)ms, (unsigned long long)n,
                 (unsigned long long)lr.slo_violations);
-    CHECK(rd >= rd_min);
+    CHECK(rd >= io_min);
     CHECK(n >= n_min);
     CHECK(lr.slo_violations * 100 <= n);
     jbof_sim_destroy(sim);
@@ -5584,7 +5585,7 @@ static void test_nl_one_member(void)
     jbof_sim *sim = nl_sim("dct983", 2039);
     uint32_t r = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 8, 1, b64k, NULL, 0, 0, 0);
     uint32_t l = nl_add(sim, JBOF_CLASS_LATENCY, 300000, 1, JBOF_RW_RANDRW, 70, 1, 1, b4, NULL, 0, 0, 0);
-    nl_pair_check(sim, r, l, 400, 12000, 4500, "nl one member");
+    nl_pair_check(sim, r, 0, l, 400, 12000, 4500, "nl one member");
 }
 
 /* section 288 (ctl.c 3c, sched.c section 288): the SLO ceiling relaxes by
@@ -5602,7 +5603,7 @@ static void test_nl_floor_steer(void)
     jbof_sim *sim = nl_sim("dct983-fragmented", 5951);
     uint32_t r = nl_add(sim, JBOF_CLASS_SCAVENGER, 0, 3, JBOF_RW_RANDREAD, 0, 1, 1, b128k, NULL, 0, 0, 0);
     uint32_t l = nl_add(sim, JBOF_CLASS_LATENCY, 200000, 4, JBOF_RW_RANDREAD, 0, 2, 1, b4, NULL, 0, 0, 0);
-    nl_pair_check(sim, r, l, 400, 2200, 8500, "nl floor steer");
+    nl_pair_check(sim, r, 0, l, 400, 2200, 8500, "nl floor steer");
 }
 
 /* section 296 (ctl.c 3c, sched.c section 296: under the drive's floor
@@ -5619,17 +5620,7 @@ static void test_nl_near_steer(void)
     jbof_sim *sim = nl_sim("dct983", 4948);
     uint32_t w = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 32, 1, b8k, NULL, 0, 0, 0);
     uint32_t l = nl_add(sim, JBOF_CLASS_LATENCY, 200000, 1, JBOF_RW_RANDREAD, 0, 4, 1, b4, NULL, 0, 0, 0);
-    CHECK_EQ(jbof_sim_run(sim, 400000000ull), 0);
-    jbof_tenant_result lr;
-    CHECK_EQ(jbof_sim_tenant_result(sim, l, &lr), 0);
-    uint64_t wr = nl_ios(sim, w, 1), n = lr.read_ios + lr.write_ios;
-    if (!(wr >= 10000 && n >= 15000 && lr.slo_violations * 100 <= n))
-        fprintf(stderr, "nl near steer: the writer %llu writes at 400 ms, the SLO reader %llu IOs, %llu past its SLO\n",
-                (unsigned long long)wr, (unsigned long long)n, (unsigned long long)lr.slo_violations);
-    CHECK(wr >= 10000);
-    CHECK(n >= 15000);
-    CHECK(lr.slo_violations * 100 <= n);
-    jbof_sim_destroy(sim);
+    nl_pair_check(sim, w, 1, l, 400, 10000, 15000, "nl near steer");
 }
 
 /* section 266 (254 bit 16, sched.c section 260: for NL_BACK_FLOOR_WIN tail
@@ -5701,7 +5692,7 @@ static void test_nl_ok_grow(void)
     jbof_sim *sim = nl_sim("dct983-fragmented", 4365);
     uint32_t r = nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 4, 50ull << 20, 0, JBOF_RW_READ, 0, 64, 1, b16k, NULL, 0, 0, 0, 0);
     uint32_t l = nl_add(sim, JBOF_CLASS_LATENCY, 2000000, 1, JBOF_RW_RANDRW, 90, 1, 1, b8k, NULL, 0, 0, 0);
-    nl_pair_check(sim, r, l, 300, 26000, 0, "nl ok grow");
+    nl_pair_check(sim, r, 0, l, 300, 26000, 0, "nl ok grow");
 }
 
 /* section 266 (254 bit 64, sched.c section 260: 252's underfill only with
