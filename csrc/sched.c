@@ -4038,9 +4038,35 @@
  *    400 and CTL_LC_NEAR_MEM_X4 at 1 / 4 the same rows on seeds 1 / 2.
  *    Not fixed: s2-873 (1.602 -> 1.614; gimbal runs its SLO reader at
  *    197 us of 200, qos at 188 with its best-effort mixer at 0.65 of its
- *    solo rate).  Cost: a few compares per 3c tail window; --slo +0.9
- *    instructions per IO, the other benches unchanged.  test_nl_near_steer
+ *    solo rate).  Cost: a few compares per 3c tail window; per IO
+ *    unchanged on all four benches (--slo 1029.1 with 289).  test_nl_near_steer
  *    pins it.  (docs/scheduler-log.md section 296)
+ *
+ * 295. Section 116's deep carry beside fewer peers for a small mixed
+ *    member (issue 11, qos, one bucket, no SLO tenant; the weights row).
+ *    Why: s2-219's t4 (512 B randrw QD 16, dct983 clean, no SLO tenant,
+ *    no reservation: one bucket the whole run) holds 8-11 IOs queued,
+ *    takes one IO per dispatch call (the bucket runs dry at each take)
+ *    and empties its queue 300-400 times per 100 ms with 5-16 IOs in the
+ *    drive; 116's carry refused it on 55-80 % of them (fewer than
+ *    CARRY_PEERS = 5 others backlogged), so its positive deficit (mean
+ *    ~70 KB) was reset each time: 0.084 of its 0.100 cost share.  The
+ *    rule: the peers bound is CARRY_SMALL_PEERS (3) for a member whose
+ *    whole depth in the drive (in-flight cost plus the emptying IO) costs
+ *    at most a quantum per unit of weight and that reads and writes
+ *    (neither under 1 in NL_RUN_RD_X of the other).  The pure-reader case
+ *    (s2-966's 512 B QD-128 reader on sata) lost work, and any member
+ *    with the bound 4 broke s1-210 / 443 / 515 / 643 / 773; narrowed so.
+ *    Fast gate against main (L24): s1 254, s2 235 -> 231 (219, 491, 716,
+ *    803), hold-out s3 296 -> 295, CI 10, no row worse; CARRY_SMALL_PEERS
+ *    at 2: s1 253 / s2 233 but slo +1 (s2-178); at 6 (past CARRY_PEERS:
+ *    it takes 116's carry from such members): s1 255 / s2 236.  Cost: none
+ *    per IO (carry_small out of line, behind 116's peers test).
+ *    test_nl_carry_small pins it.  s2-523's t4
+ *    (same member, 8 tenants: carried, but it gets ~60-80 % of the others'
+ *    quanta -- off the round while its depth is in the drive) and s1-45
+ *    (a reservation: no carry) are not reached.
+ *    (docs/scheduler-log.md section 295)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -4170,6 +4196,10 @@ static const uint32_t CARRY_OWE_PEERS = 2;         /* ... beside >= 2 backlogged
 static const uint64_t CARRY_EMPTY_X = 10;           /* ... if queued >= 90% of its time: empty time x 10 <= its time (116), or owed (181) */
 static const uint64_t CARRY_QDEEP_X = 40;           /* ... or, in any round, queued >= 1 - 1/40 (97.5%) of the last cost period and short in it (174) */
 static const uint64_t CARRY_HUGE_Q = 64;            /* ... while no member's head costs more than 64 of its quanta (116) */
+/* section 295: a small mixed member (reads and writes, neither under 1 in NL_RUN_RD_X of the other) whose whole
+ * depth in the drive costs at most a quantum per unit of weight keeps 116's carry beside >= 3 backlogged, not 5
+ * (s2-219's 512 B randrw QD-16 t4: its deficit was reset at each emptying with 4 backlogged) */
+#define CARRY_SMALL_PEERS 3u
 static const uint64_t CARRY_WALK_NS = 1000000ull;   /* ... the round walked for such a head at most once per 1 ms (116) */
 enum { FAR_LAG_Q = 32 };                            /* qos, two buckets: a small head with IO in flight waits while its tag leads by 32 quanta per weight (109) */
 enum { RESV_LC_PEAK_X = 4 };                        /* qos, beside an SLO tenant: a short reservation is cut only below 4 x its peak (114) */
@@ -5699,15 +5729,24 @@ static __attribute__((noinline)) int carry_walk(jbof_sched *s, uint64_t now_ns)
 
 /* (q-hot: the tests inline in take, the walk out of line -- one call per
  * CARRY_WALK_NS instead of one per deep emptying) */
-static inline __attribute__((always_inline)) int deep_carry(jbof_sched *s, const tenant *t, uint64_t now_ns)
+/* section 295: t's depth in the drive with c (the IO that emptied it) costs at most a quantum per unit of weight,
+ * and it reads and writes (neither under 1 in NL_RUN_RD_X of the other) */
+static __attribute__((noinline, cold)) int carry_small(const jbof_sched *s, const tenant *t, uint64_t c)
+{
+    return t->inflight_cost + c <= (uint64_t)s->cfg.quantum_bytes * t->cfg.weight &&
+           t->done_ios[0] * NL_RUN_RD_X > t->done_ios[1] && t->done_ios[1] * NL_RUN_RD_X > t->done_ios[0];
+}
+static inline __attribute__((always_inline)) int deep_carry(jbof_sched *s, const tenant *t, uint64_t now_ns, uint64_t c)
 {
     if (s->n_resv_active)
         return 0;
     /* 116's round and queued tests, or section 174's period-queued short member */
     /* section 181: 116's queued test, or owed on 173's ledger at two period ends */
     /* section 190: CARRY_PEERS is CARRY_OWE_PEERS for a member owed past 1/CARRY_OWE_X */
+    /* section 295: CARRY_SMALL_PEERS for a small mixed member (carry_small) */
     if (!t->p_qcarry &&
-        (s->n_backlogged < (t->p_oweb ? CARRY_OWE_PEERS : CARRY_PEERS) ||
+        ((s->n_backlogged < (t->p_oweb ? CARRY_OWE_PEERS : CARRY_PEERS) &&
+          __builtin_expect(t->p_oweb || s->n_backlogged < CARRY_SMALL_PEERS || !carry_small(s, t, c), 1)) ||
          (t->q_empty_ns * CARRY_EMPTY_X > now_ns - t->q_added_ns && !t->p_owec)))
         return 0;
     if (!s->carry_ns || now_ns - s->carry_ns >= CARRY_WALK_NS)
@@ -5716,9 +5755,9 @@ static inline __attribute__((always_inline)) int deep_carry(jbof_sched *s, const
 }
 /* ... out of line, for take's copies that do not know one (TAKE_ONE_ANY:
  * the rarer callers keep their registers as before) */
-static __attribute__((noinline)) int deep_carry_call(jbof_sched *s, const tenant *t, uint64_t now_ns)
+static __attribute__((noinline)) int deep_carry_call(jbof_sched *s, const tenant *t, uint64_t now_ns, uint64_t c)
 {
-    return deep_carry(s, t, now_ns);
+    return deep_carry(s, t, now_ns, c);
 }
 
 /* section 157: t (id) emptied its queue taking on bucket k (qos, two
@@ -5952,7 +5991,7 @@ static inline __attribute__((always_inline)) uint32_t take(jbof_sched *s, uint32
             t->deficit = t->deficit < 0 ? 0 : t->deficit > q ? q : t->deficit;
             t->drain_ns = now_ns ? now_ns : 1;
             t->drain_cap = c;
-        } else if (pol == JBOF_POLICY_QOS && one && (one_known ? deep_carry(s, t, now_ns) : deep_carry_call(s, t, now_ns))) {
+        } else if (pol == JBOF_POLICY_QOS && one && (one_known ? deep_carry(s, t, now_ns, c) : deep_carry_call(s, t, now_ns, c))) {
             /* section 116: more in the drive, but backlogged and depth-
              * bound beside a long round -- its positive deficit carries up
              * to a quantum (no rate credit), so its next IO joins at the

@@ -312,6 +312,10 @@ OPEN: dict[str, set[str]] = {
     # section 291's growth in OK beside an SLO tenant (scheduler-log 291: rate + 1/16 per window while it
     # binds, the signal under 3/4 of the threshold, one best-effort member): work s2-605 (util 1.238 on main)
     "sweep-s2-605": set(),
+    # section 295's carry beside >= 3 backlogged for a small mixed member (scheduler-log 295: 116's deep carry
+    # with CARRY_SMALL_PEERS, its depth in the drive <= a quantum): weights s2-219 (512 B randrw QD-16 t4 0.084 of
+    # 0.100 on main), s2-491, s2-716, s2-803
+    "sweep-s2-219": set(), "sweep-s2-491": set(), "sweep-s2-716": set(), "sweep-s2-803": set(),
 }
 
 CI_SEED = 11

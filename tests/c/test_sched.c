@@ -5516,6 +5516,37 @@ static void test_nl_underfill_pair(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 295 (116's deep carry beside >= CARRY_SMALL_PEERS backlogged for a
+ * small mixed member): sweep mix s2-219's shape (dct983 clean, seed 9336; its
+ * 512 KiB mixer started with the others): a 16 / 256 KiB 70 % reader at QD 8,
+ * a 4 KiB randrw at QD 4 (w 8), a 512 KiB randrw at QD 2 (w 8), a 4 KiB
+ * random writer at QD 32 (w 8), a 512 B 50 % randrw at QD 16 and a 512 B /
+ * 16 / 128 KiB reader at QD 2; no SLO tenant, one bucket.  The 512 B mixer's
+ * cost against the QD-8 mixer's (both weight 1) at 500 ms: 1.000 (CARRY_SMALL_PEERS
+ * 5, i.e. off: 0.883 -- its deficit reset at each emptying); at least 0.95. */
+static void test_nl_carry_small(void)
+{
+    static const uint32_t b0[2] = {16384, 262144}, p0[2] = {56, 44}, b4[1] = {4096}, b512k[1] = {524288};
+    static const uint32_t b512[1] = {512}, b5[3] = {512, 16384, 131072}, p5[3] = {29, 29, 42};
+    jbof_sim *sim = nl_sim("dct983", 9336);
+    uint32_t t0 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RW, 70, 8, 2, b0, p0, 0, 0, 0);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 8, JBOF_RW_RANDRW, 70, 4, 1, b4, NULL, 0, 0, 0);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 8, JBOF_RW_RANDRW, 10, 2, 1, b512k, NULL, 0, 0, 0);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 8, JBOF_RW_RANDWRITE, 0, 32, 1, b4, NULL, 0, 0, 0);
+    uint32_t t4 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDRW, 50, 16, 1, b512, NULL, 0, 0, 0);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 2, 3, b5, p5, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 500000000ull), 0);
+    jbof_tenant_stats a, b;
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), t0, &a), 0);
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), t4, &b), 0);
+    int ok = b.cost_completed * 100u >= a.cost_completed * 95u;
+    if (!ok)
+        fprintf(stderr, "nl carry small: the 512 B mixer %llu, the QD-8 mixer %llu (cost)\n",
+                (unsigned long long)b.cost_completed, (unsigned long long)a.cost_completed);
+    CHECK(ok);
+    jbof_sim_destroy(sim);
+}
+
 /* section 283 (sched.c section 272's whole-run fall-back, its writer path:
  * a pure small-IO writer under NL_RUN_WF256 / 256 of its share over the
  * one-bucket run, with at most NL_RUN_W_OTHERS other writer backlogged):
@@ -5867,6 +5898,7 @@ int main(void)
     test_nl_underfill_many();
     test_nl_underfill_pair();
     test_nl_run_writer();
+    test_nl_carry_small();
     test_nl_one_member();
     test_nl_floor_steer();
     test_nl_near_steer();
