@@ -4284,49 +4284,6 @@ static void test_dmark_price(void)
     jbof_sim_destroy(sim);
 }
 
-/* section 282 (scheduler-log 280 / 282): the one-bucket mark (section 263
- * (259)) lives only beside an SLO tenant.  test_dmark_price's writers (512 B
- * at QD 2, 128 KiB at QD 4, fragmented dct983) beside a 5 ms-SLO 4 KiB
- * reader at QD 4 that loops 50 ms reading, 3 ms idle: when the reader goes
- * idle the drive runs plain one-bucket rounds (section 276: no mark, no
- * price), and a mark left from the SLO phase priced the first turns of the
- * next one.  800 ms: with the clear at the SLO tenant's deactivation the
- * small writer completes 15614 writes and the large 3401; without it
- * 15109 / 3248.  Idle 1 ms or 8 ms hardly moves (15165 / 15145, 9961 both
- * ways: the mark's 10 ms lapse), nor do 20 ms phases. */
-static void test_dmark_slo_off(void)
-{
-    jbof_sim *sim = sim_open("dct983", 0);
-    uint32_t a = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 512, 2);
-    uint32_t b = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 131072, 4);
-    jbof_tenant_cfg t;
-    jbof_tenant_default_cfg(&t);
-    t.klass = JBOF_CLASS_LATENCY;
-    t.latency_slo_ns = 5000000;
-    static const uint32_t bs[] = {4096}, pct[] = {100};
-    jbof_wl w;
-    wl_split(&w, JBOF_RW_RANDREAD, 0, 4, 1, bs, pct);
-    w.phases[0].duration_ns = 50000000ull;
-    w.phases[1] = w.phases[0];
-    w.phases[1].idle = 1;
-    w.phases[1].duration_ns = 3000000ull;
-    w.nphases = 2;
-    w.loop = 1;
-    uint32_t lc;
-    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &lc), 0);
-    CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
-    jbof_tenant_result ra, rb;
-    CHECK_EQ(jbof_sim_tenant_result(sim, a, &ra), 0);
-    CHECK_EQ(jbof_sim_tenant_result(sim, b, &rb), 0);
-    int ok = ra.write_ios >= 15400 && rb.write_ios >= 3330;
-    if (!ok)
-        fprintf(stderr, "dmark_slo_off: writes %llu / %llu\n", (unsigned long long)ra.write_ios,
-                (unsigned long long)rb.write_ios);
-    CHECK(ra.write_ios >= 15400);
-    CHECK(rb.write_ios >= 3330);
-    jbof_sim_destroy(sim);
-}
-
 /* section 162: beside a scavenger (two buckets) and no latency-critical
  * tenant, a member whose window holds one of its IOs but not two (weight 1
  * of 16 or more: the 128 KiB slot floor against a 64 KiB read's cost of 69120)
@@ -5706,6 +5663,36 @@ static uint32_t nl_addx(jbof_sim *sim, uint32_t klass, uint64_t slo, uint32_t we
     uint32_t id = 999;
     CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &id), 0);
     return id;
+}
+
+/* section 282 (scheduler-log 280 / 282): the one-bucket mark (section 263
+ * (259)) lives only beside an SLO tenant.  test_dmark_price's writers (512 B
+ * at QD 2, 128 KiB at QD 4, fragmented dct983) beside a 5 ms-SLO 4 KiB
+ * reader at QD 4 that loops 50 ms reading, 3 ms idle: when the reader goes
+ * idle the drive runs plain one-bucket rounds (section 276: no mark, no
+ * price), and a mark left from the SLO phase priced the first turns of the
+ * next one.  800 ms: with the clear at the SLO tenant's deactivation the
+ * small writer completes 15614 writes and the large 3401; without it
+ * 15109 / 3248.  Idle 1 ms or 8 ms hardly moves (15165 / 15145, 9961 both
+ * ways: the mark's 10 ms lapse), nor do 20 ms phases. */
+static void test_dmark_slo_off(void)
+{
+    jbof_sim *sim = sim_open("dct983", 0);
+    uint32_t a = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 512, 2);
+    uint32_t b = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 131072, 4);
+    static const uint32_t b4[1] = {4096};
+    nl_addx(sim, JBOF_CLASS_LATENCY, 5000000, 1, 0, 0, JBOF_RW_RANDREAD, 0, 4, 1, b4, NULL, 0, 0, 50, 3);
+    CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
+    jbof_tenant_result ra, rb;
+    CHECK_EQ(jbof_sim_tenant_result(sim, a, &ra), 0);
+    CHECK_EQ(jbof_sim_tenant_result(sim, b, &rb), 0);
+    int ok = ra.write_ios >= 15400 && rb.write_ios >= 3330;
+    if (!ok)
+        fprintf(stderr, "dmark_slo_off: writes %llu / %llu\n", (unsigned long long)ra.write_ios,
+                (unsigned long long)rb.write_ios);
+    CHECK(ra.write_ios >= 15400);
+    CHECK(rb.write_ios >= 3330);
+    jbof_sim_destroy(sim);
 }
 
 /* section 291 (sched.c section 291, the OK state's growth beside one
