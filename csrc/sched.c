@@ -4067,6 +4067,32 @@
  *    quanta -- off the round while its depth is in the drive) and s1-45
  *    (a reservation: no carry) are not reached.
  *    (docs/scheduler-log.md section 295)
+ *
+ * 302. Section 210's live read gate beside one writer lifts a hold only
+ *    for a deep reader (issue 11, qos, one bucket; the jain / work rows).
+ *    Why: under 210's pace a write head waits for its next unless some
+ *    round tenant has a read at its head.  A latency-bound reader (not
+ *    p_qdeep: its reads wait at the scheduler only between completions)
+ *    has a read at its head at nearly every hold, so beside it the pace
+ *    never binds: s2-0 (fragmented SATA, one 32 KiB QD-16 writer, one 16
+ *    KiB QD-8 reader) keeps the buffer full all run (buffer-full waits on
+ *    66 % of qos's writes, 37 % under gimbal) and the reader's reads
+ *    alternate with whole programs: 247 MiB/s against gimbal's 382, jain
+ *    0.898 against 0.987.  The rule (wj_held, wj_close): while exactly
+ *    one tenant wrote at the last full close (wj_one), only a deep
+ *    tenant's read head lifts the hold.  With one writer the hold cannot
+ *    move a split among writers (the pool is that writer alone), and a
+ *    deep reader's head still lifts it (its share is the DRR split the
+ *    weights row judges); with two or more writers the same rule moved
+ *    the pool's split (form M1, any number of writers: s1 253 -> 262,
+ *    weights s1-0, 151, 166, 238, 431, 535, 841, 856 new).  Fast gate
+ *    against main (L26 = 42879fe): s1 253 = 253 (no row moved), s2 231
+ *    -> 230 (work and jain s2-0 fixed), hold-outs s3 295 -> 294 (work
+ *    s3-336), s4 316 -> 314 (work s4-236, 280; jain s4-280), CI 10 = 10;
+ *    nothing new on any seed.  No constant.  Cost: none on the plain
+ *    path (wj_held runs only under the pace; one count in the cold
+ *    wj_close).  test_wj_one_writer_reader pins it.
+ *    (docs/scheduler-log.md section 302)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -4487,6 +4513,7 @@ struct jbof_sched {
     uint64_t wj_next;         /* the deep writers' shared next */
     uint64_t wj_pool_cps;     /* ... their rate, cost per second */
     uint64_t wj_W;            /* the writers' weights at the last full close */
+    uint32_t wj_one;          /* ... exactly one writer then (section 302: only a deep read head lifts a hold) */
     uint64_t wj_r;            /* the pace's rate, cost per second */
     uint32_t p_fair;          /* qos: the last cost period kept the weights (period_fair; section 211) */
     uint64_t e_drain_cps;     /* 249 (228): write cost per second completed in the last window section 210's judge found full */
@@ -7670,6 +7697,7 @@ static __attribute__((noinline, cold)) void wj_close(jbof_sched *s, int full, ui
     }
     s->wj_miss = 0;
     uint64_t r = (uint64_t)((__uint128_t)wc * JBOF_NS_PER_S / el) / 8 * WJ_PACE_X8, W = 0, Wd = 0, dsum = 0;
+    uint32_t nw = 0;
     s->wj_r = r;
     for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
         tenant *t = s->t[i];
@@ -7680,10 +7708,12 @@ static __attribute__((noinline, cold)) void wj_close(jbof_sched *s, int full, ui
         if (!writer || t->cfg.klass == JBOF_CLASS_SCAVENGER)
             continue;
         W += t->cfg.weight;
+        nw++;
         dsum += dw;
         if (t->p_qdeep && t->count)
             Wd += t->cfg.weight;
     }
+    s->wj_one = nw == 1; /* section 302 */
     if (!W)
         return;
     for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
@@ -7761,7 +7791,8 @@ static inline void wj_roll(jbof_sched *s, uint64_t now_ns)
  * next (the deep pool's or its own) unless a round tenant has a read at
  * its head (the live read gate), it is short of its share (X), or (S5)
  * an own-paced writer has less than its weight's share of the drive's
- * cost in flight */
+ * cost in flight; section 302: with one writer at the last full close
+ * only a deep tenant's (p_qdeep) read head lifts the hold */
 static __attribute__((noinline)) int wj_held(jbof_sched *s, const tenant *t, uint64_t now_ns)
 {
     if (t->cfg.klass == JBOF_CLASS_SCAVENGER)
@@ -7781,7 +7812,7 @@ static __attribute__((noinline)) int wj_held(jbof_sched *s, const tenant *t, uin
     int32_t id = s->drr.head;
     for (uint32_t i = 0; i < s->drr.len; i++, id = s->t[id]->next) {
         const tenant *u = s->t[id];
-        if (u->count && u->ring[u->head].io->opcode == JBOF_OP_READ)
+        if (u->count && u->ring[u->head].io->opcode == JBOF_OP_READ && (u->p_qdeep || !s->wj_one))
             return 0;
     }
     if (next < s->next_limit_ns)
