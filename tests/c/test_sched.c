@@ -5740,6 +5740,170 @@ static void test_nl_ok_grow(void)
     nl_pair_check(sim, r, 0, l, 300, 26000, 0, "nl ok grow");
 }
 
+/* section 304: the "one best-effort member" rules (sections 285, 288, 291,
+ * 296) under a member count that flaps 1 <-> 2.  Beside an SLO tenant l
+ * and a steady best-effort member r, a second best-effort member x loops
+ * on_ms of IO and off_ms idle from the start (nl_addx) for NL_FLAP_MS,
+ * then runs without a break (xs) for NL_FLAP_TAIL_MS more.  Every rule
+ * switches on and off with x; checked (prints only on failure): l within
+ * its SLO (p99 <= slo, at most 1 in 100 past it, at least n_min IOs); no
+ * stall of r, l or x (max <= the sweep's bound, max(25 x p99, 50 ms)); r
+ * completes at least off_min IOs of op per 100 ms of x's idle phases (from
+ * NL_FLAP_SKIP_MS on: the rules give r the drive again while x is off); and
+ * with cap_ns, the band's ceiling at most cap_ns (SLO / 2: 3c's ceiling
+ * relaxed under the drive's floor by sections 288 / 296 is back) once x
+ * has run a whole tail window plus a window roll (NL_FLAP_BACK_MS): the
+ * one-member state (ctl.steer_one) does not stay on beside two members. */
+enum { NL_FLAP_MS = 400, NL_FLAP_TAIL_MS = 200, NL_FLAP_SKIP_MS = 30 };
+#define NL_FLAP_BACK_MS ((CTL_LC_WIN_NS + CTL_WINDOW_NS) / 1000000ull)
+static void nl_flap_check(jbof_sim *sim, uint32_t r, int op, uint32_t l, uint64_t slo, uint32_t x, const jbof_wl *xs,
+                          uint64_t on_ms, uint64_t off_ms, uint64_t off_min, uint64_t n_min, uint64_t cap_ns,
+                          const char *what)
+{
+    uint64_t prev = 0, off_io = 0, off_n = 0, band_max = 0;
+    for (uint64_t ms = 1; ms <= NL_FLAP_MS + NL_FLAP_TAIL_MS; ms++) {
+        if (ms == NL_FLAP_MS + 1)
+            CHECK_EQ(jbof_sim_set_workload(sim, x, xs), 0);
+        CHECK_EQ(jbof_sim_run(sim, ms * 1000000ull), 0);
+        uint64_t io = nl_ios(sim, r, op);
+        if (ms > NL_FLAP_SKIP_MS && ms <= NL_FLAP_MS && (ms - 1) % (on_ms + off_ms) >= on_ms) {
+            off_io += io - prev;
+            off_n++;
+        }
+        prev = io;
+        if (cap_ns && ms >= NL_FLAP_MS + NL_FLAP_BACK_MS) {
+            uint64_t hi = nl_drive(sim).band_hi_ns;
+            band_max = hi > band_max ? hi : band_max;
+        }
+    }
+    jbof_tenant_result lr;
+    CHECK_EQ(jbof_sim_tenant_result(sim, l, &lr), 0);
+    uint64_t n = lr.read_ios + lr.write_ios, p99[3] = {0, 0, 0}, mx[3] = {0, 0, 0}, stall = 0;
+    const uint32_t id[3] = {r, l, x};
+    for (int i = 0; i < 3; i++) {
+        jbof_hist h;
+        CHECK_EQ(jbof_sched_tenant_hist(jbof_sim_sched(sim), id[i], &h), 0);
+        CHECK_EQ(jbof_hist_quantile(&h, 0.99, &p99[i]), 0);
+        mx[i] = h.max_ns;
+        uint64_t bound = 25 * p99[i] > 50000000ull ? 25 * p99[i] : 50000000ull;
+        stall += mx[i] > bound;
+    }
+    int ok = p99[1] <= slo && lr.slo_violations * 100 <= n && n >= n_min && !stall && off_io * 100 >= off_min * off_n &&
+             band_max <= cap_ns;
+    if (!ok)
+        fprintf(stderr,
+                "%s (%llu / %llu ms): the member %llu %s in %llu ms of x idle; the SLO tenant %llu IOs, p99 %llu ns, "
+                "%llu past; max %llu / %llu / %llu ns (p99 %llu / %llu); band ceiling %llu ns from %llu ms\n",
+                what, (unsigned long long)on_ms, (unsigned long long)off_ms, (unsigned long long)off_io,
+                op ? "writes" : "reads", (unsigned long long)off_n, (unsigned long long)n, (unsigned long long)p99[1],
+                (unsigned long long)lr.slo_violations, (unsigned long long)mx[0], (unsigned long long)mx[1],
+                (unsigned long long)mx[2], (unsigned long long)p99[0], (unsigned long long)p99[2],
+                (unsigned long long)band_max, (unsigned long long)(NL_FLAP_MS + NL_FLAP_BACK_MS));
+    CHECK(p99[1] <= slo);
+    CHECK(lr.slo_violations * 100 <= n);
+    CHECK(n >= n_min);
+    CHECK_EQ(stall, 0);
+    CHECK(off_io * 100 >= off_min * off_n);
+    CHECK(band_max <= cap_ns);
+    jbof_sim_destroy(sim);
+}
+
+/* x for nl_flap_check: a weight-1 best-effort tenant looping on_ms / off_ms
+ * (nl_addx), and in *xs the same workload without the idle phase */
+static uint32_t nl_flap_x(jbof_sim *sim, uint32_t rw, uint32_t qd, const uint32_t *bs, uint64_t on_ms, uint64_t off_ms,
+                          jbof_wl *xs)
+{
+    jbof_tenant_cfg t;
+    nl_cfg(&t, xs, JBOF_CLASS_BEST_EFFORT, 0, 1, rw, 0, qd, 1, bs, NULL, 0);
+    return nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 0, 0, rw, 0, qd, 1, bs, NULL, 0, 0, on_ms, off_ms);
+}
+
+/* section 304 on section 288's scene (test_nl_floor_steer: s1-424's shape,
+ * dct983 fragmented, seed 5951; a 128 KiB scavenger reader at QD 1 beside a
+ * 200 us-SLO 4 KiB reader at QD 2, the cap under the drive's floor) with x
+ * a 4 KiB best-effort reader at QD 1: on 10 / off 30 ms (x's on phase one
+ * window roll) and 25 / 25 (the period a tail window, CTL_LC_WIN_NS).  The
+ * scavenger reads 5.9 / 6.9 per ms of x idle (steer_one forced to 0: 3.7 /
+ * 3.5); the ceiling back at the cap 50 ms after x stays on
+ * (nl_be_active_le forced to 1: relaxed to the end). */
+static void test_nl_flap_floor(void)
+{
+    static const uint32_t b128k[1] = {131072}, b4[1] = {4096};
+    static const uint64_t ph[2][2] = {{10, 30}, {25, 25}};
+    for (int i = 0; i < 2; i++) {
+        jbof_sim *sim = nl_sim("dct983-fragmented", 5951);
+        uint32_t r = nl_add(sim, JBOF_CLASS_SCAVENGER, 0, 3, JBOF_RW_RANDREAD, 0, 1, 1, b128k, NULL, 0, 0, 0);
+        uint32_t l = nl_add(sim, JBOF_CLASS_LATENCY, 200000, 4, JBOF_RW_RANDREAD, 0, 2, 1, b4, NULL, 0, 0, 0);
+        jbof_wl xs;
+        uint32_t x = nl_flap_x(sim, JBOF_RW_RANDREAD, 1, b4, ph[i][0], ph[i][1], &xs);
+        nl_flap_check(sim, r, 0, l, 200000, x, &xs, ph[i][0], ph[i][1], 480, 12000, 100000, "nl flap floor");
+    }
+}
+
+/* section 304 on section 296's scene (test_nl_near_steer: s1-873's shape,
+ * dct983 clean, seed 4948; an 8 KiB writer at QD 32 beside a 200 us-SLO
+ * 4 KiB reader at QD 4) with x a 16 KiB best-effort writer at QD 8: on
+ * 10 / off 10 (the window roll: every roll sees x, the rules stay off: 15.5
+ * writes per ms of x idle, as with them off), 25 / 25 and 30 / 20 (34.6 /
+ * 32.4 per ms; lc_near_ok or steer_one forced to 0: 15.4 / 15.8).  With
+ * nl_be_active_le forced to 1 the ceiling stays relaxed (150 us) to the end
+ * in all three. */
+static void test_nl_flap_near(void)
+{
+    static const uint32_t b8k[1] = {8192}, b16k[1] = {16384}, b4[1] = {4096};
+    static const uint64_t ph[3][3] = {{10, 10, 1200}, {25, 25, 2500}, {30, 20, 2500}};
+    for (int i = 0; i < 3; i++) {
+        jbof_sim *sim = nl_sim("dct983", 4948);
+        uint32_t w = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 32, 1, b8k, NULL, 0, 0, 0);
+        uint32_t l = nl_add(sim, JBOF_CLASS_LATENCY, 200000, 1, JBOF_RW_RANDREAD, 0, 4, 1, b4, NULL, 0, 0, 0);
+        jbof_wl xs;
+        uint32_t x = nl_flap_x(sim, JBOF_RW_RANDWRITE, 8, b16k, ph[i][0], ph[i][1], &xs);
+        nl_flap_check(sim, w, 1, l, 200000, x, &xs, ph[i][0], ph[i][1], ph[i][2], 22000, 100000, "nl flap near");
+    }
+}
+
+/* section 304 on section 285's scene (test_nl_one_member: s3-453's shape,
+ * dct983 clean, seed 2039; a 64 KiB sequential reader at QD 8 beside a
+ * 300 us-SLO 4 KiB 70%-read mixer at QD 1) with x a 16 KiB best-effort
+ * writer at QD 8, on 10 / off 10 and 10 / 30: the reader 30.7 / 30.1 reads
+ * per ms of x idle (nl_one_be forced to 0, or 285's exception alone taken
+ * out of nl_roll: 20.2 / 20.5), the SLO mixer 7902 / 8491 IOs (nl_one_be
+ * forced to 1, no halving beside x either: 6972 / 6796). */
+static void test_nl_flap_one(void)
+{
+    static const uint32_t b64k[1] = {65536}, b16k[1] = {16384}, b4[1] = {4096};
+    static const uint64_t ph[2][2] = {{10, 10}, {10, 30}};
+    for (int i = 0; i < 2; i++) {
+        jbof_sim *sim = nl_sim("dct983", 2039);
+        uint32_t r = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 8, 1, b64k, NULL, 0, 0, 0);
+        uint32_t l = nl_add(sim, JBOF_CLASS_LATENCY, 300000, 1, JBOF_RW_RANDRW, 70, 1, 1, b4, NULL, 0, 0, 0);
+        jbof_wl xs;
+        uint32_t x = nl_flap_x(sim, JBOF_RW_RANDWRITE, 8, b16k, ph[i][0], ph[i][1], &xs);
+        nl_flap_check(sim, r, 0, l, 300000, x, &xs, ph[i][0], ph[i][1], 2600, 7500, 0, "nl flap one");
+    }
+}
+
+/* section 304 on section 291's scene (test_nl_ok_grow: s2-605's shape,
+ * dct983 fragmented, seed 4365; a 16 KiB sequential reader at QD 64 beside
+ * a 2 ms-SLO 8 KiB 90%-read mixer at QD 1) with x a 4 KiB best-effort
+ * reader at QD 1, on 10 / off 10 and 25 / 25: the growth stops while x is
+ * on and the rate it reached stays, the reader 81.6 / 110.4 reads per ms of
+ * x idle (ok_grow off: 66.2 / 68.8). */
+static void test_nl_flap_grow(void)
+{
+    static const uint32_t b16k[1] = {16384}, b8k[1] = {8192}, b4[1] = {4096};
+    static const uint64_t ph[2][2] = {{10, 10}, {25, 25}};
+    for (int i = 0; i < 2; i++) {
+        jbof_sim *sim = nl_sim("dct983-fragmented", 4365);
+        uint32_t r =
+            nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 4, 50ull << 20, 0, JBOF_RW_READ, 0, 64, 1, b16k, NULL, 0, 0, 0, 0);
+        uint32_t l = nl_add(sim, JBOF_CLASS_LATENCY, 2000000, 1, JBOF_RW_RANDRW, 90, 1, 1, b8k, NULL, 0, 0, 0);
+        jbof_wl xs;
+        uint32_t x = nl_flap_x(sim, JBOF_RW_RANDREAD, 1, b4, ph[i][0], ph[i][1], &xs);
+        nl_flap_check(sim, r, 0, l, 2000000, x, &xs, ph[i][0], ph[i][1], 7500, 5000, 0, "nl flap grow");
+    }
+}
+
 /* section 266 (254 bit 64, sched.c section 260: 252's underfill only with
  * the measured rate at most NL_UF_MEAS_X256 / 256 x the rate): sweep mix
  * s2-319's shape (dct983, seed 7465; its 22 tenants: reserved, limited,
@@ -5918,6 +6082,10 @@ int main(void)
     test_nl_floor_steer();
     test_nl_near_steer();
     test_nl_ok_grow();
+    test_nl_flap_floor();
+    test_nl_flap_near();
+    test_nl_flap_one();
+    test_nl_flap_grow();
     test_nl_back_floor();
     test_nl_underfill_meas();
     TEST_SUMMARY();
