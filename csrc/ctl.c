@@ -143,9 +143,11 @@
  *    one best-effort tenant is active (steer_one, set by sched.c at each
  *    tail window; section 288): then the ceiling relaxes as above, and
  *    while more are active it is held at the cap.  Beside that one member
- *    a window past SLO x 3/4 still relaxes while at most 1 in 200 of its
+ *    a window past SLO x 3/4 still relaxes while at most 1 in 100 of its
  *    completions and of the remembered tail passed the SLO itself, the
- *    memory at least half full (lc_near_ok, section 296).  Worked example:
+ *    memory at least half full (lc_near_ok, section 296; 1 in 100 since
+ *    section 301), and while lc_near_ok holds the ceiling may reach SLO x
+ *    7/8 (CTL_LC_NEAR_MAX_X4, section 301).  Worked example:
  *    SLO 400 us, cap 200 us; four good windows take the ceiling to 250
  *    and 300 us (then held), 2 reads in 100 past 400 us put it back at
  *    200 us.  Since a QD-1 SLO tenant is idle between its IOs (cap 0 for
@@ -425,7 +427,8 @@ void ctl_set_cap(ctl_state *c, uint64_t cap_ns)
  * may sit past SLO x 3/4 and still relax while the SLO itself is kept with
  * room -- at most 1 in CTL_LC_NEAR_DIV past it in this window and in the
  * remembered tail, which must hold at least CTL_LC_MEM_N x
- * CTL_LC_NEAR_MEM_X4 / 4 completions (not in a run's first windows) */
+ * CTL_LC_NEAR_MEM_X4 / 4 completions (not in a run's first windows); while
+ * it holds the ceiling's top is SLO x 7/8 (sched.c 301) */
 static inline int lc_near_ok(const ctl_state *c)
 {
     return c->steer_one && (uint64_t)c->lc_over_slo * CTL_LC_NEAR_DIV <= c->lc_n &&
@@ -453,9 +456,11 @@ static __attribute__((noinline)) void lc_steer(ctl_state *c, uint64_t now_ns)
             s = cap;
         } else if (((uint64_t)c->lc_over_3q * CTL_LC_TAIL_DIV <= c->lc_n || (under && lc_near_ok(c))) &&
                    (!under || c->steer_one)) { /* under the drive's floor only beside one best-effort member (sched.c 288) */
+            /* sched.c 301: beside one member under the floor, with the tail's room kept, up to SLO x 7/8 */
+            uint64_t top = cap * (under && lc_near_ok(c) ? CTL_LC_NEAR_MAX_X4 : CTL_LC_MAX_X4) / 4;
             s += cap / CTL_LC_AI_DIV;
-            if (s > cap * CTL_LC_MAX_X4 / 4)
-                s = cap * CTL_LC_MAX_X4 / 4;
+            if (s > top)
+                s = top;
         }
     } else if (now_ns - c->lc_win_ns < CTL_LC_WIN_MAX_NS) {
         return; /* too few samples yet: keep counting */

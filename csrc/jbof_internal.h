@@ -306,8 +306,9 @@ enum {
     CTL_LC_AI_DIV = 4,     /* a good window relaxes the ceiling by cap / 4 (SLO / 8) */
     CTL_LC_MAX_X4 = 6,     /* ... up to cap x 6/4 (SLO x 3/4) */
     CTL_LC_MEM_N = 2048,   /* sched.c 169: the remembered tail (lc_mem_*) halves past this many completions */
-    CTL_LC_NEAR_DIV = 200,  /* sched.c 296: under the floor beside one member, relax on <= 1 in 200 past the SLO ... */
-    CTL_LC_NEAR_MEM_X4 = 2  /* ... with the remembered tail at least half full (x 2/4 of CTL_LC_MEM_N) */
+    CTL_LC_NEAR_DIV = 100,  /* sched.c 296 / 301: under the floor beside one member, relax on <= 1 in 100 past the SLO ... */
+    CTL_LC_NEAR_MEM_X4 = 2, /* ... with the remembered tail at least half full (x 2/4 of CTL_LC_MEM_N) ... */
+    CTL_LC_NEAR_MAX_X4 = 7  /* ... up to cap x 7/4 (SLO x 7/8; sched.c 301) */
 };
 /* ctl.c 3e (sched.c section 230): band_hi lifted to the SLO cap / 4 (SLO / 8),
  * closed by either guard */

@@ -4017,7 +4017,8 @@
  *    work row, cause C of log 288).  What: where section 288 lets 3c
  *    relax (the cap under the floor, steer_one set), a tail window also
  *    relaxes the ceiling by SLO / 8 when more than 1 in 100 of its SLO
- *    completions passed SLO x 3/4 but at most 1 in CTL_LC_NEAR_DIV (200)
+ *    completions passed SLO x 3/4 but at most 1 in CTL_LC_NEAR_DIV (200;
+ *    100 since section 301)
  *    passed the SLO itself, in the window and in section 169's remembered
  *    tail, and that memory holds at least CTL_LC_MEM_N x
  *    CTL_LC_NEAR_MEM_X4 / 4 (1024) completions (lc_near_ok).  Why: s1-873
@@ -4068,6 +4069,34 @@
  *    (a reservation: no carry) are not reached.
  *    (docs/scheduler-log.md section 295)
  *
+ * 301. ctl.c 3c under the drive's floor beside one best-effort member
+ *    relaxes up to SLO x 7/8 while the SLO itself keeps its p99 line
+ *    (issue 11, qos; the work row, log 296f).  What: section 296's
+ *    lc_near_ok now passes at <= 1 in CTL_LC_NEAR_DIV (100, was 200) SLO
+ *    completions past the SLO, in the window and in the (half-full)
+ *    remembered tail; while it passes, a good window's step may take the
+ *    ceiling to cap x CTL_LC_NEAR_MAX_X4 / 4 (7/4: SLO x 7/8) instead of
+ *    3c's CTL_LC_MAX_X4 (SLO x 3/4).  A window with more than 1 in 100
+ *    past the SLO still puts it back at the cap at once.  Why: s2-873
+ *    (dct983 fragmented, a 16 KiB QD-1 reader with a 200 us SLO beside a
+ *    4 KiB 90 %-read mixer at QD 2; base 84 us) -- the reader's own reads
+ *    take 90-127 us, and 0.5-1 % of them pass 200 us whatever the mixer
+ *    gets (fifo 0.77 %, gimbal 0.65 %, qos on main 0.55 % with the mixer
+ *    at 0.65 of its solo rate), so 296's 1 in 200 held in few windows and
+ *    the ceiling sat at 100-150 us: util 1.614 < 0.95 x fifo 1.927.  The
+ *    "0 past the SLO" guard of log 296f never holds there (3-6 per
+ *    ~535-completion window).  With the ceiling at 175 us: util 1.844,
+ *    the reader's p99 197 us of 200 (gimbal's 197), 0.62 % past.  1 in
+ *    100 is the p99 line the slo invariant judges, so the rule spends the
+ *    margin up to it, only where 288 already relaxes (one member, cap
+ *    under the floor) and not in a run's first windows (the memory).
+ *    Measured (log 301, fast gate against main L26): s2 231 -> 230 (873),
+ *    s1 253, CI 10, hold-outs s3 295 / s4 316, every row at main's;
+ *    the top at SLO x 15/16 and CTL_LC_NEAR_DIV at 50 the same rows on
+ *    seeds 1 / 2, the top at 3/4 or the DIV at 200 main's rows (873 not
+ *    fixed).  Not fixed: s1-659 (1.315 -> 1.325 of 1.368; three members,
+ *    so no steer_one).  Cost: one more lc_near_ok per 3c tail window.
+ *    test_nl_near_top pins it.  (docs/scheduler-log.md section 301)
  * 302. Section 210's live read gate beside one writer lifts a hold only
  *    for a deep reader (issue 11, qos, one bucket; the jain / work rows).
  *    Why: under 210's pace a write head waits for its next unless some

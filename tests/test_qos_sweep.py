@@ -316,6 +316,10 @@ OPEN: dict[str, set[str]] = {
     # with CARRY_SMALL_PEERS, its depth in the drive <= a quantum): weights s2-219 (512 B randrw QD-16 t4 0.084 of
     # 0.100 on main), s2-491, s2-716, s2-803
     "sweep-s2-219": set(), "sweep-s2-491": set(), "sweep-s2-716": set(), "sweep-s2-803": set(),
+    # section 301 (ctl.c 3c under the floor beside one member relaxes on <= 1 in 100 past the SLO, window and
+    # remembered tail, up to SLO x 7/8; scheduler-log 301): work s2-873 (a 4 KiB 90 %-read QD-2 mixer beside a
+    # 200 us SLO 16 KiB reader at QD 1; util 1.614 < 0.95 x fifo 1.927 on main)
+    "sweep-s2-873": set(),
     # section 302 (scheduler-log 302: under section 210's pace with one writer only a deep reader's read head
     # lifts a write hold): work and jain s2-0 (a 16 KiB QD-8 reader beside a 32 KiB QD-16 writer on fragmented
     # SATA; reader 247 MiB/s, jain 0.898, util 1.418 on main -> 477 MiB/s, 1.000, 1.805; gimbal 382, 0.987, 1.647)
