@@ -316,6 +316,11 @@ OPEN: dict[str, set[str]] = {
     # with CARRY_SMALL_PEERS, its depth in the drive <= a quantum): weights s2-219 (512 B randrw QD-16 t4 0.084 of
     # 0.100 on main), s2-491, s2-716, s2-803
     "sweep-s2-219": set(), "sweep-s2-491": set(), "sweep-s2-716": set(), "sweep-s2-803": set(),
+    # section 298 (scheduler-log 298: while section 26's stop holds the writers, a mixed member's read head that
+    # section 109 would park lifts the stopped writers' tags to the least tag of those that can take): weights
+    # s1-383 (t2, an 8 / 512 KiB QD-32 reader, 0.221 of 0.250 on main) and s1-811 (t2, a 128 KiB QD-128
+    # writer, 0.367 of 0.333 on main)
+    "sweep-s1-383": set(), "sweep-s1-811": set(),
     # section 301 (ctl.c 3c under the floor beside one member relaxes on <= 1 in 100 past the SLO, window and
     # remembered tail, up to SLO x 7/8; scheduler-log 301): work s2-873 (a 4 KiB 90 %-read QD-2 mixer beside a
     # 200 us SLO 16 KiB reader at QD 1; util 1.614 < 0.95 x fifo 1.927 on main)

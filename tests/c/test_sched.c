@@ -5565,6 +5565,36 @@ static void test_nl_run_writer(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 298 (section 26's stop lifts the stopped writers' tags for a
+ * mixed member's read head that section 109 would park): sweep mix
+ * s1-811's shape (dct983 fragmented, seed 6295): a 128 KiB reader at QD 4,
+ * an 8 KiB 30 %-read mixer at QD 16, a 128 KiB writer at QD 128, an
+ * open-loop 400 MiB/s 64 KiB 10 %-read mixer at QD 2 and a 500 us-SLO 4 KiB
+ * 70 %-read mixer at QD 1.  The QD-128 writer's cost against the three
+ * closed-loop members' at 1000 ms: 0.356 (stop lift off: 0.367, the sweep's
+ * 0.367 of 0.333); at most 0.36. */
+static void test_stop_lift_mixed(void)
+{
+    static const uint32_t b128k[1] = {131072}, b8[1] = {8192}, b64k[1] = {65536}, b4[1] = {4096};
+    jbof_sim *sim = nl_sim("dct983-fragmented", 6295);
+    uint32_t t0 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 4, 1, b128k, NULL, 0, 0, 0);
+    uint32_t t1 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RW, 30, 16, 1, b8, NULL, 0, 0, 0);
+    uint32_t t2 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_WRITE, 0, 128, 1, b128k, NULL, 0, 0, 0);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDRW, 10, 2, 1, b64k, NULL, 400ull << 20, 0, 0);
+    nl_add(sim, JBOF_CLASS_LATENCY, 500000, 1, JBOF_RW_RANDRW, 70, 1, 1, b4, NULL, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 1000000000ull), 0);
+    jbof_tenant_stats a, b, c;
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), t0, &a), 0);
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), t1, &b), 0);
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), t2, &c), 0);
+    uint64_t all = a.cost_completed + b.cost_completed + c.cost_completed;
+    double sh = all ? (double)c.cost_completed / (double)all : 0;
+    if (!(sh <= 0.36))
+        fprintf(stderr, "stop lift mixed: the 128 KiB writer %.3f of the members' cost at 1000 ms\n", sh);
+    CHECK(sh <= 0.36);
+    jbof_sim_destroy(sim);
+}
+
 /* sections 285 / 288 / 291 / 296: run a best-effort member r beside an
  * SLO tenant l for ms: r completes at least io_min IOs of op (0 reads, 1
  * writes), l at least n_min IOs with at most 1 in 100 of them past its SLO
@@ -6098,6 +6128,7 @@ int main(void)
     test_nl_underfill_pair();
     test_nl_run_writer();
     test_nl_carry_small();
+    test_stop_lift_mixed();
     test_nl_one_member();
     test_nl_floor_steer();
     test_nl_near_steer();
