@@ -321,6 +321,10 @@ OPEN: dict[str, set[str]] = {
     # s1-383 (t2, an 8 / 512 KiB QD-32 reader, 0.221 of 0.250 on main) and s1-811 (t2, a 128 KiB QD-128
     # writer, 0.367 of 0.333 on main)
     "sweep-s1-383": set(), "sweep-s1-811": set(),
+    # section 299 (116's deep carry beside reservations while none is short at the last rescale,
+    # scheduler-log 299): work s1-822 (util 1.740 -> 1.768 against 0.95 x gimbal 1.849; its weights stay,
+    # t10 0.143 -> 0.155 of 0.200) and s2-898 (work and weights pass; t7 0.271 of 0.333 on main)
+    "sweep-s1-822": {"weights"}, "sweep-s2-898": set(),
     # section 301 (ctl.c 3c under the floor beside one member relaxes on <= 1 in 100 past the SLO, window and
     # remembered tail, up to SLO x 7/8; scheduler-log 301): work s2-873 (a 4 KiB 90 %-read QD-2 mixer beside a
     # 200 us SLO 16 KiB reader at QD 1; util 1.614 < 0.95 x fifo 1.927 on main)

@@ -5531,6 +5531,41 @@ static void test_nl_carry_small(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 299 (116's deep carry beside a reservation while none is short,
+ * r_short, at the last rescale): test_nl_carry_small's scene (s2-219's shape)
+ * with a 4 KiB writer at QD 2 reserving 10 MiB/s (limit 20 MiB/s) beside it --
+ * s1-45's t0 in small: a reservation the drive gives at once, so dispatch
+ * runs the one-bucket reservation path.  There 116's carry was off outright
+ * (n_resv_active) and the 512 B mixer's deficit was reset at each emptying.
+ * The 512 B mixer's cost against the QD-8 mixer's at 500 ms: 1.010; with the
+ * carry off under any reservation (main before 299) 0.778; at least 0.95. */
+static uint32_t nl_addx(jbof_sim *sim, uint32_t klass, uint64_t slo, uint32_t weight, uint64_t reserve_bps,
+                        uint64_t limit_bps, uint32_t rw, uint32_t readpct, uint32_t qd, uint32_t nbs, const uint32_t *bs,
+                        const uint32_t *pct, uint64_t rate_bps, uint64_t startdelay_ms, uint64_t on_ms, uint64_t idle_ms);
+static void test_nl_carry_resv(void)
+{
+    static const uint32_t b0[2] = {16384, 262144}, p0[2] = {56, 44}, b4[1] = {4096}, b512k[1] = {524288};
+    static const uint32_t b512[1] = {512}, b5[3] = {512, 16384, 131072}, p5[3] = {29, 29, 42};
+    jbof_sim *sim = nl_sim("dct983", 9336);
+    uint32_t t0 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RW, 70, 8, 2, b0, p0, 0, 0, 0);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 8, JBOF_RW_RANDRW, 70, 4, 1, b4, NULL, 0, 0, 0);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 8, JBOF_RW_RANDRW, 10, 2, 1, b512k, NULL, 0, 0, 0);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 8, JBOF_RW_RANDWRITE, 0, 32, 1, b4, NULL, 0, 0, 0);
+    uint32_t t4 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDRW, 50, 16, 1, b512, NULL, 0, 0, 0);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 2, 3, b5, p5, 0, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 10ull << 20, 20ull << 20, JBOF_RW_WRITE, 0, 2, 1, b4, NULL, 0, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 500000000ull), 0);
+    jbof_tenant_stats a, b;
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), t0, &a), 0);
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), t4, &b), 0);
+    int ok = b.cost_completed * 100u >= a.cost_completed * 95u;
+    if (!ok)
+        fprintf(stderr, "nl carry resv: the 512 B mixer %llu, the QD-8 mixer %llu (cost)\n",
+                (unsigned long long)b.cost_completed, (unsigned long long)a.cost_completed);
+    CHECK(ok);
+    jbof_sim_destroy(sim);
+}
+
 /* section 283 (sched.c section 272's whole-run fall-back, its writer path:
  * a pure small-IO writer under NL_RUN_WF256 / 256 of its share over the
  * one-bucket run, with at most NL_RUN_W_OTHERS other writer backlogged):
@@ -6129,6 +6164,7 @@ int main(void)
     test_nl_run_writer();
     test_nl_carry_small();
     test_stop_lift_mixed();
+    test_nl_carry_resv();
     test_nl_one_member();
     test_nl_floor_steer();
     test_nl_near_steer();
