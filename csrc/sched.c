@@ -4180,6 +4180,38 @@
  *    path (wj_held runs only under the pace; one count in the cold
  *    wj_close).  test_wj_one_writer_reader pins it.
  *    (docs/scheduler-log.md section 302)
+ *
+ * 308. A reader joining beside one tenant whose turn holds a hoard ends
+ *    that turn (issue 11, qos; log 304f lever 1).  What: in
+ *    submit_backlogged, when a tenant becomes backlogged with a read at
+ *    its head, exactly one other tenant is backlogged, and the round's
+ *    head is that tenant in its turn with a deficit past HOARD_Q (256)
+ *    quanta of its weight and no section 64 depth cap (sd_eff 0), the
+ *    head's turn ends (in_turn 0, the deficit carries) and the round
+ *    moves on to the joiner.  Why: a deep tenant
+ *    bound by its in-flight window (section 291's grown rate: the bucket
+ *    does not bind it) is parked after every IO and handed a fresh
+ *    quantum at each return, so alone it banks ~0.5 MB per IO (log 304:
+ *    ~968 MB in 10 ms); once the bucket binds again (CONGESTION) the
+ *    round stops at its head on every empty bucket (section 6's "keep the
+ *    order"), so the turn never runs out and a 4 KiB QD-1 reader that
+ *    returns waited up to 51 ms (s2-605's scene, the flap test's 25 / 25
+ *    ms: p99 5.5 ms, 652 reads in 600 ms).  With the turn ended at each
+ *    of its joins: max 3.6 ms, p99 0.66 ms, 2209 reads; the deep reader
+ *    72680 IOs against 73266.  The hoard is not cut: log 304's cap (and
+ *    stopping its growth at the park, this section's forms B1 / B64)
+ *    broke shares that later spend it.  Narrowed: any joiner at any
+ *    count (forms R64 / A64) gave s1 257 / s2 230 (weights and a stall:
+ *    s1-769, an open-loop 4 KiB writer rotating a weight-3 writer's
+ *    turn); one other tenant: s1-769 still; one other tenant and a read
+ *    head: every row at main's, but test_self_deep_cap's capped reader
+ *    (section 64) went one read past its cap (deep_max 17 of 16): a
+ *    tenant under section 64's cap is left alone (its cap, not a window,
+ *    parks it).  Fast gate against main (L27): s1 253,
+ *    s2 229, s3 294, s4 314, CI 10 -- every row equal, 1-4 docs differ;
+ *    HOARD_Q at 128 and 512 the same rows on seeds 1 / 2.  Cost: none
+ *    per IO (submit_backlogged is out of line, at a join only).
+ *    test_nl_flap_hoard pins it.  (docs/scheduler-log.md section 308)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -4852,6 +4884,7 @@ static inline __attribute__((always_inline)) void list_rotate(jbof_sched *s, dli
 #define NL_RUN_WQD 4u            /* 283: the writer path -- a small-IO writer (at most 1 read in NL_RUN_RD_X writes) whose mean queued count at its rolls is at least this */
 #define NL_RUN_WF256 200u        /* 283: ... under NL_RUN_WF256 / 256 of its weighted share of the run's cost */
 #define NL_RUN_W_OTHERS 1u       /* 283: ... with at most this many other backlogged best-effort writers (the write bucket's pair after the fall-back) */
+#define HOARD_Q 256          /* 308: a turn holding more than this many quanta of its weight ends when a reader joins beside it alone */
 #define NL_STEER_ONE_MAX 1u      /* 288: ctl.c 3c's ceiling relaxes under the drive's floor while at most this many best-effort tenants are active */
 /* section 253: take's section 249 work can act -- an SLO tenant active
  * and either one bucket (the SLO stream's refund) or a drain measured (the
@@ -5746,7 +5779,17 @@ static __attribute__((noinline)) void submit_backlogged(jbof_sched *s, uint32_t 
             t->in_turn = 1;
             return;
         }
+        int32_t hd = s->drr.head;
         list_push_joined(s, id, head);
+        if (!head && hd >= 0 && s->n_backlogged == 2 && s->cfg.policy == JBOF_POLICY_QOS && s->t[hd]->in_turn &&
+            t->ring[t->head].io->opcode == JBOF_OP_READ && !s->t[hd]->sd_eff &&
+            s->t[hd]->deficit > (int64_t)s->cfg.quantum_bytes * s->t[hd]->cfg.weight * HOARD_Q) {
+            /* section 308: a reader joining beside one tenant does not wait
+             * behind that tenant's hoarded turn -- the turn ends, the
+             * deficit carries, the round moves on to the joiner */
+            s->t[hd]->in_turn = 0;
+            list_rotate(s, &s->drr);
+        }
     }
     t->in_turn = 0;
 }
