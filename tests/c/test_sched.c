@@ -5500,6 +5500,34 @@ static void test_nl_underfill_pair(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 307 (step 3d's loan beside held owners): sweep mix s2-559's shape
+ * (dct983, seed 1523): a 32 KiB writer at QD 16, a 128 KiB 70 % randrw
+ * scavenger at QD 8 (w 2, limited to 200 MiB/s), a 4 / 128 KiB scavenger
+ * writer at QD 2 open-loop at 50 MiB/s (w 3, limited to 400 MiB/s) and a
+ * 1 MiB reader at QD 128 limited to 100 MiB/s.  The writer is held on the
+ * write bucket in nearly every call, so without the loan both scavengers
+ * complete nothing in 200 ms (the writer 6443 writes); with it 320 and 133
+ * IOs (the writer 5356: the loans are charged to its bucket). */
+static void test_scav_idle_lend(void)
+{
+    static const uint32_t b32k[1] = {32768}, b128k[1] = {131072}, b1m[1] = {1048576};
+    static const uint32_t b2[2] = {4096, 131072}, p2[2] = {44, 56};
+    jbof_sim *sim = nl_sim("dct983", 1523);
+    uint32_t t0 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_WRITE, 0, 16, 1, b32k, NULL, 0, 0, 0);
+    uint32_t t1 = nl_add(sim, JBOF_CLASS_SCAVENGER, 0, 2, JBOF_RW_RANDRW, 70, 8, 1, b128k, NULL, 0, 200ull << 20, 0);
+    uint32_t t2 = nl_add(sim, JBOF_CLASS_SCAVENGER, 0, 3, JBOF_RW_WRITE, 0, 2, 2, b2, p2, 50ull << 20, 400ull << 20, 0);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 128, 1, b1m, NULL, 0, 100ull << 20, 0);
+    CHECK_EQ(jbof_sim_run(sim, 200000000ull), 0);
+    uint64_t w0 = nl_ios(sim, t0, 1), s1 = nl_ios(sim, t1, 0) + nl_ios(sim, t1, 1), s2 = nl_ios(sim, t2, 1);
+    if (!(s1 >= 150 && s2 >= 60 && w0 >= 5000))
+        fprintf(stderr, "scav idle lend: scavengers %llu and %llu IOs, the writer %llu writes at 200 ms\n",
+                (unsigned long long)s1, (unsigned long long)s2, (unsigned long long)w0);
+    CHECK(s1 >= 150);
+    CHECK(s2 >= 60);
+    CHECK(w0 >= 5000);
+    jbof_sim_destroy(sim);
+}
+
 /* section 295 (116's deep carry beside >= CARRY_SMALL_PEERS backlogged for a
  * small mixed member): sweep mix s2-219's shape (dct983 clean, seed 9336; its
  * 512 KiB mixer started with the others): a 16 / 256 KiB 70 % reader at QD 8,
@@ -6195,6 +6223,7 @@ int main(void)
     test_nl_carry_small();
     test_stop_lift_mixed();
     test_nl_carry_resv();
+    test_scav_idle_lend();
     test_nl_one_member();
     test_nl_floor_steer();
     test_nl_near_steer();
