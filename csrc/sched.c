@@ -9014,6 +9014,43 @@ static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io **out, 
     return n;
 }
 
+/* step 3d's reclaim cap on lent IO in flight: idle capacity is lent, but
+ * never more than the drive completes in half the reclaim bound (at the
+ * lower of the pacing rate and the completion rate measured over the last
+ * 10 ms): an arriving owner's first IO waits at most that long behind lent
+ * IO, and the other half lets its queue catch up.  Shared by 3d's loop and
+ * section 307's scav_lend_idle. */
+static inline uint64_t scav_lend_cap(const jbof_sched *s)
+{
+    uint64_t rate = s->ctl.rate_cost_bps < s->ctl.meas_rate_cost_bps ? s->ctl.rate_cost_bps : s->ctl.meas_rate_cost_bps;
+    uint64_t hold_ns = s->cfg.scavenger_reclaim_ns / 2;
+    if (s->lc_hold_ns && s->lc_hold_ns < hold_ns) {
+        /* section 14: beside a latency-critical tenant, lent IO in flight
+         * is what the drive completes in a quarter of its SLO at the
+         * pacing rate */
+        hold_ns = s->lc_hold_ns;
+        rate = s->ctl.rate_cost_bps;
+    }
+    return (uint64_t)(((__uint128_t)rate * hold_ns) / JBOF_NS_PER_S);
+}
+
+/* section 14: lent writes wait out the backoff (a write that
+ * dispatch_drr_list reaches past a limit-cut head still goes: one per call
+ * at most); readers behind them go.  0: t's head may go; -1: the list was
+ * rotated past it (continue); 1: every head on the list is a waiting write
+ * (stop lending). */
+static inline int lent_w_wait(jbof_sched *s, const tenant *t, uint64_t now_ns, uint32_t *wskips)
+{
+    if (now_ns >= s->lent_w_stop_ns || t->ring[t->head].io->opcode == JBOF_OP_READ)
+        return 0;
+    if (s->lent_w_stop_ns < s->next_limit_ns)
+        s->next_limit_ns = s->lent_w_stop_ns;
+    if (++*wskips >= s->scav.len)
+        return 1;
+    list_rotate(s, &s->scav);
+    return -1;
+}
+
 /* section 307: step 3d's loan while the only waiters are held owners and
  * the drive holds fewer than SCAV_IDLE_IOS IOs -- 3d's loop (its reclaim
  * cap, section 14's lent-write backoff, section 41's large-IO gate), and a
@@ -9023,38 +9060,18 @@ static int dispatch_reservations(jbof_sched *s, uint64_t now_ns, jbof_io **out, 
 static __attribute__((noinline)) int scav_lend_idle(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max, int one)
 {
     int n = 0;
-    /* idle capacity: lend it, but never more than the drive completes
-     * in half the reclaim bound (at the lower of the pacing rate and
-     * the completion rate measured over the last 10 ms): an arriving
-     * owner's first IO waits at most that long behind lent IO, and the
-     * other half lets its queue catch up */
-    uint64_t rate = s->ctl.rate_cost_bps < s->ctl.meas_rate_cost_bps ? s->ctl.rate_cost_bps : s->ctl.meas_rate_cost_bps;
-    uint64_t hold_ns = s->cfg.scavenger_reclaim_ns / 2;
-    if (s->lc_hold_ns && s->lc_hold_ns < hold_ns) {
-        /* section 14: beside a latency-critical tenant, lent IO in
-         * flight is what the drive completes in a quarter of its SLO at
-         * the pacing rate */
-        hold_ns = s->lc_hold_ns;
-        rate = s->ctl.rate_cost_bps;
-    }
-    uint64_t cap = (uint64_t)(((__uint128_t)rate * hold_ns) / JBOF_NS_PER_S);
+    uint64_t cap = scav_lend_cap(s);
     uint32_t wskips = 0;
     while (n < max && s->scav.head >= 0) {
         uint32_t id = (uint32_t)s->scav.head;
         tenant *t = s->t[id];
         if (s->scav_inflight_cost > 0 && s->scav_inflight_cost + t->ring[t->head].io->cost > cap)
             break;
-        if (now_ns < s->lent_w_stop_ns && t->ring[t->head].io->opcode != JBOF_OP_READ) {
-            /* section 14: lent writes wait out the backoff (a write that
-             * dispatch_drr_list reaches past a limit-cut head still goes:
-             * one per call at most); readers behind them go */
-            if (s->lent_w_stop_ns < s->next_limit_ns)
-                s->next_limit_ns = s->lent_w_stop_ns;
-            if (++wskips >= s->scav.len)
-                break;
-            list_rotate(s, &s->scav);
+        int ws = lent_w_wait(s, t, now_ns, &wskips);
+        if (ws > 0)
+            break;
+        if (ws < 0)
             continue;
-        }
         int kb = -1; /* the bucket the loan passes */
         int64_t kb_saved = 0;
         if (!io_budget_ok(s, t)) {
@@ -9190,38 +9207,18 @@ static inline __attribute__((always_inline)) int dispatch_ctl(jbof_sched *s, uin
         s->starved |= s->held_mask;
     }
     if (qos && s->scav.head >= 0 && !waiting && n < max && budget_ok(s)) {
-        /* idle capacity: lend it, but never more than the drive completes
-         * in half the reclaim bound (at the lower of the pacing rate and
-         * the completion rate measured over the last 10 ms): an arriving
-         * owner's first IO waits at most that long behind lent IO, and the
-         * other half lets its queue catch up */
-        uint64_t rate = s->ctl.rate_cost_bps < s->ctl.meas_rate_cost_bps ? s->ctl.rate_cost_bps : s->ctl.meas_rate_cost_bps;
-        uint64_t hold_ns = s->cfg.scavenger_reclaim_ns / 2;
-        if (s->lc_hold_ns && s->lc_hold_ns < hold_ns) {
-            /* section 14: beside a latency-critical tenant, lent IO in
-             * flight is what the drive completes in a quarter of its SLO at
-             * the pacing rate */
-            hold_ns = s->lc_hold_ns;
-            rate = s->ctl.rate_cost_bps;
-        }
-        uint64_t cap = (uint64_t)(((__uint128_t)rate * hold_ns) / JBOF_NS_PER_S);
+        uint64_t cap = scav_lend_cap(s);
         uint32_t wskips = 0;
         while (n < max && s->scav.head >= 0 && budget_ok(s)) {
             uint32_t id = (uint32_t)s->scav.head;
             tenant *t = s->t[id];
             if (s->scav_inflight_cost > 0 && s->scav_inflight_cost + t->ring[t->head].io->cost > cap)
                 break;
-            if (now_ns < s->lent_w_stop_ns && t->ring[t->head].io->opcode != JBOF_OP_READ) {
-                /* section 14: lent writes wait out the backoff (a write that
-                 * dispatch_drr_list reaches past a limit-cut head still goes:
-                 * one per call at most); readers behind them go */
-                if (s->lent_w_stop_ns < s->next_limit_ns)
-                    s->next_limit_ns = s->lent_w_stop_ns;
-                if (++wskips >= s->scav.len)
-                    break;
-                list_rotate(s, &s->scav);
+            int ws = lent_w_wait(s, t, now_ns, &wskips);
+            if (ws > 0)
+                break;
+            if (ws < 0)
                 continue;
-            }
             if (!io_budget_ok(s, t))
                 break;
             const jbof_io *sh = t->ring[t->head].io;
