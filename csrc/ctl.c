@@ -575,8 +575,10 @@ void ctl_window_roll(ctl_state *c, uint64_t now_ns)
     if (c->cfg.band_hi_pct && c->win_n < CTL_WINDOW_MIN_IOS && now_ns - c->win_start_ns < CTL_WINDOW_MAX_NS)
         return;
     c->win_n = 0;
-    c->meas_rate_cost_bps = (uint64_t)(((__uint128_t)c->win_cost * JBOF_NS_PER_S) / (now_ns - c->win_start_ns));
-    c->win_cost = 0;
+    uint64_t dt = now_ns - c->win_start_ns;
+    c->meas_rate_cost_bps = (uint64_t)(((__uint128_t)(c->win_cost[0] + c->win_cost[1]) * JBOF_NS_PER_S) / dt);
+    c->meas_w_cost_bps = (uint64_t)(((__uint128_t)c->win_cost[1] * JBOF_NS_PER_S) / dt);
+    c->win_cost[0] = c->win_cost[1] = 0;
     c->win_start_ns = now_ns;
 }
 
@@ -680,7 +682,8 @@ void ctl_fp_hold(ctl_state *c, uint64_t now_ns)
 __attribute__((noinline, cold)) void ctl_eval_tail(ctl_state *c, uint64_t rate, uint64_t thr, uint64_t now_ns)
 {
     uint64_t top = c->cfg.rate_max_cost_bps;
-    if (c->rate_top != 0 && c->state < JBOF_CTL_CONGESTION && now_ns - c->last_ns[0] >= CTL_SIGNAL_FRESH_NS)
+    if (c->rate_top != 0 && c->state < JBOF_CTL_CONGESTION &&
+        (c->top_link || now_ns - c->last_ns[0] >= CTL_SIGNAL_FRESH_NS))
         top = c->rate_top; /* sched.c section 211: below the band, no read to hurt */
     if (rate > top)
         rate = top;

@@ -158,7 +158,8 @@ typedef struct ctl_state {
     uint64_t last_ns[2];         /* time of the last sample of each kind */
     uint64_t state_enter[JBOF_CTL_STATE_COUNT];
     uint64_t win_start_ns;       /* completion-rate measurement window */
-    uint64_t win_cost;
+    uint64_t win_cost[2];        /* reads' / writes' cost completed in the window (split: sched.c section 313) */
+    uint64_t meas_w_cost_bps;    /* ... its rate over the last full window: part of meas_rate_cost_bps */
     uint32_t win_n;              /* completions in the window */
     uint32_t read_share_x256;    /* the read bucket's share of the refill, /256 (0 = half; sched.c 11) */
     uint32_t underfilled;        /* set by sched.c (qos): this completion left the drive empty with IO waiting */
@@ -201,6 +202,7 @@ typedef struct ctl_state {
     uint32_t fp_state;           /* the state at its open */
     uint32_t fp_wait;            /* windows before the next probe may open */
     uint64_t rate_top;           /* sched.c section 211: rate_max lifted on a drive with no read signal (0: none) */
+    uint32_t top_link;           /* sched.c section 313: rate_top is the per-link-direction ceiling (holds with reads fresh) */
     uint64_t floor_bps;          /* sched.c section 260 (254): OVERLOADED's fall to the measured rate not below this (0: none) */
 } ctl_state;
 
@@ -334,9 +336,9 @@ uint64_t ctl_normalize(uint64_t lat_ns, uint32_t bytes);
 static inline void ctl_sample(ctl_state *c, uint32_t op, uint32_t bytes, uint32_t cost, uint64_t lat_ns,
                               uint64_t now_ns)
 {
-    c->win_cost += cost;
-    c->win_n++;
     uint32_t k = op; /* READ 0, WRITE 1: the only ops the controller sees */
+    c->win_cost[k] += cost;
+    c->win_n++;
     /* learn the unloaded read latency: min over the last two windows
      * (base_gate_ns / base_roll_ns fold the band mode, the empty window and
      * the 1 s window's end into two compares: ctl_base_sample) */

@@ -4240,6 +4240,40 @@
  *    HOARD_Q at 128 and 512 the same rows on seeds 1 / 2.  Cost: none
  *    per IO (submit_backlogged is out of line, at a join only).
  *    test_nl_flap_hoard pins it.  (docs/scheduler-log.md section 308)
+ *
+ * 313. A ceiling per link direction: reads against rate_max, the writes'
+ *    cost beside it, while the scheduler holds reads only (issue 11, qos;
+ *    the work row's class C of log 303).  Why: rate_max (ctl.c 6) is one
+ *    ceiling in cost, and writes cost wf x their data, so a writer's cost
+ *    uses the ceiling the reads need, though on dct983 (ssd.c 2: one link
+ *    server per direction, 3.0 GB/s each) the writes cross the other
+ *    link.  s1-194 (a 16 KiB QD-2 writer beside a 512 KiB QD-32 reader):
+ *    writes 3.57e9 + reads 2.88e9 of cost over 1.5 s = rate_max, the
+ *    reader 1.91 GB/s; rr gives it 3.00 GB/s and the writer 0.90 at the
+ *    same time (util 1.211 against 0.95 x 1.861).  What: ctl_sample sums
+ *    the window's cost by kind (win_cost[2]: no extra instruction), the
+ *    window roll measures the writes' part (meas_w_cost_bps), and fp_roll
+ *    sets rate_top = rate_max + min(that, LINK_W_X (1) x rate_max)
+ *    (top_link: ctl_eval_tail applies it with reads fresh, in SLOWSTART /
+ *    OK only) when the rate is at rate_max and every tenant with IO queued
+ *    at the scheduler has a read at its head and never completed a write,
+ *    and the drive holds at most LINK_W_INFL (4) writes (link_reads_held).
+ *    Each guard from the gate (log 313c): lifted whenever writes
+ *    completed, the writers spend the lift (s1-733: a QD-4 large writer's
+ *    cost 1.04 -> 2.60e9 beside a w=4 member, util unchanged; s1 251 ->
+ *    274, weights +20); with a mixed member's read head, a pure reader
+ *    floods (s1-395); with a deep writer in the drive (test_wj_many_writes'
+ *    512 B QD-64 writer on the fragmented dct983) the extra reads raise
+ *    the drive's read_util, which slows the buffer's drain (ssd.c 4), and
+ *    section 210's pace holds at 361 ms instead of 501: the flash is one
+ *    path even where the links are two.  Fast gate against main (L28 =
+ *    c872900): s1 251 -> 250 (work s1-194: util 1.787, the reader 2.92
+ *    GB/s), s2 227, s3 292, s4 312, s5 316 -> 315 (work s5-937), CI 10,
+ *    nothing new.  LINK_W_INFL 2 / 8: the same rows; LINK_W_X at x0.5 /
+ *    x2: main's rows (s1-194's 1 % margin lost both ways).  Cost: none
+ *    per IO beyond noise (+0.0 / +0.2 / +0.2 on --slo / --big / --bw; the
+ *    lift is in the cold window roll).  test_link_read_ceiling pins it.
+ *    (docs/scheduler-log.md section 313)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -4291,6 +4325,8 @@ static const uint64_t FAST_HOLD_NS = 1000000000ull; /* qos: no fast step for 1 s
 static const uint64_t WSLOW_HOLD_NS = 500000000ull; /* qos: ... and for 500 ms after a period with a slow write (104, 117) */
 enum { FAST_WATCH = 3 };                            /* qos: cost periods a fast step is judged in: the next and two more (104) */
 enum { LIFT_DIV = 4, LIFT_MAX_X = 4 };              /* qos: section 211's ceiling: completion rate + 1/4, <= 4 x rate_max */
+enum { LINK_W_X = 1,    /* qos: section 313's write ceiling beside rate_max: writes' cost up to 1 x rate_max (the other link direction) */
+       LINK_W_INFL = 4 }; /* ... only while the drive holds at most 4 writes (a deep writer's reads-vs-drain trade: test_wj_many_writes) */
 /* qos: section 291's growth in OK beside an SLO tenant: rate + 1/16 per window while the rate binds (completions within
  * 1/16 of it), the drive's signal is under 3/4 of the threshold and the SLO tenants' e2e EWMA under 1/8 of the cap */
 enum { OK_GROW_DIV = 16, OK_GROW_BIND_DIV = 16, OK_GROW_MARGIN_SHIFT = 2, OK_GROW_E2E_SHIFT = 3 };
@@ -5392,6 +5428,7 @@ int jbof_sched_configure(jbof_sched *s, const jbof_sched_cfg *cfg, uint64_t now_
     if (cfg->policy != JBOF_POLICY_QOS) {
         ctl_fp_cancel(&s->ctl, now_ns); /* section 203's probe is qos's */
         s->ctl.rate_top = 0;             /* ... and section 211's lifted ceiling */
+        s->ctl.top_link = 0;             /* ... and section 313's */
         wj_end(s, 1);                    /* ... and section 210's pace */
     }
     slo_cap_refresh(s); /* qos only; ctl_init clears it */
@@ -9484,17 +9521,47 @@ static __attribute__((noinline, cold)) void ok_grow(jbof_sched *s)
  * over the last cost period (period_fair); ctl_eval_body applies it in
  * SLOWSTART / OK while still no read is fresh.  Section 210: the write
  * pace's judge, without an SLO tenant. */
+/* section 313: the scheduler holds reads only -- at least one tenant has IO
+ * queued, every tenant with IO queued has a read at its head and has never
+ * completed a write (the writers' cost is in the drive, on the write path,
+ * not waiting for the bucket), and the drive holds at most LINK_W_INFL
+ * writes */
+static int link_reads_held(const jbof_sched *s)
+{
+    uint32_t n = 0, w = 0;
+    for (uint32_t i = 0; i < s->t_hi; i++) {
+        const tenant *u = s->t[i];
+        if (!u)
+            continue;
+        if (u->inflight)
+            w += inflight_w(u);
+        if (!u->count)
+            continue;
+        if (head_bucket(u) || u->done_ios[1])
+            return 0;
+        n++;
+    }
+    return n > 0 && w <= LINK_W_INFL;
+}
 static __attribute__((noinline, cold)) void fp_roll(jbof_sched *s, uint64_t now_ns)
 {
     ctl_state *c = &s->ctl;
     ctl_fp_roll(c, !s->n_lc_active && s->n_backlogged == 1, now_ns);
     uint64_t m = c->meas_rate_cost_bps, rmax = c->cfg.rate_max_cost_bps, top = m + m / LIFT_DIV;
     c->rate_top = 0;
+    c->top_link = 0;
     if (top > rmax && now_ns - c->last_ns[0] >= CTL_SIGNAL_FRESH_NS && s->n_backlogged >= s->n_active &&
         (s->n_backlogged <= 1 || s->p_fair))
         c->rate_top = top < LIFT_MAX_X * rmax ? top : LIFT_MAX_X * rmax;
-    else if (c->target_cap_ns)
-        ok_grow(s); /* section 291 */
+    else {
+        uint64_t w = c->meas_w_cost_bps, wc = LINK_W_X * rmax;
+        if (w && c->rate_cost_bps >= rmax && link_reads_held(s)) {
+            c->rate_top = rmax + (w < wc ? w : wc); /* section 313: reads against rate_max, writes beside it */
+            c->top_link = 1;
+        }
+        if (c->target_cap_ns)
+            ok_grow(s); /* section 291 */
+    }
     if (!c->target_cap_ns || !s->d_two)
         wj_roll(s, now_ns); /* section 210 (249 (228): the judge also beside an SLO tenant on one bucket; wj_close ends any pace) */
     else
@@ -9624,7 +9691,7 @@ static void pd_unclamp(jbof_sched *s, uint64_t rate, uint64_t now_ns)
     if (s->ctl.meas_rate_cost_bps < rate)
         s->ctl.meas_rate_cost_bps = rate;
     s->ctl.win_start_ns = now_ns;
-    s->ctl.win_cost = 0;
+    s->ctl.win_cost[0] = s->ctl.win_cost[1] = 0;
     s->ctl.win_n = 0;
 }
 

@@ -5500,6 +5500,31 @@ static void test_nl_underfill_pair(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 313 (a ceiling per link direction): sweep mix s1-194's shape
+ * (dct983, seed 4828): a 16 KiB sequential writer at QD 2 beside a 512 KiB
+ * random reader at QD 32.  Under the one ceiling the writes' cost (wf on
+ * their data) and the reads' share rate_max: the reader reads 1906.7 MB/s
+ * over 1.5 s (the writer 601.1); with the writes' window cost beside
+ * rate_max (the writer never queues at the scheduler, its IO is in the
+ * drive) 2920.3 (the writer 850.4). */
+static void test_link_read_ceiling(void)
+{
+    jbof_sim *sim = nl_sim("dct983", 4828);
+    uint32_t w = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_WRITE, 16384, 2);
+    uint32_t r = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDREAD, 524288, 32);
+    CHECK_EQ(jbof_sim_run(sim, 1500000000ull), 0);
+    jbof_tenant_stats sw, sr;
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), w, &sw), 0);
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), r, &sr), 0);
+    double rr = (double)sr.read_bytes / 1.5e6, ww = (double)sw.write_bytes / 1.5e6;
+    if (rr < 2500.0 || ww < 600.0)
+        fprintf(stderr, "link read ceiling: the QD-32 reader %.1f MB/s (want >= 2500), the QD-2 writer %.1f MB/s (want >= 600)\n",
+                rr, ww);
+    CHECK(rr >= 2500.0); /* 2920.3 with section 313, 1906.7 without */
+    CHECK(ww >= 600.0);
+    jbof_sim_destroy(sim);
+}
+
 /* section 307 (step 3d's loan beside held owners): sweep mix s2-559's shape
  * (dct983, seed 1523): a 32 KiB writer at QD 16, a 128 KiB 70 % randrw
  * scavenger at QD 8 (w 2, limited to 200 MiB/s), a 4 / 128 KiB scavenger
@@ -6224,6 +6249,7 @@ int main(void)
     test_stop_lift_mixed();
     test_nl_carry_resv();
     test_scav_idle_lend();
+    test_link_read_ceiling();
     test_nl_one_member();
     test_nl_floor_steer();
     test_nl_near_steer();
