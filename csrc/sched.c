@@ -4274,6 +4274,42 @@
  *    per IO beyond noise (+0.0 / +0.2 / +0.2 on --slo / --big / --bw; the
  *    lift is in the cold window roll).  test_link_read_ceiling pins it.
  *    (docs/scheduler-log.md section 313)
+ *
+ * 315. Section 307's loan beside an SLO tenant far inside its SLO (issue
+ *    11, qos, two buckets, step 3d; the work row, log 309f (0) / (1)).
+ *    Why: beside an SLO tenant 307 never lends, and owners held on the
+ *    write bucket count as waiters, so a scavenger gets nothing all run.
+ *    s1-989 (dct983: a 64 KiB QD-16 writer reserving 20 MiB/s, a 64 KiB
+ *    QD-8 writer, a 512 B mixer and an open-loop 4 KiB QD-32 reader on
+ *    phases, a 5 ms-SLO 8 KiB QD-1 reader, a 4 KiB QD-1 scavenger mixer):
+ *    traced per 10 ms window, the write bucket is -0.2..-0.8 MB and an
+ *    owner held on it in most windows, the read bucket at its cap, the
+ *    controller in CONGESTION / OVERLOADED on the 4 KiB reader's read
+ *    EWMA (200-900 us against 3e's lifted band_hi 625 us) while the SLO
+ *    reader's e2e EWMA sits at 87-140 us of its 2.5 ms cap: the rate is
+ *    paced for the drive's band, not for the SLO, and the scavenger gets
+ *    0 MB/s (util 2.446 < 0.95 x gimbal 2.867).  The rule: 307's branch
+ *    (held owners only, nobody parked) also runs beside an SLO tenant
+ *    while its e2e EWMA is at most cap >> SCAV_LC_FAR_SHIFT (4: 1/16 of
+ *    the cap, 1/32 of the SLO) and the drive holds less cost than it
+ *    completes in 1 / SCAV_LC_IDLE_DIV (8) of section 14's hold (a
+ *    quarter of the tightest SLO) at the pacing rate (scav_idle: "idle"
+ *    by cost, not 307's IO count, since beside an SLO tenant the drive
+ *    is rarely under 2 IOs); only heads under CTL_NORMALIZE_BYTES go
+ *    (512 KiB loans charged to a deep owner's bucket cost s2-304 / 994
+ *    their weights, log 309 g), and the loan is not charged (the bucket's
+ *    balance restored: charged, the held owners paid it and s1-989's
+ *    owner t2 stalled, log 309 g8).  Without the far-inside guard (log
+ *    309 h8) s1-979 passed too, but s1-989's scavenger was served in
+ *    bursts (a 108 ms gap: stall) and the fresh seed 5 got a stall and an
+ *    slo mix new; with it the loans go only while the SLO tenant has 16x
+ *    headroom on its cap, the gap is gone, and seed 5 is at main's.
+ *    Measured (log 315, fast gate against L28 = lead26 c872900): s1 251
+ *    -> 250 (work 989), s2 227 -> 226 (weights 674), s3 292, s4 312, s5
+ *    316, CI 10, no row worse.  Each constant at x0.5 / x2 on seeds 1 / 2:
+ *    see log 315b.  Cost: the cold test past the scavenger step's first
+ *    now calls scav_idle (one more compare beside an SLO tenant).
+ *    test_scav_lc_far_lend pins it.  (docs/scheduler-log.md section 315)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -4306,6 +4342,8 @@ static const uint64_t INSTANT_NS = 2000ull;        /* section 8: device latency 
 enum { WIN_SHIFT_MAX = 5 };                         /* windows grow up to 32x the configured one */
 enum { UNDERFILL_IOS = 2 };                         /* qos: fewer IOs left in the drive = underfilled (section 8) */
 enum { SCAV_IDLE_IOS = 2 };                         /* qos: fewer IOs in the drive lets a scavenger past held owners (section 307) */
+enum { SCAV_LC_FAR_SHIFT = 4 };                     /* qos: ... beside an SLO tenant whose e2e EWMA is under cap >> this (section 315) */
+enum { SCAV_LC_IDLE_DIV = 8 };                      /* qos: ... while the drive holds under 1/this of section 14's hold in cost (315) */
 enum { DEBT_BUCKETS = 8 };                          /* qos: debt past which reservations keep to their window (12) */
 enum { SLO_IO_FLOOR = 32768 };                      /* qos: window charge per in-flight IO beside an SLO (section 32) */
 enum { SECOND_IO_X = 2 };                           /* qos: a window under this x the head's cost lets a second IO go (section 162) */
@@ -9094,6 +9132,20 @@ static inline int lent_w_wait(jbof_sched *s, const tenant *t, uint64_t now_ns, u
  * head past an empty bucket goes while the drive is still that empty,
  * charged to the bucket in full.  Out of line: cold (a scavenger backlogged
  * beside held owners). */
+/* sections 307 / 315: the drive is idle enough for 307's loan -- without
+ * an SLO tenant it holds fewer than SCAV_IDLE_IOS IOs; beside one (315),
+ * the SLO tenants' e2e EWMA is at most cap >> SCAV_LC_FAR_SHIFT and the
+ * drive holds less cost than it completes in 1 / SCAV_LC_IDLE_DIV of
+ * section 14's hold (a quarter of the tightest SLO) at the pacing rate */
+static inline int scav_idle(const jbof_sched *s)
+{
+    if (!s->n_lc_active)
+        return s->inflight_ios < SCAV_IDLE_IOS;
+    return s->lc_hold_ns && s->ctl.target_cap_ns && s->ctl.ewma_lc_ns <= s->ctl.target_cap_ns >> SCAV_LC_FAR_SHIFT &&
+           (__uint128_t)s->inflight_cost * JBOF_NS_PER_S * SCAV_LC_IDLE_DIV <
+               (__uint128_t)s->ctl.rate_cost_bps * s->lc_hold_ns;
+}
+
 static __attribute__((noinline)) int scav_lend_idle(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max, int one)
 {
     int n = 0;
@@ -9109,12 +9161,14 @@ static __attribute__((noinline)) int scav_lend_idle(jbof_sched *s, uint64_t now_
             break;
         if (ws < 0)
             continue;
+        if (s->n_lc_active && t->ring[t->head].io->length_bytes >= CTL_NORMALIZE_BYTES)
+            break; /* section 315: beside an SLO tenant, small heads only */
         int kb = -1; /* the bucket the loan passes */
         int64_t kb_saved = 0;
         if (!io_budget_ok(s, t)) {
-            if (s->inflight_ios >= SCAV_IDLE_IOS)
-                break;
             kb = io_bucket(s, t->ring[t->head].io->opcode);
+            if (!scav_idle(s))
+                break;
         }
         const jbof_io *sh = t->ring[t->head].io;
         if (!one && sh->length_bytes >= CTL_NORMALIZE_BYTES && s->ctl.target_cap_ns) {
@@ -9129,7 +9183,8 @@ static __attribute__((noinline)) int scav_lend_idle(jbof_sched *s, uint64_t now_
         int w2 = 0;
         int m = dispatch_drr_list(s, &s->scav, now_ns, out + n, 1, 0, 1, &w2);
         if (kb >= 0)
-            s->ctl.tokens[kb] += kb_saved - 1;
+            /* 307: charged in full; 315: beside an SLO tenant not charged */
+            s->ctl.tokens[kb] = s->n_lc_active ? kb_saved : s->ctl.tokens[kb] + kb_saved - 1;
         if (m == 0)
             break;
         n += m;
@@ -9271,8 +9326,9 @@ static inline __attribute__((always_inline)) int dispatch_ctl(jbof_sched *s, uin
             n += m;
         }
     } else if (__builtin_expect(qos && s->scav.head >= 0 && s->held_mask && !s->n_parked, 0) && n < max &&
-               !s->n_lc_active && s->inflight_ios < SCAV_IDLE_IOS) {
-        /* section 307: held owners only, and the drive nearly empty */
+               scav_idle(s)) {
+        /* section 307: held owners only, and the drive nearly empty (315:
+         * beside an SLO tenant far inside its SLO, by cost) */
         n += scav_lend_idle(s, now_ns, out + n, max - n, one);
     }
     return n;

@@ -5553,6 +5553,46 @@ static void test_scav_idle_lend(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 315 (section 307's loan beside an SLO tenant far inside its SLO:
+ * its e2e EWMA at most cap >> SCAV_LC_FAR_SHIFT, the drive holding less
+ * cost than it completes in 1 / SCAV_LC_IDLE_DIV of section 14's hold,
+ * heads under CTL_NORMALIZE_BYTES, the loan not charged): sweep mix
+ * s1-989's shape (dct983, seed 2701): a 64 KiB random writer at QD 16
+ * reserving 20 MiB/s, a 5 ms-SLO 8 KiB reader at QD 1, a 512 B 50 % mixer
+ * at QD 32 (w 4, 50 MiB/s, on 100 / off 200 ms), a 4 KiB sequential reader
+ * at QD 32 open-loop at 100 MiB/s (w 8, limited to 100 MiB/s, on 200 / off
+ * 200 ms), a 64 KiB writer at QD 8 (w 4) and a 4 KiB 70 % mixer scavenger
+ * at QD 1 (w 3, on 100 / off 200 ms).  The writers are held on the write
+ * bucket beside the SLO reader (at ~90 us of its 2.5 ms cap), so without
+ * the loan the scavenger completes nothing in its first 100 ms phase (0
+ * IOs with 307's branch off beside an SLO tenant); with it 1261 IOs, and
+ * the SLO reader has none past its SLO. */
+static uint32_t nl_addx(jbof_sim *sim, uint32_t klass, uint64_t slo, uint32_t weight, uint64_t reserve_bps,
+                        uint64_t limit_bps, uint32_t rw, uint32_t readpct, uint32_t qd, uint32_t nbs, const uint32_t *bs,
+                        const uint32_t *pct, uint64_t rate_bps, uint64_t startdelay_ms, uint64_t on_ms, uint64_t idle_ms);
+static void test_scav_lc_far_lend(void)
+{
+    static const uint32_t b64k[1] = {65536}, b8k[1] = {8192}, b512[1] = {512}, b4k[1] = {4096};
+    jbof_sim *sim = nl_sim("dct983", 2701);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 20ull << 20, 0, JBOF_RW_RANDWRITE, 0, 16, 1, b64k, NULL, 0, 0, 0, 0);
+    uint32_t t1 = nl_add(sim, JBOF_CLASS_LATENCY, 5000000, 1, JBOF_RW_RANDREAD, 0, 1, 1, b8k, NULL, 0, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 4, 0, 50ull << 20, JBOF_RW_RW, 50, 32, 1, b512, NULL, 0, 0, 100, 200);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 8, 0, 100ull << 20, JBOF_RW_READ, 0, 32, 1, b4k, NULL, 100ull << 20, 0, 200,
+            200);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 4, JBOF_RW_WRITE, 0, 8, 1, b64k, NULL, 0, 0, 0);
+    uint32_t t5 = nl_addx(sim, JBOF_CLASS_SCAVENGER, 0, 3, 0, 0, JBOF_RW_RW, 70, 1, 1, b4k, NULL, 0, 0, 100, 200);
+    CHECK_EQ(jbof_sim_run(sim, 100000000ull), 0);
+    uint64_t sc = nl_ios(sim, t5, 0) + nl_ios(sim, t5, 1);
+    jbof_tenant_result r;
+    CHECK_EQ(jbof_sim_tenant_result(sim, t1, &r), 0);
+    if (!(sc >= 600 && r.slo_violations == 0))
+        fprintf(stderr, "scav lc far lend: the scavenger %llu IOs, the SLO reader %llu past its SLO at 100 ms\n",
+                (unsigned long long)sc, (unsigned long long)r.slo_violations);
+    CHECK(sc >= 600);
+    CHECK(r.slo_violations == 0);
+    jbof_sim_destroy(sim);
+}
+
 /* section 295 (116's deep carry beside >= CARRY_SMALL_PEERS backlogged for a
  * small mixed member): sweep mix s2-219's shape (dct983 clean, seed 9336; its
  * 512 KiB mixer started with the others): a 16 / 256 KiB 70 % reader at QD 8,
@@ -6250,6 +6290,7 @@ int main(void)
     test_nl_carry_resv();
     test_scav_idle_lend();
     test_link_read_ceiling();
+    test_scav_lc_far_lend();
     test_nl_one_member();
     test_nl_floor_steer();
     test_nl_near_steer();
