@@ -5870,6 +5870,49 @@ static uint32_t nl_addx(jbof_sim *sim, uint32_t klass, uint64_t slo, uint32_t we
     return id;
 }
 
+/* sections 314 / 320 (met reservations' structural debt floored, then the
+ * lone best-effort member kept to FLOOR_BE_IOS in flight): sweep mix
+ * s1-888's shape (dct983 clean, seed 7771): a 256 KiB 70 % randrw at QD 4
+ * and a 32 KiB 90 % rw at QD 64, each reserved 400 MiB/s, a 4 KiB
+ * randread at QD 16 reserved 100 / limited 200 MiB/s, and a 512 B 70 %
+ * sequential rw at QD 64 without a reservation (s1-888's QD-32 member,
+ * which starts at 750 ms, is left out).  At 600 ms (bytes moved by the
+ * four; the 512 B member's IOs; 400 MiB/s over 600 ms is 251.7 MB):
+ * both on 1039 MB, 8874 IOs, the reserved pair 325.8 / 592.0 MB; the
+ * floor alone (320's bound off) 783 MB, 18496 IOs, 252.7 / 419.4 MB (the
+ * member holds the drive and the reservations sink to their floor);
+ * neither (main before 314) 568 MB, 4508 IOs, 251.4 / 251.4 MB. */
+static void test_resv_floor_bound(void)
+{
+    static const uint32_t b256k[1] = {262144}, b32k[1] = {32768}, b4[1] = {4096}, b512[1] = {512};
+    jbof_sim *sim = nl_sim("dct983", 7771);
+    uint32_t t0 = nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 400ull << 20, 0, JBOF_RW_RANDRW, 70, 4, 1, b256k, NULL,
+                          0, 0, 0, 0);
+    uint32_t t1 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RW, 70, 64, 1, b512, NULL, 0, 0, 0);
+    uint32_t t3 = nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 100ull << 20, 200ull << 20, JBOF_RW_RANDREAD, 0, 16, 1,
+                          b4, NULL, 0, 0, 0, 0);
+    uint32_t t4 = nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 400ull << 20, 0, JBOF_RW_RW, 90, 64, 1, b32k, NULL, 0,
+                          0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 600000000ull), 0);
+    jbof_tenant_result r0, r1, r3, r4;
+    CHECK_EQ(jbof_sim_tenant_result(sim, t0, &r0), 0);
+    CHECK_EQ(jbof_sim_tenant_result(sim, t1, &r1), 0);
+    CHECK_EQ(jbof_sim_tenant_result(sim, t3, &r3), 0);
+    CHECK_EQ(jbof_sim_tenant_result(sim, t4, &r4), 0);
+    uint64_t b0 = r0.read_bytes + r0.write_bytes, b4b = r4.read_bytes + r4.write_bytes;
+    uint64_t all = b0 + b4b + r1.read_bytes + r1.write_bytes + r3.read_bytes + r3.write_bytes;
+    uint64_t n1 = r1.read_ios + r1.write_ios, floor = 250000000ull;
+    if (!(all >= 900000000ull && n1 >= 6000 && b0 >= floor && b4b >= floor))
+        fprintf(stderr, "resv floor bound: %llu bytes moved, the 512 B member %llu IOs, the reserved pair %llu / %llu "
+                        "bytes at 600 ms\n",
+                (unsigned long long)all, (unsigned long long)n1, (unsigned long long)b0, (unsigned long long)b4b);
+    CHECK(all >= 900000000ull);
+    CHECK(n1 >= 6000);
+    CHECK(b0 >= floor);
+    CHECK(b4b >= floor);
+    jbof_sim_destroy(sim);
+}
+
 /* section 282 (scheduler-log 280 / 282): the one-bucket mark (section 263
  * (259)) lives only beside an SLO tenant.  test_dmark_price's writers (512 B
  * at QD 2, 128 KiB at QD 4, fragmented dct983) beside a 5 ms-SLO 4 KiB
@@ -6303,5 +6346,6 @@ int main(void)
     test_nl_flap_hoard();
     test_nl_back_floor();
     test_nl_underfill_meas();
+    test_resv_floor_bound();
     TEST_SUMMARY();
 }
