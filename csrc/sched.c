@@ -4311,6 +4311,40 @@
  *    now calls scav_idle (one more compare beside an SLO tenant).
  *    test_scav_lc_far_lend pins it.  (docs/scheduler-log.md section 315)
  *
+ * 319. Section 210's pace holds the whole write pool beside a pure
+ *    reader (section 305), a small behind writer whose queue empties
+ *    skipped (section 317's e6), the mean write taken since the last full
+ *    close (issue 11, qos, one bucket; the work / weights / jain rows, log
+ *    302f lever 1).  Why: with two or more writers any read head lifts a
+ *    hold and S5 frees a non-deep writer under twice its share, so beside
+ *    a latency-bound reader the pace never binds (s2-790: reader 321 vs
+ *    gimbal's 768 MiB/s, buffer-full waits on 77 % of the writes).  The
+ *    rule (wj_held, wj_charge, wj_close): while two or more tenants wrote
+ *    and an active tenant only read at the last full close (wj_nr), every
+ *    write sent moves one shared next (wj_all) at the pace's whole rate
+ *    r; a shallow reader's head and S5 let a write through only once
+ *    wj_all has passed and only for a writer not ahead of its weight's
+ *    share of the writes since that close; a shallow reader past its
+ *    weight's share of every active tenant's completed cost since the
+ *    close before (wj_ahead: 305's form t) still lifts.  317: S5 does not
+ *    hold a writer not ahead of its share whose queue emptied in the full
+ *    window before that close (wj_emp, from section 25's q_empty_ns) and
+ *    whose head write costs less than the mean completed write -- the
+ *    hold moved its wait from the drive to the scheduler and freed almost
+ *    no buffer (s2-751's 512 B / 8 KiB QD-2 writer, s2-803's 4 KiB rw30
+ *    QD-4).  319: that mean is taken since the last full close (wj_wnc,
+ *    wj_wcc; wj_wn 64-bit), not over the whole run.  Fast gate against
+ *    L29 (lead29 e98573b, log 324): s1 249 -> 248 (work 665, weights 545,
+ *    745 fixed; work 204 new), s2 226 -> 225 (work 561, 790, weights 896
+ *    fixed; weights 635 new), s3 292 -> 289, s4 312 -> 309, CI 10, every
+ *    row at or under L29's but seed 5's weights 184 -> 185 (743, 960 new,
+ *    211 fixed; s5 315 -> 313): merged as an open exception to the row
+ *    rule.  The mean at x0.5 / x2: s1 248 / 248, s2 225 / 224.  Cost:
+ *    none on the pure-read / no-pace path (wj_held / wj_charge are out of
+ *    line under the pace).  test_wj_pool_reader pins the pool (a 64 KiB
+ *    QD-4 reader beside two 512 KiB writers: 932 MB/s, 452 without).
+ *    (docs/scheduler-log.md sections 305, 317, 319, 324)
+ *
  * 320. Met reservations' structural debt floored, then the lone
  *    best-effort member bounded (issue 11, qos, one bucket with
  *    reservations alone, section 38; the work row; log 314 / 320).  Why:
@@ -4616,6 +4650,10 @@ typedef struct tenant {
     uint64_t wj_next;         /* qos: its own next under section 210's pace (not the deep pool's) */
     uint64_t wj_cps;          /* qos: ... its rate, cost per second (0: not paced) */
     uint32_t wj_free;         /* qos: short of its weight's share of the full window's writes: not held (210, X) */
+    uint64_t wj_cc0;          /* qos: its cost completed at the last full close (section 305) */
+    uint32_t wj_ahead;        /* qos: ... past its weight's share of every active tenant's since the one before (305) */
+    uint64_t wj_qe0;          /* qos: its q_empty_ns at the last full close (section 317) */
+    uint32_t wj_emp;          /* qos: ... its queue emptied in the full window before (317): not held by 305's pool */
 } tenant;
 
 typedef struct dlist {
@@ -4778,7 +4816,7 @@ struct jbof_sched {
     /* section 210: the full-write-buffer judge and the write pace on it */
     uint64_t wj_wc;           /* write cost completed, summed (write_done) */
     uint64_t wj_wc0;          /* ... at the judge window's open */
-    uint32_t wj_wn, wj_wn0;   /* writes completed, summed, and at the window's open */
+    uint64_t wj_wn, wj_wn0;   /* writes completed, summed, and at the window's open (64-bit: section 319) */
     uint64_t wj_dev, wj_dev0; /* their device times, summed, and at the window's open (section 223) */
     uint32_t wj_on;           /* the pace holds (from a close judged full to WJ_HYST + 1 not in a row) */
     uint32_t wj_miss;         /* closes not judged full in a row while the pace holds */
@@ -4787,9 +4825,13 @@ struct jbof_sched {
     uint64_t wj_ever;         /* ... the least ever (0: none) */
     uint64_t wj_line;         /* past this a write waited for buffer space (0: no line yet) */
     uint64_t wj_next;         /* the deep writers' shared next */
+    uint64_t wj_all;          /* every writer's shared next at the whole pace (section 305) */
+    uint64_t wj_wcc;          /* write cost completed at the last full close (section 305) */
+    uint64_t wj_wnc;          /* ... writes completed then (section 319: the mean write since that close) */
     uint64_t wj_pool_cps;     /* ... their rate, cost per second */
     uint64_t wj_W;            /* the writers' weights at the last full close */
     uint32_t wj_one;          /* ... exactly one writer then (section 302: only a deep read head lifts a hold) */
+    uint32_t wj_nr;           /* ... the active pure readers then (section 305) */
     uint64_t wj_r;            /* the pace's rate, cost per second */
     uint32_t p_fair;          /* qos: the last cost period kept the weights (period_fair; section 211) */
     uint64_t e_drain_cps;     /* 249 (228): write cost per second completed in the last window section 210's judge found full */
@@ -8034,14 +8076,22 @@ static __attribute__((noinline, cold)) void wj_close(jbof_sched *s, int full, ui
     }
     s->wj_miss = 0;
     uint64_t r = (uint64_t)((__uint128_t)wc * JBOF_NS_PER_S / el) / 8 * WJ_PACE_X8, W = 0, Wd = 0, dsum = 0;
-    uint32_t nw = 0;
+    uint32_t nw = 0, nr = 0;
+    uint64_t Wa = 0, csum = 0;
     s->wj_r = r;
     for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
         tenant *t = s->t[i];
         if (!t)
             continue;
+        uint64_t dc = t->st.cost_completed - t->wj_cc0;
+        if (t->cfg.klass != JBOF_CLASS_SCAVENGER && (dc || is_active(t))) {
+            Wa += t->cfg.weight;
+            csum += dc;
+        }
         uint64_t dw = t->wj_wc - t->wj_wc0;
         int writer = dw || (t->count && t->ring[t->head].io->opcode != JBOF_OP_READ);
+        if (!writer && is_active(t) && t->cfg.klass != JBOF_CLASS_SCAVENGER)
+            nr++;
         if (!writer || t->cfg.klass == JBOF_CLASS_SCAVENGER)
             continue;
         W += t->cfg.weight;
@@ -8051,14 +8101,21 @@ static __attribute__((noinline, cold)) void wj_close(jbof_sched *s, int full, ui
             Wd += t->cfg.weight;
     }
     s->wj_one = nw == 1; /* section 302 */
+    s->wj_nr = nr;       /* section 305 */
+    s->wj_wcc = s->wj_wc;
+    s->wj_wnc = s->wj_wn; /* section 319 */
     if (!W)
         return;
     for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
         tenant *t = s->t[i];
         if (!t)
             continue;
-        uint64_t dw = t->wj_wc - t->wj_wc0, w = t->cfg.weight;
+        uint64_t dw = t->wj_wc - t->wj_wc0, w = t->cfg.weight, dc = t->st.cost_completed - t->wj_cc0;
         t->wj_wc0 = t->wj_wc;
+        t->wj_ahead = (__uint128_t)dc * Wa > (__uint128_t)csum * w;
+        t->wj_cc0 = t->st.cost_completed;
+        t->wj_emp = t->q_empty_ns != t->wj_qe0;
+        t->wj_qe0 = t->q_empty_ns;
         int writer = dw || (t->count && t->ring[t->head].io->opcode != JBOF_OP_READ);
         uint64_t c = r * w / (writer ? W : W + w);
         t->wj_cps = c > WJ_MIN_CPS ? c : WJ_MIN_CPS;
@@ -8098,7 +8155,7 @@ static inline void wj_line_set(jbof_sched *s, uint64_t least, uint64_t now_ns)
  * its rate is not re-measured from a window the pace itself shaped */
 static inline void wj_roll(jbof_sched *s, uint64_t now_ns)
 {
-    uint32_t n = s->wj_wn - s->wj_wn0;
+    uint32_t n = (uint32_t)(s->wj_wn - s->wj_wn0);
     uint64_t e = s->ctl.ewma_ns[1], j = e, jm = e;
     if (n > WJ_MANY_N) {
         j = (s->wj_dev - s->wj_dev0) / n;
@@ -8134,24 +8191,44 @@ static __attribute__((noinline)) int wj_held(jbof_sched *s, const tenant *t, uin
 {
     if (t->cfg.klass == JBOF_CLASS_SCAVENGER)
         return 0;
+    /* section 305: two or more writers beside a pure reader -- the whole pool's next (wj_all) lets a
+     * write through only for a writer not ahead of its weight's share of the writes since the last
+     * full close */
+    int pool = !s->wj_one && s->wj_nr;
+    int behind = (__uint128_t)(t->wj_wc - t->wj_wc0) * s->wj_W <= (__uint128_t)(s->wj_wc - s->wj_wcc) * t->cfg.weight;
+    int go = pool && s->wj_all <= now_ns && behind;
     uint64_t next;
+    int s5 = 0;
     if (t->p_qdeep) {
         next = s->wj_next;
     } else {
-        if (t->wj_free || !t->wj_cps ||
-            (uint64_t)t->inflight_cost * s->wj_W * 4 < (uint64_t)s->inflight_cost * t->cfg.weight * WJ_SHARE_X4)
+        if (t->wj_free || !t->wj_cps)
             return 0;
+        if ((uint64_t)t->inflight_cost * s->wj_W * 4 < (uint64_t)s->inflight_cost * t->cfg.weight * WJ_SHARE_X4) {
+            if (!pool || go || (behind && t->wj_emp &&
+                               (__uint128_t)t->ring[t->head].io->cost * (s->wj_wn - s->wj_wnc) < s->wj_wc - s->wj_wcc))
+                return 0; /* (S5; section 305: under the pool's next beside a pure reader) */
+            s5 = 1;
+        }
         next = t->wj_next;
     }
     if (next <= now_ns)
         return 0;
     /* the live read gate: a walk of the round (n_head is not kept with one bucket) */
     int32_t id = s->drr.head;
+    int sh = 0;
     for (uint32_t i = 0; i < s->drr.len; i++, id = s->t[id]->next) {
         const tenant *u = s->t[id];
-        if (u->count && u->ring[u->head].io->opcode == JBOF_OP_READ && (u->p_qdeep || !s->wj_one))
-            return 0;
+        if (u->count && u->ring[u->head].io->opcode == JBOF_OP_READ) {
+            if (u->p_qdeep || (!s->wj_one && (!pool || u->p_ahead || u->wj_ahead)))
+                return 0;
+            sh = 1;
+        }
     }
+    if (sh && go)
+        return 0; /* section 305: a shallow reader's head, the pool's next passed */
+    if (s5 && s->wj_all < next)
+        next = s->wj_all;
     if (next < s->next_limit_ns)
         s->next_limit_ns = next;
     return 1;
@@ -8169,6 +8246,9 @@ static __attribute__((noinline)) void wj_charge(jbof_sched *s, jbof_io **out, in
         tenant *t = s->t[io->tenant];
         if (t->cfg.klass == JBOF_CLASS_SCAVENGER)
             continue;
+        uint64_t a = (s->wj_all > now_ns ? s->wj_all : now_ns) +
+                     (uint64_t)io->cost * JBOF_NS_PER_S / (s->wj_r > WJ_MIN_CPS ? s->wj_r : WJ_MIN_CPS);
+        s->wj_all = a > now_ns + WJ_CAP_NS ? now_ns + WJ_CAP_NS : a; /* section 305: the whole pool at r */
         uint64_t *nx = t->p_qdeep ? &s->wj_next : !t->wj_free && t->wj_cps ? &t->wj_next : NULL;
         if (!nx)
             continue;

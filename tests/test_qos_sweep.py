@@ -267,7 +267,9 @@ OPEN: dict[str, set[str]] = {
     # one undone with no trace): sweep-s1-204 (work: qos util 2.771 -> 2.810, gimbal 3.239), sweep-s2-95
     # (jain 0.810 -> 0.832 against gimbal's 0.844 - 0.02) and the CI sample's sweep-s11-12 (work: qos util
     # 1.883 -> 1.959, drr 1.992) pass every invariant
-    "sweep-s1-204": set(), "sweep-s2-95": set(), "sweep-s11-12": set(),
+    # sweep-s1-204's work is open again with section 319's form c1 (scheduler-log 324: util 2.951 < 0.95 x
+    # gimbal 3.239; the row's one work mix new on seed 1 beside s1-665 fixed)
+    "sweep-s1-204": {"work"}, "sweep-s2-95": set(), "sweep-s11-12": set(),
     # sched.c section 210 (a full write buffer, judged on the write EWMA at ctl's window roll, paced at 6/8
     # of its drain: the deep writers on one next, the others on their own): sweep-s1-325, 790, 985, s2-397,
     # 796 (jain), sweep-s1-462, s2-794 (work) and sweep-s1-911 (weights) pass every invariant
@@ -353,6 +355,16 @@ OPEN: dict[str, set[str]] = {
     # pinned at their reservation, the 512 B QD-64 member at 1 MB/s; util 0.722 < 0.95 x drr 1.966 on main ->
     # 1.556, drr now breaking reservations qos keeps)
     "sweep-s1-888": set(),
+    # section 319 (scheduler-log 319 / 324: section 305's pool hold -- section 210's pace holding the whole
+    # write pool at r beside a pure reader -- with 317's skip for a small, behind writer whose queue emptied,
+    # the mean write taken since the last full close): work s1-665, s2-561 (its entry above), s2-790 (the
+    # 64 KiB QD-4 reader behind two 512 KiB writers; its jain stays open) and weights s1-545, s1-745, s2-896
+    # on lead29 (L29); s1-665 keeps its jain open
+    "sweep-s1-545": set(), "sweep-s1-745": set(), "sweep-s1-665": {"jain"}, "sweep-s2-790": {"jain"},
+    "sweep-s2-896": set(),
+    # ... and with it sweep-s2-635's weights are open (t5 0.133 vs 0.167 of a group of 6: the 10 MiB/s open-loop
+    # reader's mix, the row's one weights mix new on seed 2 beside s2-896 fixed; log 319's k10 lever)
+    "sweep-s2-635": {"weights"},
 }
 
 CI_SEED = 11

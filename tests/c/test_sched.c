@@ -3949,6 +3949,38 @@ static void test_wj_one_writer_reader(void)
     jbof_sim_destroy(sim);
 }
 
+/* sections 305 / 317 / 319: section 210's pace holds the whole write pool
+ * beside a pure reader (s2-790's shape: the fragmented dct983, a 64 KiB
+ * sequential reader at QD 4 beside two 512 KiB writers, sequential at QD
+ * 32 and random at QD 16).  With two writers any read head lifted a hold
+ * and S5 freed the writer under twice its share, so the pace never bound:
+ * the buffer stayed full and the reader, its reads behind whole programs,
+ * read 451.9 MB/s over 1.5 s; with 305's pool (one next at the pace's
+ * whole rate, a write let through only once it passed and only for a
+ * writer not ahead of its share) it reads 932.1, the writers 100.0 /
+ * 100.3 (103.1 / 102.8 without).  The same scene with the reader at QD 1
+ * (64-256 KiB) or QD 2 reads the same either way. */
+static void test_wj_pool_reader(void)
+{
+    jbof_sim *sim = sim_open("dct983-fragmented", 0);
+    uint32_t r = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_READ, 65536, 4);
+    uint32_t a = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_WRITE, 524288, 32);
+    uint32_t b = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 524288, 16);
+    CHECK_EQ(jbof_sim_run(sim, 1500000000ull), 0);
+    jbof_tenant_stats sr, sa, sb;
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), r, &sr), 0);
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), a, &sa), 0);
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), b, &sb), 0);
+    double rr = (double)sr.read_bytes / 1.5e6, wa = (double)sa.write_bytes / 1.5e6, wb = (double)sb.write_bytes / 1.5e6;
+    if (rr < 700.0 || wa < 80.0 || wb < 80.0)
+        fprintf(stderr, "wj pool: the QD-4 reader %.1f MB/s (want >= 700), the writers %.1f / %.1f MB/s (want >= 80)\n",
+                rr, wa, wb);
+    CHECK(rr >= 700.0); /* 932.1 with section 305's pool; 451.9 without */
+    CHECK(wa >= 80.0);
+    CHECK(wb >= 80.0);
+    jbof_sim_destroy(sim);
+}
+
 /* section 223's guard: with more than WJ_MANY_N writes in a judge window
  * the write EWMA at the roll is the window's last few writes, so the
  * window's mean write time must be past the line too.  The fragmented
@@ -6306,6 +6338,7 @@ int main(void)
     test_wj_many_writes_mean();
     test_wj_marginal_keeps();
     test_wj_one_writer_reader();
+    test_wj_pool_reader();
     test_fast_decay_shallow();
     test_fast_decay_wslow_hold();
     test_resv_pay_other();
