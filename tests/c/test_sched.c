@@ -3617,6 +3617,18 @@ static uint32_t sim_add(jbof_sim *sim, uint32_t klass, uint64_t reserve, uint32_
     return sim_add_w(sim, klass, reserve, 0, 1, rw, bs, qd);
 }
 
+/* run the scene for ns and give each of the n tenants ids[] its read +
+ * write throughput in MB/s (1e6 bytes per second) */
+static void sim_run_mbps(jbof_sim *sim, uint64_t ns, uint32_t n, const uint32_t *ids, double *mbps)
+{
+    CHECK_EQ(jbof_sim_run(sim, ns), 0);
+    for (uint32_t i = 0; i < n; i++) {
+        jbof_tenant_stats st;
+        CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), ids[i], &st), 0);
+        mbps[i] = (double)(st.read_bytes + st.write_bytes) * 1e3 / (double)ns;
+    }
+}
+
 /* a one-phase workload whose IOs follow a bssplit: nbs sizes bs[] drawn
  * at pct[] percent */
 static void wl_split(jbof_wl *w, uint32_t rw, uint32_t readpct, uint32_t qd, uint32_t nbs, const uint32_t *bs,
@@ -3936,11 +3948,9 @@ static void test_wj_one_writer_reader(void)
     jbof_sim *sim = sim_open("sata-ssd-fragmented", 0);
     uint32_t a = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_WRITE, 32768, 16);
     uint32_t b = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_READ, 16384, 8);
-    CHECK_EQ(jbof_sim_run(sim, 1500000000ull), 0);
-    jbof_tenant_stats sa, sb;
-    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), a, &sa), 0);
-    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), b, &sb), 0);
-    double rb = (double)sb.read_bytes / 1.5e6, wa = (double)sa.write_bytes / 1.5e6;
+    double m[2];
+    sim_run_mbps(sim, 1500000000ull, 2, (const uint32_t[]){b, a}, m);
+    double rb = m[0], wa = m[1];
     if (rb < 400.0 || wa < 60.0)
         fprintf(stderr, "wj one writer: the QD-8 reader %.1f MB/s (want >= 400), the writer %.1f MB/s (want >= 60)\n",
                 rb, wa);
@@ -3966,12 +3976,9 @@ static void test_wj_pool_reader(void)
     uint32_t r = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_READ, 65536, 4);
     uint32_t a = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_WRITE, 524288, 32);
     uint32_t b = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDWRITE, 524288, 16);
-    CHECK_EQ(jbof_sim_run(sim, 1500000000ull), 0);
-    jbof_tenant_stats sr, sa, sb;
-    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), r, &sr), 0);
-    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), a, &sa), 0);
-    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), b, &sb), 0);
-    double rr = (double)sr.read_bytes / 1.5e6, wa = (double)sa.write_bytes / 1.5e6, wb = (double)sb.write_bytes / 1.5e6;
+    double m[3];
+    sim_run_mbps(sim, 1500000000ull, 3, (const uint32_t[]){r, a, b}, m);
+    double rr = m[0], wa = m[1], wb = m[2];
     if (rr < 700.0 || wa < 80.0 || wb < 80.0)
         fprintf(stderr, "wj pool: the QD-4 reader %.1f MB/s (want >= 700), the writers %.1f / %.1f MB/s (want >= 80)\n",
                 rr, wa, wb);
@@ -5544,11 +5551,9 @@ static void test_link_read_ceiling(void)
     jbof_sim *sim = nl_sim("dct983", 4828);
     uint32_t w = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_WRITE, 16384, 2);
     uint32_t r = sim_add(sim, JBOF_CLASS_BEST_EFFORT, 0, JBOF_RW_RANDREAD, 524288, 32);
-    CHECK_EQ(jbof_sim_run(sim, 1500000000ull), 0);
-    jbof_tenant_stats sw, sr;
-    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), w, &sw), 0);
-    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), r, &sr), 0);
-    double rr = (double)sr.read_bytes / 1.5e6, ww = (double)sw.write_bytes / 1.5e6;
+    double m[2];
+    sim_run_mbps(sim, 1500000000ull, 2, (const uint32_t[]){r, w}, m);
+    double rr = m[0], ww = m[1];
     if (rr < 2500.0 || ww < 600.0)
         fprintf(stderr, "link read ceiling: the QD-32 reader %.1f MB/s (want >= 2500), the QD-2 writer %.1f MB/s (want >= 600)\n",
                 rr, ww);
