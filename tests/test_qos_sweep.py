@@ -365,6 +365,14 @@ OPEN: dict[str, set[str]] = {
     # ... and with it sweep-s2-635's weights are open (t5 0.133 vs 0.167 of a group of 6: the 10 MiB/s open-loop
     # reader's mix, the row's one weights mix new on seed 2 beside s2-896 fixed; log 319's k10 lever)
     "sweep-s2-635": {"weights"},
+    # section 325 (scheduler-log 325: resv_floor -- the rate set to the window's completion rate while in
+    # CONGESTION beside an SLO tenant at most cap / 16, the write bucket owing more than 16 buckets (met
+    # reservations' writes past it), the rate under half the completion rate and the write EWMA at most
+    # band_lo x 5/4): work s1-319 (reserved 64 KiB writer / 1 MiB mixer / mixed reader beside a 5 ms-SLO
+    # reader on sata-ssd; the rate walked to rate_min 52 MB/s while 1.2-1.4 GB/s completed; util 1.702 <
+    # 0.95 x gimbal 2.823 on L29) and weights s2-154 (t0 / t7 / t13 / t17 off their shares in a group of 5)
+    "sweep-s1-319": set(),
+    "sweep-s2-154": set(),
 }
 
 CI_SEED = 11

@@ -5998,6 +5998,40 @@ static void test_nl_ok_grow(void)
     nl_pair_check(sim, r, 0, l, 300, 26000, 0, "nl ok grow");
 }
 
+/* section 325 (sched.c section 325, resv_floor): sweep mix s1-319's shape
+ * (sata-ssd clean, seed 3322): reserved tenants (a 4k/32k/512k reader at
+ * QD 1, 20 MiB/s; an open-loop 50 MiB/s 1 MiB 90%-read mixer, 200 MiB/s; a
+ * 64 KiB random writer at QD 32, 100 MiB/s) beside a 400 MiB/s-limited 32
+ * KiB reader at QD 128 and a 5 ms-SLO 8 KiB reader at QD 4.  The met
+ * reservations' writes complete about 0.95 GB/s of cost past the write
+ * bucket, the write EWMA at 1.1 x band_lo: CONGESTION takes each
+ * completion's cost off the rate, which walks to rate_min (52 MB/s) by
+ * ~800 ms while the drive completes 1.2-1.4 GB/s.  Checked (prints only on
+ * failure): at 800 ms the rate is at least 512 MiB/s and the 32 KiB reader
+ * has completed at least 4000 reads (on: 1.42 GB/s, 6358 reads; resv_floor
+ * off: rate_min 52.4 MB/s, 932 reads). */
+static void test_nl_rate_debt_floor(void)
+{
+    static const uint32_t b0[3] = {4096, 32768, 524288}, p0[3] = {44, 44, 12}, b1m[1] = {1048576};
+    static const uint32_t b32k[1] = {32768}, b8k[1] = {8192}, b64k[1] = {65536};
+    jbof_sim *sim = nl_sim("sata-ssd", 3322);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 20ull << 20, 0, JBOF_RW_READ, 0, 1, 3, b0, p0, 0, 0, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 200ull << 20, 0, JBOF_RW_RW, 90, 16, 1, b1m, NULL, 50ull << 20, 0, 0,
+            0);
+    uint32_t r = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 128, 1, b32k, NULL, 0, 400ull << 20, 0);
+    nl_add(sim, JBOF_CLASS_LATENCY, 5000000, 1, JBOF_RW_RANDREAD, 0, 4, 1, b8k, NULL, 0, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 100ull << 20, 0, JBOF_RW_RANDWRITE, 0, 32, 1, b64k, NULL, 0, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
+    uint64_t rate = nl_drive(sim).rate_cost_bps, n = nl_ios(sim, r, 0);
+    int ok = rate >= (512ull << 20) && n >= 4000;
+    if (!ok)
+        fprintf(stderr, "nl resv floor: rate %llu B/s at 800 ms, the 32 KiB reader %llu reads\n",
+                (unsigned long long)rate, (unsigned long long)n);
+    CHECK(rate >= (512ull << 20));
+    CHECK(n >= 4000);
+    jbof_sim_destroy(sim);
+}
+
 /* section 304: the "one best-effort member" rules (sections 285, 288, 291,
  * 296) under a member count that flaps 1 <-> 2.  Beside an SLO tenant l
  * and a steady best-effort member r, a second best-effort member x loops
@@ -6377,6 +6411,7 @@ int main(void)
     test_nl_near_steer();
     test_nl_near_top();
     test_nl_ok_grow();
+    test_nl_rate_debt_floor();
     test_nl_flap_floor();
     test_nl_flap_near();
     test_nl_flap_one();
