@@ -4257,7 +4257,12 @@
  *    (top_link: ctl_eval_tail applies it with reads fresh, in SLOWSTART /
  *    OK only) when the rate is at rate_max and every tenant with IO queued
  *    at the scheduler has a read at its head and never completed a write,
- *    and the drive holds at most LINK_W_INFL (4) writes (link_reads_held).
+ *    and the drive holds at most LINK_W_INFL (4) writes (link_reads_held),
+ *    and no tenant has a reservation configured and no SLO cap is set:
+ *    in the lending scenario (tests/test_anticipation.py) an owner that
+ *    returned to a drive lifted for its scavenger borrowers had one tick
+ *    past its SLO (near-SLO ticks 3 -> 11), found by the full test run at
+ *    the merge (log 327g); with the guard s5-937's fix is lost.
  *    Each guard from the gate (log 313c): lifted whenever writes
  *    completed, the writers spend the lift (s1-733: a QD-4 large writer's
  *    cost 1.04 -> 2.60e9 beside a w=4 member, util unchanged; s1 251 ->
@@ -9845,7 +9850,7 @@ static __attribute__((noinline, cold)) void fp_roll(jbof_sched *s, uint64_t now_
         c->rate_top = top < LIFT_MAX_X * rmax ? top : LIFT_MAX_X * rmax;
     else {
         uint64_t w = c->meas_w_cost_bps, wc = LINK_W_X * rmax;
-        if (w && c->rate_cost_bps >= rmax && link_reads_held(s)) {
+        if (w && !s->nresv && !c->target_cap_ns && c->rate_cost_bps >= rmax && link_reads_held(s)) {
             c->rate_top = rmax + (w < wc ? w : wc); /* section 313: reads against rate_max, writes beside it */
             c->top_link = 1;
         }
