@@ -4427,6 +4427,31 @@
  *    311, s5 315 -> 314, CI 10, no row worse.  Cost: nothing per IO (one
  *    call per 10 ms window beside an SLO tenant).  test_nl_rate_debt_floor
  *    pins it.  (docs/scheduler-log.md section 325)
+ * 337. A second write-price decay while only large reads hold the latency
+ *    over the band, among a few members (issue 11, qos, one bucket; the
+ *    work row's sata-ssd P group of log 303; the rule of log 306, guarded
+ *    here).  Why: deep large readers fill a SATA drive's read path, the
+ *    read EWMA sits far past band_hi, OVERLOADED holds the rate at the
+ *    completion rate, and the writes, completing under band_lo (never
+ *    "slow"), stay priced near the starting wf 9, since cost.c 3's decay
+ *    is 0.5 per 100 ms period and a sweep run is 0.8-1.5 s long.  The
+ *    rule (wread_bound, period_end, once per cost period): no slow write,
+ *    no SLO tenant, one bucket, at most W337_ACTIVE_MAX (4) tenants with
+ *    IO queued or in flight, an IO > 128 KiB completed in the last 100
+ *    ms, the rate under rate_max / W306_RATE_DIV (2), the write EWMA fresh
+ *    in [band_lo / W306_WFLOOR_DIV (4), band_lo), the read EWMA fresh past
+ *    band_hi, and a fair period (section 76): wf another 0.5 down (not
+ *    below 3).  The member bound: in a crowd the cheaper writes put more
+ *    write IO in the drive beside many readers whose queues then grow --
+ *    s8-348 (11 tenants): a 16 KiB QD-8 sequential reader keeps its rate
+ *    (57.4 -> 57.3 MB/s) but its queued fraction goes 0.893 -> 0.909, into
+ *    the weights group at 0.140 of 0.167; the fixed mixes have 2 and 3
+ *    members.  Without it (log 306 h / 334 d) hold-outs s4-200 / s4-70 /
+ *    s5-894 broke.  Measured (log 337, fast gate against L31 = main
+ *    0ccf24f): s1 246 -> 245 (work 239), s2 224 -> 223 (work 482), s3 289
+ *    -> 288, s4, s5, s6, s7, s8 and CI at base, no row worse.  Cost:
+ *    nothing per IO.  test_wdecay_pair pins it.
+ *    (docs/scheduler-log.md sections 306, 334, 337)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -7906,6 +7931,42 @@ static __attribute__((noinline)) int price_bound(const jbof_sched *s, uint64_t n
     return c->rate_cost_bps >= rmax && c->ewma_ns[0] < rg;
 }
 
+/* section 306 (re-measured by 334, guarded by 337): the write price's
+ * extra decay -- a period with no slow write, no SLO tenant, one bucket,
+ * at most W337_ACTIVE_MAX tenants with IO queued or in flight (337), an
+ * IO > 128 KiB completed in the last 100 ms, the rate under rate_max / 2,
+ * the write EWMA fresh in [band_lo / 4, band_lo) and the read EWMA fresh
+ * past band_hi, in a fair period, takes wf down another 0.5 (not below
+ * 3): the sata-ssd P group of log 303, whose writes complete under the
+ * band yet stay priced near wf 9 for a whole 0.8-1.3 s run (s1-239 with
+ * 2 tenants, s2-482 with 3: work fixed).  337: in a crowd the cheaper
+ * writes put more write IO in the drive beside many readers, whose queue
+ * grows (s8-348, 11 tenants: a 16 KiB sequential reader's queued
+ * fraction 0.893 -> 0.909, into the weights group at 0.140 of 0.167);
+ * the P group is a few deep members, so the decay stays off past 4
+ * (docs/scheduler-log.md 306, 334, 337; see the header's 337) */
+enum {
+    W306_RATE_DIV = 2,     /* the rate under rate_max / 2: OVERLOADED's clamp binds, not the ceiling */
+    W306_WFLOOR_DIV = 4,   /* writes under band_lo / 4 land in a buffer whose programs stall reads */
+    W306_FLOOR_X256 = 768, /* the extra decay stops at wf 3 (cost.c's FAST_FLOOR_X256) */
+    W306_STEP_X256 = 128,  /* 0.5 more per period (cost.c's WF_DECAY_X256) */
+    W337_ACTIVE_MAX = 4,   /* section 337: only while at most 4 tenants hold IO queued or in flight */
+};
+
+static __attribute__((noinline)) int wread_bound(const jbof_sched *s, uint64_t now_ns)
+{
+    const ctl_state *c = &s->ctl;
+    if (s->cfg.policy != JBOF_POLICY_QOS || s->cost.w_slow || !s->n_backlogged || now_ns < s->fast_hold_ns ||
+        s->n_lc_active || !one_bucket(s) || s->n_active > W337_ACTIVE_MAX)
+        return 0;
+    if (!c->big_last_ns || now_ns - c->big_last_ns >= CTL_SIGNAL_FRESH_NS ||
+        c->rate_cost_bps >= c->cfg.rate_max_cost_bps / W306_RATE_DIV)
+        return 0;
+    return c->ewma_ns[1] < c->band_lo_ns && W306_WFLOOR_DIV * c->ewma_ns[1] >= c->band_lo_ns &&
+           now_ns - c->last_ns[1] < CTL_SIGNAL_FRESH_NS && c->ewma_ns[0] > c->band_hi_ns &&
+           now_ns - c->last_ns[0] < CTL_SIGNAL_FRESH_NS;
+}
+
 /* section 76: t's time with IO queued since its addition, up to now */
 static inline uint64_t queued_upto(const tenant *t, uint64_t now_ns)
 {
@@ -8082,6 +8143,7 @@ static __attribute__((noinline)) int period_fair(jbof_sched *s, uint64_t now_ns)
 static __attribute__((noinline)) void period_end(jbof_sched *s, uint64_t now_ns)
 {
     int fast = price_bound(s, now_ns); /* section 76 */
+    int wr = !fast && wread_bound(s, now_ns); /* section 306 (334: re-measured) */
     if (s->cfg.policy == JBOF_POLICY_QOS) {
         s->p_fair = (uint32_t)period_fair(s, now_ns); /* section 211 reads it */
         fast = s->p_fair && fast;
@@ -8089,6 +8151,8 @@ static __attribute__((noinline)) void period_end(jbof_sched *s, uint64_t now_ns)
     if (s->cost.w_slow && s->fast_hold_ns < now_ns + WSLOW_HOLD_NS) /* 104 / 117: the price climbs: 500 ms */
         s->fast_hold_ns = now_ns + WSLOW_HOLD_NS;
     cost_period_end(&s->cost, now_ns, fast);
+    if (wr && s->p_fair && s->cost.wf_x256 > W306_FLOOR_X256 + W306_STEP_X256)
+        s->cost.wf_x256 -= W306_STEP_X256; /* section 306 */
     if (s->cost.wf_fast0) { /* section 104: a fast step was taken -- watch it */
         s->fw_left = FAST_WATCH;
         s->fw_wf0 = s->cost.wf_fast0;

@@ -373,6 +373,12 @@ OPEN: dict[str, set[str]] = {
     # 0.95 x gimbal 2.823 on L29) and weights s2-154 (t0 / t7 / t13 / t17 off their shares in a group of 5)
     "sweep-s1-319": set(),
     "sweep-s2-154": set(),
+    # section 337 (scheduler-log 306 / 334 / 337: section 306's second write-price decay, 0.5 per fair period
+    # while only large reads hold the latency past the band and writes complete under band_lo, one bucket, no
+    # SLO tenant, at most 4 tenants active): work s1-239 (256 KiB QD-128 reader beside a 64 KiB mixer on
+    # sata-ssd) and s2-482 (16 KiB reader, 4 K-512 KiB writer, 20 MiB/s mixer), the sata-ssd P group of 303
+    "sweep-s1-239": set(),
+    "sweep-s2-482": set(),
 }
 
 CI_SEED = 11

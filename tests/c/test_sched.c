@@ -5539,6 +5539,28 @@ static void test_nl_underfill_pair(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 337 (306's second write-price decay with at most 4 active
+ * tenants): sweep mix s1-239's shape (sata-ssd fragmented, seed 3513): a
+ * 256 KiB sequential reader at QD 128 (w 3) beside a 64 KiB 50 % mixer at
+ * QD 16 (w 2).  The reads hold the latency past the band while the writes
+ * complete under band_lo, so without the decay the mixer's writes stay
+ * priced near wf 9 for the whole run: 671 writes in 1 s (the mixer's reads
+ * 715, the reader's 1919); with it 924 (948, 1861). */
+static void test_wdecay_pair(void)
+{
+    static const uint32_t b0[1] = {262144}, b1[1] = {65536};
+    jbof_sim *sim = nl_sim("sata-ssd", 3513);
+    uint32_t t0 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 3, JBOF_RW_READ, 0, 128, 1, b0, NULL, 0, 0, 0);
+    uint32_t t1 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 2, JBOF_RW_RW, 50, 16, 1, b1, NULL, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 1000000000ull), 0);
+    uint64_t r0 = nl_ios(sim, t0, 0), w1 = nl_ios(sim, t1, 1), r1 = nl_ios(sim, t1, 0);
+    if (w1 < 800)
+        fprintf(stderr, "wdecay pair: the mixer %llu writes in 1 s (want >= 800; its reads %llu, the reader's %llu)\n",
+                (unsigned long long)w1, (unsigned long long)r1, (unsigned long long)r0);
+    CHECK(w1 >= 800); /* 924 with sections 306 / 337, 671 without */
+    jbof_sim_destroy(sim);
+}
+
 /* section 313 (a ceiling per link direction): sweep mix s1-194's shape
  * (dct983, seed 4828): a 16 KiB sequential writer at QD 2 beside a 512 KiB
  * random reader at QD 32.  Under the one ceiling the writes' cost (wf on
@@ -6399,6 +6421,7 @@ int main(void)
     test_nl_underfill_start();
     test_nl_underfill_many();
     test_nl_underfill_pair();
+    test_wdecay_pair();
     test_nl_run_writer();
     test_nl_carry_small();
     test_stop_lift_mixed();
