@@ -185,6 +185,15 @@
  *    write inside it restores wf_fast0 at once (cost_on_slow_write), since
  *    the cut price is what filled the buffer.  Gimbal never passes fast:
  *    its price is section 3's rule exactly.
+ *
+ * 8. A double decay (ours; sched.c sections 306 / 337).  qos passes
+ *    cost_period_end COST_PERIOD_DOUBLE for a fair period in which only
+ *    large reads held the latency over the band while the writes completed
+ *    under it (the sata-ssd work group of docs/scheduler-log.md 303): the
+ *    ordinary -0.5, then another 0.5 while wf stays above 3 + 0.5, so the
+ *    second step never takes it under 3 (FAST_FLOOR_X256).  No run is
+ *    noted (wf_fast0 stays 0): a slow write in a later period climbs from
+ *    wherever the price is, as after ordinary decays.
  */
 #include <errno.h>
 #include <string.h>
@@ -233,12 +242,13 @@ void cost_init(cost_state *c, const jbof_cost_cfg *cfg, uint64_t now_ns)
  * alone binds and the shares held) decays halfway down to 3 and notes the
  * price its run of fast steps started from; a slow write before the next
  * period that is not fast restores that price at once (cost_on_slow_write),
- * any period that is not fast ends the run. */
-void cost_period_end(cost_state *c, uint64_t now_ns, int fast)
+ * any period that is not fast ends the run.  A double period (section 8
+ * above) decays twice, the second step only while wf stays above 3. */
+void cost_period_end(cost_state *c, uint64_t now_ns, int mode)
 {
     uint32_t wf = c->wf_x256;
     uint32_t lo = c->cfg.write_factor_min_x256, hi = c->cfg.write_factor_max_x256;
-    if (!c->w_slow && fast && wf > FAST_FLOOR_X256) {
+    if (!c->w_slow && mode == COST_PERIOD_FAST && wf > FAST_FLOOR_X256) {
         if (!c->wf_fast0)
             c->wf_fast0 = wf;
         wf = (wf + FAST_FLOOR_X256) / 2 > lo ? (wf + FAST_FLOOR_X256) / 2 : lo;
@@ -248,6 +258,8 @@ void cost_period_end(cost_state *c, uint64_t now_ns, int fast)
             wf = (wf + hi + 1) / 2;
         else
             wf = wf > lo + WF_DECAY_X256 ? wf - WF_DECAY_X256 : lo;
+        if (!c->w_slow && mode == COST_PERIOD_DOUBLE && wf > FAST_FLOOR_X256 + WF_DECAY_X256)
+            wf -= WF_DECAY_X256;
     }
     c->wf_x256 = wf;
     c->w_slow = 0;

@@ -91,9 +91,13 @@ static inline uint32_t cost_of(const cost_state *c, uint32_t op, uint32_t flags,
     v = mode == COST_MODE_WF_DATA ? k->write_base_bytes : ((uint64_t)k->write_base_bytes * c->wf_x256) >> 8;
     return v ? cost_sat32(v) : 1;
 }
-/* fast: sched.c section 76's period (the price alone binds, the shares
- * held): halfway down to 3 instead of -0.5 */
-void cost_period_end(cost_state *c, uint64_t now_ns, int fast);
+/* How a cost period ends (cost.c sections 7 and 8). */
+enum {
+    COST_PERIOD_PLAIN = 0,  /* section 3's rule: slow writes -> halfway up, else -0.5 */
+    COST_PERIOD_FAST = 1,   /* sched.c section 76 (the price alone binds, the shares held): halfway down to 3 */
+    COST_PERIOD_DOUBLE = 2, /* sched.c sections 306 / 337 (only large reads over the band): -0.5 twice, not under 3 */
+};
+void cost_period_end(cost_state *c, uint64_t now_ns, int mode);
 /* A slow write completed (its latency above the controller's threshold,
  * ctl_slow; a branch on writes only).  The period's end is a deadline
  * folded into sched.c's due_ns (section 6 there), checked in complete_due.

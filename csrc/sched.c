@@ -7937,9 +7937,9 @@ static __attribute__((noinline)) int price_bound(const jbof_sched *s, uint64_t n
  * IO > 128 KiB completed in the last 100 ms, the rate under rate_max / 2,
  * the write EWMA fresh in [band_lo / 4, band_lo) and the read EWMA fresh
  * past band_hi, in a fair period, takes wf down another 0.5 (not below
- * 3): the sata-ssd P group of log 303, whose writes complete under the
- * band yet stay priced near wf 9 for a whole 0.8-1.3 s run (s1-239 with
- * 2 tenants, s2-482 with 3: work fixed).  337: in a crowd the cheaper
+ * 3, cost.c 8): the sata-ssd P group of log 303, whose writes complete
+ * under the band yet stay priced near wf 9 for a whole 0.8-1.3 s run
+ * (s1-239 with 2 tenants, s2-482 with 3: work fixed).  337: in a crowd the cheaper
  * writes put more write IO in the drive beside many readers, whose queue
  * grows (s8-348, 11 tenants: a 16 KiB sequential reader's queued
  * fraction 0.893 -> 0.909, into the weights group at 0.140 of 0.167);
@@ -7948,8 +7948,6 @@ static __attribute__((noinline)) int price_bound(const jbof_sched *s, uint64_t n
 enum {
     W306_RATE_DIV = 2,     /* the rate under rate_max / 2: OVERLOADED's clamp binds, not the ceiling */
     W306_WFLOOR_DIV = 4,   /* writes under band_lo / 4 land in a buffer whose programs stall reads */
-    W306_FLOOR_X256 = 768, /* the extra decay stops at wf 3 (cost.c's FAST_FLOOR_X256) */
-    W306_STEP_X256 = 128,  /* 0.5 more per period (cost.c's WF_DECAY_X256) */
     W337_ACTIVE_MAX = 4,   /* section 337: only while at most 4 tenants hold IO queued or in flight */
 };
 
@@ -8150,9 +8148,8 @@ static __attribute__((noinline)) void period_end(jbof_sched *s, uint64_t now_ns)
     }
     if (s->cost.w_slow && s->fast_hold_ns < now_ns + WSLOW_HOLD_NS) /* 104 / 117: the price climbs: 500 ms */
         s->fast_hold_ns = now_ns + WSLOW_HOLD_NS;
-    cost_period_end(&s->cost, now_ns, fast);
-    if (wr && s->p_fair && s->cost.wf_x256 > W306_FLOOR_X256 + W306_STEP_X256)
-        s->cost.wf_x256 -= W306_STEP_X256; /* section 306 */
+    cost_period_end(&s->cost, now_ns,
+                    fast ? COST_PERIOD_FAST : wr && s->p_fair ? COST_PERIOD_DOUBLE : COST_PERIOD_PLAIN);
     if (s->cost.wf_fast0) { /* section 104: a fast step was taken -- watch it */
         s->fw_left = FAST_WATCH;
         s->fw_wf0 = s->cost.wf_fast0;

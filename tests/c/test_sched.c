@@ -3325,6 +3325,33 @@ static void test_fast_decay_undo(void)
     CHECK_EQ(c.wf_x256, 3 * 256 - 128);
 }
 
+/* cost.c section 8 (sched.c sections 306 / 337): a double period takes
+ * -0.5 twice, the second step only while wf stays above 3, notes no run
+ * (a slow write waits for the period's end) and a slow period climbs */
+static void test_double_decay(void)
+{
+    jbof_cost_cfg cfg = {.read_per_byte_x256 = 256, .write_per_byte_x256 = 256, .write_factor_min_x256 = 256,
+                         .write_factor_max_x256 = 9 * 256, .write_factor_init_x256 = 9 * 256, .learn = 1,
+                         .period_ns = 100000000ull};
+    cost_state c;
+    uint64_t now = 0;
+    cost_init(&c, &cfg, now);
+    cost_period_end(&c, now += cfg.period_ns, COST_PERIOD_DOUBLE);
+    CHECK_EQ(c.wf_x256, 8 * 256);
+    CHECK_EQ(c.wf_fast0, 0u);
+    cost_on_slow_write(&c); /* no run to undo */
+    CHECK_EQ(c.wf_x256, 8 * 256);
+    cost_period_end(&c, now += cfg.period_ns, COST_PERIOD_DOUBLE); /* a slow period: halfway up */
+    CHECK_EQ(c.wf_x256, (8 * 256 + 9 * 256 + 1) / 2);
+    for (int i = 0; i < 5; i++) /* 8.5 -> 7.5, 6.5, 5.5, 4.5, 3.5 */
+        cost_period_end(&c, now += cfg.period_ns, COST_PERIOD_DOUBLE);
+    CHECK_EQ(c.wf_x256, 3 * 256 + 128);
+    cost_period_end(&c, now += cfg.period_ns, COST_PERIOD_DOUBLE);
+    CHECK_EQ(c.wf_x256, 3 * 256); /* 3.5 -> 3: a second step would cross 3 */
+    cost_period_end(&c, now += cfg.period_ns, COST_PERIOD_DOUBLE);
+    CHECK_EQ(c.wf_x256, 3 * 256 - 128); /* below 3 only the ordinary -0.5 */
+}
+
 /* section 77: the same deep tenant (512 B reads, one flash unit, 40 us
  * each, in order), but the other reader's reads now wait behind half of
  * its queue (they touch its unit now and then): they are slower than the
@@ -6381,6 +6408,7 @@ int main(void)
     test_far_ahead_small();
     test_far_ahead_guard();
     test_fast_decay_undo();
+    test_double_decay();
     test_lc_steer();
     test_slo_lift();
     test_slo_lift_newcap();
