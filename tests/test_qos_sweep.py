@@ -379,6 +379,14 @@ OPEN: dict[str, set[str]] = {
     # sata-ssd) and s2-482 (16 KiB reader, 4 K-512 KiB writer, 20 MiB/s mixer), the sata-ssd P group of 303
     "sweep-s1-239": set(),
     "sweep-s2-482": set(),
+    # section 332 (scheduler-log 332: uq_step -- a best-effort pure reader of sub-4 KiB reads queued behind
+    # itself on one flash unit held to 4 reads beside an SLO tenant whose remembered tail misses): slo s1-53
+    # (a 512 B sequential QD-16 reader beside a 500 us-SLO 4 KiB reader on sata-ssd; p99 770 -> 483 us)
+    "sweep-s1-53": set(),
+    # section 342 (scheduler-log 336 / 342: section 336's form i -- 332's cap called from the SLO tenant's
+    # miss path -- with at most UQ_MAX_CAPS caps per reader): slo s8-658 (a 512 B sequential QD-32 reader
+    # beside a 500 us-SLO 8 KiB reader at QD 1 on dct983; four caps)
+    "sweep-s8-658": set(),
 }
 
 CI_SEED = 11

@@ -6047,6 +6047,88 @@ static void test_nl_ok_grow(void)
     nl_pair_check(sim, r, 0, l, 300, 26000, 0, "nl ok grow");
 }
 
+/* section 332 (uq_step: a small sequential reader queued behind itself on
+ * one flash unit, held to UQ_DEPTH reads beside an SLO tenant whose tail
+ * misses): sweep mix s1-53's shape (sata-ssd clean, seed 2761): a 128 KiB
+ * random writer at QD 2, a 500 us-SLO 4 KiB random reader at QD 2, an
+ * open-loop 10 MiB/s 16 KiB random writer at QD 128, an 8 KiB 30 %-read
+ * mixer at QD 64 and a 512 B sequential reader at QD 16, whose reads share
+ * one 16 KiB page and so one unit (ssd.c 2): an SLO read that lands there
+ * waits for all of them.  Checked (prints only on failure) at 800 ms: the
+ * SLO reader's p99 within its 500 us SLO and the 512 B reader still at
+ * >= 2000 reads (on: 483 us, 10856 reads; uq_step's cap off: 770 us,
+ * 11907 reads). */
+static void test_uq_small_seq_reader(void)
+{
+    static const uint32_t b128k[1] = {131072}, b4k[1] = {4096}, b16k[1] = {16384}, b8k[1] = {8192};
+    static const uint32_t b512[1] = {512};
+    jbof_sim *sim = nl_sim("sata-ssd", 2761);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 2, 1, b128k, NULL, 0, 0, 0);
+    uint32_t l = nl_add(sim, JBOF_CLASS_LATENCY, 500000, 1, JBOF_RW_RANDREAD, 0, 2, 1, b4k, NULL, 0, 0, 0);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 128, 1, b16k, NULL, 10ull << 20, 0, 0);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RW, 30, 64, 1, b8k, NULL, 0, 0, 0);
+    uint32_t r = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 16, 1, b512, NULL, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
+    jbof_hist h;
+    uint64_t p99 = 0;
+    CHECK_EQ(jbof_sched_tenant_hist(jbof_sim_sched(sim), l, &h), 0);
+    CHECK_EQ(jbof_hist_quantile(&h, 0.99, &p99), 0);
+    uint64_t n = nl_ios(sim, r, 0);
+    if (!(p99 <= 500000 && n >= 2000))
+        fprintf(stderr, "uq small seq reader: SLO reader p99 %llu ns (SLO 500 us), the 512 B reader %llu reads\n",
+                (unsigned long long)p99, (unsigned long long)n);
+    CHECK(p99 <= 500000);
+    CHECK(n >= 2000);
+    jbof_sim_destroy(sim);
+}
+
+/* section 342 (sched.c section 342, UQ_MAX_CAPS): sweep mix s9-223's shape
+ * (dct983, seed 6458, 1.5 s): a 500 us-SLO 4 KiB reader at QD 2 beside a
+ * 512 B sequential reader at QD 16 and sixteen other best-effort tenants
+ * (large sequential readers, writers, mixers).  Section 332's cap fires on
+ * the 512 B reader every ~130 ms for the whole run (11 caps) without it;
+ * with the budget it is capped at most UQ_MAX_CAPS (5) times, by ~700 ms,
+ * and runs free afterwards.  Checked (prints only on failure): the
+ * milliseconds in 800-1200 ms at which the reader has <= 4 reads in the
+ * drive and >= 8 queued at the scheduler (on: 47; budget off: 282). */
+static void test_uq_cap_budget(void)
+{
+    static const uint32_t k256[1] = {262144}, k32[1] = {32768}, k128[1] = {131072}, k4[1] = {4096};
+    static const uint32_t b512[1] = {512}, k16[1] = {16384}, k64[1] = {65536}, k8[1] = {8192};
+    const uint32_t be = JBOF_CLASS_BEST_EFFORT;
+    jbof_sim *sim = nl_sim("dct983", 6458);
+    nl_add(sim, be, 0, 1, JBOF_RW_RW, 50, 2, 1, k256, NULL, 0, 0, 0);
+    nl_add(sim, be, 0, 1, JBOF_RW_RANDREAD, 0, 128, 1, k32, NULL, 0, 0, 0);
+    nl_add(sim, be, 0, 1, JBOF_RW_WRITE, 0, 64, 1, k128, NULL, 0, 0, 0);
+    nl_add(sim, be, 0, 1, JBOF_RW_READ, 0, 128, 1, k256, NULL, 0, 0, 0);
+    nl_add(sim, JBOF_CLASS_LATENCY, 500000, 1, JBOF_RW_RANDREAD, 0, 2, 1, k4, NULL, 0, 0, 0);
+    uint32_t r = nl_add(sim, be, 0, 1, JBOF_RW_READ, 0, 16, 1, b512, NULL, 0, 0, 0);
+    nl_add(sim, be, 0, 1, JBOF_RW_RANDRW, 10, 16, 1, k16, NULL, 0, 0, 0);
+    nl_add(sim, be, 0, 1, JBOF_RW_RANDRW, 50, 128, 1, k16, NULL, 0, 0, 0);
+    nl_add(sim, be, 0, 1, JBOF_RW_READ, 0, 128, 1, k128, NULL, 0, 0, 0);
+    nl_add(sim, be, 0, 1, JBOF_RW_RANDREAD, 0, 1, 1, k64, NULL, 0, 0, 0);
+    nl_add(sim, be, 0, 1, JBOF_RW_READ, 0, 16, 1, k64, NULL, 0, 0, 0);
+    nl_add(sim, be, 0, 1, JBOF_RW_RW, 50, 4, 1, k128, NULL, 0, 0, 0);
+    nl_add(sim, be, 0, 1, JBOF_RW_RANDWRITE, 0, 1, 1, k256, NULL, 0, 0, 0);
+    nl_add(sim, be, 0, 1, JBOF_RW_RANDWRITE, 0, 128, 1, k8, NULL, 0, 0, 0);
+    nl_add(sim, be, 0, 1, JBOF_RW_RANDRW, 10, 16, 1, k8, NULL, 0, 0, 0);
+    nl_add(sim, be, 0, 1, JBOF_RW_RANDREAD, 0, 2, 1, k256, NULL, 0, 0, 0);
+    nl_add(sim, be, 0, 1, JBOF_RW_RANDREAD, 0, 32, 1, k32, NULL, 0, 0, 0);
+    nl_add(sim, be, 0, 1, JBOF_RW_WRITE, 0, 64, 1, k64, NULL, 0, 0, 0);
+    uint32_t held = 0;
+    for (uint64_t t = 1000000ull; t <= 1200000000ull; t += 1000000ull) {
+        CHECK_EQ(jbof_sim_run(sim, t), 0);
+        jbof_tenant_stats st;
+        CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), r, &st), 0);
+        held += t > 800000000ull && st.inflight <= 4 && st.queued >= 8;
+    }
+    if (!(held <= 140))
+        fprintf(stderr, "uq cap budget: the 512 B reader held at <= 4 with >= 8 queued %u ms of 400 after 800 ms\n",
+                held);
+    CHECK(held <= 140);
+    jbof_sim_destroy(sim);
+}
+
 /* section 325 (sched.c section 325, resv_floor): sweep mix s1-319's shape
  * (sata-ssd clean, seed 3322): reserved tenants (a 4k/32k/512k reader at
  * QD 1, 20 MiB/s; an open-loop 50 MiB/s 1 MiB 90%-read mixer, 200 MiB/s; a
@@ -6463,6 +6545,8 @@ int main(void)
     test_nl_near_top();
     test_nl_ok_grow();
     test_nl_rate_debt_floor();
+    test_uq_small_seq_reader();
+    test_uq_cap_budget();
     test_nl_flap_floor();
     test_nl_flap_near();
     test_nl_flap_one();
