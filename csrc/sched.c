@@ -4535,6 +4535,44 @@
  *    per IO (uq_step runs only on watched readers' completions).
  *    test_uq_cap_budget pins it.  (docs/scheduler-log.md section 342)
  *
+ * 348. Section 18's protecting window split among the active tenants for a
+ *    deep equal-weight reader beside shallow ones (issue 11, qos, one
+ *    bucket; the jain and work rows).  Why: in one-bucket mode qos keeps
+ *    no per-tenant window, only the whole window (one_win) while
+ *    window_protects(): one tenant backlogged, the others active with IO
+ *    in the drive and none queued -- latency-bound, waiting behind the
+ *    backlogged one's IO in the drive, where DRR cannot help them.  The
+ *    whole window lets a deep reader keep the drive deep, and a QD-1 / 2
+ *    reader's every read waits behind it, where Gimbal's slots hold it to
+ *    total / n_active: s7-970 (fragmented dct983: a 128 KiB QD-16 random
+ *    reader beside an 8 KiB QD-1 sequential one) gives the QD-1 reader
+ *    37 MiB/s (share 0.407, gimbal 0.537) and fails jain and work; s7-305
+ *    (a 256 KiB QD-8 reader beside a 64 KiB QD-2 reader and a 16 KiB QD-1
+ *    mixer) alike.  Of the 84 jain mixes of seeds 7 / 9, 11 (17 of the
+ *    156 on the five training seeds) have an under-served latency-bound
+ *    tenant and no write-buffer sign; the shape here is the part of them
+ *    with one deep reader.  The rule (prot_win, asked only where the whole window was):
+ *    the window is one_win / n_active while the tenant's head is a read,
+ *    no SLO tenant is active, it holds >= PROT_DEEP_IOS (8) IOs queued or
+ *    in flight, its weight is the mean active weight (equal-weight
+ *    shares, where Gimbal's split is the fair one), and the others hold
+ *    at most PROT_OTHER_IOS (4) IOs each in the drive (they are shallow,
+ *    not deep tenants between two IOs).  Each guard came from a training
+ *    casualty: without the depth test a QD-2 / QD-4 tenant was capped
+ *    (s1-539, s2-385: work), with a weighted window (win_cap) a w-1
+ *    reader beside a w-8 one lost half its rate (s1-541), and without the
+ *    others' bound two deep tenants lost the depth that paid (s1-605,
+ *    s2-845, s2-570).  Bounds: reads only, the tenant keeps at least one
+ *    IO in flight (the window test applies only with IO in flight), the
+ *    window is off again once a second tenant queues, and nothing changes
+ *    with two buckets or beside an SLO tenant.  Measured (log 348, fast
+ *    gate against L32 = main 29cc207): s1 245 -> 243, s2 223 -> 221, s7
+ *    290 -> 288, s8 315 -> 314, s9 309 -> 306 (work 10 and jain 4 mixes
+ *    fixed, 3 work new), hold-outs s3 288 -> 287, s4 308 -> 309, s5 313
+ *    -> 311, s6 308, s10 303, CI 10.  Cost: nothing per IO outside
+ *    window_protects().  test_prot_win_reader pins it.
+ *    (docs/scheduler-log.md section 348)
+ *
  * 349. Section 342's budget renews: at most UQ_MAX_CAPS caps per
  *    UQ_CAP_WINDOW_NS (2 s) counted from the window's first cap (uq_win_ns),
  *    not per stretch of SLO activity.  Why: 342's count was cleared only
@@ -4588,6 +4626,8 @@ enum { SCAV_LC_IDLE_DIV = 8 };                      /* qos: ... while the drive 
 enum { RESV_MET_DIV = 64 };                         /* qos: a reservation moved all but 1/64 of itself over a window is met (section 314) */
 enum { FLOOR_DRIVE_IOS = 8 };                       /* qos: the met reservations' debt floored only with fewer IOs in the drive (314) */
 enum { FLOOR_BE_IOS = 8 };                          /* qos: a lone best-effort member's in-flight bound once the floor fired (320) */
+enum { PROT_DEEP_IOS = 8 };                         /* qos, one bucket: a reader with this many IOs queued + in flight is deep (section 348) */
+enum { PROT_OTHER_IOS = 4 };                        /* qos, one bucket: ... while the others hold at most this many each in the drive (348) */
 enum { DEBT_BUCKETS = 8 };                          /* qos: debt past which reservations keep to their window (12) */
 enum { SLO_IO_FLOOR = 32768 };                      /* qos: window charge per in-flight IO beside an SLO (section 32) */
 enum { SECOND_IO_X = 2 };                           /* qos: a window under this x the head's cost lets a second IO go (section 162) */
@@ -5067,6 +5107,18 @@ static inline int window_protects(const jbof_sched *s) { return s->n_backlogged 
 static inline uint64_t one_win(const jbof_sched *s)
 {
     return ((uint64_t)s->cfg.total_slots * s->cfg.slot_bytes) << s->win_shift;
+}
+/* ... split among the active tenants, as Gimbal's slots, for a deep equal-
+ * weight reader beside shallow ones (section 348); else the whole window.
+ * Only asked while window_protects() (so n_active >= 2). */
+static inline uint64_t prot_win(const jbof_sched *s, const tenant *t, uint32_t op)
+{
+    uint64_t w = one_win(s);
+    uint32_t n = s->n_active;
+    if (op == JBOF_OP_READ && !s->n_lc_active && t->inflight + t->count >= PROT_DEEP_IOS &&
+        (uint64_t)t->cfg.weight * n == s->active_weight && s->inflight_ios - t->inflight <= PROT_OTHER_IOS * (n - 1))
+        return w / n;
+    return w;
 }
 /* the token bucket an IO of op draws from */
 static inline int io_bucket(const jbof_sched *s, uint32_t op) { return one_bucket(s) ? 0 : ctl_bucket(op); }
@@ -8714,7 +8766,7 @@ static inline int slot_blocked(const jbof_sched *s, tenant *t)
         /* one bucket: no windows unless they protect (section 18); a
          * reserved tenant keeps its own, for section 12 (38) */
         if (one_bucket(s) && !t->cfg.reserve_bps)
-            return window_protects(s) && t->inflight_cost + t->ring[t->head].io->cost > one_win(s);
+            return window_protects(s) && t->inflight_cost + t->ring[t->head].io->cost > prot_win(s, t, t->ring[t->head].io->opcode);
         uint64_t cap = win_cap(s, t);
         /* section 32: beside an SLO, small IOs count by number too (not a
          * latency-critical or reserved tenant's) */
@@ -9157,7 +9209,7 @@ static inline __attribute__((always_inline)) int qos_round_loop(jbof_sched *s, u
              * slots); with one bucket the whole window, and only while it
              * protects a latency-bound tenant (section 18); section 162's
              * second IO for a member bound by its own window */
-            uint64_t wc = one ? one_win(s) : win_cap(s, t);
+            uint64_t wc = one ? prot_win(s, t, h->opcode) : win_cap(s, t);
             if (t->inflight_cost + h->cost > wc && (one || !__builtin_expect(second_io(s, t, h->cost, wc), 0)) &&
                 (one || !s->n_lc_active || __builtin_expect(lc_grow_cheap_no(s, t, now_ns), 1) || !lc_grow(s, t, h, now_ns))) {
                 *waiting = 1; /* parked until one of its own IOs completes */

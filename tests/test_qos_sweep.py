@@ -387,6 +387,13 @@ OPEN: dict[str, set[str]] = {
     # miss path -- with at most UQ_MAX_CAPS caps per reader): slo s8-658 (a 512 B sequential QD-32 reader
     # beside a 500 us-SLO 8 KiB reader at QD 1 on dct983; four caps)
     "sweep-s8-658": set(),
+    # section 348 (scheduler-log 348: section 18's protecting window split among the active tenants -- one_win /
+    # n_active -- for a deep equal-weight reader's reads, >= 8 IOs queued or in flight, while the others hold at
+    # most 4 IOs each in the drive, no SLO tenant): work and jain s7-970 (a 128 KiB QD-16 reader beside an 8 KiB
+    # QD-1 reader on fragmented dct983) and s7-305 (a 256 KiB QD-8 reader beside a QD-2 reader and a QD-1
+    # mixer), jain s9-456 (a 256 KiB QD-64 reader beside a 4 KiB QD-4 mixer on clean SATA) and s1-110 (a
+    # 512 KiB QD-1 writer beside three open-loop tenants on fragmented SATA) on L32
+    "sweep-s7-970": set(), "sweep-s7-305": set(), "sweep-s9-456": set(), "sweep-s1-110": set(),
 }
 
 CI_SEED = 11

@@ -5588,6 +5588,28 @@ static void test_wdecay_pair(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 348 (section 18's protecting window split among the active
+ * tenants for a deep equal-weight reader beside shallow ones): sweep mix
+ * s7-970's shape (dct983 fragmented, seed 9032): a 128 KiB random reader
+ * at QD 16 beside an 8 KiB sequential reader at QD 1.  With the whole
+ * window the deep reader keeps the drive deep and the QD-1 reader reads
+ * 3746 times in 800 ms (the deep one 17686); with the split window 5602
+ * (17533). */
+static void test_prot_win_reader(void)
+{
+    static const uint32_t b128[1] = {131072}, b8[1] = {8192};
+    jbof_sim *sim = nl_sim("dct983-fragmented", 9032);
+    uint32_t d = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 16, 1, b128, NULL, 0, 0, 0);
+    uint32_t q = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 1, 1, b8, NULL, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
+    uint64_t rq = nl_ios(sim, q, 0), rd = nl_ios(sim, d, 0);
+    if (rq < 4600)
+        fprintf(stderr, "prot win reader: the QD-1 reader %llu reads in 800 ms (want >= 4600; the QD-16 reader %llu)\n",
+                (unsigned long long)rq, (unsigned long long)rd);
+    CHECK(rq >= 4600); /* 5602 with section 348 (the QD-16 reader 17533), 3746 without (17686) */
+    jbof_sim_destroy(sim);
+}
+
 /* section 313 (a ceiling per link direction): sweep mix s1-194's shape
  * (dct983, seed 4828): a 16 KiB sequential writer at QD 2 beside a 512 KiB
  * random reader at QD 32.  Under the one ceiling the writes' cost (wf on
@@ -6538,6 +6560,7 @@ int main(void)
     test_nl_underfill_many();
     test_nl_underfill_pair();
     test_wdecay_pair();
+    test_prot_win_reader();
     test_nl_run_writer();
     test_nl_carry_small();
     test_stop_lift_mixed();
