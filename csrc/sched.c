@@ -4556,8 +4556,9 @@
  *    no SLO tenant is active, it holds >= PROT_DEEP_IOS (8) IOs queued or
  *    in flight, its weight is the mean active weight (equal-weight
  *    shares, where Gimbal's split is the fair one), and the others hold
- *    at most PROT_OTHER_IOS (4) IOs each in the drive (they are shallow,
- *    not deep tenants between two IOs).  Each guard came from a training
+ *    at most PROT_OTHER_IOS (4) IOs each in the drive on average (their
+ *    sum <= 4 x (n_active - 1): they are shallow, not deep tenants
+ *    between two IOs).  Each guard came from a training
  *    casualty: without the depth test a QD-2 / QD-4 tenant was capped
  *    (s1-539, s2-385: work), with a weighted window (win_cap) a w-1
  *    reader beside a w-8 one lost half its rate (s1-541), and without the
