@@ -10360,6 +10360,30 @@ static inline __attribute__((always_inline)) void self_deep_step(jbof_sched *s, 
         t->sd_cap = 0;
 }
 
+/* section 64's sampling gate: the tenant holds >= 4/5 of a drive with
+ * >= SD_DRIVE_MIN IOs in it, counting the read completing now (complete_t
+ * tests the same, spelled out, first; self_deep_sample again to tell
+ * section 64's own step from section 336's watch) */
+static inline __attribute__((always_inline)) int sd_dominant(const jbof_sched *s, const tenant *t)
+{
+    return t->inflight + 1 >= SD_DOM_MIN && s->inflight_ios + 1 >= SD_DRIVE_MIN &&
+           5 * (t->inflight + 1) >= 4 * (s->inflight_ios + 1);
+}
+
+/* sections 332 / 336: the SLO tenants' remembered tail misses > 1 in
+ * UQ_TAIL_DIV of their completions */
+static inline int uq_tail_missing(const jbof_sched *s)
+{
+    return (uint64_t)(s->ctl.lc_mem_over + s->ctl.lc_over_slo) * UQ_TAIL_DIV > s->ctl.lc_mem_n + s->ctl.lc_n;
+}
+
+/* sections 332 / 336: who the cap may hold -- a best-effort, unreserved
+ * pure reader (it has sent no write) */
+static inline int uq_candidate(const tenant *t)
+{
+    return t->cfg.klass == JBOF_CLASS_BEST_EFFORT && !t->cfg.reserve_bps && !t->sent_w;
+}
+
 /* section 332: a best-effort tenant's small read completed after dev ns in
  * the drive beside an SLO tenant (n = its reads in flight with it): count
  * it if it queued behind the tenant's own reads on one unit -- past the
@@ -10378,13 +10402,11 @@ static inline __attribute__((always_inline)) int uq_step(jbof_sched *s, tenant *
     } else if (!t->uq_cap || now_ns >= t->uq_until) {
         if (t->uq_caps && now_ns >= t->uq_win_ns)
             t->uq_caps = 0; /* section 349: the budget renews */
-        int hit = t->uq_caps < UQ_MAX_CAPS && t->cfg.klass == JBOF_CLASS_BEST_EFFORT && !t->cfg.reserve_bps && !t->sent_w &&
-                  len < UQ_SMALL_BYTES && n >= UQ_MIN_IOS && s->ctl.base_ns &&
+        int hit = t->uq_caps < UQ_MAX_CAPS && uq_candidate(t) && len < UQ_SMALL_BYTES && n >= UQ_MIN_IOS && s->ctl.base_ns &&
                   dev >= UQ_CAP_X * s->ctl.target_cap_ns && s->ctl.target_cap_ns >= UQ_BASE_X * s->ctl.base_ns &&
                   s->ctl.target_cap_ns <= UQ_BASE_HI * s->ctl.base_ns &&
                   dev >= UQ_LC_X * s->ctl.ewma_lc_ns && 2 * dev >= n * s->ctl.base_ns &&
-                  (uint64_t)(s->ctl.lc_mem_over + s->ctl.lc_over_slo) * UQ_TAIL_DIV > s->ctl.lc_mem_n + s->ctl.lc_n &&
-                  s->ctl.lc_mem_n + s->ctl.lc_n >= UQ_TAIL_DIV;
+                  uq_tail_missing(s) && s->ctl.lc_mem_n + s->ctl.lc_n >= UQ_TAIL_DIV;
         t->uq_hits = hit ? t->uq_hits + 1 : 0;
         if (t->uq_hits >= UQ_HITS) {
             t->uq_cap = UQ_DEPTH;
@@ -10410,9 +10432,7 @@ static __attribute__((noinline, cold)) void self_deep_sample(jbof_sched *s, tena
                                                                   uint32_t len, uint64_t now_ns)
 {
     uint32_t uq = t->sd_on & UQ_ON;
-    if ((t->inflight + 1 >= SD_DOM_MIN && s->inflight_ios + 1 >= SD_DRIVE_MIN &&
-         5 * (t->inflight + 1) >= 4 * (s->inflight_ios + 1)) ||
-        (t->sd_on & ~UQ_ON) || s->dom_fresh_ns > now_ns)
+    if (sd_dominant(s, t) || (t->sd_on & ~UQ_ON) || s->dom_fresh_ns > now_ns)
         self_deep_step(s, t, id, d, now_ns);
     if (uq && !uq_step(s, t, len, d, now_ns))
         uq = 0;
@@ -10434,13 +10454,12 @@ static __attribute__((noinline, cold)) void self_deep_sample(jbof_sched *s, tena
 static __attribute__((noinline, cold)) void uq_watch(jbof_sched *s, const tenant *lt, uint32_t op, uint64_t now_ns)
 {
     if (!lt->lc_slo || s->cfg.policy != JBOF_POLICY_QOS || op != JBOF_OP_READ || now_ns < s->uq_scan_ns ||
-        (uint64_t)(s->ctl.lc_mem_over + s->ctl.lc_over_slo) * UQ_TAIL_DIV <= s->ctl.lc_mem_n + s->ctl.lc_n)
+        !uq_tail_missing(s))
         return;
     s->uq_scan_ns = now_ns + UQ_SCAN_NS;
     for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
         tenant *u = s->t[i];
-        if (u && u->inflight >= UQ_MIN_IOS && u->cfg.klass == JBOF_CLASS_BEST_EFFORT && !u->cfg.reserve_bps &&
-            !u->sent_w) {
+        if (u && u->inflight >= UQ_MIN_IOS && uq_candidate(u)) {
             u->uq_watch_ns = now_ns + UQ_WATCH_NS;
             u->sd_on |= UQ_ON;
         }
@@ -10555,6 +10574,8 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
     uint32_t pol = s->cfg.policy;
     if (policy_uses_ctl(pol) && op <= JBOF_OP_WRITE) {
         uint64_t dev = now_ns > io->dispatch_ns ? now_ns - io->dispatch_ns : 0; /* time in the drive */
+        /* (sd_dominant spelled out here: through the helper gcc orders the
+         * tests differently and --slo's completions cost +1.3 instructions) */
         if (__builtin_expect(op == JBOF_OP_READ && pol == JBOF_POLICY_QOS && /* section 64, only near a dominant tenant */
                              ((t->inflight + 1 >= SD_DOM_MIN && s->inflight_ios + 1 >= SD_DRIVE_MIN &&
                                5 * (t->inflight + 1) >= 4 * (s->inflight_ios + 1)) ||
