@@ -4590,6 +4590,38 @@
  *    on one unit, it is as fast at 4 reads as at 16).  The sweep's runs are
  *    shorter than the window, so its rows are 342's exactly.
  *    (docs/scheduler-log.md section 349)
+ *
+ * 356. A lone small head owed before the stall floor (issue 11, qos, the
+ *    stall row's E2 group, log 346 / 351).  Why.  Section 49's owed escape
+ *    releases a held IO at PROGRESS_NS = 50 ms after its submission, plus
+ *    the walk's lag; the drive then adds its own time, so a QD-1 tenant of
+ *    small IOs whose one IO waited behind a reservation debt completes at
+ *    50.3-51.5 ms -- past the sweep's stall floor (max(25 x p99, 50 ms)),
+ *    while its p99 is a millisecond.  Section 85 already owes such a head
+ *    early, but only with >= PROGRESS_FAST_MIN completions and p99 <= 1/32
+ *    of the bound at that instant: s9-523's t6 (a 4 KiB QD-1 reader) is
+ *    held from t = 0 with nothing completed, s9-949's t6 (512 B QD-1,
+ *    reserving 100 MiB/s) and s7-412's t20 (4 KiB QD-1 writer reserving
+ *    200 MiB/s) had a slow phase behind them (p99 5.9 / 7.2 ms then).
+ *    The rule (esc_lone_small): a head that is the tenant's only queued
+ *    IO, at most ESC_LONE_BYTES (4 KiB), queued after its last take (or
+ *    before its first) is owed, wherever PROGRESS_NS applies, at
+ *    PROGRESS_NS less base_ns and two walks (at most PROGRESS_ROOM_NS), at
+ *    any walk, with no p99 test; esc_owed_at (section 102's wake) knows
+ *    it.  The lone small head is what makes it narrow: a deep or large
+ *    tenant's stall bound is rarely the floor (its p99 x 25 is), and every
+ *    earlier escape moves what follows behind the debt -- 351's E2b (any
+ *    head of a tenant served only by escapes) moved 16-24 docs per seed
+ *    and lost s2-154 / 375, s9-387, s8-447, each diverging after earlier
+ *    escapes of deep (4-16 queued) or large (64 KiB-1 MiB) heads; this
+ *    form moves 7-12.  Measured (log 356, fast gate against L33 = main
+ *    52b2e77): s1 242, s2 221, s7 288 (stall 412 fixed), s8 313 (starve
+ *    494 fixed), s9 306 -> 305 (stall 949 fixed), nothing new on a training
+ *    seed; hold-outs s3 287 (stall s3-22 new), s4 309, s5 311, s6 308, s10
+ *    303 (starve fixed), sum 1518; CI 10.  ESC_LONE_BYTES x0.5 / x2: s9
+ *    -1 each, x2 adds stall s2-889.  Cost: off the IO path (the escape
+ *    walk and its wake).  test_progress_lone_small pins it.
+ *    (docs/scheduler-log.md section 356)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -6906,6 +6938,23 @@ static inline uint64_t progress_room(const jbof_sched *s, const tenant *t)
     return room < PROGRESS_ROOM_NS ? room : PROGRESS_ROOM_NS;
 }
 
+/* section 356: a lone small head (the tenant's only queued IO, at most
+ * ESC_LONE_BYTES, queued after its last take or before its first) is owed
+ * at PROGRESS_NS less its drive time and two walks (section 85's room
+ * without its p99 test: such a QD-1 tenant's stall bound is the 50 ms
+ * floor, whatever its history) */
+enum { ESC_LONE_BYTES = 4096 }; /* qos: the largest lone head owed early (section 356; x0.5 / x2 measured) */
+static inline int esc_lone_small(const tenant *t)
+{
+    const jbof_io *h = t->ring[t->head].io;
+    return t->count == 1 && h->length_bytes <= ESC_LONE_BYTES && (h->submit_ns > t->last_take_ns || !t->last_take_ns);
+}
+static inline uint64_t esc_lone_room(const jbof_sched *s)
+{
+    uint64_t d = s->ctl.base_ns + 2 * RESV_STEP_NS;
+    return d < PROGRESS_ROOM_NS ? d : PROGRESS_ROOM_NS;
+}
+
 /* section 95: esc_ok's flag for an escape that was owed (section 49's
  * bound) although its earned deficit paid the head IO (esc_ok 1) */
 enum { ESC_OWED = 4u };
@@ -6940,6 +6989,10 @@ static inline int resv_escape_earn(const jbof_sched *s, tenant *t, uint64_t now_
     int fast = pn == PROGRESS_NS && progress_fast(t, now_ns);
     if (fast)
         pn -= progress_room(s, t);
+    else if (pn == PROGRESS_NS && esc_lone_small(t)) {
+        fast = 1; /* section 356 */
+        pn -= esc_lone_room(s);
+    }
     if (now_ns - t->esc_ns < STARVE_NS) {
         if (!fast || now_ns - t->last_take_ns < pn || now_ns - t->ring[t->head].io->submit_ns < pn)
             return 0;
@@ -6981,6 +7034,8 @@ static uint64_t esc_owed_at(const jbof_sched *s, const tenant *t)
     uint64_t from = sub > t->last_take_ns ? sub : t->last_take_ns;
     if (pn == PROGRESS_NS && sub > t->last_take_ns && progress_p99_fast(t))
         return from + pn - progress_room(s, t); /* section 85: at any walk */
+    if (pn == PROGRESS_NS && esc_lone_small(t))
+        return from + pn - esc_lone_room(s); /* section 356 */
     uint64_t tick = t->esc_ns + STARVE_NS;
     return from + pn > tick ? from + pn : tick;
 }

@@ -394,6 +394,11 @@ OPEN: dict[str, set[str]] = {
     # mixer), jain s9-456 (a 256 KiB QD-64 reader beside a 4 KiB QD-4 mixer on clean SATA) and s1-110 (a
     # 512 KiB QD-1 writer beside three open-loop tenants on fragmented SATA) on L32
     "sweep-s7-970": set(), "sweep-s7-305": set(), "sweep-s9-456": set(), "sweep-s1-110": set(),
+    # section 356 (scheduler-log 356: a lone small head -- the tenant's only queued IO, at most ESC_LONE_BYTES,
+    # queued after its last take -- owed at PROGRESS_NS less its drive time and two walks): stall s9-949 (a
+    # 512 B QD-1 reader reserving 100 MiB/s on sata-ssd, 51.2 ms past the 50 ms floor) and s7-412 (a 4 KiB
+    # QD-1 writer reserving 200 MiB/s, 50.7 ms; its weights row stays), starve s8-494 (its weights row stays)
+    "sweep-s9-949": set(), "sweep-s7-412": {"weights"}, "sweep-s8-494": {"weights"},
 }
 
 CI_SEED = 11

@@ -2960,6 +2960,35 @@ static void test_progress_escape_last(void)
     jbof_sched_destroy(s);
 }
 
+/* section 356: a best-effort 4 KiB writer at QD 1 (tenant 1) arrives at
+ * 100 ms behind a reservation of 128 KiB writes the fake drive cannot meet
+ * (tenant 0: the write bucket deep in debt), beside a latency-critical
+ * reader (two buckets).  Each lone write waits for section 49's bound (15
+ * by 400 ms: under PROGRESS_FAST_MIN completions, so section 85's p99 test
+ * never passes).  With section 356 the lone small head is owed at
+ * PROGRESS_NS less its drive time and two walks: largest latency 49.4 ms;
+ * without, at the bound plus the drive's time: 51.5 ms (past the sweep's
+ * 50 ms stall floor). */
+static void test_progress_lone_small(void)
+{
+    jbof_sched *s = mk(JBOF_POLICY_QOS);
+    static load L;
+    static fake f;
+    resv_beside(s, &L, &f, 3, 4, JBOF_OP_WRITE, 1, 1, 4096, JBOF_OP_WRITE);
+    L.start_ns[1] = 100000000;
+    add_lc(s, &L, 2, 2000000, 1, 4096);
+    run(s, &L, &f, 400000000);
+    jbof_hist h;
+    CHECK_EQ(jbof_sched_tenant_hist(s, L.ids[1], &h), 0);
+    if (h.count < 1 || h.max_ns > 50000000 || h.max_ns < 40000000)
+        fprintf(stderr, "progress lone small: %llu writes by 400 ms, max %.3f ms\n", (unsigned long long)h.count,
+                h.max_ns / 1e6);
+    CHECK(h.count >= 1 && h.max_ns >= 40000000); /* the case: held to the bound */
+    CHECK(h.max_ns <= 50000000);
+    CHECK_EQ(L.fifo_violations, 0);
+    jbof_sched_destroy(s);
+}
+
 /* section 62: section 26's write stop, re-armed by a reserved writer's
  * slow writes (reservations go past the stop) while the latency-critical
  * owner keeps missing its SLO, stands in front of a best-effort writer
@@ -6489,6 +6518,7 @@ int main(void)
     test_slo_floor_band();
     test_progress_escape_wstop();
     test_progress_fast();
+    test_progress_lone_small();
     test_progress_escape_last();
     test_escape_lead_waits();
     test_progress_escape_first();
