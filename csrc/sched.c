@@ -4591,6 +4591,38 @@
  *    shorter than the window, so its rows are 342's exactly.
  *    (docs/scheduler-log.md section 349)
  *
+ * 353. A reservation's banked tag lead is cut when a tenant arrives (issue
+ *    11, qos, two buckets; the stall row).  Every take() advances a
+ *    reserved tenant's r_tag by len / r_eff, IO the round sent included
+ *    ("no double share"), and section 40's RESV_LEAD_NS cap applies only
+ *    to a seen reservation (r_seen).  So a reservation that runs alone far
+ *    past its floor banks its tag far ahead of the clock: s9-209's
+ *    weight-3 4 KiB writer reserving 50 MiB/s sent ~200 MB/s by the round
+ *    for 375 ms and its tag was 1.5 s ahead when two reserved tenants
+ *    arrived; the write bucket went deep into debt and its reservation was
+ *    never due again before the run ended -- only section 49's escapes
+ *    served it (head waits 410-500 ms: stall).  Capping every lead (log
+ *    351's form T) or pulling it back whenever a held reservation waits
+ *    (T2) fixes it but moves 57-139 docs per seed: the lead is what orders
+ *    every two-bucket reservation beside the round.  The rule here
+ *    (resv_lead_cut, from submit_backlogged): at a tenant's first IO (its
+ *    arrival: queued_since_ns still 0), in two-bucket mode, every other
+ *    reservation that is not cut by section 20 (r_eff == reserve; a cut
+ *    one's tag is pushed out on purpose) and leads now by more than
+ *    RESV_BANK_CUT_NS (500 ms) has its tag set to now + RESV_LEAD_NS.
+ *    Each guard came from a training casualty (log 353): cutting at every
+ *    arrival to RESV_LEAD_NS moved 45-67 docs per seed (s1 242 -> 246,
+ *    s2 221 -> 224); most cut tags were section 20's suspended ones
+ *    (leads of 10^5-10^9 ms), the rest one-bucket leads of 20-400 ms that
+ *    the round's order rests on (s1-190, s2-531, s8-717, s9-242), and
+ *    two-bucket leads of 250-500 ms (s1-989 at 340 ms, s2-769 at 474 ms)
+ *    the casualties of the threshold at x0.5.  Measured (fast gate
+ *    against L33 = main 52b2e77): s8 313 -> 312 (stall s8-199: a 560 ms
+ *    lead), s9 306 -> 305 (stall s9-209), s1 / s2 / s7, the hold-outs
+ *    s3 / s4 / s5 / s6 / s10 and CI at the base's rows; 1-8 docs per seed.
+ *    Cost: one load and a predicted branch per backlog event; the walk
+ *    runs once per tenant.  test_resv_bank_arrival pins it.
+ *    (docs/scheduler-log.md section 353)
  * 356. A lone small head owed before the stall floor (issue 11, qos, the
  *    stall row's E2 group, log 346 / 351).  Why.  Section 49's owed escape
  *    releases a held IO at PROGRESS_NS = 50 ms after its submission, plus
@@ -4719,6 +4751,7 @@ enum { RESV_FRAC_X256 = 128 };                      /* qos: reservations may tak
 enum { RESV_SEEN_X256 = 85 };                       /* qos: reservations seen at 3x their sum (reserve / peak) (section 40) */
 static const uint64_t PROGRESS_SLO_NS = 95000000ull; /* qos: section 55's progress bound beside an SLO tenant, no reservation */
 static const uint64_t RESV_LEAD_NS = 20000000ull;   /* qos: a seen reservation's tag leads now by at most 20 ms (section 40) */
+static const uint64_t RESV_BANK_CUT_NS = 500000000ull; /* qos: a tag lead past 500 ms is cut at a tenant's arrival (353) */
 enum { BIG_EVERY = 128 };                           /* qos: latency-critical completions per large IO beside an SLO (41) */
 enum { BIG_SCORE_MAX = 4 * BIG_EVERY };             /* qos: ... and stays on for this many clean ones at most (41) */
 enum { LC_MASK_GAP_X4 = 2 };                        /* qos: section 61: one pass past section 9's mask per half the SLO */
@@ -6203,8 +6236,24 @@ static inline void drain_credit(jbof_sched *s, tenant *t, uint64_t now_ns)
     t->deficit = nd > cap ? (t->deficit > cap ? t->deficit : cap) : nd;
 }
 
+/* Section 353: a tenant's first IO (its arrival) pulls every other
+ * uncut reservation's tag lead past RESV_BANK_CUT_NS back to RESV_LEAD_NS,
+ * in two-bucket mode -- a tag banked while the reservation ran far past its
+ * floor on an idle drive is not carried into the contention the arrival
+ * starts.  Cold: once per tenant. */
+static __attribute__((noinline, cold)) void resv_lead_cut(jbof_sched *s, uint32_t id, uint64_t now_ns)
+{
+    for (uint32_t i = 0; i < s->nresv; i++) {
+        tenant *r = s->t[s->resv[i]];
+        if (s->resv[i] != id && r->r_tag > now_ns + RESV_BANK_CUT_NS && r->r_eff_bps >= r->cfg.reserve_bps)
+            r->r_tag = now_ns + RESV_LEAD_NS;
+    }
+}
+
 static __attribute__((noinline)) void submit_backlogged(jbof_sched *s, uint32_t id, tenant *t, uint64_t now_ns)
 {
+    if (__builtin_expect(!t->st.queued_since_ns, 0) && s->nresv && s->cfg.policy == JBOF_POLICY_QOS && !one_bucket(s))
+        resv_lead_cut(s, id, now_ns); /* section 353: an arrival (queued_since_ns is 0 until its first IO) */
     uint64_t e = empty_since(t); /* section 25 */
     t->q_empty_ns += now_ns > e ? now_ns - e : 0;
     uint64_t u = bw_until(t);

@@ -394,6 +394,12 @@ OPEN: dict[str, set[str]] = {
     # mixer), jain s9-456 (a 256 KiB QD-64 reader beside a 4 KiB QD-4 mixer on clean SATA) and s1-110 (a
     # 512 KiB QD-1 writer beside three open-loop tenants on fragmented SATA) on L32
     "sweep-s7-970": set(), "sweep-s7-305": set(), "sweep-s9-456": set(), "sweep-s1-110": set(),
+    # section 353 (scheduler-log 353: a tenant's first IO cuts every other uncut reservation's tag lead past
+    # RESV_BANK_CUT_NS (500 ms) back to RESV_LEAD_NS, two buckets): stall s9-209 (a weight-3 4 KiB writer
+    # reserving 50 MiB/s banked a 1.5 s lead alone, then two reserved tenants arrive at 375 ms; dct983) and
+    # s8-199 (a weight-8 1 MiB writer reserving 50 MiB/s, a 560 ms lead when the reserved 4 KiB reader
+    # arrives at 200 ms; fragmented dct983) on L33
+    "sweep-s9-209": set(), "sweep-s8-199": set(),
     # section 356 (scheduler-log 356: a lone small head -- the tenant's only queued IO, at most ESC_LONE_BYTES,
     # queued after its last take -- owed at PROGRESS_NS less its drive time and two walks): stall s9-949 (a
     # 512 B QD-1 reader reserving 100 MiB/s on sata-ssd, 51.2 ms past the 50 ms floor) and s7-412 (a 4 KiB

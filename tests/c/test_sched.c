@@ -6007,6 +6007,37 @@ static uint32_t nl_addx(jbof_sim *sim, uint32_t klass, uint64_t slo, uint32_t we
     return id;
 }
 
+/* section 353 (a new tenant's first IO pulls an uncut two-bucket
+ * reservation's tag lead past RESV_BANK_CUT_NS back to RESV_LEAD_NS):
+ * sweep mix s9-209's shape (dct983, seed 4438): a weight-3 4 KiB 10 %-read
+ * rw at QD 32 reserving 50 MiB/s runs for 375 ms beside a 5 ms-SLO 4 KiB
+ * reader and a 512 KiB writer at QD 2, sending ~200 MB/s by the round, so
+ * its reservation tag runs ~1.5 s ahead of the clock; then a 512 B 70 %
+ * rw (50 MiB/s reserved, 100 limited) and a 256 KiB 70 % rw reserving 200
+ * MiB/s arrive, the write bucket goes deep into debt and the 4 KiB
+ * writer's reservation is not due again before the run ends (only section
+ * 49's escapes serve it).  Writes it completes in 600-1500 ms: 10357 with
+ * the cut (50 MiB/s of 90 % writes is ~10370), 57 without. */
+static void test_resv_bank_arrival(void)
+{
+    static const uint32_t b4[1] = {4096}, b512[1] = {512}, b256k[1] = {262144}, b512k[1] = {524288};
+    jbof_sim *sim = nl_sim("dct983", 4438);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 2, 50ull << 20, 100ull << 20, JBOF_RW_RW, 70, 32, 1, b512, NULL, 0, 375, 0, 0);
+    nl_add(sim, JBOF_CLASS_LATENCY, 5000000, 8, JBOF_RW_RANDREAD, 0, 1, 1, b4, NULL, 0, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 200ull << 20, 0, JBOF_RW_RW, 70, 32, 1, b256k, NULL, 0, 375, 0, 0);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_WRITE, 0, 2, 1, b512k, NULL, 0, 0, 20000);
+    uint32_t r = nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 3, 50ull << 20, 0, JBOF_RW_RW, 10, 32, 1, b4, NULL, 0, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 600000000ull), 0);
+    uint64_t w0 = nl_ios(sim, r, 1);
+    CHECK_EQ(jbof_sim_run(sim, 1500000000ull), 0);
+    uint64_t w1 = nl_ios(sim, r, 1);
+    if (w1 - w0 < 8000)
+        fprintf(stderr, "resv bank arrival: the reserved 4 KiB writer %llu writes in 600-1500 ms (want >= 8000; %llu by 600 ms)\n",
+                (unsigned long long)(w1 - w0), (unsigned long long)w0);
+    CHECK(w1 - w0 >= 8000); /* 10357 with section 353 (its reservation: ~10370), 57 without (escapes only) */
+    jbof_sim_destroy(sim);
+}
+
 /* sections 314 / 320 (met reservations' structural debt floored, then the
  * lone best-effort member kept to FLOOR_BE_IOS in flight): sweep mix
  * s1-888's shape (dct983 clean, seed 7771): a 256 KiB 70 % randrw at QD 4
@@ -6591,6 +6622,7 @@ int main(void)
     test_nl_underfill_pair();
     test_wdecay_pair();
     test_prot_win_reader();
+    test_resv_bank_arrival();
     test_nl_run_writer();
     test_nl_carry_small();
     test_stop_lift_mixed();
