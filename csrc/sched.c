@@ -1879,6 +1879,35 @@
  *    whole, --big and bench-sched unchanged.
  *    (measurements and variants: docs/scheduler-log.md section 79, "Hot
  *    path n121")
+ *    Shallow pair (sections 350 / 352).  Why: a reader deep enough to
+ *    queue at the scheduler beside a shallow writer, the two alone, waits
+ *    on the one bucket behind each write's debt, and that debt is under
+ *    section 131's 2 buckets, so no episode opens: s9-330 (fragmented
+ *    SATA, a 4 KiB QD-16 reader beside an 8 / 32 KiB QD-2 writer at wf
+ *    8.7: 70-280 KB of cost a write) -- the reader queued 0.85 of the run
+ *    on the round behind the empty bucket, never parked, held or priced;
+ *    DRR's deficit is not what binds (350a).  Rule: the episode also
+ *    opens at a debt of BW_SHALLOW_Q4 (2) quarter buckets while exactly
+ *    two tenants are active, the writer holds at most BW_SHALLOW_W_IOS
+ *    (4) IOs (queued + in flight) and is write-majority (its completed
+ *    reads x BW_SHALLOW_RD_X (4) <= its completed writes); the rest of
+ *    section 120 (a) -- the debt >= 3/4 of the write's own cost, at most
+ *    one tenant besides the writer queued -- is unchanged (bw_shallow_pair).
+ *    The guards keep it off deep writers and mixers: without them (every
+ *    writer, 1/2 bucket) s1-216's QD-128 writer fell 412 -> 175 MiB/s, its
+ *    p99 13.6 -> 83.9 ms, and s9-195's QD-32 randrw/10 mixer 121 -> 47
+ *    MiB/s beside a reader already at its share; the write-majority guard
+ *    holds s7-572 (a rw/30 writer).  Measured: s9-330's reader 88 -> 145
+ *    MiB/s (gimbal's share 0.390, now 0.471), the writer 76 -> 72 (p99 1.18
+ *    -> 3.80 ms); s1-330 and s1-718 out of the jain row.  1000-mix fast
+ *    gate against main 52b2e77: s1 242 -> 240, s9 306 -> 305, s2 / s7 / s8
+ *    at main's, no training row worse; hold-outs sum 1518 -> 1517 (s6's
+ *    work row one mix worse, s6-911); CI 10.  Each constant at x0.5 / x2
+ *    no net loss (RD_X 2 makes s7's work row one worse: s7-572).  Cost:
+ *    bw_open picks its threshold (in quarter buckets) by n_active, one
+ *    test, not a second compare -- written as an || of the 2-bucket test
+ *    and the pair's it cost +0.9 per IO on bench-sched; as written +0.0
+ *    (bench-sched, --slo), +0.2 (--big, --bw).
  *
  * 81. The band's SLO ceiling steered by the SLO tenant's tail (issue 11, the
  *    work row's SLO-steering class; ctl.c 3c).  Section 3's ceiling is half
@@ -4760,6 +4789,9 @@ static const uint64_t BIG_GAP_NS = 50000000ull;     /* qos: ... or one large IO 
 enum { PASS_DRIVE_IOS = 24 };                       /* qos, one bucket: no pass past the empty bucket into a deeper drive (46) */
 enum { BW_DEBT_BUCKETS = 8 };                       /* qos, one bucket: a write's debt this deep opens a section 79 episode */
 enum { BW_SHALLOW_BUCKETS = 2 };                    /* qos, one bucket: ... or this deep, 3/4 of its write, two queued (120, 131) */
+enum { BW_SHALLOW_Q4 = 2 };                         /* ... or this deep in quarter buckets with two tenants active (79, 352) */
+enum { BW_SHALLOW_W_IOS = 4 };                      /* ... and the writer holding at most this many IOs (79, 352) */
+enum { BW_SHALLOW_RD_X = 4 };                       /* ... and reading at most 1 in this many of its writes (79, 352) */
 enum { WH_SLOW_X = 8 };                             /* qos: a passed read this many x base_ns in the drive holds the writer (120) */
 enum { WH_HOLD_X = 2 };                             /* qos: ... for this many times the read's drive time (120) */
 enum { BW_EMPTY_X = 20 };                           /* section 79: latency-bound = queue empty >= 1/BW_EMPTY_X of its time */
@@ -7313,6 +7345,14 @@ static inline __attribute__((always_inline)) int pass_ok(const jbof_sched *s, co
  * took a positive bucket to <= 0 -- a new debt episode; it opens for the
  * pass below only if h is a write (or other non-read) whose debt is at
  * least BW_DEBT_BUCKETS buckets */
+static inline int bw_shallow_pair(const jbof_sched *s, const tenant *w, int64_t d, int64_t b)
+{
+    /* section 79's shallow pair (352): the writer w and one other tenant
+     * active, w shallow and write-majority, a debt d of at least
+     * BW_SHALLOW_Q4 quarter buckets */
+    return s->n_active == 2 && 4 * d >= (int64_t)BW_SHALLOW_Q4 * b && w->count + w->inflight <= BW_SHALLOW_W_IOS &&
+           w->done_ios[0] * BW_SHALLOW_RD_X <= w->done_ios[1];
+}
 static __attribute__((noinline)) void bw_open_episode(jbof_sched *s, uint32_t id, const jbof_io *h)
 {
     int64_t d = -s->ctl.tokens[0], b = (int64_t)s->cfg.ctl.bucket_bytes;
@@ -7324,8 +7364,8 @@ static __attribute__((noinline)) void bw_open_episode(jbof_sched *s, uint32_t id
      * least 3/4 of the write's own cost and no more than one other tenant
      * has IO queued (the writer and a reader alone) */
     int deep = d >= (int64_t)BW_DEBT_BUCKETS * b ||
-               (d >= (int64_t)BW_SHALLOW_BUCKETS * b && 4 * d >= 3 * (int64_t)h->cost &&
-                s->n_backlogged - (w->count ? 1u : 0u) <= 1);
+               ((d >= (int64_t)BW_SHALLOW_BUCKETS * b || bw_shallow_pair(s, w, d, b)) &&
+                4 * d >= 3 * (int64_t)h->cost && s->n_backlogged - (w->count ? 1u : 0u) <= 1);
     s->bw_debt = h->opcode != JBOF_OP_READ && deep ? d : 0;
     if (s->bw_debt)
         s->wh_id = id; /* section 120 */
@@ -7333,8 +7373,13 @@ static __attribute__((noinline)) void bw_open_episode(jbof_sched *s, uint32_t id
 static inline __attribute__((always_inline)) void bw_open(jbof_sched *s, uint32_t id, const jbof_io *h, int64_t before)
 {
     /* (a debt too shallow to open one only needs to close an open one) */
+    /* (in quarter buckets: BW_SHALLOW_Q4 with two tenants active -- section
+     * 79's shallow pair -- else BW_SHALLOW_BUCKETS; one threshold picked,
+     * not a second test: as an || of two tests the take path cost +0.9 per
+     * IO) */
+    int64_t q4 = s->n_active == 2 ? BW_SHALLOW_Q4 : 4 * BW_SHALLOW_BUCKETS;
     if (before > 0 && s->ctl.tokens[0] <= 0 &&
-        __builtin_expect(s->bw_debt || -s->ctl.tokens[0] >= (int64_t)BW_SHALLOW_BUCKETS * (int64_t)s->cfg.ctl.bucket_bytes, 0))
+        __builtin_expect(s->bw_debt || -4 * s->ctl.tokens[0] >= q4 * (int64_t)s->cfg.ctl.bucket_bytes, 0))
         bw_open_episode(s, id, h);
 }
 

@@ -394,6 +394,11 @@ OPEN: dict[str, set[str]] = {
     # mixer), jain s9-456 (a 256 KiB QD-64 reader beside a 4 KiB QD-4 mixer on clean SATA) and s1-110 (a
     # 512 KiB QD-1 writer beside three open-loop tenants on fragmented SATA) on L32
     "sweep-s7-970": set(), "sweep-s7-305": set(), "sweep-s9-456": set(), "sweep-s1-110": set(),
+    # section 352 (scheduler-log 350 / 352: section 79's pass opened behind a shallow write debt, >= 1/2 bucket,
+    # with two tenants active and a shallow (<= 4 IOs) write-majority writer): work and jain s9-330 (a 4 KiB
+    # QD-16 reader beside an 8/32 KiB QD-2 writer on fragmented SATA), jain s1-330 (an 8 KiB QD-4 reader beside
+    # a 32 KiB QD-1 randrw/10 mixer) and s1-718 (an 8 KiB QD-16 rw/90 mixer beside a 16 KiB QD-2 writer) on L33
+    "sweep-s9-330": set(), "sweep-s1-330": set(), "sweep-s1-718": set(),
     # section 353 (scheduler-log 353: a tenant's first IO cuts every other uncut reservation's tag lead past
     # RESV_BANK_CUT_NS (500 ms) back to RESV_LEAD_NS, two buckets): stall s9-209 (a weight-3 4 KiB writer
     # reserving 50 MiB/s banked a 1.5 s lead alone, then two reserved tenants arrive at 375 ms; dct983) and

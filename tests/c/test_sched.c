@@ -5639,6 +5639,32 @@ static void test_prot_win_reader(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 352 (sched.c section 79's shallow opening, 350's form q2r): sweep
+ * mix s9-330's shape (sata-ssd fragmented, seed 3453): a 4 KiB sequential
+ * reader at QD 16 beside an 8 / 32 KiB sequential writer at QD 2, both
+ * weight 1.  Under the one bucket each write (wf ~8.7: 70-280 KB of cost)
+ * leaves a debt under BW_SHALLOW_BUCKETS (2) buckets, no episode opens and
+ * the reader's reads wait for the refill: 23756 reads in 1 s (the writer
+ * 4156 writes).  With the episode opened at BW_SHALLOW_Q4 / 4 of a bucket
+ * for two active tenants and a shallow (<= BW_SHALLOW_W_IOS IOs),
+ * write-majority writer the reads pass the debt, uncharged: 37426 reads
+ * (the writer 3971 writes). */
+static void test_bw_shallow_pair(void)
+{
+    static const uint32_t b4[1] = {4096}, bw[2] = {8192, 32768}, pw[2] = {45, 55};
+    jbof_sim *sim = nl_sim("sata-ssd-fragmented", 3453);
+    uint32_t r = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 16, 1, b4, NULL, 0, 0, 0);
+    uint32_t w = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_WRITE, 0, 2, 2, bw, pw, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 1000000000ull), 0);
+    uint64_t rd = nl_ios(sim, r, 0), wr = nl_ios(sim, w, 1);
+    if (!(rd >= 32000 && wr >= 3600))
+        fprintf(stderr, "bw shallow pair: the reader %llu reads in 1 s (want >= 32000), the writer %llu writes\n",
+                (unsigned long long)rd, (unsigned long long)wr);
+    CHECK(rd >= 32000); /* 37426 with section 352, 23756 without */
+    CHECK(wr >= 3600);  /* 3971 with section 352, 4156 without */
+    jbof_sim_destroy(sim);
+}
+
 /* section 313 (a ceiling per link direction): sweep mix s1-194's shape
  * (dct983, seed 4828): a 16 KiB sequential writer at QD 2 beside a 512 KiB
  * random reader at QD 32.  Under the one ceiling the writes' cost (wf on
@@ -6623,6 +6649,7 @@ int main(void)
     test_wdecay_pair();
     test_prot_win_reader();
     test_resv_bank_arrival();
+    test_bw_shallow_pair();
     test_nl_run_writer();
     test_nl_carry_small();
     test_stop_lift_mixed();
