@@ -4652,6 +4652,44 @@
  *    Cost: one load and a predicted branch per backlog event; the walk
  *    runs once per tenant.  test_resv_bank_arrival pins it.
  *    (docs/scheduler-log.md section 353)
+ * 354. The controller's rate not under what the drive reads while a read
+ *    reservation the drive cannot meet owes the read bucket (issue 11, qos,
+ *    beside an SLO tenant; the starve row, log 345f (1) / 325f (2)).  Why:
+ *    section 325's walk on the read side.  CONGESTION takes each
+ *    completion's cost off the rate (ctl.c 3), a reservation's IO goes
+ *    past the bucket (charged, the bucket owing it), and a write EWMA just
+ *    past band_lo keeps the controller in CONGESTION while the reserved
+ *    reads complete.  s1-824 (sata-ssd: a 4 KiB QD-4 reader reserving 400
+ *    MiB/s it never gets, ~136 MB/s; a weight-4 512 KiB writer; a 1 MiB
+ *    90%-write mixer; a 50 MiB/s-limited writer; a 5 ms-SLO reader),
+ *    traced per 10 ms window: the write EWMA 276-317 us against band_lo /
+ *    threshold 159 us, the read EWMA 111-125 us, the read bucket sinking
+ *    to -447 MB, and the rate walking 1.18 GB/s -> 52 MB/s (rate_min) by
+ *    ~700 ms while 405-415 MB/s of reads complete; the write bucket,
+ *    refilled by half that rate, lets the weight-4 writer one 512 KiB
+ *    write per ~130-180 ms (log 345: its starve bin kept by 0.8 ms on
+ *    main, lost under every rate-holding form).  s9-214 (a 512 B QD-1
+ *    reader reserving 200 MiB/s, a 500 us-SLO 4 KiB reader, a 1 MiB
+ *    writer) the same walk to rate_min by ~520 ms, its writer starved.
+ *    The rule (short_read_floor, at each window roll, after sections 291
+ *    / 325): beside an SLO tenant, while the controller is in CONGESTION,
+ *    an active reservation is short (section 20's r_short), the read
+ *    bucket owes more than SRF_DEBT (16) buckets and more than the write
+ *    bucket does (the debt is the reads', not 325's reserved writes), and
+ *    the rate is under the window's read completion rate (completion less
+ *    its write part) / SRF_X (2), the rate is set to that read completion
+ *    rate (at most rate_max).  CONGESTION then walks it down again; the
+ *    floor re-applies at half (s1-824: four times in 1.5 s, the writer's
+ *    writes 32 -> 55, no empty bin).  The read part, not the whole
+ *    completion rate (log 354 form a): a window that closes on a write
+ *    buffer's flush measures 2-4 GB/s, and flooring at that moved s1-934,
+ *    s7-705 into the weights row; the bucket test keeps 325's shape
+ *    (s7-705: the write bucket at -376 .. -813 MB) out.
+ *    Measured (log 354, fast gate against L33 = main 52b2e77): s9 306 ->
+ *    305 (starve 214), every other row of seeds 1, 2, 7, 8, 3, 4, 5, 6,
+ *    10 and CI at L33's (0-3 qos docs differ per seed).  Cost: nothing per
+ *    IO (one call per 10 ms window, qos only).  test_nl_short_read_floor
+ *    pins it.  (docs/scheduler-log.md section 354)
  * 356. A lone small head owed before the stall floor (issue 11, qos, the
  *    stall row's E2 group, log 346 / 351).  Why.  Section 49's owed escape
  *    releases a held IO at PROGRESS_NS = 50 ms after its submission, plus
@@ -4751,6 +4789,9 @@ enum { OK_GROW_DIV = 16, OK_GROW_BIND_DIV = 16, OK_GROW_MARGIN_SHIFT = 2, OK_GRO
  * most band_lo x RESV_FLOOR_WLO8 / 8, the SLO e2e EWMA at most cap /
  * 2^RESV_FLOOR_E2E_SHIFT */
 enum { RESV_FLOOR_X = 2, RESV_FLOOR_DEBT = 16, RESV_FLOOR_WLO8 = 10, RESV_FLOOR_E2E_SHIFT = 4 };
+/* section 354 (short_read_floor): the rate under the window's read completion rate / SRF_X, the
+ * read bucket owing more than SRF_DEBT buckets (and more than the write bucket) */
+enum { SRF_X = 2, SRF_DEBT = 16 };
 static const uint64_t RESV_WIN_NS = 20000000ull;    /* qos: a reservation is judged met or short over 20 ms (section 20) */
 static const uint64_t ESC_FAST_NS = 1000000ull;     /* qos: a drive answering within 1 ms is not full (section 28) */
 static const uint64_t WSTOP_MAX_NS = 10000000ull;   /* qos: one slow write stops writes for at most 10 ms (section 26) */
@@ -10222,6 +10263,29 @@ static __attribute__((noinline, cold)) void rate_debt_floor(jbof_sched *s, uint6
         return;
     c->rate_cost_bps = m < c->cfg.rate_max_cost_bps ? m : c->cfg.rate_max_cost_bps;
 }
+/* Section 354: the controller's rate not under what the drive reads while a
+ * short read reservation owes the read bucket -- at each window roll beside
+ * an SLO tenant, while the controller is in CONGESTION, an active
+ * reservation is short (r_short), the read bucket owes more than SRF_DEBT
+ * buckets and more than the write bucket, and the rate is under the
+ * window's read completion rate / SRF_X: the rate is set to that read
+ * completion rate (at most rate_max) */
+static __attribute__((noinline, cold)) void short_read_floor(jbof_sched *s)
+{
+    ctl_state *c = &s->ctl;
+    uint64_t m = c->meas_rate_cost_bps, w = c->meas_w_cost_bps, r = c->rate_cost_bps;
+    m = m > w ? m - w : 0;
+    if (c->state != JBOF_CTL_CONGESTION || !s->n_lc_active || !c->base_ns || r * SRF_X >= m ||
+        c->tokens[0] > -(int64_t)((uint64_t)c->cfg.bucket_bytes * SRF_DEBT) || c->tokens[0] >= c->tokens[1])
+        return;
+    uint32_t n_short = 0;
+    for (uint32_t i = 0; i < s->nresv; i++) {
+        const tenant *t = s->t[s->resv[i]];
+        n_short += is_active(t) && t->r_short;
+    }
+    if (n_short)
+        c->rate_cost_bps = m < c->cfg.rate_max_cost_bps ? m : c->cfg.rate_max_cost_bps;
+}
 static __attribute__((noinline, cold)) void fp_roll(jbof_sched *s, uint64_t now_ns)
 {
     ctl_state *c = &s->ctl;
@@ -10242,6 +10306,7 @@ static __attribute__((noinline, cold)) void fp_roll(jbof_sched *s, uint64_t now_
             ok_grow(s); /* section 291 */
             rate_debt_floor(s, now_ns); /* section 325 */
         }
+        short_read_floor(s); /* section 354 */
     }
     if (!c->target_cap_ns || !s->d_two)
         wj_roll(s, now_ns); /* section 210 (249 (228): the judge also beside an SLO tenant on one bucket; wj_close ends any pace) */

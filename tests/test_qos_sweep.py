@@ -405,6 +405,14 @@ OPEN: dict[str, set[str]] = {
     # s8-199 (a weight-8 1 MiB writer reserving 50 MiB/s, a 560 ms lead when the reserved 4 KiB reader
     # arrives at 200 ms; fragmented dct983) on L33
     "sweep-s9-209": set(), "sweep-s8-199": set(),
+    # section 354 (scheduler-log 345 / 354: short_read_floor -- the rate set to the window's read completion rate
+    # while in CONGESTION beside an SLO tenant, a reservation short (r_short), the read bucket owing more than 16
+    # buckets and more than the write bucket, the rate under half that read rate): starve s9-214 (a 512 B QD-1
+    # reader reserving 200 MiB/s beside a 500 us-SLO reader and a 1 MiB writer on sata-ssd; the rate walked to
+    # rate_min 52 MB/s while ~400 MB/s of reads completed) on L33, and s1-824 (passing; the starve casualty of
+    # every rate-holding form of 325 / 329 / 339 / 345: a 4 KiB reader short of its 400 MiB/s reservation beside a
+    # weight-4 512 KiB writer held one write per ~130-180 ms)
+    "sweep-s9-214": set(), "sweep-s1-824": set(),
     # section 356 (scheduler-log 356: a lone small head -- the tenant's only queued IO, at most ESC_LONE_BYTES,
     # queued after its last take -- owed at PROGRESS_NS less its drive time and two walks): stall s9-949 (a
     # 512 B QD-1 reader reserving 100 MiB/s on sata-ssd, 51.2 ms past the 50 ms floor) and s7-412 (a 4 KiB

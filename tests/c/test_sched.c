@@ -6277,6 +6277,49 @@ static void test_nl_rate_debt_floor(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 354 (sched.c section 354, short_read_floor): sweep mix s1-824's
+ * shape (sata-ssd clean, seed 3559): a 4 KiB random reader at QD 4
+ * reserving 400 MiB/s the drive never gives it, a 5 ms-SLO 16 KiB reader at
+ * QD 1, a 1 MiB 10%-read mixer at QD 16, a 50 MiB/s-limited 512 KiB writer
+ * at QD 8, a 256 KiB scavenger writer at QD 2 and a weight-4 sequential 512
+ * KiB writer at QD 8.  The write EWMA past band_lo holds the controller in
+ * CONGESTION, the short reservation's reads complete ~410 MB/s past the
+ * read bucket, and each completion's cost walks the rate to rate_min (52
+ * MB/s); the write bucket's half of that lets the weight-4 writer one write
+ * per ~130-180 ms.  Checked (prints only on failure), sampled every 10 ms
+ * from 500 ms to 1.5 s: the rate never under SRF_MIN_RATE (128 MiB/s) and
+ * the weight-4 writer completes at least SRF_MIN_W (24) writes in that
+ * second (on: the rate down to 182.7 MB/s, 32 writes; short_read_floor off:
+ * rate_min 52.4 MB/s, 12 writes). */
+enum { SRF_MIN_W = 24 };
+#define SRF_MIN_RATE (128ull << 20)
+static void test_nl_short_read_floor(void)
+{
+    static const uint32_t b1m[1] = {1048576}, b16k[1] = {16384}, b512k[1] = {524288}, b4k[1] = {4096};
+    static const uint32_t b256k[1] = {262144};
+    jbof_sim *sim = nl_sim("sata-ssd", 3559);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDRW, 10, 16, 1, b1m, NULL, 0, 0, 0);
+    nl_add(sim, JBOF_CLASS_LATENCY, 5000000, 1, JBOF_RW_RANDREAD, 0, 1, 1, b16k, NULL, 0, 0, 0);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 8, 1, b512k, NULL, 0, 50ull << 20, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 400ull << 20, 0, JBOF_RW_RANDREAD, 0, 4, 1, b4k, NULL, 0, 0, 0, 0);
+    nl_add(sim, JBOF_CLASS_SCAVENGER, 0, 1, JBOF_RW_RANDWRITE, 0, 2, 1, b256k, NULL, 0, 0, 0);
+    uint32_t w = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 4, JBOF_RW_WRITE, 0, 8, 1, b512k, NULL, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 500000000ull), 0);
+    uint64_t w0 = nl_ios(sim, w, 1), low = UINT64_MAX;
+    for (uint64_t t = 510000000ull; t <= 1500000000ull; t += 10000000ull) {
+        CHECK_EQ(jbof_sim_run(sim, t), 0);
+        uint64_t r = nl_drive(sim).rate_cost_bps;
+        low = r < low ? r : low;
+    }
+    uint64_t nw = nl_ios(sim, w, 1) - w0;
+    if (!(low >= SRF_MIN_RATE && nw >= SRF_MIN_W))
+        fprintf(stderr, "nl short read floor: the rate down to %llu B/s from 500 ms, the weight-4 writer %llu writes "
+                "in 0.5-1.5 s\n", (unsigned long long)low, (unsigned long long)nw);
+    CHECK(low >= SRF_MIN_RATE);
+    CHECK(nw >= SRF_MIN_W);
+    jbof_sim_destroy(sim);
+}
+
 /* section 304: the "one best-effort member" rules (sections 285, 288, 291,
  * 296) under a member count that flaps 1 <-> 2.  Beside an SLO tenant l
  * and a steady best-effort member r, a second best-effort member x loops
@@ -6663,6 +6706,7 @@ int main(void)
     test_nl_near_top();
     test_nl_ok_grow();
     test_nl_rate_debt_floor();
+    test_nl_short_read_floor();
     test_uq_small_seq_reader();
     test_uq_cap_budget();
     test_nl_flap_floor();
