@@ -4721,6 +4721,38 @@
  *    -1 each, x2 adds stall s2-889.  Cost: off the IO path (the escape
  *    walk and its wake).  test_progress_lone_small pins it.
  *    (docs/scheduler-log.md section 356)
+ * 357. Section 348's split window for a reader PROT_HUGE_IOS (48) deep
+ *    beside readers only: split from the whole window scaled by at most
+ *    2^PROT_HUGE_SHIFT (2 MiB of cost), not by section 10's 2^win_shift
+ *    (issue 11, qos, one bucket; the jain row's U-shallow group beside a
+ *    QD-64 reader, 348f (2)).  Why: section 10 grows win_shift while a
+ *    tenant is parked for in-flight room below the latency band, and 348's
+ *    split parks the deep reader, so the scale climbs to 32 x and one_win /
+ *    n_active holds its whole queue again: s7-810 (dct983: a 1 MiB random
+ *    reader at QD 64 beside a 256 KiB random reader at QD 4) gives the QD-4
+ *    reader share 0.251 (gimbal 0.396), s7-275 (64 KiB / 1 MiB at QD 64
+ *    beside a 64 KiB QD-2 reader) 0.089 (gimbal 0.181), both jain.  With
+ *    the scale capped the split holds the deep reader to 1-2 IOs of 1 MiB
+ *    and the shallow reader reads 719 -> 1334 MiB/s (s7-810) and 103 ->
+ *    652 (s7-275, the drive's utilization 1.052 -> 1.253).  Guards, each
+ *    from a training casualty of the cap on every 348 split: a deep reader
+ *    under PROT_HUGE_IOS lost the depth that paid it (s8-535's QD-8, s7-982's
+ *    / s8-875's QD-16: work / jain); beside a writer the drive's buffer
+ *    takes the writes and the reader's depth is the work (s1-194, s8-625,
+ *    s9-335: no write sampled within PROT_WQUIET_NS before the last read
+ *    sample, ctl.last_ns); beside a reservation (s9-977).  Widening the
+ *    split itself to two backlogged tenants (348f (2) as written) moved
+ *    64-139 docs per seed and cost the weights row on every training seed
+ *    (two deep tenants, one of them queued at the scheduler: s2-195,
+ *    s7-680).  Measured (log 357, fast gate against L33 = main 52b2e77):
+ *    s1 242, s2 221, s7 288 -> 286 (jain 275, 810), s8 313, s9 306, CI 10;
+ *    hold-outs s3 287, s4 309, s5 311 -> 309 (work 907, jain 455), s6
+ *    308, s10 303; 0-8 docs differ per seed.  The three constants at x0.5
+ *    together and at x2 together: no row worse.  Cost: one out-of-line
+ *    call inside prot_win, which runs only while window_protects(); the
+ *    code layout moves bench-sched +2.3, --big +2.7, --bw +2.6 instructions
+ *    per IO, --slo +0.0 (inlined: --slo +18.6, the rest +0.0).
+ *    test_prot_huge_reader pins it.  (docs/scheduler-log.md section 357)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -4760,6 +4792,9 @@ enum { FLOOR_DRIVE_IOS = 8 };                       /* qos: the met reservations
 enum { FLOOR_BE_IOS = 8 };                          /* qos: a lone best-effort member's in-flight bound once the floor fired (320) */
 enum { PROT_DEEP_IOS = 8 };                         /* qos, one bucket: a reader with this many IOs queued + in flight is deep (section 348) */
 enum { PROT_OTHER_IOS = 4 };                        /* qos, one bucket: ... while the others hold at most this many each in the drive (348) */
+enum { PROT_HUGE_IOS = 48 };                        /* qos, one bucket: ... and one this deep gets its split window from ... (section 357) */
+enum { PROT_HUGE_SHIFT = 1 };                       /* ... the whole window scaled by at most 2^this, not section 10's 2^win_shift (357) */
+static const uint64_t PROT_WQUIET_NS = 10000000ull; /* ... while no write was sampled in the 10 ms before the last read sample (357) */
 enum { DEBT_BUCKETS = 8 };                          /* qos: debt past which reservations keep to their window (12) */
 enum { SLO_IO_FLOOR = 32768 };                      /* qos: window charge per in-flight IO beside an SLO (section 32) */
 enum { SECOND_IO_X = 2 };                           /* qos: a window under this x the head's cost lets a second IO go (section 162) */
@@ -5247,6 +5282,23 @@ static inline uint64_t one_win(const jbof_sched *s)
 {
     return ((uint64_t)s->cfg.total_slots * s->cfg.slot_bytes) << s->win_shift;
 }
+/* ... and for a reader PROT_HUGE_IOS deep beside readers only (no write
+ * sampled in the PROT_WQUIET_NS before the last read sample) and no
+ * reservation: split from the whole window scaled by at most
+ * 2^PROT_HUGE_SHIFT, since section 10 grows the scale while the split parks
+ * it, until the split no longer holds its queue (section 357) */
+/* (out of line: inlined, the test cost --slo +18.6 instructions per IO in
+ * dispatch_qos_two's code layout, where it never runs; out of line +0.0 there,
+ * +2.3 on bench-sched) */
+static __attribute__((noinline)) uint64_t prot_split(const jbof_sched *s, const tenant *t, uint64_t w, uint32_t n)
+{
+    if (t->inflight + t->count >= PROT_HUGE_IOS && !s->n_resv_active &&
+        s->ctl.last_ns[1] + PROT_WQUIET_NS <= s->ctl.last_ns[0]) {
+        uint32_t sh = s->win_shift < PROT_HUGE_SHIFT ? s->win_shift : PROT_HUGE_SHIFT;
+        w = ((uint64_t)s->cfg.total_slots * s->cfg.slot_bytes) << sh;
+    }
+    return w / n;
+}
 /* ... split among the active tenants, as Gimbal's slots, for a deep equal-
  * weight reader beside shallow ones (section 348); else the whole window.
  * Only asked while window_protects() (so n_active >= 2). */
@@ -5256,7 +5308,7 @@ static inline uint64_t prot_win(const jbof_sched *s, const tenant *t, uint32_t o
     uint32_t n = s->n_active;
     if (op == JBOF_OP_READ && !s->n_lc_active && t->inflight + t->count >= PROT_DEEP_IOS &&
         (uint64_t)t->cfg.weight * n == s->active_weight && s->inflight_ios - t->inflight <= PROT_OTHER_IOS * (n - 1))
-        return w / n;
+        return prot_split(s, t, w, n);
     return w;
 }
 /* the token bucket an IO of op draws from */

@@ -5665,6 +5665,29 @@ static void test_bw_shallow_pair(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 357 (section 348's split window for a reader PROT_HUGE_IOS deep
+ * beside readers only, from the whole window scaled by at most
+ * 2^PROT_HUGE_SHIFT): sweep mix s7-810's shape (dct983, seed 3523): a 1 MiB
+ * random reader at QD 64 beside a 256 KiB random reader at QD 4.  Section
+ * 10 grows the window's scale while the split parks the deep reader, so
+ * the split one_win / 2 holds its queue again and the QD-4 reader reads
+ * 2312 times in 800 ms (the deep one 1707); with the scale capped 4267
+ * (1218). */
+static void test_prot_huge_reader(void)
+{
+    static const uint32_t b1m[1] = {1048576}, b256k[1] = {262144};
+    jbof_sim *sim = nl_sim("dct983", 3523);
+    uint32_t q = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 4, 1, b256k, NULL, 0, 0, 0);
+    uint32_t d = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 64, 1, b1m, NULL, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
+    uint64_t rq = nl_ios(sim, q, 0), rd = nl_ios(sim, d, 0);
+    if (rq < 3300)
+        fprintf(stderr, "prot huge reader: the QD-4 reader %llu reads in 800 ms (want >= 3300; the QD-64 reader %llu)\n",
+                (unsigned long long)rq, (unsigned long long)rd);
+    CHECK(rq >= 3300); /* 4267 with section 357 (the QD-64 reader 1218), 2312 without (1707) */
+    jbof_sim_destroy(sim);
+}
+
 /* section 313 (a ceiling per link direction): sweep mix s1-194's shape
  * (dct983, seed 4828): a 16 KiB sequential writer at QD 2 beside a 512 KiB
  * random reader at QD 32.  Under the one ceiling the writes' cost (wf on
@@ -6693,6 +6716,7 @@ int main(void)
     test_prot_win_reader();
     test_resv_bank_arrival();
     test_bw_shallow_pair();
+    test_prot_huge_reader();
     test_nl_run_writer();
     test_nl_carry_small();
     test_stop_lift_mixed();
