@@ -4753,6 +4753,30 @@
  *    code layout moves bench-sched +2.3, --big +2.7, --bw +2.6 instructions
  *    per IO, --slo +0.0 (inlined: --slo +18.6, the rest +0.0).
  *    test_prot_huge_reader pins it.  (docs/scheduler-log.md section 357)
+ * 359. Section 353's arrival cut in one bucket too, while the bucket owes
+ *    nothing (issue 11, qos, one bucket; the weights row, log 353f (1)).
+ *    At a tenant's first IO in one-bucket mode, if tokens[0] >= 0 (the one
+ *    bucket not in debt), every other reservation not cut by section 20
+ *    whose tag leads now by more than RESV_LEAD_NS is pulled back to now +
+ *    RESV_LEAD_NS; in debt nothing is cut.  Why: a lead banked while the
+ *    drive had room (the bucket full) is the idle -> active case section
+ *    353 cuts, and one bucket with no debt is that state at any lead: s9-452
+ *    (sata-ssd-fragmented) has its 128 KiB 10 % randrw reserving 50 MiB/s
+ *    run to 174 MB/s, 148.8 ms ahead, when the 16 KiB QD-64 reservation
+ *    arrives at 98.7 ms with two tenants backlogged and the bucket at 0.
+ *    A one-bucket lead banked under debt is the round's order instead:
+ *    353's form b1 (every arrival, any lead) cost s1-190, s2-531, s8-717
+ *    and s9-242, and each of their cuts came with the bucket in debt (12 KB
+ *    to 12 MB: s2-531's startup cut at 0 ms 12 MB; s9-242's at 180 / 250
+ *    ms 0.3 / 1.5 MB).  The lead's size does not separate them (s9-452 148.8
+ *    ms, s2-531 22-299 ms, s9-242 20-174 ms); the debt does.  Measured (fast
+ *    gate against L34 = lead34 3ab2ad8): s9 302 -> 301 (weights s9-452),
+ *    s1 / s2 / s7 / s8, the hold-outs s3 / s4 / s5 / s6 / s10 and CI at the
+ *    base's rows, nothing new; 0-7 qos docs per seed.  s7-402 (b1's other
+ *    one-bucket fix, a startup cut at 0.1 ms with the bucket 10.6 MB in
+ *    debt) is not reached.  No new constant.  Cost: none per IO (the walk
+ *    is the arrival's, once per tenant).  test_resv_bank_one_bucket pins
+ *    it.  (docs/scheduler-log.md section 359)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -6365,20 +6389,27 @@ static inline void drain_credit(jbof_sched *s, tenant *t, uint64_t now_ns)
  * uncut reservation's tag lead past RESV_BANK_CUT_NS back to RESV_LEAD_NS,
  * in two-bucket mode -- a tag banked while the reservation ran far past its
  * floor on an idle drive is not carried into the contention the arrival
- * starts.  Cold: once per tenant. */
+ * starts.  Section 359: in one bucket, only while the bucket owes nothing,
+ * and then any lead past RESV_LEAD_NS.  Cold: once per tenant. */
 static __attribute__((noinline, cold)) void resv_lead_cut(jbof_sched *s, uint32_t id, uint64_t now_ns)
 {
+    uint64_t bank = RESV_BANK_CUT_NS;
+    if (one_bucket(s)) {
+        if (s->ctl.tokens[0] < 0)
+            return; /* section 359: a bucket in debt -- the lead orders the contention */
+        bank = RESV_LEAD_NS; /* section 359: one bucket owing nothing, any lead past section 40's */
+    }
     for (uint32_t i = 0; i < s->nresv; i++) {
         tenant *r = s->t[s->resv[i]];
-        if (s->resv[i] != id && r->r_tag > now_ns + RESV_BANK_CUT_NS && r->r_eff_bps >= r->cfg.reserve_bps)
+        if (s->resv[i] != id && r->r_tag > now_ns + bank && r->r_eff_bps >= r->cfg.reserve_bps)
             r->r_tag = now_ns + RESV_LEAD_NS;
     }
 }
 
 static __attribute__((noinline)) void submit_backlogged(jbof_sched *s, uint32_t id, tenant *t, uint64_t now_ns)
 {
-    if (__builtin_expect(!t->st.queued_since_ns, 0) && s->nresv && s->cfg.policy == JBOF_POLICY_QOS && !one_bucket(s))
-        resv_lead_cut(s, id, now_ns); /* section 353: an arrival (queued_since_ns is 0 until its first IO) */
+    if (__builtin_expect(!t->st.queued_since_ns, 0) && s->nresv && s->cfg.policy == JBOF_POLICY_QOS)
+        resv_lead_cut(s, id, now_ns); /* sections 353 / 359: an arrival (queued_since_ns is 0 until its first IO) */
     uint64_t e = empty_since(t); /* section 25 */
     t->q_empty_ns += now_ns > e ? now_ns - e : 0;
     uint64_t u = bw_until(t);

@@ -405,6 +405,10 @@ OPEN: dict[str, set[str]] = {
     # s8-199 (a weight-8 1 MiB writer reserving 50 MiB/s, a 560 ms lead when the reserved 4 KiB reader
     # arrives at 200 ms; fragmented dct983) on L33
     "sweep-s9-209": set(), "sweep-s8-199": set(),
+    # section 359 (scheduler-log 359: section 353's arrival cut in one bucket too, only while the one bucket owes
+    # nothing, any lead past RESV_LEAD_NS): weights s9-452 (a 128 KiB 10 % randrw reserving 50 MiB/s, 148.8 ms
+    # ahead when the 16 KiB QD-64 reservation arrives at 98.7 ms with the bucket at 0; sata-ssd fragmented) on L34
+    "sweep-s9-452": set(),
     # section 354 (scheduler-log 345 / 354: short_read_floor -- the rate set to the window's read completion rate
     # while in CONGESTION beside an SLO tenant, a reservation short (r_short), the read bucket owing more than 16
     # buckets and more than the write bucket, the rate under half that read rate): starve s9-214 (a 512 B QD-1
