@@ -2940,24 +2940,32 @@ static void test_progress_fast(void)
  * 180 ms (largest latency 54.3 ms); without, the second earns its quanta
  * again from the first's release and has not completed by 180 ms (one
  * write, 54.2 ms). */
-static void test_progress_escape_last(void)
+/* The scene of sections 95 and 356: a best-effort writer (QD qd, bs-byte
+ * writes, tenant 1) arriving at 100 ms behind a reservation of 128 KiB
+ * writes the fake drive cannot meet, beside a latency-critical 4 KiB
+ * reader; runs to until_ns and returns tenant 1's latency histogram. */
+static void escape_behind_resv(uint32_t qd, uint32_t bs, uint64_t until_ns, jbof_hist *h)
 {
     jbof_sched *s = mk(JBOF_POLICY_QOS);
     static load L;
     static fake f;
-    resv_beside(s, &L, &f, 3, 4, JBOF_OP_WRITE, 1, 2, 65536, JBOF_OP_WRITE);
+    resv_beside(s, &L, &f, 3, 4, JBOF_OP_WRITE, 1, qd, bs, JBOF_OP_WRITE);
     L.start_ns[1] = 100000000;
     add_lc(s, &L, 2, 2000000, 1, 4096);
-    run(s, &L, &f, 180000000);
+    run(s, &L, &f, until_ns);
+    CHECK_EQ(jbof_sched_tenant_hist(s, L.ids[1], h), 0);
+    CHECK_EQ(L.fifo_violations, 0);
+    jbof_sched_destroy(s);
+}
+static void test_progress_escape_last(void)
+{
     jbof_hist h;
-    CHECK_EQ(jbof_sched_tenant_hist(s, L.ids[1], &h), 0);
+    escape_behind_resv(2, 65536, 180000000, &h);
     if (h.count < 2 || h.max_ns > 55000000 || h.max_ns < 45000000)
         fprintf(stderr, "progress escape, last: %llu writes by 180 ms, max %.3f ms\n", (unsigned long long)h.count,
                 h.max_ns / 1e6);
     CHECK(h.max_ns >= 45000000); /* the case: held to the bound */
     CHECK(h.count >= 2 && h.max_ns <= 55000000);
-    CHECK_EQ(L.fifo_violations, 0);
-    jbof_sched_destroy(s);
 }
 
 /* section 356: a best-effort 4 KiB writer at QD 1 (tenant 1) arrives at
@@ -2971,22 +2979,13 @@ static void test_progress_escape_last(void)
  * 50 ms stall floor). */
 static void test_progress_lone_small(void)
 {
-    jbof_sched *s = mk(JBOF_POLICY_QOS);
-    static load L;
-    static fake f;
-    resv_beside(s, &L, &f, 3, 4, JBOF_OP_WRITE, 1, 1, 4096, JBOF_OP_WRITE);
-    L.start_ns[1] = 100000000;
-    add_lc(s, &L, 2, 2000000, 1, 4096);
-    run(s, &L, &f, 400000000);
     jbof_hist h;
-    CHECK_EQ(jbof_sched_tenant_hist(s, L.ids[1], &h), 0);
+    escape_behind_resv(1, 4096, 400000000, &h);
     if (h.count < 1 || h.max_ns > 50000000 || h.max_ns < 40000000)
         fprintf(stderr, "progress lone small: %llu writes by 400 ms, max %.3f ms\n", (unsigned long long)h.count,
                 h.max_ns / 1e6);
     CHECK(h.count >= 1 && h.max_ns >= 40000000); /* the case: held to the bound */
     CHECK(h.max_ns <= 50000000);
-    CHECK_EQ(L.fifo_violations, 0);
-    jbof_sched_destroy(s);
 }
 
 /* section 62: section 26's write stop, re-armed by a reserved writer's
@@ -5617,6 +5616,36 @@ static void test_wdecay_pair(void)
     jbof_sim_destroy(sim);
 }
 
+/* A deep reader beside a shallow one under section 18's protecting window:
+ * the shallow reader's completed reads in 800 ms must reach `want`.  One
+ * runner for the cases of sections 348 and 357 (below); `shallow_first`
+ * keeps each case's tenant order, so its numbers. */
+struct prot_pair {
+    const char *name, *preset;
+    uint64_t seed;
+    uint32_t deep_bs, deep_qd, deep_rw, shallow_bs, shallow_qd, shallow_rw;
+    int shallow_first;
+    uint64_t want;
+};
+static void prot_pair_check(const struct prot_pair *c)
+{
+    const uint32_t bd[1] = {c->deep_bs}, bq[1] = {c->shallow_bs};
+    jbof_sim *sim = nl_sim(c->preset, c->seed);
+    uint32_t d = 0, q = 0;
+    if (c->shallow_first)
+        q = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, c->shallow_rw, 0, c->shallow_qd, 1, bq, NULL, 0, 0, 0);
+    d = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, c->deep_rw, 0, c->deep_qd, 1, bd, NULL, 0, 0, 0);
+    if (!c->shallow_first)
+        q = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, c->shallow_rw, 0, c->shallow_qd, 1, bq, NULL, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
+    uint64_t rq = nl_ios(sim, q, 0), rd = nl_ios(sim, d, 0);
+    if (rq < c->want)
+        fprintf(stderr, "%s: the QD-%u reader %llu reads in 800 ms (want >= %llu; the QD-%u reader %llu)\n", c->name,
+                c->shallow_qd, (unsigned long long)rq, (unsigned long long)c->want, c->deep_qd, (unsigned long long)rd);
+    CHECK(rq >= c->want);
+    jbof_sim_destroy(sim);
+}
+
 /* section 348 (section 18's protecting window split among the active
  * tenants for a deep equal-weight reader beside shallow ones): sweep mix
  * s7-970's shape (dct983 fragmented, seed 9032): a 128 KiB random reader
@@ -5626,17 +5655,9 @@ static void test_wdecay_pair(void)
  * (17533). */
 static void test_prot_win_reader(void)
 {
-    static const uint32_t b128[1] = {131072}, b8[1] = {8192};
-    jbof_sim *sim = nl_sim("dct983-fragmented", 9032);
-    uint32_t d = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 16, 1, b128, NULL, 0, 0, 0);
-    uint32_t q = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 1, 1, b8, NULL, 0, 0, 0);
-    CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
-    uint64_t rq = nl_ios(sim, q, 0), rd = nl_ios(sim, d, 0);
-    if (rq < 4600)
-        fprintf(stderr, "prot win reader: the QD-1 reader %llu reads in 800 ms (want >= 4600; the QD-16 reader %llu)\n",
-                (unsigned long long)rq, (unsigned long long)rd);
-    CHECK(rq >= 4600); /* 5602 with section 348 (the QD-16 reader 17533), 3746 without (17686) */
-    jbof_sim_destroy(sim);
+    static const struct prot_pair c = {"prot win reader", "dct983-fragmented", 9032, 131072, 16, JBOF_RW_RANDREAD,
+                                       8192, 1, JBOF_RW_READ, 0, 4600};
+    prot_pair_check(&c);
 }
 
 /* section 352 (sched.c section 79's shallow opening, 350's form q2r): sweep
@@ -5675,17 +5696,9 @@ static void test_bw_shallow_pair(void)
  * (1218). */
 static void test_prot_huge_reader(void)
 {
-    static const uint32_t b1m[1] = {1048576}, b256k[1] = {262144};
-    jbof_sim *sim = nl_sim("dct983", 3523);
-    uint32_t q = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 4, 1, b256k, NULL, 0, 0, 0);
-    uint32_t d = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 64, 1, b1m, NULL, 0, 0, 0);
-    CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
-    uint64_t rq = nl_ios(sim, q, 0), rd = nl_ios(sim, d, 0);
-    if (rq < 3300)
-        fprintf(stderr, "prot huge reader: the QD-4 reader %llu reads in 800 ms (want >= 3300; the QD-64 reader %llu)\n",
-                (unsigned long long)rq, (unsigned long long)rd);
-    CHECK(rq >= 3300); /* 4267 with section 357 (the QD-64 reader 1218), 2312 without (1707) */
-    jbof_sim_destroy(sim);
+    static const struct prot_pair c = {"prot huge reader", "dct983", 3523, 1048576, 64, JBOF_RW_RANDREAD,
+                                       262144, 4, JBOF_RW_RANDREAD, 1, 3300};
+    prot_pair_check(&c);
 }
 
 /* section 313 (a ceiling per link direction): sweep mix s1-194's shape
