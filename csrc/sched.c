@@ -10361,12 +10361,7 @@ static __attribute__((noinline, cold)) void short_read_floor(jbof_sched *s)
     if (c->state != JBOF_CTL_CONGESTION || !s->n_lc_active || !c->base_ns || r * SRF_X >= m ||
         c->tokens[0] > -(int64_t)((uint64_t)c->cfg.bucket_bytes * SRF_DEBT) || c->tokens[0] >= c->tokens[1])
         return;
-    uint32_t n_short = 0;
-    for (uint32_t i = 0; i < s->nresv; i++) {
-        const tenant *t = s->t[s->resv[i]];
-        n_short += is_active(t) && t->r_short;
-    }
-    if (n_short)
+    if (resv_any_short(s))
         c->rate_cost_bps = m < c->cfg.rate_max_cost_bps ? m : c->cfg.rate_max_cost_bps;
 }
 static __attribute__((noinline, cold)) void fp_roll(jbof_sched *s, uint64_t now_ns)
