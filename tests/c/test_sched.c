@@ -5646,20 +5646,6 @@ static void prot_pair_check(const struct prot_pair *c)
     jbof_sim_destroy(sim);
 }
 
-/* section 348 (section 18's protecting window split among the active
- * tenants for a deep equal-weight reader beside shallow ones): sweep mix
- * s7-970's shape (dct983 fragmented, seed 9032): a 128 KiB random reader
- * at QD 16 beside an 8 KiB sequential reader at QD 1.  With the whole
- * window the deep reader keeps the drive deep and the QD-1 reader reads
- * 3746 times in 800 ms (the deep one 17686); with the split window 5602
- * (17533). */
-static void test_prot_win_reader(void)
-{
-    static const struct prot_pair c = {"prot win reader", "dct983-fragmented", 9032, 131072, 16, JBOF_RW_RANDREAD,
-                                       8192, 1, JBOF_RW_READ, 0, 4600};
-    prot_pair_check(&c);
-}
-
 /* section 352 (sched.c section 79's shallow opening, 350's form q2r): sweep
  * mix s9-330's shape (sata-ssd fragmented, seed 3453): a 4 KiB sequential
  * reader at QD 16 beside an 8 / 32 KiB sequential writer at QD 2, both
@@ -5686,19 +5672,30 @@ static void test_bw_shallow_pair(void)
     jbof_sim_destroy(sim);
 }
 
-/* section 357 (section 348's split window for a reader PROT_HUGE_IOS deep
- * beside readers only, from the whole window scaled by at most
- * 2^PROT_HUGE_SHIFT): sweep mix s7-810's shape (dct983, seed 3523): a 1 MiB
- * random reader at QD 64 beside a 256 KiB random reader at QD 4.  Section
- * 10 grows the window's scale while the split parks the deep reader, so
- * the split one_win / 2 holds its queue again and the QD-4 reader reads
- * 2312 times in 800 ms (the deep one 1707); with the scale capped 4267
- * (1218). */
-static void test_prot_huge_reader(void)
+/* The deep-beside-shallow reader cases, one row each (prot_pair_check). */
+static void test_prot_readers(void)
 {
-    static const struct prot_pair c = {"prot huge reader", "dct983", 3523, 1048576, 64, JBOF_RW_RANDREAD,
-                                       262144, 4, JBOF_RW_RANDREAD, 1, 3300};
-    prot_pair_check(&c);
+    static const struct prot_pair cases[] = {
+        /* section 348 (section 18's protecting window split among the active
+         * tenants for a deep equal-weight reader beside shallow ones): sweep mix
+         * s7-970's shape (dct983 fragmented, seed 9032): a 128 KiB random reader
+         * at QD 16 beside an 8 KiB sequential reader at QD 1.  With the whole
+         * window the deep reader keeps the drive deep and the QD-1 reader reads
+         * 3746 times in 800 ms (the deep one 17686); with the split window 5602
+         * (17533). */
+        {"prot win reader", "dct983-fragmented", 9032, 131072, 16, JBOF_RW_RANDREAD, 8192, 1, JBOF_RW_READ, 0, 4600},
+        /* section 357 (section 348's split window for a reader PROT_HUGE_IOS deep
+         * beside readers only, from the whole window scaled by at most
+         * 2^PROT_HUGE_SHIFT): sweep mix s7-810's shape (dct983, seed 3523): a 1 MiB
+         * random reader at QD 64 beside a 256 KiB random reader at QD 4.  Section
+         * 10 grows the window's scale while the split parks the deep reader, so
+         * the split one_win / 2 holds its queue again and the QD-4 reader reads
+         * 2312 times in 800 ms (the deep one 1707); with the scale capped 4267
+         * (1218). */
+        {"prot huge reader", "dct983", 3523, 1048576, 64, JBOF_RW_RANDREAD, 262144, 4, JBOF_RW_RANDREAD, 1, 3300},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        prot_pair_check(&cases[i]);
 }
 
 /* section 313 (a ceiling per link direction): sweep mix s1-194's shape
@@ -6763,11 +6760,10 @@ int main(void)
     test_nl_underfill_many();
     test_nl_underfill_pair();
     test_wdecay_pair();
-    test_prot_win_reader();
+    test_prot_readers();
     test_resv_bank_arrival();
     test_resv_bank_one_bucket();
     test_bw_shallow_pair();
-    test_prot_huge_reader();
     test_nl_run_writer();
     test_nl_carry_small();
     test_stop_lift_mixed();
