@@ -188,6 +188,49 @@
  *    never lifted).  3c's steered cap still clips the result.  A new
  *    tightest SLO restarts the tail window's count with 3c's (ctl_set_cap).
  *
+ * 3f. A write-led signal near band_lo holds the rate (ours; scheduler-log
+ *    sections 339, 358, 361; issue 11).  In CONGESTION every evaluation
+ *    takes the cost just completed off the rate.  When the signal is the
+ *    write EWMA sitting just past a threshold that has come down to
+ *    band_lo -- buffered writes completing a little slower than the band,
+ *    the reads inside it -- that walk does not drain a queue inside the
+ *    drive: the rate binds, what completes follows it down, and the next
+ *    window's writes are as slow as before.  test_nl_wlo_hold's pair (a
+ *    500 us-SLO 4 KiB reader at QD 4 beside a 64 KiB sequential writer at
+ *    QD 1, sata-ssd): write EWMA 174-180 us against band_lo 158 us for
+ *    700 ms, the rate walked 1454 -> 686 MB/s with the completions 1480 ->
+ *    700 MB/s behind it.  So:
+ *      count  at each window roll (ctl_window_roll), with a band only, wlo_n
+ *             counts the rolls in a row that find the write EWMA fresh,
+ *             past the threshold, at most band_lo x CTL_WLO_EDGE_X8 / 8
+ *             (5/4) and at least the read EWMA, with the reads fresh and at
+ *             most the threshold; any other roll sets it to 0 (it
+ *             saturates at CTL_WLO_N_MAX);
+ *      hold   after CTL_WLO_ROLLS (2) such rolls, an evaluation that would
+ *             enter CONGESTION (ctl_eval_body, ctl_wlo_hold) whose signal is
+ *             the write EWMA within the same edge, the reads stale or
+ *             inside the threshold, and the rate at most the last window's
+ *             completion rate (x CTL_WLO_RATE_X2 / 2), enters OK and leaves
+ *             the rate and the threshold as they are (no growth: 339's
+ *             forms that grew there, or held on single evaluations, cost
+ *             s1-824 starve, s1-374 slo and s1-598 / 794 work).
+ *    The rate guard is what 358 added to 339's form c: without it the hold
+ *    also kept a rate far above the drive from coming down -- s1-274's 58
+ *    holds were all at 2.3-4.3 GB/s with 0.3-0.6 GB/s completing (work
+ *    violated: qos util 1.051 < 0.95 x token-bucket 1.128) -- while every
+ *    one of s8-158's 168 holds (at 421.7 ms and 1026-1034 ms) was at 377-484
+ *    MB/s with 552 MB/s completing.  Measured with the fast gate on L35
+ *    (scheduler-log 361): weights s8-158 fixed (13 tenants on fragmented
+ *    sata-ssd beside a 500 us-SLO 4 KiB reader), s8 312 -> 311, every other
+ *    row of seeds 1, 2, 7, 9, the hold-outs and CI at the base's;
+ *    CTL_WLO_ROLLS 1 / 4, CTL_WLO_EDGE_X8 9 / 12 and CTL_WLO_RATE_X2 4 / 1
+ *    (358g, on L34) not a net loss.  qos only by construction: wlo_n is
+ *    counted only with cfg.band_hi_pct, which only the qos policy sets
+ *    (sched.c's default config); for every other policy it stays 0 (ctl_init
+ *    clears the state), so ctl_wlo_hold's first test refuses and their
+ *    controller runs the published rules bit for bit (checked: every
+ *    policy's docs on 20 mixes of seed 1 identical to main's).
+ *
  * 4. Pacing.  Dispatch spends tokens from two buckets, one for reads and
  *    one for writes (and the other commands), as Gimbal does.  The refill at
  *    rate_cost_bps is split evenly; a full bucket (capped at bucket_bytes,
@@ -575,6 +618,23 @@ void ctl_window_roll(ctl_state *c, uint64_t now_ns)
     if (c->cfg.band_hi_pct && c->win_n < CTL_WINDOW_MIN_IOS && now_ns - c->win_start_ns < CTL_WINDOW_MAX_NS)
         return;
     c->win_n = 0;
+    if (c->cfg.band_hi_pct) {
+        /* section 3f: count the rolls in a row that find the write EWMA
+         * fresh, past the threshold, within band_lo x CTL_WLO_EDGE_X8 / 8
+         * and at least the read EWMA, the reads fresh and inside the
+         * threshold (the count saturates at CTL_WLO_N_MAX; any other roll
+         * resets it).  Only with a band: every other policy keeps wlo_n 0,
+         * so ctl_wlo_hold never holds for them */
+        uint64_t lo = c->band_lo_ns, hi = c->band_hi_ns, ew = c->ewma_ns[1];
+        uint64_t thr = c->threshold_ns > hi ? hi : c->threshold_ns;
+        if (thr < lo)
+            thr = lo;
+        if (now_ns - c->last_ns[1] < CTL_SIGNAL_FRESH_NS && ew > thr && ew * 8 <= lo * CTL_WLO_EDGE_X8 &&
+            ew >= c->ewma_ns[0] && now_ns - c->last_ns[0] < CTL_SIGNAL_FRESH_NS && c->ewma_ns[0] <= thr)
+            c->wlo_n += c->wlo_n < CTL_WLO_N_MAX;
+        else
+            c->wlo_n = 0;
+    }
     uint64_t dt = now_ns - c->win_start_ns;
     c->meas_rate_cost_bps = (uint64_t)(((__uint128_t)(c->win_cost[0] + c->win_cost[1]) * JBOF_NS_PER_S) / dt);
     c->meas_w_cost_bps = (uint64_t)(((__uint128_t)c->win_cost[1] * JBOF_NS_PER_S) / dt);

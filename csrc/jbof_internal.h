@@ -208,6 +208,7 @@ typedef struct ctl_state {
     uint64_t rate_top;           /* sched.c section 211: rate_max lifted on a drive with no read signal (0: none) */
     uint32_t top_link;           /* sched.c section 313: rate_top is the per-link-direction ceiling (holds with reads fresh) */
     uint64_t floor_bps;          /* sched.c section 260 (254): OVERLOADED's fall to the measured rate not below this (0: none) */
+    uint32_t wlo_n;              /* ctl.c 3f: window rolls in a row with a write-led signal near band_lo (qos only) */
 } ctl_state;
 
 /* A latency-critical tenant's end-to-end latency sample (qos SLO steering). */
@@ -417,6 +418,27 @@ static inline uint64_t ctl_signal(const ctl_state *c, uint32_t k, uint64_t ek, u
     return ek;
 }
 
+/* ctl.c 3f (sections 339 / 358 / 361): CONGESTION held on a write-led
+ * signal just past the threshold near band_lo, after CTL_WLO_ROLLS window
+ * rolls in that state, while the rate is at most what the window
+ * completed.  qos only by construction: wlo_n counts only with a band
+ * (cfg.band_hi_pct, set for the qos policy alone), and with wlo_n 0 the
+ * first test returns 0. */
+enum {
+    CTL_WLO_ROLLS = 2,  /* window rolls in a row in the state before the hold (x0.5 / x2 measured: 1 / 4) */
+    CTL_WLO_EDGE_X8 = 10, /* the write EWMA at most band_lo x 10/8 (5/4; measured 9/8 and 12/8) */
+    CTL_WLO_RATE_X2 = 2,  /* ... rate x 2/2 <= the window's completion rate (measured 4/2 and 1/2) */
+    CTL_WLO_N_MAX = 1000  /* wlo_n saturates here (any bound >= CTL_WLO_ROLLS holds the same) */
+};
+static inline int ctl_wlo_hold(const ctl_state *c, uint64_t l, uint64_t lo, uint64_t thr, uint64_t now_ns)
+{
+    if (c->wlo_n < CTL_WLO_ROLLS || l != c->ewma_ns[1] || l * 8 > lo * CTL_WLO_EDGE_X8 ||
+        c->rate_cost_bps * CTL_WLO_RATE_X2 > c->meas_rate_cost_bps * 2)
+        return 0;
+    /* the reads stale, or inside the threshold */
+    return now_ns - c->last_ns[0] >= CTL_SIGNAL_FRESH_NS || c->ewma_ns[0] <= thr;
+}
+
 /* The state machine of section 3, applied to the cost completed since the
  * last evaluation (additive terms add up, so evaluating every few
  * completions equals evaluating at each one). */
@@ -468,9 +490,15 @@ static inline __attribute__((always_inline)) void ctl_eval_body(ctl_state *c, ui
                 c->tokens[k] = 0;
         thr = lo + (thr - lo) / 2;
     } else if (l > thr) {
-        /* congested: back off by the cost just completed */
-        ctl_enter(c, JBOF_CTL_CONGESTION);
-        rate = rate > cost ? rate - cost : 0;
+        if (ctl_wlo_hold(c, l, lo, thr, now_ns)) {
+            /* ctl.c 3f: a write-led signal near band_lo with the rate at
+             * most what completes -- hold rate and threshold */
+            ctl_enter(c, JBOF_CTL_OK);
+        } else {
+            /* congested: back off by the cost just completed */
+            ctl_enter(c, JBOF_CTL_CONGESTION);
+            rate = rate > cost ? rate - cost : 0;
+        }
     } else if (l >= lo) {
         /* inside the band: probe upwards gently, regain threshold */
         ctl_enter(c, JBOF_CTL_OK);
