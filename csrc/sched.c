@@ -4777,6 +4777,25 @@
  *    debt) is not reached.  No new constant.  Cost: none per IO (the walk
  *    is the arrival's, once per tenant).  test_resv_bank_one_bucket pins
  *    it.  (docs/scheduler-log.md section 359)
+ * 362. Section 357's per-IO cost: its scale test (prot_split_in) is inline
+ *    in the one-bucket round's own window test and out of line (prot_split)
+ *    only in slot_blocked; the decisions are 357's (prot_win's inl argument,
+ *    a constant per call site).  Why: 357 kept the whole test out of line
+ *    because inlined everywhere it cost --slo +18.6 instructions per IO; the
+ *    bench runs never execute it (callgrind: 0 calls on all four benches),
+ *    yet the one call from qos_round_loop cost the one-bucket benches
+ *    +3.1 / +3.4 / +3.5 (bench-sched / --big / --bw) of register
+ *    allocation around take() in the round.  qos_round_loop is specialised
+ *    by one (dispatch_qos_two's copy has one = 0), so an inline test there
+ *    is only in the one-bucket copies; slot_blocked is shared with the two-
+ *    bucket paths and the completion path, so its copy stays a call.
+ *    Measured (callgrind, whole program; main f9cebcf -> this): 559.5 ->
+ *    556.4, --slo 1027.9 -> 1027.6, --big 911.3 -> 907.8, --bw 933.2 ->
+ *    929.7 (357's call removed: 556.4 / 1027.9 / 907.9 / 929.7); the other
+ *    two placements (both inline: --slo +0.6 over this; slot_blocked's
+ *    copy inline and the round's a call: main's cost) are worse.  Bit-
+ *    identical: 0 qos docs differ from L35 on seeds 1-10 (1000 mixes
+ *    each) and CI.  (docs/scheduler-log.md section 362)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -5311,10 +5330,8 @@ static inline uint64_t one_win(const jbof_sched *s)
  * reservation: split from the whole window scaled by at most
  * 2^PROT_HUGE_SHIFT, since section 10 grows the scale while the split parks
  * it, until the split no longer holds its queue (section 357) */
-/* (out of line: inlined, the test cost --slo +18.6 instructions per IO in
- * dispatch_qos_two's code layout, where it never runs; out of line +0.0 there,
- * +2.3 on bench-sched) */
-static __attribute__((noinline)) uint64_t prot_split(const jbof_sched *s, const tenant *t, uint64_t w, uint32_t n)
+static inline __attribute__((always_inline)) uint64_t prot_split_in(const jbof_sched *s, const tenant *t, uint64_t w,
+                                                                    uint32_t n)
 {
     if (t->inflight + t->count >= PROT_HUGE_IOS && !s->n_resv_active &&
         s->ctl.last_ns[1] + PROT_WQUIET_NS <= s->ctl.last_ns[0]) {
@@ -5323,16 +5340,27 @@ static __attribute__((noinline)) uint64_t prot_split(const jbof_sched *s, const 
     }
     return w / n;
 }
+/* (the same, out of line: slot_blocked's copy, section 362) */
+static __attribute__((noinline)) uint64_t prot_split(const jbof_sched *s, const tenant *t, uint64_t w, uint32_t n)
+{
+    return prot_split_in(s, t, w, n);
+}
 /* ... split among the active tenants, as Gimbal's slots, for a deep equal-
  * weight reader beside shallow ones (section 348); else the whole window.
- * Only asked while window_protects() (so n_active >= 2). */
-static inline uint64_t prot_win(const jbof_sched *s, const tenant *t, uint32_t op)
+ * Only asked while window_protects() (so n_active >= 2).  inl (a constant
+ * at each call site, section 362): 1 in the one-bucket round's own window
+ * test (qos_round_loop, whose copies are specialised by one, so the two-
+ * bucket paths never hold the test), 0 in slot_blocked (shared with the
+ * two-bucket paths and the completion path: there 357's test stays out of
+ * line).  The one call from the round loop cost +2.5-3.5 instructions per
+ * IO of register allocation on the one-bucket benches, never executed. */
+static inline __attribute__((always_inline)) uint64_t prot_win(const jbof_sched *s, const tenant *t, uint32_t op, int inl)
 {
     uint64_t w = one_win(s);
     uint32_t n = s->n_active;
     if (op == JBOF_OP_READ && !s->n_lc_active && t->inflight + t->count >= PROT_DEEP_IOS &&
         (uint64_t)t->cfg.weight * n == s->active_weight && s->inflight_ios - t->inflight <= PROT_OTHER_IOS * (n - 1))
-        return prot_split(s, t, w, n);
+        return inl ? prot_split_in(s, t, w, n) : prot_split(s, t, w, n);
     return w;
 }
 /* the token bucket an IO of op draws from */
@@ -9040,7 +9068,7 @@ static inline int slot_blocked(const jbof_sched *s, tenant *t)
         /* one bucket: no windows unless they protect (section 18); a
          * reserved tenant keeps its own, for section 12 (38) */
         if (one_bucket(s) && !t->cfg.reserve_bps)
-            return window_protects(s) && t->inflight_cost + t->ring[t->head].io->cost > prot_win(s, t, t->ring[t->head].io->opcode);
+            return window_protects(s) && t->inflight_cost + t->ring[t->head].io->cost > prot_win(s, t, t->ring[t->head].io->opcode, 0);
         uint64_t cap = win_cap(s, t);
         /* section 32: beside an SLO, small IOs count by number too (not a
          * latency-critical or reserved tenant's) */
@@ -9483,7 +9511,7 @@ static inline __attribute__((always_inline)) int qos_round_loop(jbof_sched *s, u
              * slots); with one bucket the whole window, and only while it
              * protects a latency-bound tenant (section 18); section 162's
              * second IO for a member bound by its own window */
-            uint64_t wc = one ? prot_win(s, t, h->opcode) : win_cap(s, t);
+            uint64_t wc = one ? prot_win(s, t, h->opcode, 1) : win_cap(s, t);
             if (t->inflight_cost + h->cost > wc && (one || !__builtin_expect(second_io(s, t, h->cost, wc), 0)) &&
                 (one || !s->n_lc_active || __builtin_expect(lc_grow_cheap_no(s, t, now_ns), 1) || !lc_grow(s, t, h, now_ns))) {
                 *waiting = 1; /* parked until one of its own IOs completes */
