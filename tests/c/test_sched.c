@@ -6134,6 +6134,67 @@ static void test_resv_bank_one_bucket(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 364 (359's one-bucket arrival cut under debt, for a reservation
+ * never through an attainment window with at most RESV_CUT_SHALLOW_Q IOs
+ * queued): sweep mix s7-35 (sata-ssd, seed 9980, 25 tenants), whose start
+ * puts the one bucket 25 MB in debt by 0.8 ms; a 512 KiB 70 % randrw at
+ * QD 1 and a 1 MiB randwrite at QD 2, each reserving 20 MiB/s, lead by
+ * 24 / 49 ms after their first IO when a 512 B reader's first IO comes.
+ * With the cut both are due again 20 ms out: their IOs by 120 ms 11 with
+ * the cut (5 writes of 1 MiB, 6 of 512 KiB), 8 without (3 + 5).  (Past
+ * ~140 ms the two runs diverge on other causes: by 300 ms the 1 MiB writer
+ * has 14 writes with the cut, 30 without, both over its 20 MiB/s.) */
+static void test_resv_startup_shallow(void)
+{
+    static const uint32_t b0[1] = {8192}, b1[3] = {4096, 131072, 524288}, p1[3] = {11, 67, 22},
+        b2[3] = {32768, 65536, 262144}, p2[3] = {38, 15, 47}, b3[1] = {4096}, b4[1] = {16384}, b5[1] = {8192},
+        b6[1] = {512}, b7[1] = {1048576}, b8[1] = {32768}, b9[1] = {131072}, b10[1] = {4096}, b11[1] = {512},
+        b12[3] = {512, 4096, 8192}, p12[3] = {22, 33, 45}, b13[1] = {524288}, b14[3] = {4096, 65536, 262144},
+        p14[3] = {18, 45, 37}, b15[1] = {131072}, b16[1] = {4096}, b17[1] = {1048576}, b18[1] = {131072},
+        b19[1] = {524288}, b20[2] = {4096, 524288}, p20[2] = {75, 25}, b21[1] = {262144}, b22[1] = {16384},
+        b23[1] = {512}, b24[3] = {32768, 131072, 1048576}, p24[3] = {33, 40, 27};
+    jbof_sim *sim = nl_sim("sata-ssd", 9980);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 100ull << 20, 200ull << 20, JBOF_RW_READ, 0, 128,
+            1, b0, NULL, 0, 0, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 400ull << 20, 0, JBOF_RW_RANDWRITE, 0, 4,
+            3, b1, p1, 100ull << 20, 0, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 50ull << 20, 100ull << 20, JBOF_RW_RANDRW, 10, 128,
+            3, b2, p2, 0, 0, 50, 50);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 0, 0, JBOF_RW_RANDREAD, 0, 32, 1, b3, NULL, 0, 0, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 200ull << 20, 0, JBOF_RW_WRITE, 0, 8, 1, b4, NULL, 0, 0, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 0, 200ull << 20, JBOF_RW_RANDWRITE, 0, 1, 1, b5, NULL, 0, 100, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 200ull << 20, 400ull << 20, JBOF_RW_RW, 30, 32,
+            1, b6, NULL, 0, 100, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 100ull << 20, 0, JBOF_RW_RANDRW, 30, 2, 1, b7, NULL, 0, 0, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 0, 0, JBOF_RW_WRITE, 0, 1, 1, b8, NULL, 0, 0, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 50ull << 20, 100ull << 20, JBOF_RW_RANDRW, 90, 8,
+            1, b9, NULL, 0, 0, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 100ull << 20, 200ull << 20, JBOF_RW_RANDWRITE, 0, 64,
+            1, b10, NULL, 0, 0, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 200ull << 20, 0, JBOF_RW_RANDREAD, 0, 1, 1, b11, NULL, 0, 0, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 50ull << 20, 100ull << 20, JBOF_RW_RW, 90, 64, 3, b12, p12, 0, 0, 0, 0);
+    uint32_t r13 = nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 20ull << 20, 0, JBOF_RW_RANDRW, 70, 1, 1, b13, NULL, 0, 0, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 0, 0, JBOF_RW_READ, 0, 128, 3, b14, p14, 0, 500, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 50ull << 20, 0, JBOF_RW_RANDWRITE, 0, 1, 1, b15, NULL, 0, 250, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 20ull << 20, 0, JBOF_RW_READ, 0, 32, 1, b16, NULL, 0, 0, 0, 0);
+    uint32_t r17 = nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 20ull << 20, 0, JBOF_RW_RANDWRITE, 0, 2, 1, b17, NULL,
+                           400ull << 20, 0, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 0, 0, JBOF_RW_RANDWRITE, 0, 64, 1, b18, NULL, 0, 0, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 50ull << 20, 0, JBOF_RW_RANDWRITE, 0, 16, 1, b19, NULL, 0, 0, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 0, 0, JBOF_RW_RANDREAD, 0, 32, 2, b20, p20, 10ull << 20, 0, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 0, 0, JBOF_RW_READ, 0, 2, 1, b21, NULL, 0, 0, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 0, 50ull << 20, JBOF_RW_RW, 90, 32, 1, b22, NULL, 0, 0, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 400ull << 20, 0, JBOF_RW_READ, 0, 8, 1, b23, NULL, 0, 0, 0, 0);
+    nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 0, 0, JBOF_RW_RW, 50, 128, 3, b24, p24, 100ull << 20, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 120000000ull), 0);
+    uint64_t n = nl_ios(sim, r17, 1) + nl_ios(sim, r13, 0) + nl_ios(sim, r13, 1);
+    if (n < 10)
+        fprintf(stderr, "resv startup shallow: the two shallow reservations %llu IOs by 120 ms (want >= 10)\n",
+                (unsigned long long)n);
+    CHECK(n >= 10); /* 11 with section 364 (5 + 6), 8 without (3 + 5) */
+    jbof_sim_destroy(sim);
+}
+
 /* sections 314 / 320 (met reservations' structural debt floored, then the
  * lone best-effort member kept to FLOOR_BE_IOS in flight): sweep mix
  * s1-888's shape (dct983 clean, seed 7771): a 256 KiB 70 % randrw at QD 4
@@ -6800,6 +6861,7 @@ int main(void)
     test_prot_readers();
     test_resv_bank_arrival();
     test_resv_bank_one_bucket();
+    test_resv_startup_shallow();
     test_bw_shallow_pair();
     test_nl_run_writer();
     test_nl_carry_small();
