@@ -1908,6 +1908,43 @@
  *    test, not a second compare -- written as an || of the 2-bucket test
  *    and the pair's it cost +0.9 per IO on bench-sched; as written +0.0
  *    (bench-sched, --slo), +0.2 (--big, --bw).
+ *    Shallow mixer (section 363).  Why: a shallow writer that also reads
+ *    (a mixer) fails the write-majority guard, though its writes leave the
+ *    same shallow debt and the other tenants' reads, charged into it, keep
+ *    the mixer's own next IO waiting for the refill: s2-355 (dct983, a 32
+ *    KiB QD-1 randrw/30 mixer beside a 512 B QD-4 reader and a paced 16 KiB
+ *    reader).  What the guard held (350b, 352f) is two other shapes of a
+ *    shallow mixer, told apart at the episode's start: s7-572's passer is a
+ *    limited reader queued behind its limit, not the debt (its head queued
+ *    at every opening), s1-271's 32 KiB QD-4 reader holds about a third of
+ *    the drive's in-flight cost (the mixer 0.63-0.73 at the median
+ *    openings), and s9-616's rw/90 mixer reads nine per write.  Rule: the
+ *    pair also opens for a writer holding at most BW_SHALLOW_W_IOS IOs
+ *    that reads at most BW_MIX_RD_X (2) per write, while nobody else has IO
+ *    queued (n_backlogged is the writer's own) and the others hold at most
+ *    BW_MIX_OTHER_X16 (2) 16ths of the drive's in-flight cost.  Measured
+ *    (trace at the openings, training mixes): s2-355 1304 of 1403 openings
+ *    match, s8-939 2892 of 3073, s1-271 / s7-572 none, s9-330 is 352's
+ *    (write-majority) as before.  1000-mix fast gate against L35 (main
+ *    f9cebcf): s2 221 -> 220 (work s2-355), every other row of seeds 1, 2,
+ *    7, 8, 9, the hold-outs 3, 4, 5, 6, 10 and CI at main's, 0-3 qos docs
+ *    differ per seed.  Out of line (bw_open_episode): per IO unchanged.
+ *    Deep mixer (section 363).  Why: beside a writer holding more than
+ *    BW_SHALLOW_W_IOS IOs the pair never opens, and 352's guard was kept
+ *    for deep near-pure writers (s1-216's QD-128 writer, s9-195's rw/10
+ *    QD-32 mixer beside readers already at their share); but two deep
+ *    MIXERS (s7-195: 8 KiB rw/90 and 16 KiB rw/70, both QD 32, fragmented
+ *    SATA; the 8 KiB one queued 0.90 of its busy time, share 0.425 beside
+ *    0.656) are a reader behind the other's write debt.  At the openings
+ *    the deep writers that should open are mixers (read fraction 0.70 in
+ *    s7-195, 0.29 in s7-876) with the other tenant queued (0.67 / 0.89 of
+ *    the openings); s9-195's / s1-216's write 0.91 / 1.00.  Rule: a writer
+ *    over BW_SHALLOW_W_IOS IOs opens the pair when it writes at most
+ *    BW_DEEP_MIX_WR_X (4) per read and someone else is queued.  Measured:
+ *    2020 of s7-195's 3025 openings match, 5942 of s7-876's, 3 of s9-195's,
+ *    none of s1-216's; fast gate against L35 with the mixer arm above: s7
+ *    286 -> 284 (jain s7-195, work s7-876), hold-out s4 309 -> 308 (work
+ *    s4-521), every other row at L35's, 3-15 qos docs differ per seed.
  *
  * 81. The band's SLO ceiling steered by the SLO tenant's tail (issue 11, the
  *    work row's SLO-steering class; ctl.c 3c).  Section 3's ceiling is half
@@ -4940,6 +4977,9 @@ enum { BW_SHALLOW_BUCKETS = 2 };                    /* qos, one bucket: ... or t
 enum { BW_SHALLOW_Q4 = 2 };                         /* ... or this deep in quarter buckets with two tenants active (79, 352) */
 enum { BW_SHALLOW_W_IOS = 4 };                      /* ... and the writer holding at most this many IOs (79, 352) */
 enum { BW_SHALLOW_RD_X = 4 };                       /* ... and reading at most 1 in this many of its writes (79, 352) */
+enum { BW_MIX_RD_X = 2 };                           /* ... or a shallow mixer reading at most this many per write (79, 363) */
+enum { BW_MIX_OTHER_X16 = 2 };                      /* ... alone queued, the others' in-flight cost <= this many 16ths of the drive's (363) */
+enum { BW_DEEP_MIX_WR_X = 4 };                      /* ... or a deeper mixer writing at most this many per read, the other queued (363) */
 enum { WH_SLOW_X = 8 };                             /* qos: a passed read this many x base_ns in the drive holds the writer (120) */
 enum { WH_HOLD_X = 2 };                             /* qos: ... for this many times the read's drive time (120) */
 enum { BW_EMPTY_X = 20 };                           /* section 79: latency-bound = queue empty >= 1/BW_EMPTY_X of its time */
@@ -7535,9 +7575,18 @@ static inline int bw_shallow_pair(const jbof_sched *s, const tenant *w, int64_t 
 {
     /* section 79's shallow pair (352): the writer w and one other tenant
      * active, w shallow and write-majority, a debt d of at least
-     * BW_SHALLOW_Q4 quarter buckets */
-    return s->n_active == 2 && 4 * d >= (int64_t)BW_SHALLOW_Q4 * b && w->count + w->inflight <= BW_SHALLOW_W_IOS &&
-           w->done_ios[0] * BW_SHALLOW_RD_X <= w->done_ios[1];
+     * BW_SHALLOW_Q4 quarter buckets; (363) or w a shallow mixer reading at
+     * most BW_MIX_RD_X per write, nobody else queued and the others
+     * holding at most BW_MIX_OTHER_X16 / 16 of the drive's in-flight cost;
+     * (363) or w deeper than that, a mixer writing at most BW_DEEP_MIX_WR_X
+     * per read, with the other tenant queued */
+    if (s->n_active != 2 || 4 * d < (int64_t)BW_SHALLOW_Q4 * b)
+        return 0;
+    if (w->count + w->inflight > BW_SHALLOW_W_IOS) /* (363) a deep mixer, the other queued */
+        return w->done_ios[1] <= BW_DEEP_MIX_WR_X * w->done_ios[0] && s->n_backlogged > (w->count ? 1u : 0u);
+    return w->done_ios[0] * BW_SHALLOW_RD_X <= w->done_ios[1] ||
+           (w->done_ios[0] <= BW_MIX_RD_X * w->done_ios[1] && s->n_backlogged == (w->count ? 1u : 0u) &&
+            16 * (s->inflight_cost - w->inflight_cost) <= BW_MIX_OTHER_X16 * s->inflight_cost);
 }
 static __attribute__((noinline)) void bw_open_episode(jbof_sched *s, uint32_t id, const jbof_io *h)
 {

@@ -409,6 +409,14 @@ OPEN: dict[str, set[str]] = {
     # nothing, any lead past RESV_LEAD_NS): weights s9-452 (a 128 KiB 10 % randrw reserving 50 MiB/s, 148.8 ms
     # ahead when the 16 KiB QD-64 reservation arrives at 98.7 ms with the bucket at 0; sata-ssd fragmented) on L34
     "sweep-s9-452": set(),
+    # section 363 (scheduler-log 363: section 79's shallow pair also opened for a shallow mixer reading at most
+    # BW_MIX_RD_X (2) per write, nobody else queued and the others holding at most 2/16 of the drive's in-flight
+    # cost): work s2-355 (a 32 KiB QD-1 randrw/30 mixer beside a 512 B QD-4 reader and a 16 KiB QD-2 reader
+    # paced to 100 MiB/s; dct983) on L35; and for a deep mixer (over 4 IOs) writing at most BW_DEEP_MIX_WR_X (4)
+    # per read with the other tenant queued: jain s7-195 (8 KiB rw/90 and 16 KiB rw/70 QD-32 mixers on fragmented
+    # SATA) and work s7-876 (a weight-3 32 KiB QD-16 reader beside a weight-8 QD-16 randrw/30 mixer on fragmented
+    # dct983) on L35
+    "sweep-s2-355": set(), "sweep-s7-195": set(), "sweep-s7-876": set(),
     # section 354 (scheduler-log 345 / 354: short_read_floor -- the rate set to the window's read completion rate
     # while in CONGESTION beside an SLO tenant, a reservation short (r_short), the read bucket owing more than 16
     # buckets and more than the write bucket, the rate under half that read rate): starve s9-214 (a 512 B QD-1

@@ -5672,6 +5672,60 @@ static void test_bw_shallow_pair(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 363 (section 79's shallow pair for a shallow mixer): sweep mix
+ * s2-355's shape (dct983, seed 8559): a 32 KiB random mixer (30 % reads) at
+ * QD 1 beside a 512 B sequential reader at QD 4 and a 16 KiB random reader
+ * at QD 2 paced to 100 MiB/s, weight 1 each.  Each of the mixer's writes
+ * leaves a debt of about one bucket that section 352's write-majority guard
+ * never opens (it reads 3 in 10), and the readers' reads, charged into that
+ * debt, keep the mixer's next IO waiting for the refill: the mixer completes
+ * 10952 IOs in 800 ms (3396 reads, 7556 writes).  With the episode opened
+ * for a mixer reading at most BW_MIX_RD_X per write, nobody else queued and
+ * the others holding at most BW_MIX_OTHER_X16 / 16 of the drive's in-flight
+ * cost, the readers' reads pass the debt uncharged: 12040 (3739, 8301); the
+ * 512 B reader 11304 -> 11298 reads, the paced one 5120 both ways. */
+static void test_bw_shallow_mixer(void)
+{
+    static const uint32_t b512[1] = {512}, b32k[1] = {32768}, b16k[1] = {16384};
+    jbof_sim *sim = nl_sim("dct983", 8559);
+    uint32_t r = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 4, 1, b512, NULL, 0, 0, 0);
+    uint32_t m = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDRW, 30, 1, 1, b32k, NULL, 0, 0, 0);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 2, 1, b16k, NULL, 100ull << 20, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
+    uint64_t mi = nl_ios(sim, m, 0) + nl_ios(sim, m, 1), rr = nl_ios(sim, r, 0);
+    if (!(mi >= 11500 && rr >= 10500))
+        fprintf(stderr, "bw shallow mixer: the mixer %llu IOs in 800 ms (want >= 11500), the 512 B reader %llu reads\n",
+                (unsigned long long)mi, (unsigned long long)rr);
+    CHECK(mi >= 11500); /* 12040 with section 363, 10952 without */
+    CHECK(rr >= 10500); /* 11298 with section 363, 11304 without */
+    jbof_sim_destroy(sim);
+}
+
+/* section 363 (section 79's shallow pair for a deep mixer): sweep mix
+ * s7-195's shape (sata-ssd fragmented, seed 2478): an 8 KiB random mixer
+ * (90 % reads) at QD 32 beside a 16 KiB random mixer (70 % reads) at QD 32,
+ * weight 1 each.  Each of the 16 KiB mixer's writes leaves a debt of about
+ * half a bucket, no episode opens (the writer holds 32 IOs, over
+ * BW_SHALLOW_W_IOS) and the 8 KiB mixer's reads wait for the refill: it
+ * completes 27219 IOs in 1 s (the 16 KiB one 12125).  With the episode
+ * opened for a deep writer writing at most BW_DEEP_MIX_WR_X per read while
+ * the other tenant is queued, its reads pass the debt: 33682 (10661). */
+static void test_bw_deep_mixer(void)
+{
+    static const uint32_t b8k[1] = {8192}, b16k[1] = {16384};
+    jbof_sim *sim = nl_sim("sata-ssd-fragmented", 2478);
+    uint32_t a = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDRW, 90, 32, 1, b8k, NULL, 0, 0, 0);
+    uint32_t m = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDRW, 70, 32, 1, b16k, NULL, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 1000000000ull), 0);
+    uint64_t ai = nl_ios(sim, a, 0) + nl_ios(sim, a, 1), mi = nl_ios(sim, m, 0) + nl_ios(sim, m, 1);
+    if (!(ai >= 31000 && mi >= 9500))
+        fprintf(stderr, "bw deep mixer: the 8 KiB mixer %llu IOs in 1 s (want >= 31000), the 16 KiB mixer %llu (want >= 9500)\n",
+                (unsigned long long)ai, (unsigned long long)mi);
+    CHECK(ai >= 31000); /* 33682 with section 363, 27219 without */
+    CHECK(mi >= 9500);  /* 10661 with section 363, 12125 without */
+    jbof_sim_destroy(sim);
+}
+
 /* The deep-beside-shallow reader cases, one row each (prot_pair_check). */
 static void test_prot_readers(void)
 {
@@ -6863,6 +6917,8 @@ int main(void)
     test_resv_bank_one_bucket();
     test_resv_startup_shallow();
     test_bw_shallow_pair();
+    test_bw_shallow_mixer();
+    test_bw_deep_mixer();
     test_nl_run_writer();
     test_nl_carry_small();
     test_stop_lift_mixed();
