@@ -4860,6 +4860,40 @@
  *    of a met reservation).  Cost: none per IO (the arrival's walk, once
  *    per tenant).  test_resv_startup_shallow pins it.
  *    (docs/scheduler-log.md section 364)
+ *
+ * 366. A pair's reads alone in the drive, the writes buffered: section 3
+ *    judges the write EWMA (issue 11, qos, no SLO tenant; the work row's
+ *    class P on sata-ssd, log 303 / 334 / 366).  Section 145's swap, for
+ *    the large reads it leaves out.  At an evaluation with the read EWMA
+ *    past band_hi and >= S7_DRIVE_MIN IOs in the drive, where section 145
+ *    gives no signal (self_sig's fallback, reads_alone_sig), if at most
+ *    RA_MAX_TENANTS (2) tenants are registered, exactly one tenant has reads
+ *    in the drive, no other waits with a read at its head, that reader is a
+ *    pure reader (never completed a write) holding >= RA_DEEP_BYTES (2 MiB)
+ *    of cost in the drive with completed reads > CTL_BASE_MAX_BYTES (16 KiB)
+ *    on average, and the write EWMA is fresh, at most band_lo and under the
+ *    read EWMA / SD_RATIO: that write EWMA is judged (under band_lo the rate
+ *    grows as in SLOWSTART).  Why: the reader's own queue on the read path
+ *    makes the read EWMA (s9-686: 64 x 128 KiB at the link's 551 MB/s, ~15
+ *    ms against band_hi 1.5 ms) while the writer's 16 KiB writes complete
+ *    in ~83 us; section 17's self_queued lifts the rate only while the
+ *    drive holds the reader's IO alone, so every evaluation with one write
+ *    in the drive is OVERLOADED and its clamp holds the rate at what
+ *    completes -- a neutral fixed point where the writer, priced at wf ~8,
+ *    gets 64-160 MB/s (fifo 391) with the reader at 551 either way.  Beside
+ *    a third tenant the drive, not the weights, splits what the rate frees
+ *    (form c on any tenant count: weights s1-590, s8-27 / 86 / 870 / 885,
+ *    s9-177 / 285 / 565 new); small reads are section 145's (their queue
+ *    sits on one unit); a mixing or shallow reader broke
+ *    test_wj_many_writes_mean and test_fast_decay_wslow_hold.  Measured
+ *    (fast gate against L35 = main f9cebcf): s1 240 -> 239 (work s1-215),
+ *    s7 286 -> 285 (s7-686), s8 312 -> 311 (s8-605), s9 301 -> 299 (s9-675,
+ *    s9-875; jain s9-686), s2 221 and CI 10 at the base's, nothing new on a
+ *    training seed; hold-outs at the base's totals (sum 1516; work s3-500
+ *    new, its total unchanged).  RA_MAX_TENANTS at 1 is the base; at 4 and
+ *    RA_DEEP_BYTES at 1 / 4 MiB a net gain (1355-1356 against 1360).  Cost:
+ *    +0.2-0.4 instructions per IO (cold path, read EWMA past the band).
+ *    test_reads_alone_pair pins it.  (docs/scheduler-log.md section 366)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -5006,6 +5040,8 @@ enum { SD_DOM_MIN = (4 * SD_DRIVE_MIN + 4) / 5 };      /* qos: ... so a tenant h
 static const uint64_t SELF_FRESH_NS = 100000000ull; /* qos: ... the others' reads count for 100 ms (64) */
 enum { S7_NUM = 7, S7_DEN = 8 };                    /* qos: a tenant holding >= 7/8 of the drive ... (section 145) */
 enum { S7_DRIVE_MIN = 8 };                          /* qos: ... of a drive >= 8 deep, reads past the band: its own queue? (145) */
+enum { RA_MAX_TENANTS = 2 };                        /* qos: section 366's swap only for a pair (a reader, a writer) */
+enum { RA_DEEP_BYTES = 2 << 20 };                   /* qos: ... and its reads hold >= 2 MiB of cost in the drive (366) */
 enum { PD_IDLE, PD_BASE, PD_DRAIN, PD_MEAS, PD_HOLD, PD_PAYS }; /* qos: section 77's probe states (PD_PAYS: section 89) */
 static const uint64_t PD_WIN_NS = 10000000ull;      /* qos: section 77 measures a depth over 10 ms */
 static const uint64_t PD_HOLD_NS = 100000000ull;    /* qos: ... holds the depth found for 100 ms */
@@ -10358,8 +10394,57 @@ static __attribute__((noinline, cold)) int depth_pays(const jbof_sched *s, const
  * EWMA, each while fresh, the larger -- is known, inside the band and
  * under the read EWMA / SD_RATIO: that latency, which section 3 judges
  * instead; else 0 (no SLO tenant: SLO steering owns the depth) */
+/* section 366: the drive's reads are one tenant's alone -- exactly one
+ * tenant has reads in the drive, no other tenant waits with a read at its
+ * head, and the write EWMA is fresh, at most band_lo and under the read
+ * EWMA / SD_RATIO (the others' writes are buffered, not waiting behind the
+ * reads): that write EWMA, which section 3 judges instead; else 0.  The
+ * caller tests the policy, the SLO tenants, the read EWMA and the depth. */
+static __attribute__((noinline, cold)) uint64_t reads_alone_sig(const jbof_sched *s, uint64_t now_ns)
+{
+    const ctl_state *c = &s->ctl;
+    uint64_t w = c->ewma_ns[1];
+    if (!w || now_ns - c->last_ns[1] >= CTL_SIGNAL_FRESH_NS || w > c->band_lo_ns ||
+        c->ewma_ns[0] <= SD_RATIO * w)
+        return 0;
+    const tenant *r = NULL;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->t_hi; i++) {
+        const tenant *u = s->t[i];
+        if (!u)
+            continue;
+        if (++n > RA_MAX_TENANTS)
+            return 0; /* a pair only: beside a third tenant the drive, not the weights, would split it */
+        int reading = u->inflight != inflight_w(u);
+        if (reading) {
+            if (r)
+                return 0;
+            r = u;
+        }
+        if (!reading && u->count && !head_bucket(u))
+            return 0; /* a read waits that the reader's queue would delay */
+    }
+    /* its reads large on average (section 145 owns small reads: a sub-page
+     * read's queue sits on one unit, not on the read path) */
+    return r && !r->done_ios[1] && r->inflight_cost >= RA_DEEP_BYTES &&
+                   r->done_bytes[0] > (uint64_t)CTL_BASE_MAX_BYTES * r->done_ios[0]
+               ? w
+               : 0;
+}
+
+static __attribute__((noinline, cold)) uint64_t self_sig145(jbof_sched *s, const tenant *t, uint32_t id, uint32_t op,
+                                                            uint32_t bytes, uint64_t now_ns);
 static __attribute__((noinline, cold)) uint64_t self_sig(jbof_sched *s, const tenant *t, uint32_t id, uint32_t op,
                                                          uint32_t bytes, uint64_t now_ns)
+{
+    uint64_t o;
+    if (s->cfg.policy != JBOF_POLICY_QOS || s->n_lc_active)
+        return 0;
+    o = self_sig145(s, t, id, op, bytes, now_ns);
+    return o ? o : reads_alone_sig(s, now_ns);
+}
+static __attribute__((noinline, cold)) uint64_t self_sig145(jbof_sched *s, const tenant *t, uint32_t id, uint32_t op,
+                                                            uint32_t bytes, uint64_t now_ns)
 {
     const ctl_state *c = &s->ctl;
     uint64_t o = 0;

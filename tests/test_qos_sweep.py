@@ -444,6 +444,11 @@ OPEN: dict[str, set[str]] = {
     # s7-35 (a 512 KiB QD-1 randrw and a 1 MiB QD-2 writer each reserving 20 MiB/s, 24 / 49 ms ahead after
     # their first IO when a 512 B reader arrives at 0.8 ms with the bucket 25 MB in debt; sata-ssd) on L35
     "sweep-s7-35": set(),
+    # sched.c section 366 (a pair's reads alone in the drive, the writes buffered: section 3 judges the write EWMA
+    # instead of the read EWMA the pure reader's own queue makes): work s9-875 (a 512 KiB QD-8 random reader beside
+    # a 16 KiB QD-128 writer), s7-686 (a 512 KiB QD-32 random reader beside a weight-4 32-512 KiB QD-32 writer),
+    # both sata-ssd clean, and s9-675 (the same on sata-ssd fragmented, a 32 KiB QD-16 writer) on L35
+    "sweep-s9-875": set(), "sweep-s7-686": set(), "sweep-s9-675": set(),
 }
 
 CI_SEED = 11

@@ -5616,6 +5616,32 @@ static void test_wdecay_pair(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 366 (a pair's reads alone in the drive, the writes buffered):
+ * sweep mix s9-686's shape (sata-ssd clean, seed 6430): a 16 KiB
+ * sequential writer at QD 2 beside a 128 KiB sequential reader at QD 64,
+ * both weight 1.  The reader's own queue holds the read EWMA at ~15 ms
+ * against band_hi 1.5 ms while the writes complete in ~83 us; without the
+ * swap section 3 is OVERLOADED at every evaluation a write is in the drive
+ * and its clamp holds the rate at what completes, so the writer, priced
+ * at wf ~8, gets ~90 MB/s: 4570 writes in 800 ms without the swap (the
+ * reader 3356 reads); with it the write EWMA is judged and the rate grows. */
+enum { RA_TEST_WRITES = 12000, RA_TEST_READS = 3000 };
+static void test_reads_alone_pair(void)
+{
+    static const uint32_t b0[1] = {16384}, b1[1] = {131072};
+    jbof_sim *sim = nl_sim("sata-ssd", 6430);
+    uint32_t t0 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_WRITE, 0, 2, 1, b0, NULL, 0, 0, 0);
+    uint32_t t1 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 64, 1, b1, NULL, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
+    uint64_t w0 = nl_ios(sim, t0, 1), r1 = nl_ios(sim, t1, 0);
+    if (w0 < RA_TEST_WRITES || r1 < RA_TEST_READS)
+        fprintf(stderr, "reads alone pair: the writer %llu writes in 800 ms (want >= %u), the reader %llu reads (want >= %u)\n",
+                (unsigned long long)w0, RA_TEST_WRITES, (unsigned long long)r1, RA_TEST_READS);
+    CHECK(w0 >= RA_TEST_WRITES);
+    CHECK(r1 >= RA_TEST_READS);
+    jbof_sim_destroy(sim);
+}
+
 /* A deep reader beside a shallow one under section 18's protecting window:
  * the shallow reader's completed reads in 800 ms must reach `want`.  One
  * runner for the cases of sections 348 and 357 (below); `shallow_first`
@@ -6912,6 +6938,7 @@ int main(void)
     test_nl_underfill_many();
     test_nl_underfill_pair();
     test_wdecay_pair();
+    test_reads_alone_pair();
     test_prot_readers();
     test_resv_bank_arrival();
     test_resv_bank_one_bucket();
