@@ -1117,6 +1117,43 @@ static void test_big128_depth(void)
     }
 }
 
+/* section 367: with the gate on, the SLO tight against the drive (the
+ * owner's 4 KiB read, its SLO 500 us, took 1 ms: base_ns past SLO / 2.5)
+ * and missed anyway, a best-effort tenant's 512 KiB read (1 ms unloaded:
+ * within BIG_REL_CAP_X caps) held by credit goes once its tenant trails the
+ * round's weighted service by more than B128_LAG 128 KiB IOs (the writer's
+ * 140 64 KiB writes while it waits); before 367 it waits the 50 ms gap */
+static void test_big_rel_tight(void)
+{
+    owner_mix m; /* the owner's SLO 500 us: the cap 250 us */
+    jbof_sched *s = owner_mix_init(&m, 0, JBOF_CLASS_BEST_EFFORT);
+    jbof_io keep = m.own_a, *own_b = &m.own_b, r[3], w[140], *out[8];
+    own_b->length_bytes = 4096;
+    reads_like(r, 3, &m.r1, 1u << 20, 10);
+    r[2].length_bytes = 512u << 10;
+    uint64_t r1_ns;
+    uint64_t t = big_gate_warm(s, &keep, own_b, r, 1, &r1_ns);
+    CHECK_EQ(jbof_sched_submit(s, &r[2], t), 0);
+    CHECK_EQ(jbof_sched_dispatch(s, t, out, 8), 0); /* held by credit */
+    int n = 0;
+    for (int i = 0; i < 140; i++, t += 100000) {
+        w[i] = m.w1;
+        w[i].length_bytes = 65536;
+        w[i].tag = 100u + (uint32_t)i;
+        CHECK_EQ(jbof_sched_submit(s, &w[i], t), 0);
+        int k = jbof_sched_dispatch(s, t, out, 8);
+        for (int j = 0; j < k; j++) {
+            if (out[j] == &r[2])
+                n++;
+            else
+                CHECK_EQ(jbof_sched_complete(s, out[j], t + 50000, 0), 0);
+        }
+    }
+    CHECK(t < r1_ns + 50000000); /* within the gap */
+    CHECK_EQ(n, 1);
+    jbof_sched_destroy(s);
+}
+
 /* policy switch and tenant reconfiguration live, with IO queued and in flight */
 static void test_live_changes(void)
 {
@@ -6937,6 +6974,7 @@ int main(void)
     test_nl_underfill_start();
     test_nl_underfill_many();
     test_nl_underfill_pair();
+    test_big_rel_tight();
     test_wdecay_pair();
     test_reads_alone_pair();
     test_prot_readers();
