@@ -5653,6 +5653,23 @@ static void test_wdecay_pair(void)
     jbof_sim_destroy(sim);
 }
 
+/* sections 363 / 366's scenes: run sim for ms; tenant a completes at least
+ * amin IOs and tenant b at least bmin (reads and writes counted together);
+ * prints only on failure */
+static void nl_two_min_check(jbof_sim *sim, uint64_t ms, uint32_t a, uint64_t amin, uint32_t b, uint64_t bmin,
+                             const char *what)
+{
+    CHECK_EQ(jbof_sim_run(sim, ms * 1000000ull), 0);
+    uint64_t ai = nl_ios(sim, a, 0) + nl_ios(sim, a, 1), bi = nl_ios(sim, b, 0) + nl_ios(sim, b, 1);
+    if (!(ai >= amin && bi >= bmin))
+        fprintf(stderr, "%s: %llu IOs in %llu ms (want >= %llu), the other tenant %llu (want >= %llu)\n", what,
+                (unsigned long long)ai, (unsigned long long)ms, (unsigned long long)amin, (unsigned long long)bi,
+                (unsigned long long)bmin);
+    CHECK(ai >= amin);
+    CHECK(bi >= bmin);
+    jbof_sim_destroy(sim);
+}
+
 /* section 366 (a pair's reads alone in the drive, the writes buffered):
  * sweep mix s9-686's shape (sata-ssd clean, seed 6430): a 16 KiB
  * sequential writer at QD 2 beside a 128 KiB sequential reader at QD 64,
@@ -5669,14 +5686,7 @@ static void test_reads_alone_pair(void)
     jbof_sim *sim = nl_sim("sata-ssd", 6430);
     uint32_t t0 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_WRITE, 0, 2, 1, b0, NULL, 0, 0, 0);
     uint32_t t1 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 64, 1, b1, NULL, 0, 0, 0);
-    CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
-    uint64_t w0 = nl_ios(sim, t0, 1), r1 = nl_ios(sim, t1, 0);
-    if (w0 < RA_TEST_WRITES || r1 < RA_TEST_READS)
-        fprintf(stderr, "reads alone pair: the writer %llu writes in 800 ms (want >= %u), the reader %llu reads (want >= %u)\n",
-                (unsigned long long)w0, RA_TEST_WRITES, (unsigned long long)r1, RA_TEST_READS);
-    CHECK(w0 >= RA_TEST_WRITES);
-    CHECK(r1 >= RA_TEST_READS);
-    jbof_sim_destroy(sim);
+    nl_two_min_check(sim, 800, t0, RA_TEST_WRITES, t1, RA_TEST_READS, "reads alone pair: the writer");
 }
 
 /* A deep reader beside a shallow one under section 18's protecting window:
@@ -5754,14 +5764,8 @@ static void test_bw_shallow_mixer(void)
     uint32_t r = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 4, 1, b512, NULL, 0, 0, 0);
     uint32_t m = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDRW, 30, 1, 1, b32k, NULL, 0, 0, 0);
     nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 2, 1, b16k, NULL, 100ull << 20, 0, 0);
-    CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
-    uint64_t mi = nl_ios(sim, m, 0) + nl_ios(sim, m, 1), rr = nl_ios(sim, r, 0);
-    if (!(mi >= 11500 && rr >= 10500))
-        fprintf(stderr, "bw shallow mixer: the mixer %llu IOs in 800 ms (want >= 11500), the 512 B reader %llu reads\n",
-                (unsigned long long)mi, (unsigned long long)rr);
-    CHECK(mi >= 11500); /* 12040 with section 363, 10952 without */
-    CHECK(rr >= 10500); /* 11298 with section 363, 11304 without */
-    jbof_sim_destroy(sim);
+    /* the mixer 12040 IOs with section 363, 10952 without; the 512 B reader 11298 / 11304 */
+    nl_two_min_check(sim, 800, m, 11500, r, 10500, "bw shallow mixer: the mixer");
 }
 
 /* section 363 (section 79's shallow pair for a deep mixer): sweep mix
@@ -5779,14 +5783,8 @@ static void test_bw_deep_mixer(void)
     jbof_sim *sim = nl_sim("sata-ssd-fragmented", 2478);
     uint32_t a = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDRW, 90, 32, 1, b8k, NULL, 0, 0, 0);
     uint32_t m = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDRW, 70, 32, 1, b16k, NULL, 0, 0, 0);
-    CHECK_EQ(jbof_sim_run(sim, 1000000000ull), 0);
-    uint64_t ai = nl_ios(sim, a, 0) + nl_ios(sim, a, 1), mi = nl_ios(sim, m, 0) + nl_ios(sim, m, 1);
-    if (!(ai >= 31000 && mi >= 9500))
-        fprintf(stderr, "bw deep mixer: the 8 KiB mixer %llu IOs in 1 s (want >= 31000), the 16 KiB mixer %llu (want >= 9500)\n",
-                (unsigned long long)ai, (unsigned long long)mi);
-    CHECK(ai >= 31000); /* 33682 with section 363, 27219 without */
-    CHECK(mi >= 9500);  /* 10661 with section 363, 12125 without */
-    jbof_sim_destroy(sim);
+    /* the 8 KiB mixer 33682 IOs with section 363, 27219 without; the 16 KiB one 10661 / 12125 */
+    nl_two_min_check(sim, 1000, a, 31000, m, 9500, "bw deep mixer: the 8 KiB mixer");
 }
 
 /* The deep-beside-shallow reader cases, one row each (prot_pair_check). */
