@@ -625,10 +625,7 @@ void ctl_window_roll(ctl_state *c, uint64_t now_ns)
          * threshold (the count saturates at CTL_WLO_N_MAX; any other roll
          * resets it).  Only with a band: every other policy keeps wlo_n 0,
          * so ctl_wlo_hold never holds for them */
-        uint64_t lo = c->band_lo_ns, hi = c->band_hi_ns, ew = c->ewma_ns[1];
-        uint64_t thr = c->threshold_ns > hi ? hi : c->threshold_ns;
-        if (thr < lo)
-            thr = lo;
+        uint64_t lo = c->band_lo_ns, ew = c->ewma_ns[1], thr = ctl_band_thr(c);
         if (now_ns - c->last_ns[1] < CTL_SIGNAL_FRESH_NS && ew > thr && ew * 8 <= lo * CTL_WLO_EDGE_X8 &&
             ew >= c->ewma_ns[0] && now_ns - c->last_ns[0] < CTL_SIGNAL_FRESH_NS && c->ewma_ns[0] <= thr)
             c->wlo_n += c->wlo_n < CTL_WLO_N_MAX;

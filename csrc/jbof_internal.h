@@ -439,6 +439,15 @@ static inline int ctl_wlo_hold(const ctl_state *c, uint64_t l, uint64_t lo, uint
     return now_ns - c->last_ns[0] >= CTL_SIGNAL_FRESH_NS || c->ewma_ns[0] <= thr;
 }
 
+/* Section 3's threshold clamped into the band [band_lo, band_hi]: what the
+ * state machine compares the signal against (ctl_eval_body, and 3f's count
+ * at the window roll). */
+static inline uint64_t ctl_band_thr(const ctl_state *c)
+{
+    uint64_t thr = c->threshold_ns > c->band_hi_ns ? c->band_hi_ns : c->threshold_ns;
+    return thr < c->band_lo_ns ? c->band_lo_ns : thr;
+}
+
 /* The state machine of section 3, applied to the cost completed since the
  * last evaluation (additive terms add up, so evaluating every few
  * completions equals evaluating at each one). */
@@ -451,9 +460,7 @@ static inline __attribute__((always_inline)) void ctl_eval_body(ctl_state *c, ui
         l = ctl_shallow_signal(c, k, l, now_ns);
     if (self_ns && l > hi) /* sched.c 145: the cut's signal is one tenant's queue: judge the others' latency */
         l = self_ns;
-    uint64_t thr = c->threshold_ns > hi ? hi : c->threshold_ns;
-    if (thr < lo)
-        thr = lo;
+    uint64_t thr = ctl_band_thr(c);
     uint64_t rate = c->rate_cost_bps;
     uint64_t cost = c->pend_cost;
     c->pend_cost = 0;
