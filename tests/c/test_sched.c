@@ -2980,9 +2980,13 @@ static void test_progress_fast(void)
 /* The scene of sections 95 and 356: a best-effort writer (QD qd, bs-byte
  * writes, tenant 1) arriving at 100 ms behind a reservation of 128 KiB
  * writes the fake drive cannot meet, beside a latency-critical 4 KiB
- * reader; runs to until_ns and returns tenant 1's latency histogram. */
-static void escape_behind_resv(uint32_t qd, uint32_t bs, uint64_t until_ns, jbof_hist *h)
+ * reader, run to until_ns.  Checked on tenant 1's latencies (prints only on
+ * failure): at least n_min writes, the largest at least lo_ns (the case:
+ * held to the bound) and at most hi_ns. */
+static void escape_behind_resv(uint32_t qd, uint32_t bs, uint64_t until_ns, uint64_t n_min, uint64_t lo_ns,
+                               uint64_t hi_ns, const char *what)
 {
+    jbof_hist h;
     jbof_sched *s = mk(JBOF_POLICY_QOS);
     static load L;
     static fake f;
@@ -2990,19 +2994,19 @@ static void escape_behind_resv(uint32_t qd, uint32_t bs, uint64_t until_ns, jbof
     L.start_ns[1] = 100000000;
     add_lc(s, &L, 2, 2000000, 1, 4096);
     run(s, &L, &f, until_ns);
-    CHECK_EQ(jbof_sched_tenant_hist(s, L.ids[1], h), 0);
+    CHECK_EQ(jbof_sched_tenant_hist(s, L.ids[1], &h), 0);
     CHECK_EQ(L.fifo_violations, 0);
     jbof_sched_destroy(s);
+    if (h.count < n_min || h.max_ns > hi_ns || h.max_ns < lo_ns)
+        fprintf(stderr, "%s: %llu writes by %llu ms, max %.3f ms\n", what, (unsigned long long)h.count,
+                (unsigned long long)(until_ns / 1000000), h.max_ns / 1e6);
+    CHECK(h.count >= n_min);
+    CHECK(h.max_ns >= lo_ns); /* the case: held to the bound */
+    CHECK(h.max_ns <= hi_ns);
 }
 static void test_progress_escape_last(void)
 {
-    jbof_hist h;
-    escape_behind_resv(2, 65536, 180000000, &h);
-    if (h.count < 2 || h.max_ns > 55000000 || h.max_ns < 45000000)
-        fprintf(stderr, "progress escape, last: %llu writes by 180 ms, max %.3f ms\n", (unsigned long long)h.count,
-                h.max_ns / 1e6);
-    CHECK(h.max_ns >= 45000000); /* the case: held to the bound */
-    CHECK(h.count >= 2 && h.max_ns <= 55000000);
+    escape_behind_resv(2, 65536, 180000000, 2, 45000000, 55000000, "progress escape, last");
 }
 
 /* section 356: a best-effort 4 KiB writer at QD 1 (tenant 1) arrives at
@@ -3016,13 +3020,7 @@ static void test_progress_escape_last(void)
  * 50 ms stall floor). */
 static void test_progress_lone_small(void)
 {
-    jbof_hist h;
-    escape_behind_resv(1, 4096, 400000000, &h);
-    if (h.count < 1 || h.max_ns > 50000000 || h.max_ns < 40000000)
-        fprintf(stderr, "progress lone small: %llu writes by 400 ms, max %.3f ms\n", (unsigned long long)h.count,
-                h.max_ns / 1e6);
-    CHECK(h.count >= 1 && h.max_ns >= 40000000); /* the case: held to the bound */
-    CHECK(h.max_ns <= 50000000);
+    escape_behind_resv(1, 4096, 400000000, 1, 40000000, 50000000, "progress lone small");
 }
 
 /* section 62: section 26's write stop, re-armed by a reserved writer's
