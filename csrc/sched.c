@@ -4917,6 +4917,39 @@
  *    hold-outs 1516 -> 1502 (work s4-443, s5-323 new, one each); CI 10.
  *    Cost: in big_held, out of line, only for large heads beside an SLO.
  *    test_big_rel_tight pins it.  (docs/scheduler-log.md section 367)
+ *
+ * 372. Section 366's swap beyond a pair, where the readers' own queue is
+ *    the crowd (issue 11, qos, no SLO tenant; the work row's class P with
+ *    three or more tenants, log 366g (1)).  366 judged the write EWMA only
+ *    for a pair: beside a third tenant the drive, not the weights, splits
+ *    what the rate frees, and a reader a few MB deep loses its share when
+ *    the freed writes fill a fragmented drive's buffer early (s8-870: a
+ *    64 KiB QD-128 reader, 8-9 MB of cost in the drive, beside an 8 KiB
+ *    QD-128 and a 512 KiB QD-2 writer; the write EWMA 68 us -> 19 ms at
+ *    200 ms instead of ~300, the reader's cost share 0.287 against 0.333).
+ *    The rule (reads_alone_sig): every tenant with reads in the drive is a
+ *    pure reader (one or several: in a pair two pure readers bring no
+ *    fresh write EWMA, so a pair is judged as in 366), none else waits with
+ *    a read at its head; beyond RA_MAX_TENANTS (2) tenants a writer must wait at the
+ *    scheduler (the clamp holds it) and the readers must hold >=
+ *    RA_CROWD_BYTES (16 MiB) of cost in the drive -- a queue that alone
+ *    keeps the link busy for ~30 ms, so the freed rate goes to the held
+ *    writers and the readers stay at the link.  s2-171 (a weight-8 1 MiB
+ *    QD-128 reader, 20-135 MB in the drive at 545-566 MB/s, beside a
+ *    weight-8 64 KiB and a weight-1 256 KiB writer, both QD 32): the clamp
+ *    held the rate at ~1.1 GB/s of cost and the 64 KiB writer at 64-153
+ *    MB/s; with the swap the rate reaches rate_max and it writes 250-440
+ *    MB/s, the reader unchanged.  Without the crowd bound (several readers,
+ *    any count, a writer waiting) 59-73 qos docs a training seed moved and
+ *    weights s1-190 / 781, s2-896, s8-332 / 870, s9-155 / 177 / 390 / 905
+ *    came new (log 372b form f1).  Measured (fast gate against L37 = main
+ *    37ace48): s2 218 -> 217 (work s2-171), s1 / s7 / s8 / s9 and CI at the
+ *    base's rows, 0-3 qos docs a seed; hold-outs 1501 -> 1500 (work s5-286
+ *    fixed, weights s4-430 new, s4's total unchanged).  RA_CROWD_BYTES at
+ *    8 MiB: training 1337 -> 1336 (weights s8-26 fixed, reserve s1-897
+ *    new); at 32 MiB the base's rows.  Cost: none per IO beyond noise (the
+ *    cold path of 366).  test_reads_alone_crowd pins it.
+ *    (docs/scheduler-log.md section 372)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -5065,8 +5098,9 @@ enum { SD_DOM_MIN = (4 * SD_DRIVE_MIN + 4) / 5 };      /* qos: ... so a tenant h
 static const uint64_t SELF_FRESH_NS = 100000000ull; /* qos: ... the others' reads count for 100 ms (64) */
 enum { S7_NUM = 7, S7_DEN = 8 };                    /* qos: a tenant holding >= 7/8 of the drive ... (section 145) */
 enum { S7_DRIVE_MIN = 8 };                          /* qos: ... of a drive >= 8 deep, reads past the band: its own queue? (145) */
-enum { RA_MAX_TENANTS = 2 };                        /* qos: section 366's swap only for a pair (a reader, a writer) */
+enum { RA_MAX_TENANTS = 2 };                        /* qos: section 366's swap as is for a pair (a reader, a writer); beyond, 372's tests */
 enum { RA_DEEP_BYTES = 2 << 20 };                   /* qos: ... and its reads hold >= 2 MiB of cost in the drive (366) */
+enum { RA_CROWD_BYTES = 16 << 20 };                 /* qos: beyond a pair the readers hold >= 16 MiB of cost in the drive (372) */
 enum { PD_IDLE, PD_BASE, PD_DRAIN, PD_MEAS, PD_HOLD, PD_PAYS }; /* qos: section 77's probe states (PD_PAYS: section 89) */
 static const uint64_t PD_WIN_NS = 10000000ull;      /* qos: section 77 measures a depth over 10 ms */
 static const uint64_t PD_HOLD_NS = 100000000ull;    /* qos: ... holds the depth found for 100 ms */
@@ -10432,12 +10466,15 @@ static __attribute__((noinline, cold)) int depth_pays(const jbof_sched *s, const
  * EWMA, each while fresh, the larger -- is known, inside the band and
  * under the read EWMA / SD_RATIO: that latency, which section 3 judges
  * instead; else 0 (no SLO tenant: SLO steering owns the depth) */
-/* section 366: the drive's reads are one tenant's alone -- exactly one
- * tenant has reads in the drive, no other tenant waits with a read at its
- * head, and the write EWMA is fresh, at most band_lo and under the read
- * EWMA / SD_RATIO (the others' writes are buffered, not waiting behind the
- * reads): that write EWMA, which section 3 judges instead; else 0.  The
- * caller tests the policy, the SLO tenants, the read EWMA and the depth. */
+/* section 366: the drive's reads are pure readers' alone -- every tenant
+ * with reads in the drive has never completed a write, no other tenant
+ * waits with a read at its head, and the write EWMA is fresh, at most
+ * band_lo and under the read EWMA / SD_RATIO (the others' writes are
+ * buffered, not waiting behind the reads): that write EWMA, which section 3
+ * judges instead; else 0.  Up to RA_MAX_TENANTS (a pair) that is all;
+ * beyond it (section 372) a writer must wait at the scheduler and the
+ * readers hold >= RA_CROWD_BYTES of cost in the drive.  The caller tests
+ * the policy, the SLO tenants, the read EWMA and the depth. */
 static __attribute__((noinline, cold)) uint64_t reads_alone_sig(const jbof_sched *s, uint64_t now_ns)
 {
     const ctl_state *c = &s->ctl;
@@ -10445,29 +10482,34 @@ static __attribute__((noinline, cold)) uint64_t reads_alone_sig(const jbof_sched
     if (!w || now_ns - c->last_ns[1] >= CTL_SIGNAL_FRESH_NS || w > c->band_lo_ns ||
         c->ewma_ns[0] <= SD_RATIO * w)
         return 0;
-    const tenant *r = NULL;
-    uint32_t n = 0;
+    uint32_t n = 0, nr = 0, wq = 0;
+    uint64_t cost = 0, rb = 0, rn = 0;
     for (uint32_t i = 0; i < s->t_hi; i++) {
         const tenant *u = s->t[i];
         if (!u)
             continue;
-        if (++n > RA_MAX_TENANTS)
-            return 0; /* a pair only: beside a third tenant the drive, not the weights, would split it */
-        int reading = u->inflight != inflight_w(u);
-        if (reading) {
-            if (r)
-                return 0;
-            r = u;
+        n++;
+        if (u->inflight != inflight_w(u)) { /* reading */
+            if (u->done_ios[1])
+                return 0; /* a mixer's reads: its writes would take what the rate frees */
+            nr++;
+            cost += u->inflight_cost;
+            rb += u->done_bytes[0];
+            rn += u->done_ios[0];
+        } else if (u->count) {
+            if (!head_bucket(u))
+                return 0; /* a read waits that the readers' queue would delay */
+            wq = 1;
         }
-        if (!reading && u->count && !head_bucket(u))
-            return 0; /* a read waits that the reader's queue would delay */
     }
-    /* its reads large on average (section 145 owns small reads: a sub-page
-     * read's queue sits on one unit, not on the read path) */
-    return r && !r->done_ios[1] && r->inflight_cost >= RA_DEEP_BYTES &&
-                   r->done_bytes[0] > (uint64_t)CTL_BASE_MAX_BYTES * r->done_ios[0]
-               ? w
-               : 0;
+    /* beyond a pair (section 372) the drive, not the weights, splits what
+     * the rate frees: only where the readers' own queue is the crowd and a
+     * writer the clamp held waits for it */
+    if (!nr || (n > RA_MAX_TENANTS && (!wq || cost < RA_CROWD_BYTES)))
+        return 0;
+    /* their reads large on average (section 145 owns small reads: a
+     * sub-page read's queue sits on one unit, not on the read path) */
+    return cost >= RA_DEEP_BYTES && rb > (uint64_t)CTL_BASE_MAX_BYTES * rn ? w : 0;
 }
 
 static __attribute__((noinline, cold)) uint64_t self_sig145(jbof_sched *s, const tenant *t, uint32_t id, uint32_t op,

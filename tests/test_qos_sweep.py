@@ -454,6 +454,10 @@ OPEN: dict[str, set[str]] = {
     # weights s8-679 (a 512 KiB QD-1 rw member beside a 200 us-SLO 16 KiB randrw on clean dct983) and s9-358 (a
     # 1 MiB QD-2 sequential reader beside an 8 KiB QD-64 randwriter and a 200 us-SLO 4 KiB reader) on L36
     "sweep-s8-679": set(), "sweep-s9-358": set(),
+    # section 372 (scheduler-log 372: section 366's swap beyond a pair when the pure readers hold >= RA_CROWD_BYTES
+    # of cost in the drive and a writer waits): work s2-171 (a weight-8 1 MiB QD-128 random reader beside a weight-8
+    # 64 KiB QD-32 randwriter and a 256 KiB QD-32 writer, sata-ssd clean) on L37
+    "sweep-s2-171": set(),
 }
 
 CI_SEED = 11

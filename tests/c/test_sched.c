@@ -5687,6 +5687,35 @@ static void test_reads_alone_pair(void)
     nl_two_min_check(sim, 800, t0, RA_TEST_WRITES, t1, RA_TEST_READS, "reads alone pair: the writer");
 }
 
+/* section 372 (366's swap beyond a pair, the reads a crowd of their own):
+ * sweep mix s2-171's shape (sata-ssd clean, seed 4916): a 64 KiB random
+ * writer at QD 32 (weight 8) and a 256 KiB sequential writer at QD 32
+ * (weight 1) beside a 1 MiB random reader at QD 128 (weight 8).  The
+ * reader holds 20-135 MB of cost in the drive at the link's ~550 MB/s (the
+ * read EWMA 5-30 ms against band_hi 1.5 ms) while the writes complete in
+ * ~175 us; without the swap every evaluation is OVERLOADED and the clamp
+ * holds the rate at ~1.1 GB/s of cost: the writers 1204 writes in 800 ms
+ * (the reader 419 reads); with it the write EWMA is judged and the rate
+ * grows: 3190 writes, the reader 419 reads either way (at the link). */
+enum { RA_CROWD_TEST_WRITES = 2500, RA_CROWD_TEST_READS = 380 };
+static void test_reads_alone_crowd(void)
+{
+    static const uint32_t b64k[1] = {65536}, b256k[1] = {262144}, b1m[1] = {1048576};
+    jbof_sim *sim = nl_sim("sata-ssd", 4916);
+    uint32_t t0 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 8, JBOF_RW_RANDWRITE, 0, 32, 1, b64k, NULL, 0, 0, 0);
+    uint32_t t1 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_WRITE, 0, 32, 1, b256k, NULL, 0, 0, 0);
+    uint32_t t2 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 8, JBOF_RW_RANDREAD, 0, 128, 1, b1m, NULL, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
+    uint64_t w = nl_ios(sim, t0, 1) + nl_ios(sim, t1, 1), r = nl_ios(sim, t2, 0);
+    if (!(w >= RA_CROWD_TEST_WRITES && r >= RA_CROWD_TEST_READS))
+        fprintf(stderr, "reads alone crowd: the writers %llu writes in 800 ms (want >= %u), the reader %llu reads "
+                        "(want >= %u)\n",
+                (unsigned long long)w, RA_CROWD_TEST_WRITES, (unsigned long long)r, RA_CROWD_TEST_READS);
+    CHECK(w >= RA_CROWD_TEST_WRITES);
+    CHECK(r >= RA_CROWD_TEST_READS);
+    jbof_sim_destroy(sim);
+}
+
 /* A deep reader beside a shallow one under section 18's protecting window:
  * the shallow reader's completed reads in 800 ms must reach `want`.  One
  * runner for the cases of sections 348 and 357 (below); `shallow_first`
@@ -6973,6 +7002,7 @@ int main(void)
     test_big_rel_tight();
     test_wdecay_pair();
     test_reads_alone_pair();
+    test_reads_alone_crowd();
     test_prot_readers();
     test_resv_bank_arrival();
     test_resv_bank_one_bucket();
