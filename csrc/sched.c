@@ -1922,7 +1922,7 @@
  *    pair also opens for a writer holding at most BW_SHALLOW_W_IOS IOs
  *    that reads at most BW_MIX_RD_X (2) per write, while nobody else has IO
  *    queued (n_backlogged is the writer's own) and the others hold at most
- *    BW_MIX_OTHER_X16 (2) 16ths of the drive's in-flight cost.  Measured
+ *    BW_MIX_OTHER_X16 (2; 4 since 373) 16ths of the drive's in-flight cost.  Measured
  *    (trace at the openings, training mixes): s2-355 1304 of 1403 openings
  *    match, s8-939 2892 of 3073, s1-271 / s7-572 none, s9-330 is 352's
  *    (write-majority) as before.  1000-mix fast gate against L35 (main
@@ -1945,6 +1945,36 @@
  *    none of s1-216's; fast gate against L35 with the mixer arm above: s7
  *    286 -> 284 (jain s7-195, work s7-876), hold-out s4 309 -> 308 (work
  *    s4-521), every other row at L35's, 3-15 qos docs differ per seed.
+ *    Pair by the whole debt (section 373).  Why: in a pair (n_active 2) the
+ *    episode's writer never passes, yet each passer's allowance is its
+ *    weighted part of the debt (half, at equal weights), so a read costing
+ *    more than that never passes at all and waits out the refill: s9-686
+ *    (sata-ssd, 128 KiB QD-64 reads beside a 16 KiB QD-2 writer, 131 KiB of
+ *    cost a read against 139-147 KiB of debt), s2-322 (a 256 KiB randrw/70
+ *    mixer's reads, 259 KiB of cost against 515 KiB, beside pure writers,
+ *    one of the three tenants idle).  Rule: in a pair, a passer's FIRST
+ *    read of an episode may use the whole debt (the total bound, all passers
+ *    within the debt, is unchanged) if the writer had completed no read when
+ *    the episode opened (bw_whole) and the passer has been sent less cost
+ *    per weight than the writer (bw_behind: section 125 (c)'s test).  The
+ *    guards: without the first-read limit every later small read of the
+ *    episode went too (more docs moved, hold-out s5's jain row two worse);
+ *    s7-645's writer is a randrw/70 mixer whose own reads cannot pass (work
+ *    s7-645 new without bw_whole); a passer already ahead (hold-out s5's
+ *    jain row one worse without bw_behind, which also gives back s7-981's
+ *    and s8-671's 0.5-1 MiB readers, ahead by cost).  Measured (fast gate against
+ *    L37, main 37ace48): s2 218 -> 217 (work s2-322), s9 293 -> 292 (work
+ *    s9-686), every other row of seeds 1, 7, 8, the hold-outs 3, 4, 5, 6, 10
+ *    and CI at main's, nothing new, 0-6 qos docs differ per seed.  s9-770
+ *    (363f (2)'s target) is not reached: its QD-8 reader's queue never
+ *    empties (q_empty_ns 0), so bw_ok's latency-bound test refuses it
+ *    before any size test.  No constant; out of line (bw_serve_walk).
+ *    And (373) the shallow mixer's BW_MIX_OTHER_X16 2 -> 4 (the others at
+ *    most a quarter of the drive's in-flight cost; 363b measured 4 as its
+ *    x2): with the pair rule above, s8 309 -> 308 (jain s8-939: a 256 KiB
+ *    rw/50 QD-2 mixer beside a 512 B QD-16 reader and two paced writers),
+ *    every other row of the eleven samples as the pair rule's; at 8 the same
+ *    rows, at 2 the pair rule's (training 1335; 4 and 8: 1334; L37 1337).
  *
  * 81. The band's SLO ceiling steered by the SLO tenant's tail (issue 11, the
  *    work row's SLO-steering class; ctl.c 3c).  Section 3's ceiling is half
@@ -5070,7 +5100,7 @@ enum { BW_SHALLOW_Q4 = 2 };                         /* ... or this deep in quart
 enum { BW_SHALLOW_W_IOS = 4 };                      /* ... and the writer holding at most this many IOs (79, 352) */
 enum { BW_SHALLOW_RD_X = 4 };                       /* ... and reading at most 1 in this many of its writes (79, 352) */
 enum { BW_MIX_RD_X = 2 };                           /* ... or a shallow mixer reading at most this many per write (79, 363) */
-enum { BW_MIX_OTHER_X16 = 2 };                      /* ... alone queued, the others' in-flight cost <= this many 16ths of the drive's (363) */
+enum { BW_MIX_OTHER_X16 = 4 };                      /* ... alone queued, the others' in-flight cost <= this many 16ths of the drive's (363; 2 -> 4: 373) */
 enum { BW_DEEP_MIX_WR_X = 4 };                      /* ... or a deeper mixer writing at most this many per read, the other queued (363) */
 enum { WH_SLOW_X = 8 };                             /* qos: a passed read this many x base_ns in the drive holds the writer (120) */
 enum { WH_HOLD_X = 2 };                             /* qos: ... for this many times the read's drive time (120) */
@@ -5398,6 +5428,7 @@ struct jbof_sched {
     int64_t bw_sent;          /* qos, one bucket: reads' cost passed in the open episode (section 79) */
     uint32_t bw_owner;        /* qos, one bucket: the tenant whose write opened it (section 79) */
     uint32_t bw_inflight;     /* qos: passed reads in the drive (section 79) */
+    uint32_t bw_whole;        /* qos, one bucket: the episode's writer had completed no read at its opening (section 79, 373) */
     uint32_t wh_id;           /* qos, one bucket: the writer of the last episode opened with a write debt (section 120) */
     uint64_t wh_until;        /* qos: ... its writes wait until then while IO is in the drive */
     uint64_t wh_base_ns;      /* qos: the least passed read's drive time, section 120's base while ctl has none (section 125) */
@@ -7690,6 +7721,7 @@ static __attribute__((noinline)) void bw_open_episode(jbof_sched *s, uint32_t id
     s->bw_ep++;
     s->bw_sent = 0;
     s->bw_owner = id;
+    s->bw_whole = !w->done_ios[0];
     /* section 120: BW_SHALLOW_BUCKETS deep will do when the debt is at
      * least 3/4 of the write's own cost and no more than one other tenant
      * has IO queued (the writer and a reader alone) */
@@ -7809,6 +7841,14 @@ static inline uint64_t wh_base(jbof_sched *s, uint64_t dt)
     return s->wh_base_ns;
 }
 
+/* section 79 (373): t has been sent less cost per weight than the episode's
+ * writer (completed + in the drive; section 125 (c)'s test) */
+static int bw_behind(const jbof_sched *s, const tenant *t)
+{
+    const tenant *u = s->t[s->bw_owner];
+    return u && (unsigned __int128)(t->st.cost_completed + t->inflight_cost) * u->cfg.weight <
+                    (unsigned __int128)(u->st.cost_completed + u->inflight_cost) * t->cfg.weight;
+}
 /* section 79: may t (id) pass read h behind the open episode's write debt? */
 static inline int bw_ok(const jbof_sched *s, uint32_t id, const tenant *t, const jbof_io *h, uint64_t now_ns)
 {
@@ -7821,7 +7861,8 @@ static inline int bw_ok(const jbof_sched *s, uint32_t id, const tenant *t, const
     if (s->bw_sent + c > s->bw_debt)
         return 0; /* all passers together: at most the write's debt */
     int64_t sent = t->bw_ep == s->bw_ep ? t->bw_sent : 0;
-    return sent + c <= (int64_t)(((__int128)s->bw_debt * t->cfg.weight) / s->active_weight);
+    return sent + c <= (int64_t)(((__int128)s->bw_debt * t->cfg.weight) / s->active_weight) ||
+           (s->n_active == 2 && s->bw_whole && !sent && bw_behind(s, t)); /* (373) a pair: the first read by the whole debt */
 }
 
 /* section 79: u (on the round, backlogged) has sent nothing for BW_STUCK_NS

@@ -458,6 +458,14 @@ OPEN: dict[str, set[str]] = {
     # of cost in the drive and a writer waits): work s2-171 (a weight-8 1 MiB QD-128 random reader beside a weight-8
     # 64 KiB QD-32 randwriter and a 256 KiB QD-32 writer, sata-ssd clean) on L37
     "sweep-s2-171": set(),
+    # section 373 (scheduler-log 373: section 79's pass in a pair, a passer's first read of an episode sized by
+    # the whole debt when the writer had completed no read and the passer is behind it by cost per weight): work
+    # s2-322 (a 256 KiB randrw/70 mixer's reads beside pure writers, the third tenant idle; dct983) and s9-686
+    # (128 KiB QD-64 reads beside a 16 KiB QD-2 writer; sata-ssd clean) on L37
+    "sweep-s2-322": set(), "sweep-s9-686": set(),
+    # and jain s8-939 (a 256 KiB rw/50 QD-2 mixer beside a 512 B QD-16 reader and two writers paced to 10 MiB/s;
+    # dct983) with section 363's BW_MIX_OTHER_X16 2 -> 4 (scheduler-log 373) on L37
+    "sweep-s8-939": set(),
 }
 
 CI_SEED = 11

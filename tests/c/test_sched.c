@@ -5814,6 +5814,45 @@ static void test_bw_deep_mixer(void)
     nl_two_min_check(sim, 1000, a, 31000, m, 9500, "bw deep mixer: the 8 KiB mixer");
 }
 
+/* section 373 (section 79's pass in a pair, the first read by the whole
+ * debt): s8-671's device, seed and writer (sata-ssd clean, seed 6996: a 128
+ * KiB sequential writer at QD 16) beside a 1 MiB sequential reader at QD 4,
+ * weight 1 each.  A 1 MiB read costs more than the reader's weighted half of
+ * a write's debt, so it never passes an episode and waits for the refill:
+ * the writer completes 2178 writes in 1 s (the reader 524 reads).  With the
+ * first read of a pair's episode sized by the whole debt (the writer has
+ * read nothing, the reader has been sent less cost per weight) the read
+ * passes uncharged: 3442 writes (524 reads). */
+static void test_bw_pair_whole(void)
+{
+    static const uint32_t b1m[1] = {1048576}, b128k[1] = {131072};
+    jbof_sim *sim = nl_sim("sata-ssd", 6996);
+    uint32_t r = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 4, 1, b1m, NULL, 0, 0, 0);
+    uint32_t w = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_WRITE, 0, 16, 1, b128k, NULL, 0, 0, 0);
+    /* the writer 3442 writes with section 373, 2178 without; the reader 524 both ways */
+    nl_two_min_check(sim, 1000, w, 2800, r, 480, "bw pair whole: the writer");
+}
+
+/* section 373 (section 363's shallow mixer arm with BW_MIX_OTHER_X16 4, the
+ * others at most a quarter of the drive's in-flight cost): sweep mix
+ * s8-939's shape (dct983, seed 3221): a 256 KiB sequential mixer (50 %
+ * reads) at QD 2 beside a 512 B random reader at QD 16 and two writers paced
+ * to 10 MiB/s (8 KiB QD 4, 64 KiB rw/30 QD 2), weight 1 each.  With the
+ * others at most 2 / 16 of the in-flight cost few of the mixer's write debts
+ * open an episode and the 512 B reader reads 127942 times in 1.5 s (the
+ * mixer 6759 IOs); at 4 / 16, 130409 (6713). */
+static void test_bw_mixer_other(void)
+{
+    static const uint32_t b8k[1] = {8192}, b64k[1] = {65536}, b512[1] = {512}, b256k[1] = {262144};
+    jbof_sim *sim = nl_sim("dct983", 3221);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_WRITE, 0, 4, 1, b8k, NULL, 10ull << 20, 0, 0);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RW, 30, 2, 1, b64k, NULL, 10ull << 20, 0, 0);
+    uint32_t r = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 16, 1, b512, NULL, 0, 0, 0);
+    uint32_t m = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RW, 50, 2, 1, b256k, NULL, 0, 0, 0);
+    /* the reader 130409 reads with BW_MIX_OTHER_X16 4, 127942 with 2; the mixer 6713 / 6759 */
+    nl_two_min_check(sim, 1500, r, 129500, m, 6400, "bw mixer other: the 512 B reader");
+}
+
 /* The deep-beside-shallow reader cases, one row each (prot_pair_check). */
 static void test_prot_readers(void)
 {
@@ -7010,6 +7049,8 @@ int main(void)
     test_bw_shallow_pair();
     test_bw_shallow_mixer();
     test_bw_deep_mixer();
+    test_bw_pair_whole();
+    test_bw_mixer_other();
     test_nl_run_writer();
     test_nl_carry_small();
     test_stop_lift_mixed();
