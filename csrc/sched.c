@@ -4980,6 +4980,35 @@
  *    new); at 32 MiB the base's rows.  Cost: none per IO beyond noise (the
  *    cold path of 366).  test_reads_alone_crowd pins it.
  *    (docs/scheduler-log.md section 372)
+ *
+ * 376. An SLO tenant's wait for its own limit is not the drive's overload
+ *    (log 370f (0), knob churn on a memory drive).  ctl.c 3's SLO override
+ *    reads a latency-critical tenant missing all of its SLO end to end as
+ *    overload whatever the drive's own latency says.  A 500 us-SLO reader
+ *    at QD 16 with limit_iops 500 waits ~32 ms at the scheduler behind its
+ *    OWN limit: on a drive completing in ns (EWMAs 15-93 ns) the override
+ *    put qos into OVERLOADED and walked the rate 2.35 -> 0.05 GB/s (mem
+ *    churn seed 47 at 10.3-10.7 s), and the debt it left stalled every
+ *    tenant 0.2-2.4 s after a policy switch.  take_rated (rated tenants
+ *    only, out of line) notes an SLO tenant's wait for its limit -- the
+ *    limit's due for the IO (its tags before the take) past the IO's
+ *    submission -- in lim_wait_ns; lc_own_e2e hands ctl_on_lc the e2e less
+ *    that wait, never less than the IO's time in the drive (the tenant's
+ *    last dispatch stands for the IO completing: a limit-bound tenant's
+ *    waits are alike IO to IO); tags_rearm clears it at a rate change.
+ *    Only ctl_on_lc's input changes: the tenant's SLO misses and latency
+ *    histogram still count the whole wait.  Sweep: bit-identical on all 11
+ *    samples (no generated LC tenant is limit-bound).  Per IO --slo +0.5,
+ *    the others unchanged.  test_lc_own_limit_wait pins it (without it:
+ *    OVERLOADED at 29 of 100 samples, the rate down to 0.8 GB/s).
+ *    Second, jbof_sched_set_policy drops a bucket's debt (tokens < 0 -> 0),
+ *    as it re-arms tags and deficits: under qos a latency tenant's backlog
+ *    dispatches past an empty bucket (budget_ok's n_lc_backlogged), and on
+ *    the memory drive the debt reached -1.2 GB (churn seed 32; -6.8 GB in
+ *    test_policy_switch_debt's 500 ms); gimbal, switched to, dispatches
+ *    only from a positive bucket and stalled every tenant 0.1-0.8 s while
+ *    it refilled (mem seeds 32 / 34 / 38 / 105).  No sweep mix switches
+ *    policy.  (docs/scheduler-log.md section 376)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -5219,6 +5248,7 @@ typedef struct tenant {
     uint32_t throttled;
     uint32_t rated;           /* has a limit or a reservation: keeps rate tags */
     uint32_t lc_slo;          /* latency-critical with an SLO: steers the controller (qos) */
+    uint64_t lim_wait_ns;     /* section 376: its last dispatched IO's wait for its own limit (lc_slo only) */
     uint64_t nl_c0;           /* 263 (258): its cost completed at the last tail-window roll */
     uint32_t nl_bl;           /* 263 (258): backlogged at the last roll */
     uint32_t nl_rn;           /* 263 (258): the one-bucket run's tail windows it was a backlogged member in */
@@ -5567,6 +5597,7 @@ static inline int policy_uses_tags(uint32_t p) { return p == JBOF_POLICY_QOS || 
  * not stay in the future further than the new settings would have put it. */
 static inline void tags_rearm(tenant *t, uint64_t now_ns)
 {
+    t->lim_wait_ns = 0; /* section 376: measured under the old limits */
     if (t->l_tag > now_ns)
         t->l_tag = now_ns;
     if (t->li_tag > now_ns)
@@ -6263,6 +6294,12 @@ int jbof_sched_set_policy(jbof_sched *s, uint32_t policy, uint64_t now_ns)
     int rc = jbof_sched_configure(s, &c, now_ns);
     if (rc)
         return rc;
+    /* section 376: a bucket's debt run under the old policy's rules is not
+     * the new one's to pay (a qos debt of -1.2 GB behind a latency tenant's
+     * backlog stalled every tenant 0.8 s under gimbal: mem churn seed 32) */
+    for (uint32_t k = 0; k < 2; k++)
+        if (s->ctl.tokens[k] < 0)
+            s->ctl.tokens[k] = 0;
     for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
         tenant *t = s->t[i];
         if (t) {
@@ -6750,10 +6787,32 @@ static void take_tags(tenant *t, const jbof_io *io, uint64_t now_ns, int resv);
  * take tests one flag. */
 static __attribute__((noinline)) void take_rated(tenant *t, const jbof_io *io, uint64_t now_ns, uint32_t pol)
 {
+    if (t->lc_slo) {
+        /* section 376: the limit's due for this IO (its tags before the
+         * take) past its submission is time it waited for its own limit */
+        uint64_t due = t->cfg.limit_bps ? t->l_tag : 0;
+        if (t->cfg.limit_iops && t->li_tag > due)
+            due = t->li_tag;
+        t->lim_wait_ns = due > io->submit_ns ? due - io->submit_ns : 0;
+    }
     if (policy_uses_tags(pol))
         take_tags(t, io, now_ns, pol == JBOF_POLICY_QOS);
     if (t->throttled)
         throttle_end(t, now_ns);
+}
+
+/* Section 376: what an SLO tenant's IO experienced end to end, less the
+ * time it waited for its own limit (take_rated's lim_wait_ns, the tenant's
+ * last dispatch: a limit-bound tenant's waits are alike IO to IO), never
+ * less than its time in the drive -- for ctl.c 3's SLO override, which
+ * reads an SLO missed end to end as the drive's overload. */
+static inline uint64_t lc_own_e2e(const tenant *t, const jbof_io *io, uint64_t e2e, uint64_t now_ns)
+{
+    uint64_t w = t->lim_wait_ns;
+    if (__builtin_expect(!w, 1))
+        return e2e;
+    uint64_t dev = now_ns > io->dispatch_ns ? now_ns - io->dispatch_ns : 0;
+    return e2e > w + dev ? e2e - w : dev;
 }
 
 /* Pop the head IO of t into *out and do all accounting.  pol is the policy
@@ -11163,7 +11222,7 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
                      s->big_until_ns <= io->submit_ns)
                 s->w_rd_prog++; /* section 209: within its SLO, but it waited a whole program */
             s->w_rd_n += op == JBOF_OP_READ;
-            ctl_on_lc(&s->ctl, e2e, now_ns);
+            ctl_on_lc(&s->ctl, lc_own_e2e(t, io, e2e, now_ns), now_ns);
             if (s->d_on) {
                 s->d_n++;
                 s->d_over += e2e * 256 > (uint64_t)NL_OVER_H256 * t->slo_over_ns;

@@ -334,6 +334,9 @@ class Simulator:
         check(lib.jbof_sched_tenant_set(self._sched, t.id, tc, self.now_ns),
               "jbof_sched_tenant_set", f"tenant {name!r}")
         t.cfg = tc
+        # as the live reactor: dispatch under the new knobs now, not at the next
+        # event (sim.c, scheduler-log section 376)
+        check(lib.jbof_sim_pump(self._sim), "jbof_sim_pump")
 
     def set_workload(self, name: str, workload: Any, *, phases: Any = None,
                      loop_phases: bool = False) -> None:
@@ -349,6 +352,7 @@ class Simulator:
         code = policy_code(policy)
         check(lib.jbof_sched_set_policy(self._sched, code, self.now_ns), "jbof_sched_set_policy")
         self._policy = policy_names()[code]
+        check(lib.jbof_sim_pump(self._sim), "jbof_sim_pump")  # section 376, as set_tenant
 
     def configure(self, **overrides: Any) -> None:
         """Change scheduler parameters live: ``configure(quantum_bytes=65536,

@@ -271,6 +271,119 @@ def _random_change(rng: random.Random) -> tuple[str, dict[str, Any]]:
     return "tenant.set", {"name": name, kind: v}
 
 
+# The live churn in the simulator (scheduler-log sections 370 / 376): the live memory
+# drive takes ~nothing (1 ns pages), the client's round trip is a 100 us thinktime.
+MEM_DRIVE = {"read_page_ns": 1, "program_page_ns": 1, "fixed_ns": 0, "cmd_ns": 0, "spike_ppm": 0,
+             "suspend_ns": 0, "buffer_write_ns": 1, "link_bps": 1 << 40}
+MIB = 1 << 20
+CHURN_RATES = {"0": 0, "2MiB/s": 2 * MIB, "20MiB/s": 20 * MIB, "200MiB/s": 200 * MIB,
+               "1GiB/s": 1 << 30, "10MiB/s": 10 * MIB, "50MiB/s": 50 * MIB}
+CHURN_SLOS = {"0": 0.0, "500us": 0.0005, "2ms": 0.002}
+
+
+def sim_churn_gaps(seed: int, churn_s: float, warm_s: float = 0.5) -> dict[str, float]:
+    """test_live_knob_churn_no_tenant_stalls's churn in the simulator on the memory drive:
+    a change drawn by _random_change every 100 ms after warm_s, refused like
+    control.config.check_config; per tenant the longest time (s) with IO queued or in
+    flight and no completion, sampled every SAMPLE_S after warm_s."""
+    from control.simulator import Simulator
+    sim = Simulator("dct983", "qos", seed=seed, ssd_overrides=MEM_DRIVE)
+    cfg = {n: {"klass": None, "weight": 1, "reserve": 0, "limit": 0, "limit_iops": 0, "slo": 0.0}
+           for n in CHURN_FIO}
+    cfg["b"]["weight"] = 2
+    cfg["c"]["limit"] = 200 * MIB
+    for n, (rw, bs, qd) in CHURN_FIO.items():
+        sim.add_tenant(n, {"rw": rw, "bs": bs, "iodepth": qd, "thinktime": "100us"},
+                       weight=cfg[n]["weight"], limit_bps=cfg[n]["limit"])
+
+    def klass(t: dict[str, Any]) -> str:
+        return t["klass"] or ("latency" if t["slo"] else "reserved" if t["reserve"] else "best-effort")
+
+    rng = random.Random(seed)
+    last = {n: 0.0 for n in CHURN_FIO}
+    done = {n: 0 for n in CHURN_FIO}
+    worst = {n: 0.0 for n in CHURN_FIO}
+    t = 0.0
+    for e in range(-round(warm_s / 0.1), round(churn_s / 0.1)):
+        if e >= 0:
+            op, args = _random_change(rng)
+            if op == "drive.set":
+                sim.set_policy(args["policy"])
+            else:
+                n = args.pop("name")
+                (k, v), = args.items()
+                new = dict(cfg[n])
+                key = {"latency_slo": "slo", "class": "klass"}.get(k, k)
+                new[key] = (CHURN_RATES[v] if k in ("limit", "reserve") else
+                            CHURN_SLOS[v] if k == "latency_slo" else v)
+                refused = ((new["reserve"] and new["limit"] and new["reserve"] > new["limit"])
+                           or (new["klass"] == "latency" and not new["slo"])
+                           or (new["klass"] == "reserved" and not new["reserve"]))
+                if not refused:               # (refused as check_config refuses it live)
+                    try:
+                        sim.set_tenant(n, weight=new["weight"], klass=klass(new),
+                                       reserve_bps=new["reserve"], limit_bps=new["limit"],
+                                       limit_iops=new["limit_iops"], latency_slo_s=new["slo"])
+                        cfg[n] = new
+                    except DataplaneError:
+                        pass
+        for _ in range(round(0.1 / SAMPLE_S)):
+            t = round(t + SAMPLE_S, 6)
+            sim.run_until_ns(round(t * 1e9))
+            for n in CHURN_FIO:
+                st_ = sim.tenant_stats(n)
+                if st_["completed"] > done[n] or st_["queued"] + st_["inflight"] == 0:
+                    last[n], done[n] = t, st_["completed"]
+                elif t > warm_s:
+                    worst[n] = max(worst[n], t - last[n])
+    return worst
+
+
+def test_sim_churn_lc_own_limit_is_not_overload() -> None:
+    """Scheduler-log 370f / 376: memory-drive churn seed 47.  From 10.3 s tenant a is class
+    latency with a 500 us SLO and limit_iops 500 at QD 16 -- ~32 ms queued behind its own
+    limit -- while the drive completes in ns; ctl.c 3's SLO override read that wait as the
+    drive's overload and walked the rate down to rate_min (2.35 -> 0.05 GB/s by 10.7 s):
+    after the switch to gimbal at 10.8 s the debt stalled every tenant 200 ms (2.4 s
+    before the simulator pumped after a knob change).  sched.c section 376 takes the wait
+    for a tenant's own limit out of what the override sees: the rate stays up and the
+    longest gap of this prefix (to 11.5 s, ~1.5 s of wall time) is 2 ms."""
+    gaps = sim_churn_gaps(47, 11.0)
+    assert max(gaps.values()) <= STALL_S, gaps
+
+
+def test_sim_churn_policy_switch_drops_the_old_debt() -> None:
+    """Scheduler-log 376: memory-drive churn seed 32.  Under qos a latency-critical
+    tenant's backlog dispatches past an empty bucket, and the bucket ran -1.2 GB into
+    debt at 16.4 s; gimbal, switched to, refilled it at ~0.36 GB/s and dispatched nothing
+    until qos came back at 17.2 s: every tenant 800 ms without a completion.  A policy
+    switch now drops the debt (sched.c section 376): the longest gap of this prefix (to
+    17.5 s) is 18 ms."""
+    gaps = sim_churn_gaps(32, 17.0)
+    assert max(gaps.values()) <= STALL_S, gaps
+
+
+def test_sim_knob_change_dispatches_at_once() -> None:
+    """Scheduler-log 370f / 376: a knob change dispatches at once, as the live reactor
+    (it pumps every iteration), not at the simulator's next event -- which can be the
+    WAKE the scheduler asked for under the old knobs (a 1 IOPS limit: ~1 s away)."""
+    from control.simulator import Simulator
+    sim = Simulator("dct983", "qos", seed=1)
+    sim.add_tenant("a", {"rw": "randread", "bs": "4k", "iodepth": 4}, limit_iops=1)
+    sim.run_until_ns(100_000_000)
+    assert sim.tenant_stats("a")["completed"] <= 4
+    sim.set_tenant("a", limit_iops=0)          # the limit lifted: the queue may go now
+    c0 = sim.tenant_stats("a")["completed"]
+    sim.run_until_ns(110_000_000)
+    assert sim.tenant_stats("a")["completed"] - c0 >= 100
+    sim.set_tenant("a", limit_iops=1)
+    sim.run_until_ns(200_000_000)
+    c1 = sim.tenant_stats("a")["completed"]
+    sim.set_policy("drr")                      # drr enforces no limit
+    sim.run_until_ns(210_000_000)
+    assert sim.tenant_stats("a")["completed"] - c1 >= 100
+
+
 def test_live_knob_churn_no_tenant_stalls(tmp_path: Path) -> None:
     """fio on three tenants; a random tenant.set / drive.set every 100 ms for CHURN_S.
     The reactor's per-tenant stall tracker must stay <= 100 ms for every tenant."""

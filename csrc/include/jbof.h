@@ -419,6 +419,10 @@ int jbof_sim_add_tenant(jbof_sim *s, const jbof_tenant_cfg *tc, const jbof_wl *w
 /* Advance virtual time to until_ns (absolute); may be called repeatedly, with
  * parameter changes (jbof_sim_sched) in between. */
 int jbof_sim_run(jbof_sim *s, uint64_t until_ns);
+/* With nothing in flight, dispatch what the scheduler allows now and ask it
+ * for its next wake: call after changing the scheduler's knobs between runs
+ * (sim.c, section 376). */
+int jbof_sim_pump(jbof_sim *s);
 uint64_t jbof_sim_now(const jbof_sim *s);
 uint64_t jbof_sim_events(const jbof_sim *s);
 jbof_sched *jbof_sim_sched(jbof_sim *s);

@@ -5651,6 +5651,124 @@ static void test_wdecay_pair(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 376 (370f's whole-drive stall under knob churn, mem seed 47): on
+ * a drive that takes ~nothing (the live memory backend: 1 ns pages, the
+ * client's 100 us round trip as thinktime) a 500 us-SLO latency reader at
+ * QD 16 limited to LC_LIM_TEST_IOPS waits ~32 ms at the scheduler for its
+ * OWN limit.  Without 376 that wait reaches ctl.c 3's SLO override as end
+ * to end latency: OVERLOADED with the drive's EWMAs at ~0, and the rate
+ * walks from its 4 GiB/s ceiling to ~0.5-0.6 GiB/s (the 64 KiB mixer beside
+ * it ~-33 % IOs).  With it the controller never leaves SLOWSTART here and
+ * the rate stays at the ceiling. */
+/* the live memory drive (sections 370 / 376): pages of 1 ns, no fixed or
+ * command time, no spikes, an unbounded link */
+static void mem_drive(jbof_ssd_cfg *d)
+{
+    d->read_page_ns = 1;
+    d->program_page_ns = 1;
+    d->buffer_write_ns = 1;
+    d->fixed_ns = 0;
+    d->cmd_ns = 0;
+    d->spike_ppm = 0;
+    d->suspend_ns = 0;
+    d->link_bps = 1ull << 40;
+}
+
+enum { LC_LIM_TEST_IOPS = 500 };
+static void test_lc_own_limit_wait(void)
+{
+    static const uint32_t b16[1] = {16384}, b64[1] = {65536}, b4[1] = {4096};
+    jbof_sim_cfg c;
+    memset(&c, 0, sizeof(c));
+    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &c.sched), 0);
+    CHECK_EQ(jbof_ssd_preset("dct983", &c.ssd), 0);
+    mem_drive(&c.ssd);
+    c.seed = 47;
+    c.bin_ns = 100000000ull;
+    c.max_bins = 16;
+    jbof_sim *sim = NULL;
+    CHECK_EQ(jbof_sim_create(&c, &sim), 0);
+    jbof_tenant_cfg t;
+    jbof_wl w;
+    uint32_t id = 999;
+    nl_cfg(&t, &w, JBOF_CLASS_LATENCY, 500000, 1, JBOF_RW_RANDREAD, 0, 16, 1, b16, NULL, 0);
+    t.limit_iops = LC_LIM_TEST_IOPS;
+    w.phases[0].thinktime_ns = 100000;
+    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &id), 0);
+    nl_cfg(&t, &w, JBOF_CLASS_BEST_EFFORT, 0, 2, JBOF_RW_RANDRW, 50, 8, 1, b64, NULL, 0);
+    w.phases[0].thinktime_ns = 100000;
+    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &id), 0);
+    nl_cfg(&t, &w, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 32, 1, b4, NULL, 0);
+    t.limit_bps = 200ull << 20;
+    w.phases[0].thinktime_ns = 100000;
+    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &id), 0);
+    uint64_t min_rate = UINT64_MAX;
+    uint32_t over = 0;
+    for (uint64_t ms = 10; ms <= 1000; ms += 10) {
+        CHECK_EQ(jbof_sim_run(sim, ms * 1000000ull), 0);
+        jbof_drive_stats d = nl_drive(sim);
+        over += d.ctl_state == JBOF_CTL_OVERLOADED;
+        if (ms >= 200 && d.rate_cost_bps < min_rate)
+            min_rate = d.rate_cost_bps;
+    }
+    if (!(over == 0 && min_rate >= (2ull << 30)))
+        fprintf(stderr, "lc own limit wait: OVERLOADED at %u of 100 samples, the rate down to %llu after 200 ms\n",
+                over, (unsigned long long)min_rate);
+    CHECK_EQ(over, 0);
+    CHECK(min_rate >= (2ull << 30));
+    jbof_sim_destroy(sim);
+}
+
+/* section 376 (a policy switch drops the old policy's bucket debt): on the
+ * memory drive of test_lc_own_limit_wait a 500 us-SLO 64 KiB mixer at QD 8
+ * beside a 4 KiB writer at QD 32 runs qos's bucket into debt (the latency
+ * tenant's backlog dispatches past an empty bucket; mem churn seed 32: -1.2
+ * GB); switched to gimbal, which dispatches only from a positive bucket,
+ * nothing moved until the debt refilled (seed 32: 800 ms, every tenant).
+ * With the drop both buckets start the new policy at >= 0 and both tenants
+ * complete IO within 10 ms of the switch. */
+static void test_policy_switch_debt(void)
+{
+    static const uint32_t b64[1] = {65536}, b4[1] = {4096};
+    jbof_sim_cfg c;
+    memset(&c, 0, sizeof(c));
+    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &c.sched), 0);
+    CHECK_EQ(jbof_ssd_preset("dct983", &c.ssd), 0);
+    mem_drive(&c.ssd);
+    c.seed = 32;
+    c.bin_ns = 100000000ull;
+    c.max_bins = 16;
+    jbof_sim *sim = NULL;
+    CHECK_EQ(jbof_sim_create(&c, &sim), 0);
+    jbof_tenant_cfg t;
+    jbof_wl w;
+    uint32_t b = 999, cw = 999;
+    nl_cfg(&t, &w, JBOF_CLASS_LATENCY, 500000, 8, JBOF_RW_RANDRW, 50, 8, 1, b64, NULL, 0);
+    w.phases[0].thinktime_ns = 100000;
+    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &b), 0);
+    nl_cfg(&t, &w, JBOF_CLASS_BEST_EFFORT, 0, 3, JBOF_RW_RANDWRITE, 0, 32, 1, b4, NULL, 0);
+    w.phases[0].thinktime_ns = 100000;
+    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &cw), 0);
+    CHECK_EQ(jbof_sim_run(sim, 500000000ull), 0);
+    jbof_drive_stats d0 = nl_drive(sim);
+    CHECK_EQ(jbof_sched_set_policy(jbof_sim_sched(sim), JBOF_POLICY_GIMBAL, jbof_sim_now(sim)), 0);
+    jbof_drive_stats d1 = nl_drive(sim);
+    uint64_t nb = nl_ios(sim, b, 0) + nl_ios(sim, b, 1), nc = nl_ios(sim, cw, 1);
+    CHECK_EQ(jbof_sim_pump(sim), 0);
+    CHECK_EQ(jbof_sim_run(sim, 510000000ull), 0);
+    uint64_t db = nl_ios(sim, b, 0) + nl_ios(sim, b, 1) - nb, dc = nl_ios(sim, cw, 1) - nc;
+    if (!(d0.tokens < 0 && d1.tokens >= 0 && d1.tokens_write >= 0 && db > 0 && dc > 0))
+        fprintf(stderr, "policy switch debt: qos's bucket %lld / %lld, gimbal's %lld / %lld; in 10 ms %llu and %llu IOs\n",
+                (long long)d0.tokens, (long long)d0.tokens_write, (long long)d1.tokens, (long long)d1.tokens_write,
+                (unsigned long long)db, (unsigned long long)dc);
+    CHECK(d0.tokens < 0); /* the scene: qos left a debt */
+    CHECK(d1.tokens >= 0);
+    CHECK(d1.tokens_write >= 0);
+    CHECK(db > 0);
+    CHECK(dc > 0);
+    jbof_sim_destroy(sim);
+}
+
 /* sections 363 / 366's scenes: run sim for ms; tenant a completes at least
  * amin IOs and tenant b at least bmin (reads and writes counted together);
  * prints only on failure */
@@ -7066,6 +7184,8 @@ int main(void)
     test_nl_rate_debt_floor();
     test_nl_short_read_floor();
     test_nl_wlo_hold();
+    test_lc_own_limit_wait();
+    test_policy_switch_debt();
     test_uq_small_seq_reader();
     test_uq_cap_budget();
     test_nl_flap_floor();
