@@ -6906,6 +6906,13 @@ static inline uint64_t dspent(const tenant *u)
 {
     return (u->st.cost_completed + u->inflight_cost) / u->cfg.weight;
 }
+/* t has been sent less cost per unit of weight than u (completed + in
+ * flight, dspent's measure, compared exactly): section 125 (c), 79 (373) */
+static inline int behind_per_weight(const tenant *t, const tenant *u)
+{
+    return (unsigned __int128)(t->st.cost_completed + t->inflight_cost) * u->cfg.weight <
+           (unsigned __int128)(u->st.cost_completed + u->inflight_cost) * t->cfg.weight;
+}
 /* the part of dv[k] the member u marked on k has spent since it was marked */
 static inline uint64_t dpart(const jbof_sched *s, int k, const tenant *u)
 {
@@ -7878,8 +7885,7 @@ static __attribute__((noinline)) void wh_hold(jbof_sched *s, const tenant *t, co
         tenant *u = s->t[i];
         if (!u || u == t || (i != nw && (!all || !is_writing(u))))
             continue;
-        if ((unsigned __int128)(t->st.cost_completed + t->inflight_cost) * u->cfg.weight >=
-            (unsigned __int128)(u->st.cost_completed + u->inflight_cost) * t->cfg.weight)
+        if (!behind_per_weight(t, u))
             continue; /* section 125 (c) */
         u->wh_until = until;
         if (until > s->wh_until)
@@ -7905,8 +7911,7 @@ static inline uint64_t wh_base(jbof_sched *s, uint64_t dt)
 static int bw_behind(const jbof_sched *s, const tenant *t)
 {
     const tenant *u = s->t[s->bw_owner];
-    return u && (unsigned __int128)(t->st.cost_completed + t->inflight_cost) * u->cfg.weight <
-                    (unsigned __int128)(u->st.cost_completed + u->inflight_cost) * t->cfg.weight;
+    return u && behind_per_weight(t, u);
 }
 /* section 79: may t (id) pass read h behind the open episode's write debt? */
 static inline int bw_ok(const jbof_sched *s, uint32_t id, const tenant *t, const jbof_io *h, uint64_t now_ns)
