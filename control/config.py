@@ -96,7 +96,8 @@ from control.config_schema import (
 )
 from control.errors import ConfigError
 from control.lending.forecast_server import parse_forecast_config
-from control.schema import Key, key_default, load_yaml, read_section, show
+from control.schema import (Key, check_tenant_class, key_default, load_yaml, read_section, show,
+                            tenant_class)
 
 
 __all__ = [
@@ -167,9 +168,7 @@ class Tenant:
 
     @property
     def effective_class(self) -> str:
-        if self.klass:
-            return self.klass
-        return "latency" if self.latency_slo else "reserved" if self.reserve else "best-effort"
+        return tenant_class(self.klass, self.latency_slo, self.reserve)
 
 
 @dataclass(frozen=True)
@@ -605,7 +604,6 @@ def check_config(cfg: Config, src: str,
 
     ``where(i)`` names tenant i in messages: ``tenants[i]`` for a file; the
     admin socket names the tenant being changed ``args``."""
-    fr = units.format_rate
     per_drive: dict[str, list[int]] = {d.name: [] for d in cfg.drives}
     default_of: str | None = None
     for i, t in enumerate(cfg.tenants):
@@ -622,13 +620,7 @@ def check_config(cfg: Config, src: str,
             raise ConfigError(src, f"{w}.drive", f"'{t.drive}' is not a drive "
                               f"(have: {', '.join(per_drive)})")
         per_drive[t.drive].append(i)
-        if t.reserve and t.limit and t.reserve > t.limit:
-            raise ConfigError(src, f"{w}.reserve", f"{fr(t.reserve)} is above limit "
-                              f"{fr(t.limit)}")
-        if t.klass == "latency" and not t.latency_slo:
-            raise ConfigError(src, f"{w}.class", "class latency needs latency_slo")
-        if t.klass == "reserved" and not t.reserve:
-            raise ConfigError(src, f"{w}.class", "class reserved needs reserve")
+        check_tenant_class(src, w, t.klass, t.latency_slo, t.reserve, t.limit)
         d = cfg.drive(t.drive)
         if t.size is not None and d.block_size and t.size % d.block_size:
             raise ConfigError(src, f"{w}.size", f"{units.format_size(t.size)} is not a multiple "

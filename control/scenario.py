@@ -33,6 +33,7 @@ from control.schema import (
     NAME_RE,
     Key,
     UNITS_HELP,
+    check_tenant_class,
     describe,
     key_default,
     load_yaml,
@@ -51,6 +52,7 @@ from control.schema import (
     render_keys,
     section,
     show,
+    tenant_class,
 )
 
 # Names in the order of the C enums (csrc/include/jbof.h); tests check they agree.
@@ -375,15 +377,9 @@ def parse_tenant(data: Any, src: str, where: str, require_workload: bool = True)
     """Validate one tenant mapping (shared with the daemon config's tenants list)."""
     t = read_section(data, TENANT_KEYS, src, where, optional=() if require_workload else ("workload",))
     reserve, limit = t.get("reserve", 0), t.get("limit", 0)
-    if reserve and limit and reserve > limit:
-        raise ConfigError(src, f"{where}.reserve", f"{units.format_rate(reserve)} is above "
-                          f"limit {units.format_rate(limit)}")
     slo = t.get("latency_slo", 0)
-    klass = t.get("class") or ("latency" if slo else "reserved" if reserve else "best-effort")
-    if klass == "latency" and not slo:
-        raise ConfigError(src, f"{where}.class", "class latency needs latency_slo")
-    if klass == "reserved" and not reserve:
-        raise ConfigError(src, f"{where}.class", "class reserved needs reserve")
+    klass = tenant_class(t.get("class"), slo, reserve)
+    check_tenant_class(src, where, klass, slo, reserve, limit)
     if "loop_phases" in t and "phases" not in t:
         raise ConfigError(src, f"{where}.loop_phases", "loop_phases needs a phases list")
     workload = None

@@ -43,6 +43,25 @@ from control.errors import ConfigError
 Parser = Callable[[Any], Any]
 
 
+def tenant_class(klass: str | None, latency_slo: float, reserve: int) -> str:
+    """A tenant's class: the one given, else latency with an SLO, reserved with a
+    reserve, else best-effort."""
+    return klass or ("latency" if latency_slo else "reserved" if reserve else "best-effort")
+
+
+def check_tenant_class(src: str, where: str, klass: str | None, latency_slo: float, reserve: int,
+                       limit: int) -> None:
+    """The class / reserve / limit consistency every tenant must have (daemon config,
+    scenario files, admin changes): a ConfigError naming the key, else None."""
+    if reserve and limit and reserve > limit:
+        raise ConfigError(src, f"{where}.reserve", f"{units.format_rate(reserve)} is above "
+                          f"limit {units.format_rate(limit)}")
+    if klass == "latency" and not latency_slo:
+        raise ConfigError(src, f"{where}.class", "class latency needs latency_slo")
+    if klass == "reserved" and not reserve:
+        raise ConfigError(src, f"{where}.class", "class reserved needs reserve")
+
+
 def show(v: Any) -> str:
     text = repr(v) if isinstance(v, str) else str(v)
     return text if len(text) <= 40 else text[:37] + "..."

@@ -40,6 +40,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from control.errors import ConfigError
+from control.schema import check_tenant_class, tenant_class
 from control_helpers import daemon, need
 from dataplane import DataplaneError
 
@@ -297,7 +299,7 @@ def sim_churn_gaps(seed: int, churn_s: float, warm_s: float = 0.5) -> dict[str, 
                        weight=cfg[n]["weight"], limit_bps=cfg[n]["limit"])
 
     def klass(t: dict[str, Any]) -> str:
-        return t["klass"] or ("latency" if t["slo"] else "reserved" if t["reserve"] else "best-effort")
+        return tenant_class(t["klass"], t["slo"], t["reserve"])
 
     rng = random.Random(seed)
     last = {n: 0.0 for n in CHURN_FIO}
@@ -316,10 +318,12 @@ def sim_churn_gaps(seed: int, churn_s: float, warm_s: float = 0.5) -> dict[str, 
                 key = {"latency_slo": "slo", "class": "klass"}.get(k, k)
                 new[key] = (CHURN_RATES[v] if k in ("limit", "reserve") else
                             CHURN_SLOS[v] if k == "latency_slo" else v)
-                refused = ((new["reserve"] and new["limit"] and new["reserve"] > new["limit"])
-                           or (new["klass"] == "latency" and not new["slo"])
-                           or (new["klass"] == "reserved" and not new["reserve"]))
-                if not refused:               # (refused as check_config refuses it live)
+                try:                          # refused as check_config refuses it live
+                    check_tenant_class("churn", n, new["klass"], new["slo"], new["reserve"],
+                                       new["limit"])
+                except ConfigError:
+                    pass
+                else:
                     try:
                         sim.set_tenant(n, weight=new["weight"], klass=klass(new),
                                        reserve_bps=new["reserve"], limit_bps=new["limit"],
