@@ -5890,85 +5890,94 @@ static void test_bw_shallow_pair(void)
     jbof_sim_destroy(sim);
 }
 
-/* section 363 (section 79's shallow pair for a shallow mixer): sweep mix
- * s2-355's shape (dct983, seed 8559): a 32 KiB random mixer (30 % reads) at
- * QD 1 beside a 512 B sequential reader at QD 4 and a 16 KiB random reader
- * at QD 2 paced to 100 MiB/s, weight 1 each.  Each of the mixer's writes
- * leaves a debt of about one bucket that section 352's write-majority guard
- * never opens (it reads 3 in 10), and the readers' reads, charged into that
- * debt, keep the mixer's next IO waiting for the refill: the mixer completes
- * 10952 IOs in 800 ms (3396 reads, 7556 writes).  With the episode opened
- * for a mixer reading at most BW_MIX_RD_X per write, nobody else queued and
- * the others holding at most BW_MIX_OTHER_X16 / 16 of the drive's in-flight
- * cost, the readers' reads pass the debt uncharged: 12040 (3739, 8301); the
- * 512 B reader 11304 -> 11298 reads, the paced one 5120 both ways. */
-static void test_bw_shallow_mixer(void)
-{
-    static const uint32_t b512[1] = {512}, b32k[1] = {32768}, b16k[1] = {16384};
-    jbof_sim *sim = nl_sim("dct983", 8559);
-    uint32_t r = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 4, 1, b512, NULL, 0, 0, 0);
-    uint32_t m = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDRW, 30, 1, 1, b32k, NULL, 0, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 2, 1, b16k, NULL, 100ull << 20, 0, 0);
-    /* the mixer 12040 IOs with section 363, 10952 without; the 512 B reader 11298 / 11304 */
-    nl_two_min_check(sim, 800, m, 11500, r, 10500, "bw shallow mixer: the mixer");
-}
+/* A scene of sections 363 / 373 (section 79's pass behind a write debt):
+ * best-effort tenants of weight 1, each closed loop or paced to rate_bps;
+ * tenants a and b (indexes into ten) must complete at least amin / bmin IOs
+ * in ms (nl_two_min_check) */
+typedef struct {
+    uint32_t rw, readpct, qd, bs;
+    uint64_t rate_bps;
+} bw_ten;
+typedef struct {
+    const char *preset;
+    uint64_t seed, ms;
+    uint32_t n;
+    bw_ten ten[4];
+    uint32_t a;
+    uint64_t amin;
+    uint32_t b;
+    uint64_t bmin;
+    const char *what;
+} bw_scene;
 
-/* section 363 (section 79's shallow pair for a deep mixer): sweep mix
- * s7-195's shape (sata-ssd fragmented, seed 2478): an 8 KiB random mixer
- * (90 % reads) at QD 32 beside a 16 KiB random mixer (70 % reads) at QD 32,
- * weight 1 each.  Each of the 16 KiB mixer's writes leaves a debt of about
- * half a bucket, no episode opens (the writer holds 32 IOs, over
- * BW_SHALLOW_W_IOS) and the 8 KiB mixer's reads wait for the refill: it
- * completes 27219 IOs in 1 s (the 16 KiB one 12125).  With the episode
- * opened for a deep writer writing at most BW_DEEP_MIX_WR_X per read while
- * the other tenant is queued, its reads pass the debt: 33682 (10661). */
-static void test_bw_deep_mixer(void)
-{
-    static const uint32_t b8k[1] = {8192}, b16k[1] = {16384};
-    jbof_sim *sim = nl_sim("sata-ssd-fragmented", 2478);
-    uint32_t a = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDRW, 90, 32, 1, b8k, NULL, 0, 0, 0);
-    uint32_t m = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDRW, 70, 32, 1, b16k, NULL, 0, 0, 0);
-    /* the 8 KiB mixer 33682 IOs with section 363, 27219 without; the 16 KiB one 10661 / 12125 */
-    nl_two_min_check(sim, 1000, a, 31000, m, 9500, "bw deep mixer: the 8 KiB mixer");
-}
+static const bw_scene BW_SCENES[] = {
+    /* section 363 (section 79's shallow pair for a shallow mixer): sweep mix
+     * s2-355's shape (dct983, seed 8559): a 32 KiB random mixer (30 % reads) at
+     * QD 1 beside a 512 B sequential reader at QD 4 and a 16 KiB random reader
+     * at QD 2 paced to 100 MiB/s, weight 1 each.  Each of the mixer's writes
+     * leaves a debt of about one bucket that section 352's write-majority guard
+     * never opens (it reads 3 in 10), and the readers' reads, charged into that
+     * debt, keep the mixer's next IO waiting for the refill: the mixer completes
+     * 10952 IOs in 800 ms (3396 reads, 7556 writes).  With the episode opened
+     * for a mixer reading at most BW_MIX_RD_X per write, nobody else queued and
+     * the others holding at most BW_MIX_OTHER_X16 / 16 of the drive's in-flight
+     * cost, the readers' reads pass the debt uncharged: 12040 (3739, 8301); the
+     * 512 B reader 11304 -> 11298 reads, the paced one 5120 both ways. */
+    {"dct983", 8559, 800, 3,
+     {{JBOF_RW_READ, 0, 4, 512, 0}, {JBOF_RW_RANDRW, 30, 1, 32768, 0}, {JBOF_RW_RANDREAD, 0, 2, 16384, 100ull << 20}},
+     1, 11500, 0, 10500, "bw shallow mixer: the mixer"}, /* the mixer 12040 IOs with 363, 10952 without; the
+                                                            512 B reader 11298 / 11304 */
+    /* section 363 (section 79's shallow pair for a deep mixer): sweep mix
+     * s7-195's shape (sata-ssd fragmented, seed 2478): an 8 KiB random mixer
+     * (90 % reads) at QD 32 beside a 16 KiB random mixer (70 % reads) at QD 32,
+     * weight 1 each.  Each of the 16 KiB mixer's writes leaves a debt of about
+     * half a bucket, no episode opens (the writer holds 32 IOs, over
+     * BW_SHALLOW_W_IOS) and the 8 KiB mixer's reads wait for the refill: it
+     * completes 27219 IOs in 1 s (the 16 KiB one 12125).  With the episode
+     * opened for a deep writer writing at most BW_DEEP_MIX_WR_X per read while
+     * the other tenant is queued, its reads pass the debt: 33682 (10661). */
+    {"sata-ssd-fragmented", 2478, 1000, 2, {{JBOF_RW_RANDRW, 90, 32, 8192, 0}, {JBOF_RW_RANDRW, 70, 32, 16384, 0}},
+     0, 31000, 1, 9500, "bw deep mixer: the 8 KiB mixer"}, /* 33682 with 363, 27219 without; the 16 KiB mixer
+                                                             10661 / 12125 */
+    /* section 373 (section 79's pass in a pair, the first read by the whole
+     * debt): s8-671's device, seed and writer (sata-ssd clean, seed 6996: a 128
+     * KiB sequential writer at QD 16) beside a 1 MiB sequential reader at QD 4,
+     * weight 1 each.  A 1 MiB read costs more than the reader's weighted half of
+     * a write's debt, so it never passes an episode and waits for the refill:
+     * the writer completes 2178 writes in 1 s (the reader 524 reads).  With the
+     * first read of a pair's episode sized by the whole debt (the writer has
+     * read nothing, the reader has been sent less cost per weight) the read
+     * passes uncharged: 3442 writes (524 reads). */
+    {"sata-ssd", 6996, 1000, 2, {{JBOF_RW_READ, 0, 4, 1048576, 0}, {JBOF_RW_WRITE, 0, 16, 131072, 0}},
+     1, 2800, 0, 480, "bw pair whole: the writer"}, /* 3442 writes with 373, 2178 without; the reader 524 both */
+    /* section 373 (section 363's shallow mixer arm with BW_MIX_OTHER_X16 4, the
+     * others at most a quarter of the drive's in-flight cost): sweep mix
+     * s8-939's shape (dct983, seed 3221): a 256 KiB sequential mixer (50 %
+     * reads) at QD 2 beside a 512 B random reader at QD 16 and two writers paced
+     * to 10 MiB/s (8 KiB QD 4, 64 KiB rw/30 QD 2), weight 1 each.  With the
+     * others at most 2 / 16 of the in-flight cost few of the mixer's write debts
+     * open an episode and the 512 B reader reads 127942 times in 1.5 s (the
+     * mixer 6759 IOs); at 4 / 16, 130409 (6713). */
+    {"dct983", 3221, 1500, 4,
+     {{JBOF_RW_WRITE, 0, 4, 8192, 10ull << 20}, {JBOF_RW_RW, 30, 2, 65536, 10ull << 20},
+      {JBOF_RW_RANDREAD, 0, 16, 512, 0}, {JBOF_RW_RW, 50, 2, 262144, 0}},
+     2, 129500, 3, 6400, "bw mixer other: the 512 B reader"}, /* 130409 with BW_MIX_OTHER_X16 4, 127942 with 2;
+                                                                 the mixer 6713 / 6759 */
+};
 
-/* section 373 (section 79's pass in a pair, the first read by the whole
- * debt): s8-671's device, seed and writer (sata-ssd clean, seed 6996: a 128
- * KiB sequential writer at QD 16) beside a 1 MiB sequential reader at QD 4,
- * weight 1 each.  A 1 MiB read costs more than the reader's weighted half of
- * a write's debt, so it never passes an episode and waits for the refill:
- * the writer completes 2178 writes in 1 s (the reader 524 reads).  With the
- * first read of a pair's episode sized by the whole debt (the writer has
- * read nothing, the reader has been sent less cost per weight) the read
- * passes uncharged: 3442 writes (524 reads). */
-static void test_bw_pair_whole(void)
+static void test_bw_scenes(void)
 {
-    static const uint32_t b1m[1] = {1048576}, b128k[1] = {131072};
-    jbof_sim *sim = nl_sim("sata-ssd", 6996);
-    uint32_t r = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 4, 1, b1m, NULL, 0, 0, 0);
-    uint32_t w = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_WRITE, 0, 16, 1, b128k, NULL, 0, 0, 0);
-    /* the writer 3442 writes with section 373, 2178 without; the reader 524 both ways */
-    nl_two_min_check(sim, 1000, w, 2800, r, 480, "bw pair whole: the writer");
-}
-
-/* section 373 (section 363's shallow mixer arm with BW_MIX_OTHER_X16 4, the
- * others at most a quarter of the drive's in-flight cost): sweep mix
- * s8-939's shape (dct983, seed 3221): a 256 KiB sequential mixer (50 %
- * reads) at QD 2 beside a 512 B random reader at QD 16 and two writers paced
- * to 10 MiB/s (8 KiB QD 4, 64 KiB rw/30 QD 2), weight 1 each.  With the
- * others at most 2 / 16 of the in-flight cost few of the mixer's write debts
- * open an episode and the 512 B reader reads 127942 times in 1.5 s (the
- * mixer 6759 IOs); at 4 / 16, 130409 (6713). */
-static void test_bw_mixer_other(void)
-{
-    static const uint32_t b8k[1] = {8192}, b64k[1] = {65536}, b512[1] = {512}, b256k[1] = {262144};
-    jbof_sim *sim = nl_sim("dct983", 3221);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_WRITE, 0, 4, 1, b8k, NULL, 10ull << 20, 0, 0);
-    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RW, 30, 2, 1, b64k, NULL, 10ull << 20, 0, 0);
-    uint32_t r = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 16, 1, b512, NULL, 0, 0, 0);
-    uint32_t m = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RW, 50, 2, 1, b256k, NULL, 0, 0, 0);
-    /* the reader 130409 reads with BW_MIX_OTHER_X16 4, 127942 with 2; the mixer 6713 / 6759 */
-    nl_two_min_check(sim, 1500, r, 129500, m, 6400, "bw mixer other: the 512 B reader");
+    for (size_t k = 0; k < sizeof(BW_SCENES) / sizeof(BW_SCENES[0]); k++) {
+        const bw_scene *sc = &BW_SCENES[k];
+        jbof_sim *sim = nl_sim(sc->preset, sc->seed);
+        uint32_t id[4];
+        for (uint32_t i = 0; i < sc->n; i++) {
+            const bw_ten *u = &sc->ten[i];
+            id[i] = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, u->rw, u->readpct, u->qd, 1, &u->bs, NULL, u->rate_bps,
+                           0, 0);
+        }
+        nl_two_min_check(sim, sc->ms, id[sc->a], sc->amin, id[sc->b], sc->bmin, sc->what);
+    }
 }
 
 /* The deep-beside-shallow reader cases, one row each (prot_pair_check). */
@@ -7165,10 +7174,7 @@ int main(void)
     test_resv_bank_one_bucket();
     test_resv_startup_shallow();
     test_bw_shallow_pair();
-    test_bw_shallow_mixer();
-    test_bw_deep_mixer();
-    test_bw_pair_whole();
-    test_bw_mixer_other();
+    test_bw_scenes(); /* sections 363 / 373 */
     test_nl_run_writer();
     test_nl_carry_small();
     test_stop_lift_mixed();
