@@ -5219,18 +5219,27 @@ static uint32_t nl_add(jbof_sim *sim, uint32_t klass, uint64_t slo, uint32_t wei
     return id;
 }
 
-static jbof_sim *nl_sim(const char *preset, uint64_t seed)
+/* the nl scenes' simulator: qos on drive preset, its model changed by ssd
+ * (NULL: as it is) */
+static jbof_sim *nl_sim_ssd(const char *preset, uint64_t seed, void (*ssd)(jbof_ssd_cfg *))
 {
     jbof_sim_cfg c;
     memset(&c, 0, sizeof(c));
     CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &c.sched), 0);
     CHECK_EQ(jbof_ssd_preset(preset, &c.ssd), 0);
+    if (ssd)
+        ssd(&c.ssd);
     c.seed = seed;
     c.bin_ns = 100000000ull;
     c.max_bins = 16;
     jbof_sim *sim = NULL;
     CHECK_EQ(jbof_sim_create(&c, &sim), 0);
     return sim;
+}
+
+static jbof_sim *nl_sim(const char *preset, uint64_t seed)
+{
+    return nl_sim_ssd(preset, seed, NULL);
 }
 
 static uint64_t nl_ios(jbof_sim *sim, uint32_t id, int write)
@@ -5651,15 +5660,6 @@ static void test_wdecay_pair(void)
     jbof_sim_destroy(sim);
 }
 
-/* section 376 (370f's whole-drive stall under knob churn, mem seed 47): on
- * a drive that takes ~nothing (the live memory backend: 1 ns pages, the
- * client's 100 us round trip as thinktime) a 500 us-SLO latency reader at
- * QD 16 limited to LC_LIM_TEST_IOPS waits ~32 ms at the scheduler for its
- * OWN limit.  Without 376 that wait reaches ctl.c 3's SLO override as end
- * to end latency: OVERLOADED with the drive's EWMAs at ~0, and the rate
- * walks from its 4 GiB/s ceiling to ~0.5-0.6 GiB/s (the 64 KiB mixer beside
- * it ~-33 % IOs).  With it the controller never leaves SLOWSTART here and
- * the rate stays at the ceiling. */
 /* the live memory drive (sections 370 / 376): pages of 1 ns, no fixed or
  * command time, no spikes, an unbounded link */
 static void mem_drive(jbof_ssd_cfg *d)
@@ -5674,34 +5674,40 @@ static void mem_drive(jbof_ssd_cfg *d)
     d->link_bps = 1ull << 40;
 }
 
+/* a tenant of the memory-drive scenes: nl_cfg's, thinking 100 us between
+ * IOs (the nbd round trip of the live churn), limited to limit_bps /
+ * limit_iops */
+static uint32_t mem_add(jbof_sim *sim, uint32_t klass, uint64_t slo, uint32_t weight, uint32_t rw, uint32_t readpct,
+                        uint32_t qd, const uint32_t *bs, uint64_t limit_bps, uint64_t limit_iops)
+{
+    jbof_tenant_cfg t;
+    jbof_wl w;
+    nl_cfg(&t, &w, klass, slo, weight, rw, readpct, qd, 1, bs, NULL, 0);
+    t.limit_bps = limit_bps;
+    t.limit_iops = limit_iops;
+    w.phases[0].thinktime_ns = 100000;
+    uint32_t id = 999;
+    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &id), 0);
+    return id;
+}
+
+/* section 376 (370f's whole-drive stall under knob churn, mem seed 47): on
+ * a drive that takes ~nothing (the live memory backend: 1 ns pages, the
+ * client's 100 us round trip as thinktime) a 500 us-SLO latency reader at
+ * QD 16 limited to LC_LIM_TEST_IOPS waits ~32 ms at the scheduler for its
+ * OWN limit.  Without 376 that wait reaches ctl.c 3's SLO override as end
+ * to end latency: OVERLOADED with the drive's EWMAs at ~0, and the rate
+ * walks from its 4 GiB/s ceiling to ~0.5-0.6 GiB/s (the 64 KiB mixer beside
+ * it ~-33 % IOs).  With it the controller never leaves SLOWSTART here and
+ * the rate stays at the ceiling. */
 enum { LC_LIM_TEST_IOPS = 500 };
 static void test_lc_own_limit_wait(void)
 {
     static const uint32_t b16[1] = {16384}, b64[1] = {65536}, b4[1] = {4096};
-    jbof_sim_cfg c;
-    memset(&c, 0, sizeof(c));
-    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &c.sched), 0);
-    CHECK_EQ(jbof_ssd_preset("dct983", &c.ssd), 0);
-    mem_drive(&c.ssd);
-    c.seed = 47;
-    c.bin_ns = 100000000ull;
-    c.max_bins = 16;
-    jbof_sim *sim = NULL;
-    CHECK_EQ(jbof_sim_create(&c, &sim), 0);
-    jbof_tenant_cfg t;
-    jbof_wl w;
-    uint32_t id = 999;
-    nl_cfg(&t, &w, JBOF_CLASS_LATENCY, 500000, 1, JBOF_RW_RANDREAD, 0, 16, 1, b16, NULL, 0);
-    t.limit_iops = LC_LIM_TEST_IOPS;
-    w.phases[0].thinktime_ns = 100000;
-    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &id), 0);
-    nl_cfg(&t, &w, JBOF_CLASS_BEST_EFFORT, 0, 2, JBOF_RW_RANDRW, 50, 8, 1, b64, NULL, 0);
-    w.phases[0].thinktime_ns = 100000;
-    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &id), 0);
-    nl_cfg(&t, &w, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 32, 1, b4, NULL, 0);
-    t.limit_bps = 200ull << 20;
-    w.phases[0].thinktime_ns = 100000;
-    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &id), 0);
+    jbof_sim *sim = nl_sim_ssd("dct983", 47, mem_drive);
+    mem_add(sim, JBOF_CLASS_LATENCY, 500000, 1, JBOF_RW_RANDREAD, 0, 16, b16, 0, LC_LIM_TEST_IOPS);
+    mem_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 2, JBOF_RW_RANDRW, 50, 8, b64, 0, 0);
+    mem_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 32, b4, 200ull << 20, 0);
     uint64_t min_rate = UINT64_MAX;
     uint32_t over = 0;
     for (uint64_t ms = 10; ms <= 1000; ms += 10) {
@@ -5730,25 +5736,9 @@ static void test_lc_own_limit_wait(void)
 static void test_policy_switch_debt(void)
 {
     static const uint32_t b64[1] = {65536}, b4[1] = {4096};
-    jbof_sim_cfg c;
-    memset(&c, 0, sizeof(c));
-    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &c.sched), 0);
-    CHECK_EQ(jbof_ssd_preset("dct983", &c.ssd), 0);
-    mem_drive(&c.ssd);
-    c.seed = 32;
-    c.bin_ns = 100000000ull;
-    c.max_bins = 16;
-    jbof_sim *sim = NULL;
-    CHECK_EQ(jbof_sim_create(&c, &sim), 0);
-    jbof_tenant_cfg t;
-    jbof_wl w;
-    uint32_t b = 999, cw = 999;
-    nl_cfg(&t, &w, JBOF_CLASS_LATENCY, 500000, 8, JBOF_RW_RANDRW, 50, 8, 1, b64, NULL, 0);
-    w.phases[0].thinktime_ns = 100000;
-    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &b), 0);
-    nl_cfg(&t, &w, JBOF_CLASS_BEST_EFFORT, 0, 3, JBOF_RW_RANDWRITE, 0, 32, 1, b4, NULL, 0);
-    w.phases[0].thinktime_ns = 100000;
-    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &cw), 0);
+    jbof_sim *sim = nl_sim_ssd("dct983", 32, mem_drive);
+    uint32_t b = mem_add(sim, JBOF_CLASS_LATENCY, 500000, 8, JBOF_RW_RANDRW, 50, 8, b64, 0, 0);
+    uint32_t cw = mem_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 3, JBOF_RW_RANDWRITE, 0, 32, b4, 0, 0);
     CHECK_EQ(jbof_sim_run(sim, 500000000ull), 0);
     jbof_drive_stats d0 = nl_drive(sim);
     CHECK_EQ(jbof_sched_set_policy(jbof_sim_sched(sim), JBOF_POLICY_GIMBAL, jbof_sim_now(sim)), 0);
