@@ -154,7 +154,14 @@ typedef struct ctl_state {
     uint32_t state;              /* enum jbof_ctl_state */
     uint32_t entered;            /* sched.c section 217: ctl_enter changed state since complete_due_body last looked */
     uint64_t rate_cost_bps;           /* cost-bytes per second */
-    int64_t tokens[2];           /* read / write buckets, cost-bytes, may run negative by one IO */
+    /* read / write buckets, cost-bytes.  Negative by up to one IO from a
+     * positive bucket (gimbal); under qos further: reservations' escapes
+     * (sched.c 3b, floored at DEBT_BUCKETS buckets when cut) and the
+     * latency-critical bypass (budget_ok's n_lc_backlogged, lc_overdraft),
+     * unbounded while it lasts (-6.8 GB on a memory drive, log 376 / 378);
+     * that debt is dropped at a policy switch (376) and when a tenant
+     * leaves the latency class (378) */
+    int64_t tokens[2];
     uint64_t last_refill_ns;
     uint64_t threshold_ns;       /* dynamic threshold in [lat_min, lat_max] */
     uint64_t target_cap_ns;      /* extra ceiling from latency SLOs (0 = none) */

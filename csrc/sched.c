@@ -5009,6 +5009,33 @@
  *    only from a positive bucket and stalled every tenant 0.1-0.8 s while
  *    it refilled (mem seeds 32 / 34 / 38 / 105).  No sweep mix switches
  *    policy.  (docs/scheduler-log.md section 376)
+ *
+ * 378. A tenant leaving the latency class drops qos's bucket debt (log
+ *    376f (2), knob churn on a memory drive).  Under qos a latency-critical
+ *    tenant's backlog dispatches past an empty bucket, charged (budget_ok's
+ *    n_lc_backlogged; lc_overdraft: section 249's SLO stream under one
+ *    bucket, 3b's first slot; lc_past_mask), and nothing bounds the debt it
+ *    runs: on a drive completing in ns a 500 us-SLO 64 KiB mixer at QD 8
+ *    beside a 4 KiB writer takes the read bucket to -6.8 GB in 0.5 s.  The
+ *    debt is everyone's only while the bypass lasts: when the tenant
+ *    leaves the latency class (tenant set --class best-effort, or its SLO
+ *    removed, the effective class best-effort) with qos kept, the bypass
+ *    ends and every tenant waited for the refill at half the rate -- 1.58
+ *    s in that scene.  jbof_sched_tenant_set now drops both buckets' debt
+ *    (tokens < 0 -> 0, as 376's policy switch) when, under qos, a tenant's
+ *    class leaves JBOF_CLASS_LATENCY or its lc_slo ends.  The broad form
+ *    (the bypass refused past LC_DEBT_MS of the current rate, so the debt
+ *    has a bound) was measured and dropped: at 200 ms s1 237 -> 239 (stall
+ *    s1-89 / 104 / 459 new: the LC tenant held until the bucket refilled
+ *    to 0, 400 ms at half the rate) and s2 216 -> 220; at 50 ms
+ *    test_progress_escape_slo (its gap 11 -> 94 ms) and
+ *    test_nl_short_read_floor fail, at DEBT_BUCKETS buckets 13 C tests.
+ *    No sweep mix changes a class: bit-identical on all 11 samples.  Off
+ *    the per-IO path.  Simulated knob churn (370's): mem20 (40 seeds) runs
+ *    past 100 ms 1 / 1 / 1 -> 0 (s14: a leaves the class at 5.8 s, 100-106
+ *    ms; s18), mem s39 a 94 -> 18 ms, dct983 level.  test_class_change_debt
+ *    pins it.
+ *    (docs/scheduler-log.md section 378)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -6277,6 +6304,14 @@ int jbof_sched_configure(jbof_sched *s, const jbof_sched_cfg *cfg, uint64_t now_
     return 0;
 }
 
+/* sections 376 / 378: both buckets' debt dropped (tokens < 0 -> 0) */
+static void debt_drop(jbof_sched *s)
+{
+    for (uint32_t k = 0; k < 2; k++)
+        if (s->ctl.tokens[k] < 0)
+            s->ctl.tokens[k] = 0;
+}
+
 int jbof_sched_set_policy(jbof_sched *s, uint32_t policy, uint64_t now_ns)
 {
     if (!s || policy >= JBOF_POLICY_COUNT)
@@ -6297,9 +6332,7 @@ int jbof_sched_set_policy(jbof_sched *s, uint32_t policy, uint64_t now_ns)
     /* section 376: a bucket's debt run under the old policy's rules is not
      * the new one's to pay (a qos debt of -1.2 GB behind a latency tenant's
      * backlog stalled every tenant 0.8 s under gimbal: mem churn seed 32) */
-    for (uint32_t k = 0; k < 2; k++)
-        if (s->ctl.tokens[k] < 0)
-            s->ctl.tokens[k] = 0;
+    debt_drop(s);
     for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
         tenant *t = s->t[i];
         if (t) {
@@ -6512,7 +6545,7 @@ int jbof_sched_tenant_set(jbof_sched *s, uint32_t id, const jbof_tenant_cfg *cfg
     int act = is_active(t);
     if (act)
         active_weight_adjust(s, t, -1);
-    uint32_t old_class = t->cfg.klass;
+    uint32_t old_class = t->cfg.klass, old_lc_slo = t->lc_slo;
     uint64_t old_rates[3] = {t->cfg.limit_bps, t->cfg.limit_iops, t->cfg.reserve_bps};
     if (t->count && old_class == JBOF_CLASS_LATENCY)
         s->n_lc_backlogged--;
@@ -6531,6 +6564,12 @@ int jbof_sched_tenant_set(jbof_sched *s, uint32_t id, const jbof_tenant_cfg *cfg
     if (old_rates[0] != cfg->limit_bps || old_rates[1] != cfg->limit_iops || old_rates[2] != cfg->reserve_bps)
         tags_rearm(t, now_ns);
     deficit_rearm(s, t);
+    /* section 378: a tenant leaving the latency class (or its SLO) under
+     * qos ends the bypass that ran the buckets' debt: drop it, as a policy
+     * switch does (376) -- the others would wait it out at the refill */
+    if (s->cfg.policy == JBOF_POLICY_QOS &&
+        ((old_class == JBOF_CLASS_LATENCY && cfg->klass != JBOF_CLASS_LATENCY) || (old_lc_slo && !t->lc_slo)))
+        debt_drop(s);
     /* move between the DRR and scavenger lists if the class changed */
     relink(s, id);
     if ((old_class == JBOF_CLASS_SCAVENGER) != (cfg->klass == JBOF_CLASS_SCAVENGER))

@@ -283,11 +283,13 @@ CHURN_RATES = {"0": 0, "2MiB/s": 2 * MIB, "20MiB/s": 20 * MIB, "200MiB/s": 200 *
 CHURN_SLOS = {"0": 0.0, "500us": 0.0005, "2ms": 0.002}
 
 
-def sim_churn_gaps(seed: int, churn_s: float, warm_s: float = 0.5) -> dict[str, float]:
+def sim_churn_gaps(seed: int, churn_s: float, warm_s: float = 0.5,
+                   think: str = "100us") -> dict[str, float]:
     """test_live_knob_churn_no_tenant_stalls's churn in the simulator on the memory drive:
     a change drawn by _random_change every 100 ms after warm_s, refused like
     control.config.check_config; per tenant the longest time (s) with IO queued or in
-    flight and no completion, sampled every SAMPLE_S after warm_s."""
+    flight and no completion, sampled every SAMPLE_S after warm_s.  think: the client's
+    round trip (the tenants' thinktime; scheduler-log 370's "mem20" model: 20us)."""
     from control.simulator import Simulator
     sim = Simulator("dct983", "qos", seed=seed, ssd_overrides=MEM_DRIVE)
     cfg = {n: {"klass": None, "weight": 1, "reserve": 0, "limit": 0, "limit_iops": 0, "slo": 0.0}
@@ -295,7 +297,7 @@ def sim_churn_gaps(seed: int, churn_s: float, warm_s: float = 0.5) -> dict[str, 
     cfg["b"]["weight"] = 2
     cfg["c"]["limit"] = 200 * MIB
     for n, (rw, bs, qd) in CHURN_FIO.items():
-        sim.add_tenant(n, {"rw": rw, "bs": bs, "iodepth": qd, "thinktime": "100us"},
+        sim.add_tenant(n, {"rw": rw, "bs": bs, "iodepth": qd, "thinktime": think},
                        weight=cfg[n]["weight"], limit_bps=cfg[n]["limit"])
 
     def klass(t: dict[str, Any]) -> str:
@@ -364,6 +366,47 @@ def test_sim_churn_policy_switch_drops_the_old_debt() -> None:
     switch now drops the debt (sched.c section 376): the longest gap of this prefix (to
     17.5 s) is 18 ms."""
     gaps = sim_churn_gaps(32, 17.0)
+    assert max(gaps.values()) <= STALL_S, gaps
+
+
+def test_sim_class_change_drops_the_bypass_debt() -> None:
+    """Scheduler-log 376f (2) / 378: under qos a latency-critical tenant's backlog
+    dispatches past an empty bucket (charged), and on the memory drive a 500 us-SLO 64
+    KiB mixer beside a 4 KiB writer runs the read bucket to -6.8 GB in 0.5 s.  Setting
+    the mixer to best-effort (its SLO removed) while it issues ends that bypass, qos
+    stays: without sched.c section 378's drop both tenants waited ~1.6 s for the bucket
+    to refill; with it no tenant goes STALL_S without a completion."""
+    from control.simulator import Simulator
+    sim = Simulator("dct983", "qos", seed=32, ssd_overrides=MEM_DRIVE)
+    sim.add_tenant("b", {"rw": "randrw", "bs": "64k", "iodepth": 8, "thinktime": "100us"},
+                   weight=8, klass="latency", latency_slo_s=0.0005)
+    sim.add_tenant("c", {"rw": "randwrite", "bs": "4k", "iodepth": 32, "thinktime": "100us"},
+                   weight=3)
+    sim.run_until_ns(500_000_000)
+    assert sim.drive_stats()["tokens"] < 0          # the scene: the bypass ran a debt
+    sim.set_tenant("b", klass="best-effort", latency_slo_s=0.0)
+    last = {n: 0.5 for n in "bc"}
+    done = {n: sim.tenant_stats(n)["completed"] for n in "bc"}
+    worst = {n: 0.0 for n in "bc"}
+    for i in range(1, round(0.4 / SAMPLE_S) + 1):
+        t = 0.5 + i * SAMPLE_S
+        sim.run_until_ns(round(t * 1e9))
+        for n in "bc":
+            st_ = sim.tenant_stats(n)
+            if st_["completed"] > done[n] or st_["queued"] + st_["inflight"] == 0:
+                last[n], done[n] = t, st_["completed"]
+            else:
+                worst[n] = max(worst[n], t - last[n])
+    assert max(worst.values()) <= STALL_S, worst
+
+
+def test_sim_churn_class_change_drops_the_bypass_debt() -> None:
+    """Scheduler-log 376f (2) / 378: memory-drive churn seed 14 with a 20 us round trip
+    (370's mem20).  Tenant a, class latency with a 500 us SLO, ran qos's bucket into
+    debt past the empty bucket; at 5.8 s it is set to class reserved (its SLO removed),
+    qos kept, and every tenant waited 100-106 ms for the refill.  The class change now
+    drops the debt (sched.c section 378): the prefix to 6.0 s has no gap past STALL_S."""
+    gaps = sim_churn_gaps(14, 5.5, think="20us")
     assert max(gaps.values()) <= STALL_S, gaps
 
 

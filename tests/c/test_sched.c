@@ -5759,6 +5759,43 @@ static void test_policy_switch_debt(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 378 (a tenant leaving the latency class drops qos's bucket
+ * debt): test_policy_switch_debt's scene, qos kept, and the 500 us-SLO
+ * mixer set to best-effort (tenant set --class best-effort; its SLO gone)
+ * with its IO queued.  The bypass that ran the debt (budget_ok's
+ * n_lc_backlogged, lc_overdraft) ends with the class; without the drop the
+ * -6.8 GB debt held both tenants 1579 ms (the read bucket refilling at half
+ * the 4 GiB/s rate).  With it the bucket is >= 0 after the change and both
+ * tenants complete IO within 10 ms. */
+static void test_class_change_debt(void)
+{
+    static const uint32_t b64[1] = {65536}, b4[1] = {4096};
+    jbof_sim *sim = nl_sim_ssd("dct983", 32, mem_drive);
+    uint32_t b = mem_add(sim, JBOF_CLASS_LATENCY, 500000, 8, JBOF_RW_RANDRW, 50, 8, b64, 0, 0);
+    uint32_t cw = mem_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 3, JBOF_RW_RANDWRITE, 0, 32, b4, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 500000000ull), 0);
+    jbof_drive_stats d0 = nl_drive(sim);
+    jbof_tenant_cfg t;
+    jbof_wl w;
+    nl_cfg(&t, &w, JBOF_CLASS_BEST_EFFORT, 0, 8, JBOF_RW_RANDRW, 50, 8, 1, b64, NULL, 0);
+    CHECK_EQ(jbof_sched_tenant_set(jbof_sim_sched(sim), b, &t, jbof_sim_now(sim)), 0);
+    jbof_drive_stats d1 = nl_drive(sim);
+    uint64_t nb = nl_ios(sim, b, 0) + nl_ios(sim, b, 1), nc = nl_ios(sim, cw, 1);
+    CHECK_EQ(jbof_sim_pump(sim), 0);
+    CHECK_EQ(jbof_sim_run(sim, 510000000ull), 0);
+    uint64_t db = nl_ios(sim, b, 0) + nl_ios(sim, b, 1) - nb, dc = nl_ios(sim, cw, 1) - nc;
+    if (!(d0.tokens < 0 && d1.tokens >= 0 && d1.tokens_write >= 0 && db > 0 && dc > 0))
+        fprintf(stderr, "class change debt: qos's bucket %lld / %lld, after the change %lld / %lld; in 10 ms %llu and %llu IOs\n",
+                (long long)d0.tokens, (long long)d0.tokens_write, (long long)d1.tokens, (long long)d1.tokens_write,
+                (unsigned long long)db, (unsigned long long)dc);
+    CHECK(d0.tokens < 0); /* the scene: the bypass left a debt */
+    CHECK(d1.tokens >= 0);
+    CHECK(d1.tokens_write >= 0);
+    CHECK(db > 0);
+    CHECK(dc > 0);
+    jbof_sim_destroy(sim);
+}
+
 /* sections 363 / 366's scenes: run sim for ms; tenant a completes at least
  * amin IOs and tenant b at least bmin (reads and writes counted together);
  * prints only on failure */
@@ -7182,6 +7219,7 @@ int main(void)
     test_nl_wlo_hold();
     test_lc_own_limit_wait();
     test_policy_switch_debt();
+    test_class_change_debt();
     test_uq_small_seq_reader();
     test_uq_cap_budget();
     test_nl_flap_floor();
