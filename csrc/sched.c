@@ -5036,6 +5036,42 @@
  *    ms; s18), mem s39 a 94 -> 18 ms, dct983 level.  test_class_change_debt
  *    pins it.
  *    (docs/scheduler-log.md section 378)
+ *
+ * 380. A QD-1 small writer's deficit carried across its empty queue on two
+ *    buckets (issue 11, the weights row's D group, log 365 / 375 form i).
+ *    On the two-bucket write bucket a best-effort writer at QD 1 gets one
+ *    write per round however long the others' turns are: its queue empties
+ *    at every take, take's emptying resets its deficit, and its IO arrives
+ *    with an empty queue each time -- never owed long enough for section
+ *    109 (SFQ_BACKLOG_NS) nor priced by section 157 (s8-524, dct983: a 512
+ *    B QD-1 writer beside a weight-4 4 KiB QD-8 writer, 1926 writes at
+ *    0.059 of the pair's cost against 0.2; the other writer 8.6 writes a
+ *    turn).  The rule: at the emptying, a best-effort unlimited member
+ *    whose only IO in the drive is a write of at most a quantum keeps its
+ *    positive deficit (up to quantum x weight) aside (sw_keep, out of line
+ *    behind an inflight == 1 test); at its re-issue within SW_REISSUE_NS
+ *    (10 us) of its own completion (a closed loop, not a client pacing
+ *    itself) with a write at its head, owed by section 173's ledger
+ *    (p_owe > 0) and not ahead of its share (176's p_ahead), it joins the
+ *    round at the head in its turn while that deficit pays the head
+ *    (section 35's rule, on two buckets for this shape only); otherwise the
+ *    carry is dropped.  Guard (sw_resv_paid): no head join while the write
+ *    bucket is past the deep-debt floor (section 12), section 110 moved a
+ *    reserved write's charge to the read bucket less than SW_PAID_NS (1 ms)
+ *    ago and a reserved tenant with a write queued is not behind its floor
+ *    in the attainment window -- test_resv_pay_other's shape, where the
+ *    head joins cost the weight-8 best-effort writer half its cost (13.1 ->
+ *    6.3 MB); the wider guard (any deep debt, 375 form k) brought weights
+ *    s1-435 in, and SW_PAID_NS at 2 ms does too (its deep joins come 1.1-63
+ *    ms after a move).  Measured (fast gate against L38 = main 942ff3c):
+ *    s8 308 -> 307 (weights s8-524), s1 / s2 / s7 / s9 and CI at the base's
+ *    rows, 7-16 qos docs a seed; hold-outs 1500 -> 1496 (slo s5-890 new,
+ *    s5's total level).  SW_PAID_NS at 0.5 ms the same rows, at 2 ms s1
+ *    +1 (net 0).  Cost: an inflight == 1 test at a two-bucket emptying and
+ *    a flag test at a join; per IO +0.6 / +2.9 / +0.5 / +0.8 (bench-sched
+ *    / --slo / --big / --bw).  test_sw_rejoin (s8-524's scene: 3163
+ *    writes against 1925) and test_resv_pay_other pin it.
+ *    (docs/scheduler-log.md section 380)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -5205,6 +5241,8 @@ enum { ASK_NUM = 3, ASK_DEN = 2 };                  /* qos: a member asked its s
 enum { ASK_ROUNDS = 4 };                            /* qos: ... the askers' basis re-summed at most 4 times (193) */
 enum { WPARK_MIN = 32 };                            /* qos: ... and parked by its window >= 32 times in that period (173) */
 static const uint64_t SFQ_BACKLOG_NS = 10000000ull; /* qos, two buckets: queued 10 ms before its tag counts as the least (63) */
+static const uint64_t SW_REISSUE_NS = 10000ull;     /* qos, two buckets: a re-issue <= 10 us after its own completion is a closed loop's (380) */
+static const uint64_t SW_PAID_NS = 1000000ull;     /* qos, two buckets: section 110 moved a reserved write's charge < 1 ms ago: no head rejoin in the deep debt (380) */
 static const uint64_t SFQ_CROSS_NS = 40000000ull;   /* qos, two buckets: the other bucket's members gate a head waiting < 40 ms (68) */
 static const uint64_t DMARK_NS = 10000000ull;      /* qos, two buckets: a depth-bound member's mark lapses after 10 ms (157) */
 static const uint64_t DPRICE_NS = 20000000ull;     /* qos, two buckets: a member that took < 20 ms ago is priced by the mark (157) */
@@ -5301,6 +5339,8 @@ typedef struct tenant {
     uint64_t esc_ns;          /* qos: last quantum earned while starving behind one (section 28) */
     uint64_t vs;              /* qos, two buckets: weighted service, cost / weight x 16 (section 58) */
     uint32_t hold_rel;        /* qos: its bucket's release count when it was held (section 58) */
+    uint32_t sw_carry;        /* qos, two buckets: a QD-1 small writer's deficit carried at its emptying (section 380) */
+    int64_t sw_def;           /* ... the deficit carried (sw_keep), what sw_rejoin joins on */
     uint64_t done_ns;         /* qos: its last completion (section 93) */
     uint64_t lat_r_ns;        /* qos: EWMA 1/8 of its reads' time in the drive, size-normalized (section 64) */
     uint32_t sd_cap;          /* qos: its reads' in-flight cap while it queues behind itself (0: none; section 64) */
@@ -5470,6 +5510,7 @@ struct jbof_sched {
     uint32_t fl_on;           /* section 320: the floor (314) fired while reservations stay active: a lone best-effort member keeps to FLOOR_BE_IOS */
     uint32_t resv_fit;        /* qos: the active reservations' demand fits the pacing rate (section 31b) */
     uint64_t resv_win_ns;     /* qos: start of the reservations' attainment window (section 20) */
+    uint64_t paid_w_ns;       /* qos, two buckets: section 110's last move of a reserved write's charge to the read bucket (380) */
     uint64_t rw_until_ns;     /* qos: the others' writes paced beside a short reserved writer until then (31c) */
     uint64_t rw_bps;          /* ... at this rate, */
     uint64_t rw_next_ns;      /* ... the next of them not before this */
@@ -6710,6 +6751,44 @@ static __attribute__((noinline, cold)) void resv_lead_cut(jbof_sched *s, uint32_
     }
 }
 
+static int sw_resv_paid(const jbof_sched *s, uint64_t now_ns);
+static inline uint32_t inflight_w(const tenant *t);
+
+/* section 380 (375's form i), at take's emptying in two-bucket mode with
+ * this IO the tenant's only one in the drive: a best-effort unlimited
+ * member's write of at most a quantum keeps its positive deficit up to a
+ * quantum x weight for its re-issue (sw_rejoin), aside in sw_def: the
+ * emptying still resets the deficit */
+static __attribute__((noinline)) void sw_keep(jbof_sched *s, tenant *t)
+{
+    if (inflight_w(t) != 1 || !sfq_member(t) || t->rated || t->inflight_cost > s->cfg.quantum_bytes)
+        return; /* the one IO in the drive: a write (bucket 1) of at most a quantum */
+    int64_t q = (int64_t)s->cfg.quantum_bytes * t->cfg.weight;
+    t->sw_def = t->deficit < 0 ? 0 : t->deficit > q ? q : t->deficit;
+    t->sw_carry = 1;
+}
+
+/* section 380 (375's form i): a QD-1 small best-effort writer back at its
+ * own completion (a closed loop's re-issue) joins the two-bucket round at
+ * the head in its turn while its carried deficit pays the head, it is owed
+ * by section 173's ledger and not ahead of its share (176), and section
+ * 110 is not paying a reservation's deep write debt (sw_resv_paid); else
+ * the carry is dropped (what its emptying did before).  1: joined */
+static __attribute__((noinline)) int sw_rejoin(jbof_sched *s, uint32_t id, tenant *t, int head, uint64_t now_ns)
+{
+    t->sw_carry = 0;
+    int64_t d = t->deficit + t->sw_def; /* the emptying reset the deficit; sw_keep kept it aside */
+    if (!head && !one_bucket(s) && now_ns - t->done_ns <= SW_REISSUE_NS && head_bucket(t) == 1 && t->p_owe > 0 &&
+        !t->p_ahead && d >= (int64_t)t->ring[t->head].io->cost && !sw_resv_paid(s, now_ns)) {
+        t->deficit = d;
+        list_push_joined(s, id, 1);
+        t->in_turn = 1;
+        return 1;
+    }
+    t->deficit = 0;
+    return 0;
+}
+
 static __attribute__((noinline)) void submit_backlogged(jbof_sched *s, uint32_t id, tenant *t, uint64_t now_ns)
 {
     if (__builtin_expect(!t->st.queued_since_ns, 0) && s->nresv && s->cfg.policy == JBOF_POLICY_QOS)
@@ -6754,6 +6833,8 @@ static __attribute__((noinline)) void submit_backlogged(jbof_sched *s, uint32_t 
         /* section 35: in one-bucket mode a tenant whose deficit already
          * pays its head IO (a turn's leftover, section 23's credit) joins
          * at the head in its turn: it spends that, and gets no quantum */
+        if (__builtin_expect(t->sw_carry, 0) && sw_rejoin(s, id, t, head, now_ns))
+            return;
         if (!head && one_bucket(s) && t->deficit >= (int64_t)t->ring[t->head].io->cost) {
             list_push_joined(s, id, 1);
             t->in_turn = 1;
@@ -7159,9 +7240,11 @@ static inline __attribute__((always_inline)) uint32_t take(jbof_sched *s, uint32
             list_del_raw(s, onl == LIST_SCAV ? &s->scav : &s->drr, id);
         }
         t->in_turn = 0;
-        if (pol == JBOF_POLICY_QOS && !one)
+        if (pol == JBOF_POLICY_QOS && !one) {
             dmark(s, id, t, k, now_ns); /* section 157 */
-        else if (pol == JBOF_POLICY_QOS && !one_known)
+            if (__builtin_expect(t->inflight == 1, 0))
+                sw_keep(s, t); /* section 380: its only IO in the drive */
+        } else if (pol == JBOF_POLICY_QOS && !one_known)
             dmark_one_call(s, id, t, now_ns); /* section 268: the rarer copies test the gate out of line */
         else if (pol == JBOF_POLICY_QOS && !gate_out && __builtin_expect(s->dwait[0] || dmark_one_room(s), 0))
             dmark_one(s, id, t, now_ns); /* section 263 (259): a mark to set or clear */
@@ -10135,6 +10218,24 @@ static __attribute__((noinline)) void resv_pay_other(jbof_sched *s, int k, uint3
         return;
     tk[k] += c;
     tk[o] -= c;
+    if (k == 1)
+        s->paid_w_ns = now_ns; /* section 380 */
+}
+
+/* section 380: the write bucket is in a reservation's deep debt that
+ * section 110 is paying from the read bucket (a move < SW_PAID_NS ago)
+ * while a reserved writer with a write queued is past its floor in this
+ * attainment window (not resv_behind): no head rejoin for sw_rejoin */
+static int sw_resv_paid(const jbof_sched *s, uint64_t now_ns)
+{
+    if (!debt_deep(s, 1) || !s->paid_w_ns || now_ns - s->paid_w_ns >= SW_PAID_NS)
+        return 0;
+    for (uint32_t i = 0; i < s->nresv; i++) {
+        const tenant *r = s->t[s->resv[i]];
+        if (r->count && r->ring[r->head].io->opcode != JBOF_OP_READ && !resv_behind(s, r, now_ns))
+            return 1;
+    }
+    return 0;
 }
 
 /* Reservations due now, latency-critical first (qos). */

@@ -5638,6 +5638,55 @@ static void test_nl_underfill_pair(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 380 (375's form i: a QD-1 small writer's deficit carried across
+ * its emptying, its closed-loop re-issue joined at the round's head):
+ * sweep mix s8-524's whole scene (dct983, seed 1679): a weight-4 4 KiB
+ * random writer at QD 8 and a 512 B random writer at QD 1 -- the two-bucket
+ * write bucket's best-effort members -- beside a 1 ms-SLO 16 KiB reader at
+ * QD 1 (w 8), a 100 MiB/s-reserved 256 KiB reader paced at 100 MiB/s, a
+ * 16 KiB writer limited to 200 MiB/s and a 20 MiB/s-reserved 512 B writer
+ * at QD 8.  The QD-1 writer's queue empties at every take, so without the
+ * carry it gets one write per round of the weight-4 writer's long turns
+ * (its deficit reset each time); with it, it rejoins at the head while
+ * owed and not ahead: 3163 writes in 500 ms against 1925.  (375d: the two
+ * writers and the SLO reader alone do not separate the rule -- the
+ * reservations and the limited writer keep the weight-4 writer's turns
+ * long.)  The guard for section 110's shape (sw_resv_paid) is what keeps
+ * test_resv_pay_other passing. */
+static jbof_sim *sw_scene(uint32_t *w4)
+{
+    static const uint32_t b4k[1] = {4096}, b256k[1] = {262144}, b16k[1] = {16384}, b512[1] = {512};
+    jbof_sim *sim = nl_sim("dct983", 1679);
+    jbof_tenant_cfg t;
+    jbof_wl w;
+    uint32_t id = 999;
+    *w4 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 4, JBOF_RW_RANDWRITE, 0, 8, 1, b4k, NULL, 0, 0, 0);
+    nl_cfg(&t, &w, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 2, 1, b256k, NULL, 100ull << 20);
+    t.reserve_bps = 100ull << 20;
+    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &id), 0);
+    nl_add(sim, JBOF_CLASS_LATENCY, 1000000, 8, JBOF_RW_RANDREAD, 0, 1, 1, b16k, NULL, 0, 0, 0);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 4, 1, b16k, NULL, 0, 200ull << 20, 0);
+    nl_cfg(&t, &w, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_WRITE, 0, 8, 1, b512, NULL, 0);
+    t.reserve_bps = 20ull << 20;
+    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &id), 0);
+    return sim;
+}
+
+static void test_sw_rejoin(void)
+{
+    static const uint32_t b512[1] = {512};
+    uint32_t t0;
+    jbof_sim *sim = sw_scene(&t0);
+    uint32_t t5 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 1, 1, b512, NULL, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 500000000ull), 0);
+    uint64_t w0 = nl_ios(sim, t0, 1), w5 = nl_ios(sim, t5, 1);
+    if (w5 < 2500)
+        fprintf(stderr, "sw rejoin: the QD-1 512 B writer %llu writes in 500 ms (want >= 2500; the weight-4 writer's %llu)\n",
+                (unsigned long long)w5, (unsigned long long)w0);
+    CHECK(w5 >= 2500); /* 3163 with section 380 (the weight-4 writer 14740), 1925 without (16640) */
+    jbof_sim_destroy(sim);
+}
+
 /* section 337 (306's second write-price decay with at most 4 active
  * tenants): sweep mix s1-239's shape (sata-ssd fragmented, seed 3513): a
  * 256 KiB sequential reader at QD 128 (w 3) beside a 64 KiB 50 % mixer at
@@ -7192,6 +7241,7 @@ int main(void)
     test_nl_underfill_start();
     test_nl_underfill_many();
     test_nl_underfill_pair();
+    test_sw_rejoin();
     test_big_rel_tight();
     test_wdecay_pair();
     test_reads_alone_pair();
