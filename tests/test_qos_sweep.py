@@ -471,6 +471,11 @@ OPEN: dict[str, set[str]] = {
     # section 110 pays a reservation's deep write debt): weights s8-524 (a 512 B QD-1 randwriter beside a weight-4
     # 4 KiB QD-8 randwriter, a 1 ms-SLO 16 KiB reader, two reservations and a limited writer; dct983) on L38
     "sweep-s8-524": set(),
+    # section 381 (scheduler-log 381: section 79's pass for a BACKLOGGED reader of a pair behind a shallow writer's
+    # debt, the reader holding <= BW_BACKLOG_IOS IOs and under 4 / BW_BACKLOG_X4 of the writer's cost per weight):
+    # work and jain s9-770 (a 512 B-512 KiB QD-8 sequential reader beside an 8-64 KiB QD-1 writer; dct983
+    # fragmented) on L38
+    "sweep-s9-770": set(),
 }
 
 CI_SEED = 11

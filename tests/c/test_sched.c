@@ -5966,6 +5966,27 @@ static void test_bw_shallow_pair(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 381 (sched.c section 79's backlogged pair): sweep mix s9-770's
+ * shape (dct983 fragmented, seed 9668): a sequential reader at QD 8 (512 B /
+ * 16 KiB / 512 KiB at 43 / 21 / 36 %) beside a sequential writer at QD 1 (8 /
+ * 16 / 64 KiB at 36 / 36 / 28 %), weight 1 each.  The reader's queue never
+ * empties, so section 79's latency-bound test refuses it at every call of an
+ * open episode and its reads wait out each write's debt: 5276 reads in 1 s
+ * (the writer 8367 writes).  With a backlogged reader of a pair passing
+ * behind a shallow writer while it holds at most BW_BACKLOG_IOS IOs and is
+ * under 4 / BW_BACKLOG_X4 of the writer's cost per weight: 9114 reads (8101
+ * writes). */
+static void test_bw_backlog_pair(void)
+{
+    static const uint32_t br[3] = {512, 16384, 524288}, pr[3] = {43, 21, 36};
+    static const uint32_t bw[3] = {8192, 16384, 65536}, pw[3] = {36, 36, 28};
+    jbof_sim *sim = nl_sim("dct983-fragmented", 9668);
+    uint32_t r = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 8, 3, br, pr, 0, 0, 0);
+    uint32_t w = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_WRITE, 0, 1, 3, bw, pw, 0, 0, 0);
+    nl_two_min_check(sim, 1000, r, 7500, w, 7600, "bw backlog pair: the reader"); /* 9114 / 8101 with 381, 5276 /
+                                                                                     8367 without */
+}
+
 /* A scene of sections 363 / 373 (section 79's pass behind a write debt):
  * best-effort tenants of weight 1, each closed loop or paced to rate_bps;
  * tenants a and b (indexes into ten) must complete at least amin / bmin IOs
@@ -7252,6 +7273,7 @@ int main(void)
     test_resv_startup_shallow();
     test_bw_shallow_pair();
     test_bw_scenes(); /* sections 363 / 373 */
+    test_bw_backlog_pair();
     test_nl_run_writer();
     test_nl_carry_small();
     test_stop_lift_mixed();
