@@ -231,6 +231,28 @@
  *    controller runs the published rules bit for bit (checked: every
  *    policy's docs on 20 mixes of seed 1 identical to main's).
  *
+ * 3g. The SLO override needs the drive (ours; scheduler-log section 379).
+ *    Section 3's override reads an SLO tenant missing its SLO end to end as
+ *    congestion or overload "whatever the drive's own latency says" -- its
+ *    IOs may queue behind others' in the drive, which the drive's EWMAs
+ *    then show.  But an end-to-end miss while the drive's own signal is far
+ *    under band_lo is time the IO spent at the scheduler (behind the
+ *    bucket, the round, a limit), not in the drive, and cutting the rate
+ *    only lengthens it: on the live memory backend (1 ns pages, EWMAs of
+ *    10-90 ns against band_lo's 62.5 us clamp) a 500 us-SLO 64 KiB mixer
+ *    at QD 8 without a limit missed behind the bucket, OVERLOADED clamped
+ *    the rate to what completed, and it walked 4.3 GB/s -> 56 MB/s in
+ *    0.3 s (simulated knob churn, mem20 seed 18); when the mixer then left
+ *    the latency class, the bucket's debt at 56 MB/s held every tenant
+ *    100-126 ms.  So the override applies only while the signal l is at
+ *    least band_lo / CTL_LC_DRIVE_DIV (4).  On a flash drive the read
+ *    EWMA sits near the learned base (band_lo = 1.5 x base), so the guard
+ *    does not act there: the sweep's qos docs are bit-identical on all 11
+ *    samples at DIV 4 and 8; at 2 only 0-3 docs a seed move (rows
+ *    unchanged), at 1 (l under band_lo itself) 80-109 a seed and s1 / s7
+ *    rows worse.  qos only by construction: the override needs
+ *    target_cap_ns, which sched.c sets in the qos policy alone.
+ *
  * 4. Pacing.  Dispatch spends tokens from two buckets, one for reads and
  *    one for writes (and the other commands), as Gimbal does.  The refill at
  *    rate_cost_bps is split evenly; a full bucket (capped at bucket_bytes,

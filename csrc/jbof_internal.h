@@ -324,6 +324,11 @@ enum {
     CTL_LC_NEAR_MEM_X4 = 2, /* ... with the remembered tail at least half full (x 2/4 of CTL_LC_MEM_N) ... */
     CTL_LC_NEAR_MAX_X4 = 7  /* ... up to cap x 7/4 (SLO x 7/8; sched.c 301) */
 };
+/* ctl.c 3g (scheduler-log 379): the SLO override (section 3) reads an SLO
+ * tenant's end-to-end miss as the drive's overload only while the drive's
+ * own signal is at least band_lo / CTL_LC_DRIVE_DIV; under that the miss is
+ * the scheduler's queue, not the drive's */
+enum { CTL_LC_DRIVE_DIV = 4 }; /* measured x0.5 / x2 (2 / 8): sweep rows unchanged on seeds 1, 2, 7, 8, 9 */
 /* ctl.c 3e (sched.c section 230): band_hi lifted to the SLO cap / 4 (SLO / 8),
  * closed by either guard */
 enum {
@@ -472,10 +477,12 @@ static inline __attribute__((always_inline)) void ctl_eval_body(ctl_state *c, ui
     uint64_t cost = c->pend_cost;
     c->pend_cost = 0;
     c->pend_n = 0;
-    if (c->target_cap_ns && now_ns - c->last_lc_ns < CTL_SIGNAL_FRESH_NS) {
+    if (c->target_cap_ns && now_ns - c->last_lc_ns < CTL_SIGNAL_FRESH_NS && l * CTL_LC_DRIVE_DIV >= lo) {
         /* a latency-critical tenant missing half its SLO end to end means
          * congestion, missing all of it means overload, whatever the drive's
-         * own latency says (its IOs may queue behind others' in the drive) */
+         * own latency says (its IOs may queue behind others' in the drive)
+         * -- unless that latency is far under band_lo (ctl.c 3g: then the
+         * miss is the scheduler's queue, not the drive's) */
         if (c->ewma_lc_ns > 2 * c->target_cap_ns && l <= hi)
             l = hi + 1;
         else if (c->ewma_lc_ns > c->target_cap_ns && l <= thr)

@@ -289,7 +289,7 @@ def sim_churn_gaps(seed: int, churn_s: float, warm_s: float = 0.5,
     a change drawn by _random_change every 100 ms after warm_s, refused like
     control.config.check_config; per tenant the longest time (s) with IO queued or in
     flight and no completion, sampled every SAMPLE_S after warm_s.  think: the client's
-    round trip (the tenants' thinktime; scheduler-log 370's "mem20" model: 20us)."""
+    round trip (the tenants' thinktime; scheduler-log 370's "mem" model 100us, "mem20" 20us)."""
     from control.simulator import Simulator
     sim = Simulator("dct983", "qos", seed=seed, ssd_overrides=MEM_DRIVE)
     cfg = {n: {"klass": None, "weight": 1, "reserve": 0, "limit": 0, "limit_iops": 0, "slo": 0.0}
@@ -355,6 +355,19 @@ def test_sim_churn_lc_own_limit_is_not_overload() -> None:
     for a tenant's own limit out of what the override sees: the rate stays up and the
     longest gap of this prefix (to 11.5 s, ~1.5 s of wall time) is 2 ms."""
     gaps = sim_churn_gaps(47, 11.0)
+    assert max(gaps.values()) <= STALL_S, gaps
+
+
+def test_sim_churn_lc_sched_queue_is_not_overload() -> None:
+    """Scheduler-log 376f (1) / 379: memory-drive churn with a 20 us round trip, seed 18.
+    From 0.6 s tenant b is class latency with a 500 us SLO and no limit (64 KiB randrw, QD
+    8): its IOs wait at the scheduler, the drive's EWMAs are 10-90 ns, yet ctl.c 3's SLO
+    override read the misses as the drive's overload and walked the rate 4.3 GB/s -> 56
+    MB/s; when b left the latency class at 1.2 s the bucket's debt at that rate held a
+    and c 126 ms.  ctl.c 3g: the override needs the drive's own signal at least band_lo /
+    CTL_LC_DRIVE_DIV, so the rate stays at its ceiling; the longest gap of this prefix
+    (to 1.4 s) is 94 ms (tenant a behind b's bypass debt, 376f (2)'s lever)."""
+    gaps = sim_churn_gaps(18, 0.9, think="20us")
     assert max(gaps.values()) <= STALL_S, gaps
 
 

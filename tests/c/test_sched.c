@@ -5774,6 +5774,41 @@ static void test_lc_own_limit_wait(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 379 (376f (1), mem20 churn seed 18): on the memory drive of
+ * test_lc_own_limit_wait a 500 us-SLO 64 KiB mixer at QD 8 WITHOUT a limit
+ * beside a 16 KiB reader at QD 16 and a 4 KiB writer limited to 2 MiB/s:
+ * the mixer's IOs wait at the scheduler (the bucket, the round), never in
+ * the drive (its EWMAs stay under 100 ns).  ctl.c 3's SLO override read
+ * that wait as the drive's overload -- OVERLOADED, the rate clamped to what
+ * completes and walked from the 4 GiB/s ceiling toward rate_min (seed 18:
+ * 56 MB/s, then a whole-drive stall behind the bucket's debt when the
+ * mixer left the latency class).  With ctl.c 3g the override needs the
+ * drive's own signal at least band_lo / CTL_LC_DRIVE_DIV: the controller
+ * never enters OVERLOADED here and the rate stays at the ceiling. */
+static void test_lc_sched_queue_not_overload(void)
+{
+    static const uint32_t b16[1] = {16384}, b64[1] = {65536}, b4[1] = {4096};
+    jbof_sim *sim = nl_sim_ssd("dct983", 18, mem_drive);
+    mem_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 16, b16, 0, 0);
+    mem_add(sim, JBOF_CLASS_LATENCY, 500000, 2, JBOF_RW_RANDRW, 50, 8, b64, 0, 0);
+    mem_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 32, b4, 2ull << 20, 0);
+    uint64_t min_rate = UINT64_MAX;
+    uint32_t over = 0;
+    for (uint64_t ms = 10; ms <= 1000; ms += 10) {
+        CHECK_EQ(jbof_sim_run(sim, ms * 1000000ull), 0);
+        jbof_drive_stats d = nl_drive(sim);
+        over += d.ctl_state == JBOF_CTL_OVERLOADED;
+        if (ms >= 200 && d.rate_cost_bps < min_rate)
+            min_rate = d.rate_cost_bps;
+    }
+    if (!(over == 0 && min_rate >= (2ull << 30)))
+        fprintf(stderr, "lc sched queue: OVERLOADED at %u of 100 samples, the rate down to %llu after 200 ms\n",
+                over, (unsigned long long)min_rate);
+    CHECK_EQ(over, 0);
+    CHECK(min_rate >= (2ull << 30));
+    jbof_sim_destroy(sim);
+}
+
 /* section 376 (a policy switch drops the old policy's bucket debt): on the
  * memory drive of test_lc_own_limit_wait a 500 us-SLO 64 KiB mixer at QD 8
  * beside a 4 KiB writer at QD 32 runs qos's bucket into debt (the latency
@@ -7290,6 +7325,7 @@ int main(void)
     test_nl_short_read_floor();
     test_nl_wlo_hold();
     test_lc_own_limit_wait();
+    test_lc_sched_queue_not_overload();
     test_policy_switch_debt();
     test_class_change_debt();
     test_uq_small_seq_reader();
