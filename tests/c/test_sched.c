@@ -5740,6 +5740,29 @@ static uint32_t mem_add(jbof_sim *sim, uint32_t klass, uint64_t slo, uint32_t we
     return id;
 }
 
+/* sections 376 / 379: a memory-drive scene run for 1 s, sampled every 10
+ * ms -- the controller never OVERLOADED and its rate, after 200 ms, never
+ * under 2 GiB/s (the drive completes in ns: the ceiling is the right rate);
+ * destroys sim */
+static void mem_rate_check(jbof_sim *sim, const char *what)
+{
+    uint64_t min_rate = UINT64_MAX;
+    uint32_t over = 0;
+    for (uint64_t ms = 10; ms <= 1000; ms += 10) {
+        CHECK_EQ(jbof_sim_run(sim, ms * 1000000ull), 0);
+        jbof_drive_stats d = nl_drive(sim);
+        over += d.ctl_state == JBOF_CTL_OVERLOADED;
+        if (ms >= 200 && d.rate_cost_bps < min_rate)
+            min_rate = d.rate_cost_bps;
+    }
+    if (!(over == 0 && min_rate >= (2ull << 30)))
+        fprintf(stderr, "%s: OVERLOADED at %u of 100 samples, the rate down to %llu after 200 ms\n",
+                what, over, (unsigned long long)min_rate);
+    CHECK_EQ(over, 0);
+    CHECK(min_rate >= (2ull << 30));
+    jbof_sim_destroy(sim);
+}
+
 /* section 376 (370f's whole-drive stall under knob churn, mem seed 47): on
  * a drive that takes ~nothing (the live memory backend: 1 ns pages, the
  * client's 100 us round trip as thinktime) a 500 us-SLO latency reader at
@@ -5757,21 +5780,7 @@ static void test_lc_own_limit_wait(void)
     mem_add(sim, JBOF_CLASS_LATENCY, 500000, 1, JBOF_RW_RANDREAD, 0, 16, b16, 0, LC_LIM_TEST_IOPS);
     mem_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 2, JBOF_RW_RANDRW, 50, 8, b64, 0, 0);
     mem_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 32, b4, 200ull << 20, 0);
-    uint64_t min_rate = UINT64_MAX;
-    uint32_t over = 0;
-    for (uint64_t ms = 10; ms <= 1000; ms += 10) {
-        CHECK_EQ(jbof_sim_run(sim, ms * 1000000ull), 0);
-        jbof_drive_stats d = nl_drive(sim);
-        over += d.ctl_state == JBOF_CTL_OVERLOADED;
-        if (ms >= 200 && d.rate_cost_bps < min_rate)
-            min_rate = d.rate_cost_bps;
-    }
-    if (!(over == 0 && min_rate >= (2ull << 30)))
-        fprintf(stderr, "lc own limit wait: OVERLOADED at %u of 100 samples, the rate down to %llu after 200 ms\n",
-                over, (unsigned long long)min_rate);
-    CHECK_EQ(over, 0);
-    CHECK(min_rate >= (2ull << 30));
-    jbof_sim_destroy(sim);
+    mem_rate_check(sim, "lc own limit wait");
 }
 
 /* section 379 (376f (1), mem20 churn seed 18): on the memory drive of
@@ -5792,21 +5801,7 @@ static void test_lc_sched_queue_not_overload(void)
     mem_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 16, b16, 0, 0);
     mem_add(sim, JBOF_CLASS_LATENCY, 500000, 2, JBOF_RW_RANDRW, 50, 8, b64, 0, 0);
     mem_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 32, b4, 2ull << 20, 0);
-    uint64_t min_rate = UINT64_MAX;
-    uint32_t over = 0;
-    for (uint64_t ms = 10; ms <= 1000; ms += 10) {
-        CHECK_EQ(jbof_sim_run(sim, ms * 1000000ull), 0);
-        jbof_drive_stats d = nl_drive(sim);
-        over += d.ctl_state == JBOF_CTL_OVERLOADED;
-        if (ms >= 200 && d.rate_cost_bps < min_rate)
-            min_rate = d.rate_cost_bps;
-    }
-    if (!(over == 0 && min_rate >= (2ull << 30)))
-        fprintf(stderr, "lc sched queue: OVERLOADED at %u of 100 samples, the rate down to %llu after 200 ms\n",
-                over, (unsigned long long)min_rate);
-    CHECK_EQ(over, 0);
-    CHECK(min_rate >= (2ull << 30));
-    jbof_sim_destroy(sim);
+    mem_rate_check(sim, "lc sched queue");
 }
 
 /* section 376 (a policy switch drops the old policy's bucket debt): on the
