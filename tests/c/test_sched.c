@@ -5812,7 +5812,11 @@ static void test_lc_sched_queue_not_overload(void)
  * nothing moved until the debt refilled (seed 32: 800 ms, every tenant).
  * With the drop both buckets start the new policy at >= 0 and both tenants
  * complete IO within 10 ms of the switch. */
-static void test_policy_switch_debt(void)
+/* sections 376 / 378: the scene above, run 500 ms under qos, then either a
+ * switch to gimbal (by_class 0) or the mixer set to best-effort, its SLO
+ * gone (by_class 1); checks qos left a debt, the change dropped it and both
+ * tenants complete IO within 10 ms */
+static void debt_change_scene(const char *what, int by_class)
 {
     static const uint32_t b64[1] = {65536}, b4[1] = {4096};
     jbof_sim *sim = nl_sim_ssd("dct983", 32, mem_drive);
@@ -5820,22 +5824,34 @@ static void test_policy_switch_debt(void)
     uint32_t cw = mem_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 3, JBOF_RW_RANDWRITE, 0, 32, b4, 0, 0);
     CHECK_EQ(jbof_sim_run(sim, 500000000ull), 0);
     jbof_drive_stats d0 = nl_drive(sim);
-    CHECK_EQ(jbof_sched_set_policy(jbof_sim_sched(sim), JBOF_POLICY_GIMBAL, jbof_sim_now(sim)), 0);
+    if (by_class) {
+        jbof_tenant_cfg t;
+        jbof_wl w;
+        nl_cfg(&t, &w, JBOF_CLASS_BEST_EFFORT, 0, 8, JBOF_RW_RANDRW, 50, 8, 1, b64, NULL, 0);
+        CHECK_EQ(jbof_sched_tenant_set(jbof_sim_sched(sim), b, &t, jbof_sim_now(sim)), 0);
+    } else {
+        CHECK_EQ(jbof_sched_set_policy(jbof_sim_sched(sim), JBOF_POLICY_GIMBAL, jbof_sim_now(sim)), 0);
+    }
     jbof_drive_stats d1 = nl_drive(sim);
     uint64_t nb = nl_ios(sim, b, 0) + nl_ios(sim, b, 1), nc = nl_ios(sim, cw, 1);
     CHECK_EQ(jbof_sim_pump(sim), 0);
     CHECK_EQ(jbof_sim_run(sim, 510000000ull), 0);
     uint64_t db = nl_ios(sim, b, 0) + nl_ios(sim, b, 1) - nb, dc = nl_ios(sim, cw, 1) - nc;
     if (!(d0.tokens < 0 && d1.tokens >= 0 && d1.tokens_write >= 0 && db > 0 && dc > 0))
-        fprintf(stderr, "policy switch debt: qos's bucket %lld / %lld, gimbal's %lld / %lld; in 10 ms %llu and %llu IOs\n",
-                (long long)d0.tokens, (long long)d0.tokens_write, (long long)d1.tokens, (long long)d1.tokens_write,
-                (unsigned long long)db, (unsigned long long)dc);
+        fprintf(stderr, "%s: qos's bucket %lld / %lld, after the change %lld / %lld; in 10 ms %llu and %llu IOs\n",
+                what, (long long)d0.tokens, (long long)d0.tokens_write, (long long)d1.tokens,
+                (long long)d1.tokens_write, (unsigned long long)db, (unsigned long long)dc);
     CHECK(d0.tokens < 0); /* the scene: qos left a debt */
     CHECK(d1.tokens >= 0);
     CHECK(d1.tokens_write >= 0);
     CHECK(db > 0);
     CHECK(dc > 0);
     jbof_sim_destroy(sim);
+}
+
+static void test_policy_switch_debt(void)
+{
+    debt_change_scene("policy switch debt", 0);
 }
 
 /* section 378 (a tenant leaving the latency class drops qos's bucket
@@ -5848,31 +5864,7 @@ static void test_policy_switch_debt(void)
  * tenants complete IO within 10 ms. */
 static void test_class_change_debt(void)
 {
-    static const uint32_t b64[1] = {65536}, b4[1] = {4096};
-    jbof_sim *sim = nl_sim_ssd("dct983", 32, mem_drive);
-    uint32_t b = mem_add(sim, JBOF_CLASS_LATENCY, 500000, 8, JBOF_RW_RANDRW, 50, 8, b64, 0, 0);
-    uint32_t cw = mem_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 3, JBOF_RW_RANDWRITE, 0, 32, b4, 0, 0);
-    CHECK_EQ(jbof_sim_run(sim, 500000000ull), 0);
-    jbof_drive_stats d0 = nl_drive(sim);
-    jbof_tenant_cfg t;
-    jbof_wl w;
-    nl_cfg(&t, &w, JBOF_CLASS_BEST_EFFORT, 0, 8, JBOF_RW_RANDRW, 50, 8, 1, b64, NULL, 0);
-    CHECK_EQ(jbof_sched_tenant_set(jbof_sim_sched(sim), b, &t, jbof_sim_now(sim)), 0);
-    jbof_drive_stats d1 = nl_drive(sim);
-    uint64_t nb = nl_ios(sim, b, 0) + nl_ios(sim, b, 1), nc = nl_ios(sim, cw, 1);
-    CHECK_EQ(jbof_sim_pump(sim), 0);
-    CHECK_EQ(jbof_sim_run(sim, 510000000ull), 0);
-    uint64_t db = nl_ios(sim, b, 0) + nl_ios(sim, b, 1) - nb, dc = nl_ios(sim, cw, 1) - nc;
-    if (!(d0.tokens < 0 && d1.tokens >= 0 && d1.tokens_write >= 0 && db > 0 && dc > 0))
-        fprintf(stderr, "class change debt: qos's bucket %lld / %lld, after the change %lld / %lld; in 10 ms %llu and %llu IOs\n",
-                (long long)d0.tokens, (long long)d0.tokens_write, (long long)d1.tokens, (long long)d1.tokens_write,
-                (unsigned long long)db, (unsigned long long)dc);
-    CHECK(d0.tokens < 0); /* the scene: the bypass left a debt */
-    CHECK(d1.tokens >= 0);
-    CHECK(d1.tokens_write >= 0);
-    CHECK(db > 0);
-    CHECK(dc > 0);
-    jbof_sim_destroy(sim);
+    debt_change_scene("class change debt", 1);
 }
 
 /* sections 363 / 366's scenes: run sim for ms; tenant a completes at least
