@@ -6018,8 +6018,21 @@ static inline int sfq_member(const tenant *t)
  * cross (section 68) those waiting on either bucket -- and are owed
  * service: not limited by their own rate, not a large IO held by section
  * 60 beside an SLO tenant, queued without a break for SFQ_BACKLOG_NS. */
+/* section 384 (379 (2), dct983 churn seed 13: a 64 KiB reader held 498
+ * ms): a member limited by limit_iops alone counted as owed service, so a
+ * 4 KiB writer its 500 IOs/s held lagged forever and set section 63's
+ * least tag.  For section 63's large-head gate only, a member is also not
+ * owed while its IOPS tag is ahead of now and the head's tag leads it by
+ * more than SFQ_IOPS_LAG_Q quanta per unit weight (it has lagged far, not
+ * for one IO): s13 498 -> 50 ms, s8-839's stall (a 286 ms wait) fixed,
+ * nothing new on the 11 samples; at 128 weights s2-154 comes back, at
+ * 512 the same rows.  A skip for every IOPS-limited member (379's form b)
+ * or while its IOPS tag is ahead (form c) moved SLO tenants (s1-289: a
+ * 5000 IOs/s mixer's slow tag paced the large writers beside a 500 us
+ * SLO).  Pinned by fixture sweep-s8-839 (log 384). */
+#define SFQ_IOPS_LAG_Q 256u /* quanta per unit weight a large head leads an IOPS-held member by before it stops counting (384) */
 static inline __attribute__((always_inline)) uint64_t sfq_least_in(const jbof_sched *s, int k, uint32_t self,
-                                                                    uint64_t now_ns, int cross, uint64_t *floor)
+                                                                    uint64_t now_ns, int cross, uint64_t *floor, uint64_t iops)
 {
     uint64_t m = UINT64_MAX, f = UINT64_MAX;
     int all = k < 0 || cross;
@@ -6038,7 +6051,8 @@ static inline __attribute__((always_inline)) uint64_t sfq_least_in(const jbof_sc
             if (!in || (uint32_t)id == self)
                 continue;
             if (k >= 0 && ((q == 0 && !cross && head_bucket(t) != k) || held_large(s, t) ||
-                           (t->rated && t->cfg.limit_bps) || now_ns - t->st.queued_since_ns < SFQ_BACKLOG_NS))
+                           (t->rated && (t->cfg.limit_bps || (t->vs < iops && t->cfg.limit_iops && t->li_tag > now_ns))) ||
+                           now_ns - t->st.queued_since_ns < SFQ_BACKLOG_NS))
                 continue;
             if (t->vs < m)
                 m = t->vs;
@@ -6050,7 +6064,7 @@ static inline __attribute__((always_inline)) uint64_t sfq_least_in(const jbof_sc
 }
 static uint64_t sfq_least(const jbof_sched *s, int k, uint32_t self, uint64_t now_ns, int cross)
 {
-    return sfq_least_in(s, k, self, now_ns, cross, NULL);
+    return sfq_least_in(s, k, self, now_ns, cross, NULL, 0);
 }
 
 /* n121: the least tag of every member on the round or held (self
@@ -9702,12 +9716,12 @@ static __attribute__((noinline)) int far_ahead_walk(jbof_sched *s, const tenant 
                                                    uint64_t now_ns, uint64_t lag)
 {
     int k = ctl_bucket(h->opcode);
-    uint64_t m = sfq_least_in(s, k, id, now_ns, now_ns - h->submit_ns < SFQ_CROSS_NS && !debt_deep(s, 1 - k), &s->sfq_lb);
+    uint64_t m = sfq_least_in(s, k, id, now_ns, now_ns - h->submit_ns < SFQ_CROSS_NS && !debt_deep(s, 1 - k), &s->sfq_lb, 0);
     if (m == UINT64_MAX || m >= t->vs - lag)
         return 0;
     if (stop_lift_ok(s, t, k, now_ns) && stop_lift(s, t, id)) {
         /* section 298: the walk again over the lifted tags */
-        m = sfq_least_in(s, k, id, now_ns, now_ns - h->submit_ns < SFQ_CROSS_NS && !debt_deep(s, 1 - k), NULL);
+        m = sfq_least_in(s, k, id, now_ns, now_ns - h->submit_ns < SFQ_CROSS_NS && !debt_deep(s, 1 - k), NULL, 0);
         if (m == UINT64_MAX || m >= t->vs - lag)
             return 0;
     }
@@ -10057,7 +10071,7 @@ static inline __attribute__((always_inline)) int qos_round_loop(jbof_sched *s, u
              * on either bucket while the head has waited < SFQ_CROSS_NS and
              * the other bucket is not in a reservation's deep debt (n121:
              * no walk while t leads the floor by at most the lag) */
-            uint64_t m = sfq_least(s, k, id, now_ns, now_ns - h->submit_ns < SFQ_CROSS_NS && !debt_deep(s, 1 - k));
+            uint64_t m = sfq_least_in(s, k, id, now_ns, now_ns - h->submit_ns < SFQ_CROSS_NS && !debt_deep(s, 1 - k), NULL, t->vs > tag_quanta(s, SFQ_IOPS_LAG_Q) ? t->vs - tag_quanta(s, SFQ_IOPS_LAG_Q) : 0);
             if (m != UINT64_MAX && t->vs > m + (uint64_t)SFQ_LAG_Q4 * 4u * s->cfg.quantum_bytes) {
                 *waiting = 1;
                 list_rotate(s, l);
