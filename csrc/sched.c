@@ -5266,6 +5266,7 @@ enum { PD_DEEP = 32 };                              /* qos: ... (section 77 star
 enum { PD_FEW_WAIT = 3 };                           /* qos: ... only while at most 3 other tenants wait (section 101) */
 enum { PD_SLOW_X = 5 };                             /* qos: ... whose reads take > 5 x the band's ceiling */
 enum { SFQ_LAG_Q4 = 5 };                            /* qos, two buckets: a large head waits while its tag leads by 5/4 quantum per weight (63) */
+enum { SFQ_IOPS_LAG_Q = 256 };                      /* qos, two buckets: ... an IOPS-held member it leads by > 256 quanta per weight is not owed (384) */
 enum { LIFT_OVER_PM = 1050 };                        /* qos: a member past 1050/1000 of its share closes the lift (230) */
 enum { OWE_X = 16 };                                /* qos: a member owed > 1/OWE_X of a period's share may mark (173) */
 enum { ASK_NUM = 3, ASK_DEN = 2 };                  /* qos: a member asked its share if completed x 3/2 >= it (the sweep's demand line; 193) */
@@ -6030,9 +6031,8 @@ static inline int sfq_member(const tenant *t)
  * or while its IOPS tag is ahead (form c) moved SLO tenants (s1-289: a
  * 5000 IOs/s mixer's slow tag paced the large writers beside a 500 us
  * SLO).  Pinned by fixture sweep-s8-839 (log 384). */
-#define SFQ_IOPS_LAG_Q 256u /* quanta per unit weight a large head leads an IOPS-held member by before it stops counting (384) */
 static inline __attribute__((always_inline)) uint64_t sfq_least_in(const jbof_sched *s, int k, uint32_t self,
-                                                                    uint64_t now_ns, int cross, uint64_t *floor, uint64_t iops)
+                                                                    uint64_t now_ns, int cross, uint64_t *floor, uint64_t iops_below)
 {
     uint64_t m = UINT64_MAX, f = UINT64_MAX;
     int all = k < 0 || cross;
@@ -6051,7 +6051,7 @@ static inline __attribute__((always_inline)) uint64_t sfq_least_in(const jbof_sc
             if (!in || (uint32_t)id == self)
                 continue;
             if (k >= 0 && ((q == 0 && !cross && head_bucket(t) != k) || held_large(s, t) ||
-                           (t->rated && (t->cfg.limit_bps || (t->vs < iops && t->cfg.limit_iops && t->li_tag > now_ns))) ||
+                           (t->rated && (t->cfg.limit_bps || (t->vs < iops_below && t->cfg.limit_iops && t->li_tag > now_ns))) ||
                            now_ns - t->st.queued_since_ns < SFQ_BACKLOG_NS))
                 continue;
             if (t->vs < m)
@@ -7071,12 +7071,18 @@ static inline uint64_t dspent(const tenant *u)
 {
     return (u->st.cost_completed + u->inflight_cost) / u->cfg.weight;
 }
-/* t has been sent less cost per unit of weight than u (completed + in
- * flight, dspent's measure, compared exactly): section 125 (c), 79 (373) */
+/* t's cost per unit of weight x tx is under u's x ux (completed + in
+ * flight, dspent's measure, compared exactly): section 79 (381, 6 / 4);
+ * behind_per_weight, tx = ux = 1: t has been sent less -- section 125
+ * (c), 79 (373) */
+static inline int behind_per_weight_x(const tenant *t, const tenant *u, uint32_t tx, uint32_t ux)
+{
+    return (unsigned __int128)(t->st.cost_completed + t->inflight_cost) * u->cfg.weight * tx <
+           (unsigned __int128)(u->st.cost_completed + u->inflight_cost) * t->cfg.weight * ux;
+}
 static inline int behind_per_weight(const tenant *t, const tenant *u)
 {
-    return (unsigned __int128)(t->st.cost_completed + t->inflight_cost) * u->cfg.weight <
-           (unsigned __int128)(u->st.cost_completed + u->inflight_cost) * t->cfg.weight;
+    return behind_per_weight_x(t, u, 1, 1);
 }
 /* the part of dv[k] the member u marked on k has spent since it was marked */
 static inline uint64_t dpart(const jbof_sched *s, int k, const tenant *u)
@@ -8091,8 +8097,7 @@ static int bw_backlog_pair(const jbof_sched *s, const tenant *t)
 {
     const tenant *w = s->t[s->bw_owner];
     return s->n_active == 2 && w && w->count + w->inflight <= BW_SHALLOW_W_IOS && t->count + t->inflight <= BW_BACKLOG_IOS &&
-           (unsigned __int128)(t->st.cost_completed + t->inflight_cost) * w->cfg.weight * BW_BACKLOG_X4 <
-           (unsigned __int128)(w->st.cost_completed + w->inflight_cost) * t->cfg.weight * 4;
+           behind_per_weight_x(t, w, BW_BACKLOG_X4, 4);
 }
 /* section 79: may t (id) pass read h behind the open episode's write debt? */
 static inline int bw_ok(const jbof_sched *s, uint32_t id, const tenant *t, const jbof_io *h, uint64_t now_ns)
@@ -10071,7 +10076,9 @@ static inline __attribute__((always_inline)) int qos_round_loop(jbof_sched *s, u
              * on either bucket while the head has waited < SFQ_CROSS_NS and
              * the other bucket is not in a reservation's deep debt (n121:
              * no walk while t leads the floor by at most the lag) */
-            uint64_t m = sfq_least_in(s, k, id, now_ns, now_ns - h->submit_ns < SFQ_CROSS_NS && !debt_deep(s, 1 - k), NULL, t->vs > tag_quanta(s, SFQ_IOPS_LAG_Q) ? t->vs - tag_quanta(s, SFQ_IOPS_LAG_Q) : 0);
+            uint64_t lq = tag_quanta(s, SFQ_IOPS_LAG_Q); /* section 384 */
+            uint64_t m = sfq_least_in(s, k, id, now_ns, now_ns - h->submit_ns < SFQ_CROSS_NS && !debt_deep(s, 1 - k), NULL,
+                                      t->vs > lq ? t->vs - lq : 0);
             if (m != UINT64_MAX && t->vs > m + (uint64_t)SFQ_LAG_Q4 * 4u * s->cfg.quantum_bytes) {
                 *waiting = 1;
                 list_rotate(s, l);
