@@ -40,6 +40,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from control import units
 from control.errors import ConfigError
 from control.schema import check_tenant_class, tenant_class
 from control_helpers import daemon, need
@@ -278,9 +279,19 @@ def _random_change(rng: random.Random) -> tuple[str, dict[str, Any]]:
 MEM_DRIVE = {"read_page_ns": 1, "program_page_ns": 1, "fixed_ns": 0, "cmd_ns": 0, "spike_ppm": 0,
              "suspend_ns": 0, "buffer_write_ns": 1, "link_bps": 1 << 40}
 MIB = 1 << 20
-CHURN_RATES = {"0": 0, "2MiB/s": 2 * MIB, "20MiB/s": 20 * MIB, "200MiB/s": 200 * MIB,
-               "1GiB/s": 1 << 30, "10MiB/s": 10 * MIB, "50MiB/s": 50 * MIB}
-CHURN_SLOS = {"0": 0.0, "500us": 0.0005, "2ms": 0.002}
+
+
+def _note_gaps(sim: Any, t: float, last: dict[str, float], done: dict[str, int],
+               worst: dict[str, float], counting: bool) -> None:
+    """One sample at t (s): a tenant that completed IO since the last sample, or has none
+    queued or in flight, restarts its clock; otherwise, when counting, its time since
+    then is a gap (worst: the longest per tenant)."""
+    for n in last:
+        st_ = sim.tenant_stats(n)
+        if st_["completed"] > done[n] or st_["queued"] + st_["inflight"] == 0:
+            last[n], done[n] = t, st_["completed"]
+        elif counting:
+            worst[n] = max(worst[n], t - last[n])
 
 
 def sim_churn_gaps(seed: int, churn_s: float, warm_s: float = 0.5,
@@ -318,8 +329,8 @@ def sim_churn_gaps(seed: int, churn_s: float, warm_s: float = 0.5,
                 (k, v), = args.items()
                 new = dict(cfg[n])
                 key = {"latency_slo": "slo", "class": "klass"}.get(k, k)
-                new[key] = (CHURN_RATES[v] if k in ("limit", "reserve") else
-                            CHURN_SLOS[v] if k == "latency_slo" else v)
+                new[key] = (units.parse_rate(v) if k in ("limit", "reserve") else   # as the daemon
+                            units.parse_duration_ns(v) / 1e9 if k == "latency_slo" else v)
                 try:                          # refused as check_config refuses it live
                     check_tenant_class("churn", n, new["klass"], new["slo"], new["reserve"],
                                        new["limit"])
@@ -336,12 +347,7 @@ def sim_churn_gaps(seed: int, churn_s: float, warm_s: float = 0.5,
         for _ in range(round(0.1 / SAMPLE_S)):
             t = round(t + SAMPLE_S, 6)
             sim.run_until_ns(round(t * 1e9))
-            for n in CHURN_FIO:
-                st_ = sim.tenant_stats(n)
-                if st_["completed"] > done[n] or st_["queued"] + st_["inflight"] == 0:
-                    last[n], done[n] = t, st_["completed"]
-                elif t > warm_s:
-                    worst[n] = max(worst[n], t - last[n])
+            _note_gaps(sim, t, last, done, worst, t > warm_s)
     return worst
 
 
@@ -404,12 +410,7 @@ def test_sim_class_change_drops_the_bypass_debt() -> None:
     for i in range(1, round(0.4 / SAMPLE_S) + 1):
         t = 0.5 + i * SAMPLE_S
         sim.run_until_ns(round(t * 1e9))
-        for n in "bc":
-            st_ = sim.tenant_stats(n)
-            if st_["completed"] > done[n] or st_["queued"] + st_["inflight"] == 0:
-                last[n], done[n] = t, st_["completed"]
-            else:
-                worst[n] = max(worst[n], t - last[n])
+        _note_gaps(sim, t, last, done, worst, True)
     assert max(worst.values()) <= STALL_S, worst
 
 
