@@ -6030,7 +6030,12 @@ static inline int sfq_member(const tenant *t)
  * 512 the same rows.  A skip for every IOPS-limited member (379's form b)
  * or while its IOPS tag is ahead (form c) moved SLO tenants (s1-289: a
  * 5000 IOs/s mixer's slow tag paced the large writers beside a 500 us
- * SLO).  Pinned by fixture sweep-s8-839 (log 384). */
+ * SLO).  Pinned by fixture sweep-s8-839 (log 384) and by C test
+ * test_sfq_iops_lag (log 388: a 64 KiB mixer leaving the reserved class
+ * ahead of a 500 IOs/s writer -- 1 IO in 500 ms without the skip; led by
+ * ~150 quanta per weight at the change it still waits ~1 s at a bound of
+ * 384 or more, so the bound is as small as the sweep allows: at 1024
+ * s8-839's stall is back, at 64 or 128 weights s2-154). */
 static inline __attribute__((always_inline)) uint64_t sfq_least_in(const jbof_sched *s, int k, uint32_t self,
                                                                     uint64_t now_ns, int cross, uint64_t *floor, uint64_t iops_below)
 {

@@ -7162,6 +7162,61 @@ static void test_nl_underfill_meas(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 388 (384's form f, dct983 churn seed 13): a tenant that leaves
+ * the reserved class keeps the start tag it ran up there -- a 64 KiB
+ * randrw at QD 8 reserving 50 MiB/s beside a 500 us-SLO reader (two
+ * buckets) runs ahead of a 4 KiB writer at QD 32 held by limit_iops 500
+ * (~36e9 in 500 ms, ~0.3e9 = 150 quanta per weight in 4 ms).  Set
+ * best-effort, its writes (cost > a quantum) meet section 63's large-head
+ * gate, and the writer -- queued without a break, so owed -- set the least
+ * member tag; its tag gains ~0.35e6 an IO, so the gate held the mixer
+ * until the writer caught up: 1 IO in the next 500 ms after 500 ms
+ * reserved (a 499 ms wait; s13: 498 ms), 96 IOs and a 993 ms wait in the
+ * next second after 4 ms.  Section 384 leaves the IOPS-held writer out of
+ * that walk once the head leads it by more than SFQ_IOPS_LAG_Q quanta per
+ * weight (the mixer's reads, under a quantum, still go and carry its tag
+ * past the bound after 4 ms): the mixer's longest wait (1 ms samples) is
+ * 0 ms in both, 5883 and 11824 IOs.  At SFQ_IOPS_LAG_Q >= 384 the 4 ms
+ * scene waits as without the rule. */
+static void sfq_iops_lag_scene(uint64_t resv_ms, uint64_t run_ms, uint64_t min_ios)
+{
+    static const uint32_t b16[1] = {16384}, b64[1] = {65536}, b4[1] = {4096};
+    jbof_sim *sim = nl_sim("dct983", 13);
+    nl_addx(sim, JBOF_CLASS_LATENCY, 500000, 4, 0, 20ull << 20, JBOF_RW_RANDREAD, 0, 16, 1, b16, NULL, 0, 0, 0, 0);
+    uint32_t b = nl_addx(sim, JBOF_CLASS_RESERVED, 0, 1, 50ull << 20, 0, JBOF_RW_RANDRW, 50, 8, 1, b64, NULL, 0, 0, 0, 0);
+    uint32_t c = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 32, 1, b4, NULL, 0, 0, 500);
+    CHECK_EQ(jbof_sim_run(sim, resv_ms * 1000000ull), 0);
+    jbof_tenant_cfg t;
+    jbof_wl w;
+    nl_cfg(&t, &w, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDRW, 50, 8, 1, b64, NULL, 0);
+    CHECK_EQ(jbof_sched_tenant_set(jbof_sim_sched(sim), b, &t, jbof_sim_now(sim)), 0);
+    CHECK_EQ(jbof_sim_pump(sim), 0);
+    uint64_t n0 = nl_ios(sim, b, 0) + nl_ios(sim, b, 1), last = n0, wait = 0, longest = 0, c0 = nl_ios(sim, c, 1);
+    for (uint64_t ms = resv_ms + 1; ms <= resv_ms + run_ms; ms++) {
+        CHECK_EQ(jbof_sim_run(sim, ms * 1000000ull), 0);
+        uint64_t n = nl_ios(sim, b, 0) + nl_ios(sim, b, 1);
+        wait = n > last ? 0 : wait + 1;
+        last = n;
+        if (wait > longest)
+            longest = wait;
+    }
+    uint64_t nb = last - n0, nc = nl_ios(sim, c, 1) - c0;
+    if (!(longest <= 10 && nb >= min_ios))
+        fprintf(stderr, "sfq iops lag (%llu ms reserved): the mixer's longest wait %llu ms, %llu IOs in %llu ms (writer %llu)\n",
+                (unsigned long long)resv_ms, (unsigned long long)longest, (unsigned long long)nb,
+                (unsigned long long)run_ms, (unsigned long long)nc);
+    CHECK(longest <= 10);
+    CHECK(nb >= min_ios);
+    CHECK(nc * 1000 >= run_ms * 400 && nc * 1000 <= run_ms * 520); /* the writer kept to its 500 IOs/s */
+    jbof_sim_destroy(sim);
+}
+
+static void test_sfq_iops_lag(void)
+{
+    sfq_iops_lag_scene(500, 500, 2000);
+    sfq_iops_lag_scene(4, 1000, 4000);
+}
+
 int main(void)
 {
     test_validation();
@@ -7315,6 +7370,7 @@ int main(void)
     test_lc_sched_queue_not_overload();
     test_policy_switch_debt();
     test_class_change_debt();
+    test_sfq_iops_lag();
     test_uq_small_seq_reader();
     test_uq_cap_budget();
     test_nl_flap_floor();
