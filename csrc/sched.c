@@ -5101,6 +5101,34 @@
  *    / --slo / --big / --bw).  test_sw_rejoin (s8-524's scene: 3163
  *    writes against 1925) and test_resv_pay_other pin it.
  *    (docs/scheduler-log.md section 380)
+ *
+ * 387. A knob change that takes qos to one bucket cuts the deficits banked
+ *    under two (issue 11, live changes; dct983 churn seed 63).  With two
+ *    buckets a member at its in-flight window is parked (park_on_round:
+ *    in_turn 0, the deficit kept), and each return to the round starts a
+ *    turn with a new quantum x weight; a deep member whose window lets one
+ *    or two IOs go per return spends part of each quantum and banks the
+ *    rest.  Harmless while the window binds -- the park ends every turn --
+ *    but one bucket keeps no window (section 18): the banked turn does not
+ *    end, and the member takes every token until the bank is spent.  Seed
+ *    63: a 4 KiB writer (class reserved, weight 1, QD 32) banked 1.7 GB in
+ *    0.9 s beside an SLO reader; at 4.3 s the reader is set best-effort,
+ *    qos goes to one bucket, and the writer took ~133,000 IOs a second (50
+ *    x its 10 MiB/s reservation) by DRR, its turn never ending, while the
+ *    16 KiB and 64 KiB readers completed nothing for 142 / 146 ms.  Now
+ *    jbof_sched_tenant_set, when the change takes qos from two buckets to
+ *    one (one_mode 0 -> 1 across the call), cuts every tenant's deficit
+ *    past quantum x weight to it (bank_cut, cold; deficit_rearm's upper
+ *    half, section 7: a debt is kept).  Only a knob change: cutting at
+ *    every change of mode (section 272's flips beside an SLO tenant
+ *    included) failed four C tests (sfq gate, far ahead guard,
+ *    lc_grow_ahead, uq cap budget), whose shares rest on the bank.  Not
+ *    addressed: the same bank meets one bucket when the SLO tenant goes
+ *    idle (no knob) -- the bank itself (a parked return's quantum) is the
+ *    broader lever.  The sweep calls no tenant_set: bit-identical (0 qos
+ *    docs differ).  dct983 churn s63 a / b 142 / 146 -> 18 / 50 ms.
+ *    test_park_bank_cut (9 of 10 10 ms windows empty without it).
+ *    (docs/scheduler-log.md section 387)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -5937,6 +5965,18 @@ static void wj_end(jbof_sched *s, int stop)
  *  - the round's census n_head: in one-bucket mode take does not keep it
  *    (nothing reads it there: the round's want is l->len), so it is
  *    recounted from the round when the mode ends. */
+/* section 387: at the change from two buckets to one, a deficit banked
+ * past one quantum x weight is cut to it (deficit_rearm's upper half; a
+ * debt is kept).  Cold: once per mode change. */
+static __attribute__((noinline, cold)) void bank_cut(jbof_sched *s)
+{
+    for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
+        tenant *t = s->t[i];
+        if (t && t->deficit > (int64_t)s->cfg.quantum_bytes * t->cfg.weight)
+            t->deficit = (int64_t)s->cfg.quantum_bytes * t->cfg.weight;
+    }
+}
+
 static void mode_sync(jbof_sched *s)
 {
     uint32_t m = cost_mode_for(s->cfg.policy);
@@ -6634,6 +6674,7 @@ int jbof_sched_tenant_set(jbof_sched *s, uint32_t id, const jbof_tenant_cfg *cfg
     if (rc)
         return rc;
     int act = is_active(t);
+    uint32_t was_one = s->one_mode;
     if (act)
         active_weight_adjust(s, t, -1);
     uint32_t old_class = t->cfg.klass, old_lc_slo = t->lc_slo;
@@ -6666,6 +6707,8 @@ int jbof_sched_tenant_set(jbof_sched *s, uint32_t id, const jbof_tenant_cfg *cfg
     if ((old_class == JBOF_CLASS_SCAVENGER) != (cfg->klass == JBOF_CLASS_SCAVENGER))
         scav_cost_sync(s); /* section 222: its in-flight cost crossed the line */
     resv_rebuild(s);
+    if (!was_one && s->one_mode)
+        bank_cut(s); /* section 387 */
     return 0;
 }
 

@@ -295,21 +295,23 @@ def _note_gaps(sim: Any, t: float, last: dict[str, float], done: dict[str, int],
 
 
 def sim_churn_gaps(seed: int, churn_s: float, warm_s: float = 0.5,
-                   think: str = "100us") -> dict[str, float]:
+                   think: str | None = "100us",
+                   ssd_overrides: dict[str, Any] | None = MEM_DRIVE) -> dict[str, float]:
     """test_live_knob_churn_no_tenant_stalls's churn in the simulator on the memory drive:
     a change drawn by _random_change every 100 ms after warm_s, refused like
     control.config.check_config; per tenant the longest time (s) with IO queued or in
     flight and no completion, sampled every SAMPLE_S after warm_s.  think: the client's
-    round trip (the tenants' thinktime; scheduler-log 370's "mem" model 100us, "mem20" 20us)."""
+    round trip (the tenants' thinktime; scheduler-log 370's "mem" model 100us, "mem20" 20us).
+    ssd_overrides None with think None: 370's plain "dct983" model (no round trip)."""
     from control.simulator import Simulator
-    sim = Simulator("dct983", "qos", seed=seed, ssd_overrides=MEM_DRIVE)
+    sim = Simulator("dct983", "qos", seed=seed, ssd_overrides=ssd_overrides)
     cfg = {n: {"klass": None, "weight": 1, "reserve": 0, "limit": 0, "limit_iops": 0, "slo": 0.0}
            for n in CHURN_FIO}
     cfg["b"]["weight"] = 2
     cfg["c"]["limit"] = 200 * MIB
     for n, (rw, bs, qd) in CHURN_FIO.items():
-        sim.add_tenant(n, {"rw": rw, "bs": bs, "iodepth": qd, "thinktime": think},
-                       weight=cfg[n]["weight"], limit_bps=cfg[n]["limit"])
+        wl = {"rw": rw, "bs": bs, "iodepth": qd} | ({"thinktime": think} if think else {})
+        sim.add_tenant(n, wl, weight=cfg[n]["weight"], limit_bps=cfg[n]["limit"])
 
     def klass(t: dict[str, Any]) -> str:
         return tenant_class(t["klass"], t["slo"], t["reserve"])
@@ -421,6 +423,18 @@ def test_sim_churn_class_change_drops_the_bypass_debt() -> None:
     qos kept, and every tenant waited 100-106 ms for the refill.  The class change now
     drops the debt (sched.c section 378): the prefix to 6.0 s has no gap past STALL_S."""
     gaps = sim_churn_gaps(14, 5.5, think="20us")
+    assert max(gaps.values()) <= STALL_S, gaps
+
+
+def test_sim_churn_dct983_bank_cut() -> None:
+    """Scheduler-log 386f (1) / 387: the churn on the plain dct983 model (no round trip),
+    seed 63.  From 3.4 s qos runs two buckets beside tenant a's 500 us SLO, and c (a 4 KiB
+    writer, class reserved at 10 MiB/s, weight 1, QD 32), parked at its in-flight window,
+    starts a turn with a new quantum at every return and banks ~1.7 GB of deficit; at 4.3 s
+    a is set best-effort, qos goes to one bucket (no windows) and c's turn never ended: a
+    and b completed nothing for 142 / 146 ms.  sched.c section 387 cuts the bank at a knob
+    change to one bucket: the prefix to 4.7 s has no gap past STALL_S."""
+    gaps = sim_churn_gaps(63, 4.2, think=None, ssd_overrides=None)
     assert max(gaps.values()) <= STALL_S, gaps
 
 

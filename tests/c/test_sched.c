@@ -5867,6 +5867,45 @@ static void test_class_change_debt(void)
     debt_change_scene("class change debt", 1);
 }
 
+/* section 387 (dct983 churn seed 63, 386f (1)): in two-bucket mode a
+ * member at its in-flight window is parked, and each return to the round
+ * starts a turn with a new quantum x weight while its deficit is kept, so a
+ * deep member whose window lets one or two IOs go per return banks the rest
+ * of every quantum (here the 64 KiB mixer, ~1 GB in 1 s).  When the SLO
+ * tenant leaves the latency class (tenant set --class best-effort) qos
+ * goes to one bucket, no window binds, and the banked turn never ends: the
+ * mixer took every token while the reader and the 4 KiB writer completed
+ * nothing for ~246 ms.  The change to one bucket now cuts a deficit past
+ * one quantum x weight to it: every 10 ms after the change both complete
+ * IO. */
+enum { BANK_WINS = 10 };
+static void test_park_bank_cut(void)
+{
+    static const uint32_t b16[1] = {16384}, b64[1] = {65536}, b4[1] = {4096};
+    jbof_sim *sim = nl_sim("dct983", 2);
+    uint32_t a = nl_add(sim, JBOF_CLASS_LATENCY, 500000, 4, JBOF_RW_RANDREAD, 0, 16, 1, b16, NULL, 0, 0, 0);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 6, JBOF_RW_RANDRW, 50, 32, 1, b64, NULL, 0, 0, 0);
+    uint32_t c = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 32, 1, b4, NULL, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 1000000000ull), 0);
+    jbof_tenant_cfg t;
+    jbof_wl w;
+    nl_cfg(&t, &w, JBOF_CLASS_BEST_EFFORT, 0, 4, JBOF_RW_RANDREAD, 0, 16, 1, b16, NULL, 0);
+    CHECK_EQ(jbof_sched_tenant_set(jbof_sim_sched(sim), a, &t, jbof_sim_now(sim)), 0);
+    CHECK_EQ(jbof_sim_pump(sim), 0);
+    uint32_t empty = 0;
+    for (int i = 1; i <= BANK_WINS; i++) {
+        uint64_t na = nl_ios(sim, a, 0), nc = nl_ios(sim, c, 1);
+        CHECK_EQ(jbof_sim_run(sim, 1000000000ull + (uint64_t)i * 10000000ull), 0);
+        if (nl_ios(sim, a, 0) == na || nl_ios(sim, c, 1) == nc)
+            empty++;
+    }
+    if (empty)
+        fprintf(stderr, "park bank cut: %u of %d 10 ms windows after the class change without a read of the "
+                        "reader or a write of the writer\n", empty, BANK_WINS);
+    CHECK(empty == 0);
+    jbof_sim_destroy(sim);
+}
+
 /* sections 363 / 366's scenes: run sim for ms; tenant a completes at least
  * amin IOs and tenant b at least bmin (reads and writes counted together);
  * prints only on failure */
@@ -7371,6 +7410,7 @@ int main(void)
     test_policy_switch_debt();
     test_class_change_debt();
     test_sfq_iops_lag();
+    test_park_bank_cut();
     test_uq_small_seq_reader();
     test_uq_cap_budget();
     test_nl_flap_floor();
