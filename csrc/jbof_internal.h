@@ -159,8 +159,9 @@ typedef struct ctl_state {
      * (sched.c 3b, floored at DEBT_BUCKETS buckets when cut) and the
      * latency-critical bypass (budget_ok's n_lc_backlogged, lc_overdraft),
      * unbounded while it lasts (-6.8 GB on a memory drive, log 376 / 378);
-     * that debt is dropped at a policy switch (376) and when a tenant
-     * leaves the latency class (378) */
+     * that debt is dropped at a policy switch (376), when a tenant
+     * leaves the latency class (378) and LC_IDLE_NS after the last SLO
+     * tenant stops with it unpaid (389) */
     int64_t tokens[2];
     uint64_t last_refill_ns;
     uint64_t threshold_ns;       /* dynamic threshold in [lat_min, lat_max] */

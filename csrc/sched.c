@@ -5129,6 +5129,31 @@
  *    docs differ).  dct983 churn s63 a / b 142 / 146 -> 18 / 50 ms.
  *    test_park_bank_cut (9 of 10 10 ms windows empty without it).
  *    (docs/scheduler-log.md section 387)
+ *
+ * 389. The latency bypass's debt dropped when the SLO tenants stop (log
+ *    378f (2)).  Under qos an SLO tenant's backlog dispatches past an empty
+ *    bucket, charged (378's paragraph), and the debt is the others' to
+ *    wait out at the refill once the bypass ends.  378 drops it when the
+ *    bypass ends by a class change, 376 by a policy switch; an SLO tenant
+ *    whose IO simply stops (its workload ends, no knob) left it in place:
+ *    on the memory drive a 500 us-SLO 64 KiB mixer running 500 ms beside
+ *    two 4 KiB writers takes the read bucket to -7.3 GB, and both writers
+ *    then waited 1711 ms for the refill at the 4 GiB/s ceiling.  Now the
+ *    completion that leaves no SLO tenant active (n_lc_active 0) with a
+ *    bucket in debt notes the time (lc_idle_ns); LC_IDLE_NS (20 ms) later,
+ *    no SLO tenant active since, a dispatch with the drive empty (section
+ *    8's test: the only state where the debt holds everyone) drops both
+ *    buckets' debt (debt_drop, as 376 / 378), and next_event_ns wakes for
+ *    it when the refill would come later.  A debt shallow enough to
+ *    refill within LC_IDLE_NS is gone by then: only the bypass's deep
+ *    debt is forgiven, and only once its tenant has been away longer than
+ *    any think time between its IOs.  On a drive slower than INSTANT_NS
+ *    section 8 already lets an empty drive past any debt: the sweep's
+ *    drives never reach the drop's effect (bit-identical on all 11
+ *    samples).  Off the per-IO path (a test in section 8's empty-drive
+ *    branch and in a completion that leaves its tenant idle).
+ *    test_lc_idle_debt pins it (1711 -> 20 ms).
+ *    (docs/scheduler-log.md section 389)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -5156,6 +5181,7 @@ static const uint32_t SLOT_NONE = UINT32_MAX;       /* jbof_io.slot of an IO tha
 static const uint32_t SLOT_BW = UINT32_MAX - 1;     /* section 79: jbof_io.slot of a read passed behind a write's debt */
 static const uint64_t TAG_BANK_NS = 1000000ull;     /* 1 ms of banked rate credit */
 static const uint64_t ALONE_GRACE_NS = 50000000ull; /* 50 ms without a peer before 'alone' */
+static const uint64_t LC_IDLE_NS = 20000000ull;     /* section 389: 20 ms without an SLO tenant active drops the bypass's debt */
 static const uint64_t WIN_STEP_NS = 1000000ull;     /* window scale changes at most once per 1 ms */
 static const uint64_t INSTANT_NS = 2000ull;        /* section 8: device latency below this is RAM */
 enum { WIN_SHIFT_MAX = 5 };                         /* windows grow up to 32x the configured one */
@@ -5559,6 +5585,7 @@ struct jbof_sched {
     uint64_t next_limit_ns;   /* earliest limit/reservation tag seen held back */
     uint32_t rr_cursor;
     uint32_t n_lc_active;     /* latency-critical tenants active (qos SLO steering) */
+    uint64_t lc_idle_ns;      /* section 389: n_lc_active fell to 0 then with a bucket in debt (0: not so) */
     uint32_t n_resv_active;   /* tenants with a reservation active (qos: two buckets beside an SLO tenant, 18, 38) */
     uint64_t one_slow_ns;     /* section 253: qos, one bucket: dispatch_qos_slow until then (resv_path_ns, UINT64_MAX while d_on) */
     uint64_t resv_path_ns;    /* qos, one bucket: dispatch_qos_one_resv until then (UINT64_MAX while
@@ -6441,6 +6468,7 @@ static void debt_drop(jbof_sched *s)
     for (uint32_t k = 0; k < 2; k++)
         if (s->ctl.tokens[k] < 0)
             s->ctl.tokens[k] = 0;
+    s->lc_idle_ns = 0; /* section 389: nothing left for it to drop */
 }
 
 int jbof_sched_set_policy(jbof_sched *s, uint32_t policy, uint64_t now_ns)
@@ -10497,6 +10525,17 @@ static __attribute__((noinline)) int scav_lend_idle(jbof_sched *s, uint64_t now_
     return n;
 }
 
+/* section 389: the SLO tenants all idle (nothing queued, nothing in the
+ * drive) for LC_IDLE_NS since the last left with a bucket in debt -- the
+ * latency bypass that ran the debt is over: drop it (as 376 / 378), the
+ * others need not wait out its refill; an SLO tenant back first keeps it
+ * (lc_idle_ns is stamped afresh whenever the last one stops) */
+static __attribute__((noinline, cold)) void lc_idle_drop(jbof_sched *s, uint64_t now_ns)
+{
+    if (!s->n_lc_active && now_ns - s->lc_idle_ns >= LC_IDLE_NS)
+        debt_drop(s); /* clears lc_idle_ns */
+}
+
 /* gimbal and qos (qos: the policy is qos; one: one_bucket(s), section 18 --
  * constants in each inlined copy, section 6). */
 static inline __attribute__((always_inline)) int dispatch_ctl(jbof_sched *s, uint64_t now_ns, jbof_io **out, int max,
@@ -10551,7 +10590,12 @@ static inline __attribute__((always_inline)) int dispatch_ctl(jbof_sched *s, uin
          * debt paid for IO that has completed; one IO of each kind may go.
          * Not on a drive that answers faster than INSTANT_NS (RAM): it
          * completes inline, is empty at every dispatch, and without its
-         * debts nothing would pace it, nor weigh its tenants. */
+         * debts nothing would pace it, nor weigh its tenants.  Section
+         * 389: the latency bypass's debt, its SLO tenants gone LC_IDLE_NS,
+         * is dropped here (an empty drive: on a slower one the debt holds
+         * nobody back once this passes it) */
+        if (__builtin_expect(s->lc_idle_ns != 0, 0))
+            lc_idle_drop(s, now_ns);
         int instant = (s->ctl.last_ns[0] || s->ctl.last_ns[1]) && s->ctl.ewma_ns[0] < INSTANT_NS &&
                       s->ctl.ewma_ns[1] < INSTANT_NS;
         if (!instant)
@@ -11523,6 +11567,8 @@ static inline __attribute__((always_inline)) int complete_t(jbof_sched *s, tenan
             drain_credit(s, t, now_ns);
         s->n_active--;
         active_weight_adjust(s, t, -1);
+        if (t->lc_slo && !s->n_lc_active) /* section 389 */
+            s->lc_idle_ns = s->ctl.tokens[0] < 0 || s->ctl.tokens[1] < 0 ? now_ns : 0;
     }
     if (t->on_list == LIST_PARKED && !slot_blocked(s, t)) {
         s->n_parked--;
@@ -11593,6 +11639,12 @@ uint64_t jbof_sched_next_event_ns(const jbof_sched *s, uint64_t now_ns)
             if (c < t)
                 t = c;
         }
+        /* section 389: wake for the bypass's debt to be dropped -- with the
+         * drive empty (section 8's test, where dispatch drops it; else a
+         * completion comes first) */
+        if (s->lc_idle_ns && !s->n_lc_active && s->cfg.policy == JBOF_POLICY_QOS && s->inflight_ios <= s->bw_inflight &&
+            s->lc_idle_ns + LC_IDLE_NS < t)
+            t = s->lc_idle_ns + LC_IDLE_NS;
     }
     if (t != UINT64_MAX && t <= now_ns)
         t = now_ns + 1;

@@ -5906,6 +5906,69 @@ static void test_park_bank_cut(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 389 (378f (2): the bypass's debt outlives a latency tenant whose
+ * IO simply stops): test_policy_switch_debt's memory drive, the 500 us-SLO
+ * 64 KiB mixer at QD 8 running LC_IDLE_TEST_MS then idle (its workload's
+ * second phase; no knob changes) beside two best-effort 4 KiB writers (QD
+ * 32 and QD 1: two, so neither is 'alone' when the mixer stops).  The
+ * latency bypass runs the read bucket to ~-7 GB; without 389 the writers
+ * then waited out its refill at the 4 GiB/s rate -- 1711 ms, both.  With
+ * it the debt is dropped LC_IDLE_NS (20 ms) after the mixer's last IO and
+ * neither writer waits more than LC_IDLE_TEST_GAP_MS. */
+enum { LC_IDLE_TEST_MS = 500, LC_IDLE_TEST_GAP_MS = 40 };
+static void test_lc_idle_debt(void)
+{
+    static const uint32_t b64[1] = {65536}, b4[1] = {4096};
+    jbof_sim *sim = nl_sim_ssd("dct983", 32, mem_drive);
+    jbof_tenant_cfg t;
+    jbof_wl w;
+    nl_cfg(&t, &w, JBOF_CLASS_LATENCY, 500000, 8, JBOF_RW_RANDRW, 50, 8, 1, b64, NULL, 0);
+    w.phases[0].thinktime_ns = 100000;
+    w.phases[0].duration_ns = LC_IDLE_TEST_MS * 1000000ull;
+    w.nphases = 2;
+    w.phases[1] = w.phases[0];
+    w.phases[1].idle = 1;
+    w.phases[1].duration_ns = 0;
+    uint32_t b = 999;
+    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &b), 0);
+    uint32_t c[2];
+    c[0] = mem_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 3, JBOF_RW_RANDWRITE, 0, 32, b4, 0, 0);
+    c[1] = mem_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 1, b4, 0, 0);
+    int64_t least = 0; /* the deepest read bucket seen while the mixer runs */
+    for (uint64_t ms = 10; ms <= LC_IDLE_TEST_MS; ms += 10) {
+        CHECK_EQ(jbof_sim_run(sim, ms * 1000000ull), 0);
+        jbof_drive_stats d = nl_drive(sim);
+        if (d.tokens < least)
+            least = d.tokens;
+    }
+    uint64_t mixer = nl_ios(sim, b, 0) + nl_ios(sim, b, 1);
+    uint64_t last[2] = {LC_IDLE_TEST_MS, LC_IDLE_TEST_MS}, n[2], gap[2] = {0, 0};
+    for (int i = 0; i < 2; i++)
+        n[i] = nl_ios(sim, c[i], 1);
+    for (uint64_t ms = LC_IDLE_TEST_MS + 1; ms <= LC_IDLE_TEST_MS + 500; ms++) {
+        CHECK_EQ(jbof_sim_run(sim, ms * 1000000ull), 0);
+        for (int i = 0; i < 2; i++) {
+            uint64_t k = nl_ios(sim, c[i], 1);
+            if (k != n[i] || ms == LC_IDLE_TEST_MS + 500) {
+                if (ms - last[i] > gap[i])
+                    gap[i] = ms - last[i];
+                last[i] = ms;
+                n[i] = k;
+            }
+        }
+    }
+    uint64_t after = nl_ios(sim, b, 0) + nl_ios(sim, b, 1) - mixer;
+    if (!(least < -(1ll << 30) && after == 0 && gap[0] <= LC_IDLE_TEST_GAP_MS && gap[1] <= LC_IDLE_TEST_GAP_MS))
+        fprintf(stderr, "lc idle debt: the bucket down to %lld, the mixer %llu IOs after its phase; the writers' "
+                        "longest waits after it %llu / %llu ms\n",
+                (long long)least, (unsigned long long)after, (unsigned long long)gap[0], (unsigned long long)gap[1]);
+    CHECK(least < -(1ll << 30)); /* the scene: the bypass ran GBs of debt */
+    CHECK_EQ(after, 0);          /* ... and then stopped */
+    CHECK(gap[0] <= LC_IDLE_TEST_GAP_MS);
+    CHECK(gap[1] <= LC_IDLE_TEST_GAP_MS);
+    jbof_sim_destroy(sim);
+}
+
 /* sections 363 / 366's scenes: run sim for ms; tenant a completes at least
  * amin IOs and tenant b at least bmin (reads and writes counted together);
  * prints only on failure */
@@ -7411,6 +7474,7 @@ int main(void)
     test_class_change_debt();
     test_sfq_iops_lag();
     test_park_bank_cut();
+    test_lc_idle_debt();
     test_uq_small_seq_reader();
     test_uq_cap_budget();
     test_nl_flap_floor();
