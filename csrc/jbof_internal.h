@@ -478,15 +478,18 @@ static inline __attribute__((always_inline)) void ctl_eval_body(ctl_state *c, ui
     uint64_t cost = c->pend_cost;
     c->pend_cost = 0;
     c->pend_n = 0;
-    if (c->target_cap_ns && now_ns - c->last_lc_ns < CTL_SIGNAL_FRESH_NS && l * CTL_LC_DRIVE_DIV >= lo) {
+    if (c->target_cap_ns && now_ns - c->last_lc_ns < CTL_SIGNAL_FRESH_NS && c->ewma_lc_ns > c->target_cap_ns &&
+        l * CTL_LC_DRIVE_DIV >= lo) {
         /* a latency-critical tenant missing half its SLO end to end means
          * congestion, missing all of it means overload, whatever the drive's
          * own latency says (its IOs may queue behind others' in the drive)
          * -- unless that latency is far under band_lo (ctl.c 3g: then the
-         * miss is the scheduler's queue, not the drive's) */
+         * miss is the scheduler's queue, not the drive's).  (Section 390:
+         * the miss tested first -- the SLO met, the usual case, decides
+         * with no test of 3g's guard) */
         if (c->ewma_lc_ns > 2 * c->target_cap_ns && l <= hi)
             l = hi + 1;
-        else if (c->ewma_lc_ns > c->target_cap_ns && l <= thr)
+        else if (l <= thr)
             l = thr + 1;
     }
 

@@ -5154,6 +5154,27 @@
  *    branch and in a completion that leaves its tenant idle).
  *    test_lc_idle_debt pins it (1711 -> 20 ms).
  *    (docs/scheduler-log.md section 389)
+ *
+ * 390. Instructions per IO on the two-bucket path, no decision changed
+ *    (issue 11, 386d: --slo had grown +4.4 in the 378-384 round).  Four
+ *    cuts, each bit-identical (fast gate: 0 qos docs differ on all 11
+ *    samples; test_sched's count unchanged): (1) resv_escapes takes the
+ *    round's one (one_bucket(s), a constant in each inlined copy of
+ *    dispatch_qos_round) instead of loading the policy and n_two twice a
+ *    call (--slo -11.1); (2) dispatch_reservations' common case -- no
+ *    reserved tenant with IO queued is due, 131,244 of 134,503 calls in
+ *    --slo -- is settled inline by resv_due, which bounds next_limit_ns by
+ *    each queued tag exactly as the loop's first test did (-36.6); (3)
+ *    sfq_member reads t->sfq_m, set with the config in tenant_apply_cfg,
+ *    the one place t->cfg is written, as lc_slo is (-9.0); (4) ctl.c 3g's
+ *    guard (379) is tested after the SLO miss it qualifies, so an
+ *    evaluation with the SLO met skips it (-3.5).  Per IO (whole /
+ *    scheduler) bench-sched 558.2 / 480.1 -> 555.5 / 477.4, --slo 1033.3 /
+ *    952.9 -> 973.1 / 892.7, --big 910.2 / 759.5 -> 909.1 / 758.4, --bw
+ *    932.0 / 787.2 -> 930.4 / 785.6.  Hoisting held_large's drive half out
+ *    of the member walks was measured and dropped: +2.4 on --slo (the
+ *    inlined copy in the round's loop lost registers).
+ *    (docs/scheduler-log.md section 390)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -5399,6 +5420,7 @@ typedef struct tenant {
     uint32_t throttled;
     uint32_t rated;           /* has a limit or a reservation: keeps rate tags */
     uint32_t lc_slo;          /* latency-critical with an SLO: steers the controller (qos) */
+    uint32_t sfq_m;           /* best-effort without a reservation: sfq_member, kept by tenant_apply_cfg (section 390) */
     uint64_t lim_wait_ns;     /* section 376: its last dispatched IO's wait for its own limit (lc_slo only) */
     uint64_t nl_c0;           /* 263 (258): its cost completed at the last tail-window roll */
     uint32_t nl_bl;           /* 263 (258): backlogged at the last roll */
@@ -6076,7 +6098,7 @@ static inline uint64_t tag_quanta(const jbof_sched *s, uint32_t q)
  * no reservation */
 static inline int sfq_member(const tenant *t)
 {
-    return t->cfg.klass == JBOF_CLASS_BEST_EFFORT && !t->cfg.reserve_bps;
+    return (int)t->sfq_m; /* klass best-effort, no reserve_bps: set with the config (section 390) */
 }
 
 /* section 63: the least tag among the members other than self, UINT64_MAX
@@ -6597,6 +6619,7 @@ static int tenant_apply_cfg(tenant *t, const jbof_tenant_cfg *c)
     /* (still rated while a throttled interval is open: take_rated closes it) */
     t->rated = cfg_rated(c) || t->throttled;
     t->lc_slo = c->klass == JBOF_CLASS_LATENCY && c->latency_slo_ns;
+    t->sfq_m = c->klass == JBOF_CLASS_BEST_EFFORT && !c->reserve_bps; /* sfq_member (section 390) */
     t->slo_over_ns = c->latency_slo_ns ? c->latency_slo_ns : UINT64_MAX;
     return 0;
 }
@@ -7961,12 +7984,13 @@ static __attribute__((noinline)) uint32_t resv_escapes_rw(jbof_sched *s, uint64_
 
 /* ... and its gate, inline (n121): which buckets hold someone past a debt
  * (neg; deep: past DEBT_BUCKETS) -- most calls find none and return here,
- * without the out-of-line entry (0.67 calls per IO in bench_sched --slo) */
-static inline uint32_t resv_escapes(jbof_sched *s, uint64_t now_ns)
+ * without the out-of-line entry (0.67 calls per IO in bench_sched --slo).
+ * one is one_bucket(s), the round's constant (section 390) */
+static inline uint32_t resv_escapes(jbof_sched *s, uint64_t now_ns, int one)
 {
     uint32_t deep = 0, neg = 0;
     if (s->n_resv_active) {
-        int two = !one_bucket(s);
+        int two = !one;
         for (int k = 0; k < 2; k++) {
             deep |= (debt_deep(s, k) ? 1u : 0u) << k;
             /* section 53: with two buckets the read bucket's debt need not
@@ -7982,13 +8006,13 @@ static inline uint32_t resv_escapes(jbof_sched *s, uint64_t now_ns)
     /* section 62: a write stop (26 / 37 / 56) is an empty write bucket to
      * all but latency-critical tenants, whatever its tokens: section 49's
      * progress bound alone, as past a shallow debt */
-    if (!one_bucket(s) && w_stopped(s, now_ns))
+    if (!one && w_stopped(s, now_ns))
         neg |= 2u;
     /* section 129: a reserved writer on the round behind a shallow write
      * debt (section 9's mask sees only held heads) */
     uint32_t rw = 0;
     if (__builtin_expect(s->n_resv_active && !(neg & 2u) && s->ctl.tokens[1] < 0, 0) && now_ns >= s->rw_esc_ns &&
-        !one_bucket(s))
+        !one)
         rw = resv_escapes_rw(s, now_ns); /* (its clock tested here: at most one call per RESV_STEP_NS) */
     if (!neg) {
         s->esc_wake_ns = UINT64_MAX; /* section 102: nobody held past a debt */
@@ -10281,7 +10305,7 @@ static inline __attribute__((always_inline)) int dispatch_qos_round(jbof_sched *
     /* (one bucket too: section 38; section 55: two buckets beside an SLO
      * tenant without a reservation) */
     if ((!one || resv) && (s->n_resv_active || (!one && s->n_lc_active))) {
-        esc = resv_escapes(s, now_ns); /* section 28 */
+        esc = resv_escapes(s, now_ns, one); /* section 28 */
         held = s->held_mask;
     }
     /* may anyone on the round or held use a token bucket now?  n_head and
@@ -10376,6 +10400,27 @@ static int sw_resv_paid(const jbof_sched *s, uint64_t now_ns)
         const tenant *r = s->t[s->resv[i]];
         if (r->count && r->ring[r->head].io->opcode != JBOF_OP_READ && !resv_behind(s, r, now_ns))
             return 1;
+    }
+    return 0;
+}
+
+/* section 390: dispatch_reservations' gate, inline -- is any reserved
+ * tenant with IO queued due (its tag reached) while the drive has room?
+ * Most calls find none (--slo: 131,244 of 134,503): each one's tag then
+ * only bounds next_limit_ns, as the out-of-line loop's first test would
+ * (it stops at the first tag ahead; no take has happened before it). */
+static inline int resv_due(jbof_sched *s, uint64_t now_ns)
+{
+    if (s->inflight_ios >= s->cfg.max_inflight_ios)
+        return 0;
+    for (uint32_t i = 0; i < s->nresv; i++) {
+        const tenant *t = s->t[s->resv[i]];
+        if (!t->count)
+            continue;
+        if (t->r_tag <= now_ns)
+            return 1;
+        if (t->r_tag < s->next_limit_ns)
+            s->next_limit_ns = t->r_tag;
     }
     return 0;
 }
@@ -10622,7 +10667,8 @@ static inline __attribute__((always_inline)) int dispatch_ctl(jbof_sched *s, uin
     int n = 0;
     if (qos && s->nresv) {
         resv_scale(s, now_ns);
-        n += dispatch_reservations(s, now_ns, out, max);
+        if (resv_due(s, now_ns)) /* section 390 */
+            n += dispatch_reservations(s, now_ns, out, max);
     }
     if (qos)
         n += dispatch_qos_round(s, now_ns, out + n, max - n, &waiting, one, resv & 1, (resv >> 1) & 1, resv >> 2);
