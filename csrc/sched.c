@@ -5175,6 +5175,26 @@
  *    of the member walks was measured and dropped: +2.4 on --slo (the
  *    inlined copy in the round's loop lost registers).
  *    (docs/scheduler-log.md section 390)
+ *
+ * 393. A member far ahead passes section 63's gate once it has sent nothing
+ *    for SFQ_STALE_NS (issue 11, qos, two buckets; the stall row).  Section
+ *    63's least tag counts only members that can go now, so a large-head
+ *    member runs ahead while its peers sit parked on their own windows
+ *    (work conserving), and the lead is kept: s9-99 (dct983 fragmented), a
+ *    512 KiB QD-2 reader beside 32 KiB readers at QD 64 / 16 and a 2 ms-SLO
+ *    reader, led by 2500 quanta per weight at 520 ms, when its peers stopped
+ *    parking; from then on it was passed over until they caught up, one IO
+ *    in 175 ms (p99 6 ms, bound 151 ms).  Now the gate does not hold a
+ *    member that has taken nothing for SFQ_STALE_NS (50 ms) while its tag
+ *    leads the least by more than SFQ_IOPS_LAG_Q (256) quanta per weight
+ *    and by more than SFQ_STALE_IOS (128) of its head's own tag steps (cost
+ *    x 16 / weight): one IO per 50 ms, the lead itself kept (capping it at
+ *    32 quanta, or passing a head queued 40 / 100 ms, cost s1 / s2 weights
+ *    and slo mixes: log 393).  The step test keeps the pass off for members
+ *    whose lead is a few huge writes (s2-958: 1 MiB writes at wf ~9 are 72
+ *    quanta each).  s9-99: max 174.8 -> 99.0 ms.  Cost: none per IO (a
+ *    gated large head only).  Pinned by fixture sweep-s9-99.
+ *    (docs/scheduler-log.md section 393)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -5201,6 +5221,7 @@ enum {
 static const uint32_t SLOT_NONE = UINT32_MAX;       /* jbof_io.slot of an IO that holds no virtual slot */
 static const uint32_t SLOT_BW = UINT32_MAX - 1;     /* section 79: jbof_io.slot of a read passed behind a write's debt */
 static const uint64_t TAG_BANK_NS = 1000000ull;     /* 1 ms of banked rate credit */
+static const uint64_t SFQ_STALE_NS = 50000000ull;   /* qos, two buckets: a member that sent nothing for 50 ms passes section 63's gate while it leads by > SFQ_IOPS_LAG_Q (393) */
 static const uint64_t ALONE_GRACE_NS = 50000000ull; /* 50 ms without a peer before 'alone' */
 static const uint64_t LC_IDLE_NS = 20000000ull;     /* section 389: 20 ms without an SLO tenant active drops the bypass's debt */
 static const uint64_t WIN_STEP_NS = 1000000ull;     /* window scale changes at most once per 1 ms */
@@ -5342,6 +5363,7 @@ enum { PD_FEW_WAIT = 3 };                           /* qos: ... only while at mo
 enum { PD_SLOW_X = 5 };                             /* qos: ... whose reads take > 5 x the band's ceiling */
 enum { SFQ_LAG_Q4 = 5 };                            /* qos, two buckets: a large head waits while its tag leads by 5/4 quantum per weight (63) */
 enum { SFQ_IOPS_LAG_Q = 256 };                      /* qos, two buckets: ... an IOPS-held member it leads by > 256 quanta per weight is not owed (384) */
+enum { SFQ_STALE_IOS = 128 };                       /* qos, two buckets: ... and by > 128 of its head's tag steps (393) */
 enum { LIFT_OVER_PM = 1050 };                        /* qos: a member past 1050/1000 of its share closes the lift (230) */
 enum { OWE_X = 16 };                                /* qos: a member owed > 1/OWE_X of a period's share may mark (173) */
 enum { ASK_NUM = 3, ASK_DEN = 2 };                  /* qos: a member asked its share if completed x 3/2 >= it (the sweep's demand line; 193) */
@@ -10179,7 +10201,9 @@ static inline __attribute__((always_inline)) int qos_round_loop(jbof_sched *s, u
             uint64_t lq = tag_quanta(s, SFQ_IOPS_LAG_Q); /* section 384 */
             uint64_t m = sfq_least_in(s, k, id, now_ns, now_ns - h->submit_ns < SFQ_CROSS_NS && !debt_deep(s, 1 - k), NULL,
                                       t->vs > lq ? t->vs - lq : 0);
-            if (m != UINT64_MAX && t->vs > m + (uint64_t)SFQ_LAG_Q4 * 4u * s->cfg.quantum_bytes) {
+            if (m != UINT64_MAX && t->vs > m + (uint64_t)SFQ_LAG_Q4 * 4u * s->cfg.quantum_bytes &&
+                !(now_ns - t->last_take_ns >= SFQ_STALE_NS && t->vs - m > lq &&
+                  (t->vs - m) / SFQ_STALE_IOS > (uint64_t)h->cost * 16u / t->cfg.weight)) { /* section 393 */
                 *waiting = 1;
                 list_rotate(s, l);
                 idle_visits++;
