@@ -5195,6 +5195,50 @@
  *    quanta each).  s9-99: max 174.8 -> 99.0 ms.  Cost: none per IO (a
  *    gated large head only).  Pinned by fixture sweep-s9-99.
  *    (docs/scheduler-log.md section 393)
+ *
+ * 392. Section 23's drain credit taken back from a closed-loop QD-1
+ *    writer in a pair (issue 11, log 381f / 386f (4)).  In one-bucket mode
+ *    a pure writer at QD 1 beside one deeper pure reader empties its queue
+ *    at every take with its write in the drive; section 23 carries its
+ *    deficit and, at the completion, credits rate x w / W for the time
+ *    away, up to a quantum or the write's cost.  But the writer missed no
+ *    turn (away 24 us, less than the reader's turn), so the credit stacks
+ *    on the fresh quantum of its next turn: s2-986 (dct983 fragmented, a
+ *    64 KiB QD-16 reader and a 16 KiB QD-1 writer, weight 1 each) runs a
+ *    74 us cycle in which the writer gets its quantum + ~72 K of credit a
+ *    round (two writes, 204 K) and the reader its quantum (two reads, 138
+ *    K): shares 0.459 / 0.945.  The rule: take notes, at a one-bucket
+ *    emptying, whether its only IO in the drive is a write with two
+ *    tenants active (drain_w) and the count of turns begun on the round
+ *    (s->turns, ++ at each fresh quantum); drain_credit records the
+ *    credit it gives (drain_add) when the tenant is a pure writer (no read
+ *    done), the one other tenant on the round a pure reader (no write
+ *    done), neither rated, and at most DRAIN_PAIR_TURNS (1) turn -- the
+ *    other's -- began since the emptying; submit_backlogged takes it back
+ *    when the re-issue comes within SW_REISSUE_NS (380's 10 us) of the
+ *    writer's own completion -- a closed loop; a client pacing itself
+ *    keeps it.  Forms that failed (log 392b): the credit withheld for
+ *    every tenant whose turn did not pass (s1 237 -> 261: the credit is
+ *    load-bearing in 4-29 tenant mixes), for any lone write (s1 257, s2
+ *    229), taken back whenever it does not pay the head (s1 241, s2 220:
+ *    deep writers gain what the QD-1 writers lose), for any lone write in
+ *    a pair (s1 239: 381's chaotic pairs), and without the closed-loop
+ *    test (form f: s9 291 -> 292, s9-742 a client-paced 4 KiB writer).
+ *    Measured (fast gate against L40 = main 369fe8b): s2 216 -> 215 (jain
+ *    s2-986, work s2-480 fixed), s1 / s7 / s8 / s9 and CI at the base's
+ *    rows, 3-10 qos docs a seed; hold-outs 1496 -> 1494 (work s4-125,
+ *    stall s10-841 fixed).  s2-986 keeps its work row (section 24's write
+ *    price, not the round).  DRAIN_PAIR_TURNS at 0 / 2 (s1 / s2 only):
+ *    237 / 215 both (at 0 s2-986's jain stays).  Cost: a counter
+ *    increment at a turn start, two stores at a one-bucket emptying, a
+ *    flag test at a join; per IO
+ *    +4.3 / -0.3 / +4.3 / +6.9 (bench-sched / --slo / --big / --bw); the
+ *    notes moved out of line (a cold helper behind k == 1, drain_w set
+ *    only in a pair) measured +3.8 / +2.8 / +3.7 / +5.5 -- take's code
+ *    generation, not the added instructions (log 392h).  The BW_SCENES
+ *    row "drain pair" (s2-986's pair: the reader 12650 reads against
+ *    9947 on main) pins it.
+ *    (docs/scheduler-log.md section 392)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -5370,7 +5414,8 @@ enum { ASK_NUM = 3, ASK_DEN = 2 };                  /* qos: a member asked its s
 enum { ASK_ROUNDS = 4 };                            /* qos: ... the askers' basis re-summed at most 4 times (193) */
 enum { WPARK_MIN = 32 };                            /* qos: ... and parked by its window >= 32 times in that period (173) */
 static const uint64_t SFQ_BACKLOG_NS = 10000000ull; /* qos, two buckets: queued 10 ms before its tag counts as the least (63) */
-static const uint64_t SW_REISSUE_NS = 10000ull;     /* qos, two buckets: a re-issue <= 10 us after its own completion is a closed loop's (380) */
+static const uint64_t SW_REISSUE_NS = 10000ull;     /* qos: a re-issue <= 10 us after its own completion is a closed loop's (380; 392 on one bucket) */
+enum { DRAIN_PAIR_TURNS = 1 };                      /* qos, one bucket: <= 1 turn begun since its emptying -- the other's only -- its credit stacks (392) */
 static const uint64_t SW_PAID_NS = 1000000ull;     /* qos, two buckets: section 110 moved a reserved write's charge < 1 ms ago: no head rejoin in the deep debt (380) */
 static const uint64_t SFQ_CROSS_NS = 40000000ull;   /* qos, two buckets: the other bucket's members gate a head waiting < 40 ms (68) */
 static const uint64_t DMARK_NS = 10000000ull;      /* qos, two buckets: a depth-bound member's mark lapses after 10 ms (157) */
@@ -5429,6 +5474,9 @@ typedef struct tenant {
     uint64_t big_ns;          /* qos: when its last large IO went beside an SLO (section 41) */
     uint64_t drain_ns;        /* qos, one bucket: its queue emptied with IO in the drive (section 23; 0: no) */
     uint64_t drain_cap;       /* qos, one bucket: the cost of the IO that emptied it (caps the credit, 23) */
+    uint32_t drain_turns;     /* qos, one bucket: s->turns at that emptying (section 392) */
+    int64_t drain_add;        /* qos, one bucket: section 23's credit taken back at a closed loop's re-issue (392; 0: none) */
+    uint8_t drain_w;          /* qos, one bucket: that emptying left its only IO, a write, in the drive of a pair (392) */
     uint64_t q_added_ns;      /* section 25: added at; queued time = elapsed - time with an empty queue */
     uint64_t q_flush_ns;      /* section 25: a flush last emptied its queue at */
     uint64_t q_empty_ns;      /* section 25: closed intervals with an empty queue */
@@ -5652,6 +5700,7 @@ struct jbof_sched {
     uint32_t cost_mode;       /* cost_of's mode (COST_MODE_*; qos: cost.c section 5): mode_sync */
     uint32_t one_mode;        /* one_bucket(s) as of the last mode_sync (section 6) */
     int64_t pass_debt;        /* qos, one bucket: cost sent past the empty bucket since it was last positive (46) */
+    uint32_t turns;           /* qos: turns begun on the round (a fresh quantum given; wraps), section 392 */
     uint64_t bw_ep;           /* qos, one bucket: write-debt episodes opened so far (section 79) */
     int64_t bw_debt;          /* qos, one bucket: the open episode's write debt (0: none open; section 79) */
     int64_t bw_sent;          /* qos, one bucket: reads' cost passed in the open episode (section 79) */
@@ -6883,12 +6932,20 @@ static inline void drain_credit(jbof_sched *s, tenant *t, uint64_t now_ns)
     t->drain_ns = 0;
     if (!one_bucket(s) || !s->active_weight)
         return;
+    /* section 392: a pure writer's lone QD-1 write beside one pure reader
+     * on the round, neither rated, and no turn of its own missed while
+     * away -- the credit would stack on its next quantum; noted, so that a
+     * closed loop's re-issue takes it back (submit_backlogged) */
+    int stack = t->drain_w && s->drr.len == 1 && !t->done_ios[0] && !t->rated && !s->t[s->drr.head]->done_ios[1] &&
+                !s->t[s->drr.head]->rated && s->turns - t->drain_turns <= DRAIN_PAIR_TURNS;
     int64_t q = (int64_t)s->cfg.quantum_bytes * t->cfg.weight;
     int64_t cap = (int64_t)t->drain_cap > q ? (int64_t)t->drain_cap : q;
     __uint128_t add = ((__uint128_t)d * s->ctl.rate_cost_bps * t->cfg.weight) /
                       ((__uint128_t)JBOF_NS_PER_S * s->active_weight);
     int64_t nd = t->deficit + (add > (__uint128_t)cap ? cap : (int64_t)add);
-    t->deficit = nd > cap ? (t->deficit > cap ? t->deficit : cap) : nd;
+    nd = nd > cap ? (t->deficit > cap ? t->deficit : cap) : nd;
+    t->drain_add = stack ? nd - t->deficit : 0; /* section 392 */
+    t->deficit = nd;
 }
 
 /* Section 353: a tenant's first IO (its arrival) pulls every other
@@ -6996,6 +7053,14 @@ static __attribute__((noinline)) void submit_backlogged(jbof_sched *s, uint32_t 
          * re-entering at the head with a fresh quantum would let it
          * take a quantum every time its queue empties) */
         int head = t->cfg.klass == JBOF_CLASS_LATENCY && t->inflight_cost < s->cfg.slot_bytes;
+        if (__builtin_expect(t->drain_add != 0, 0)) {
+            /* section 392: a closed loop's re-issue (within SW_REISSUE_NS
+             * of its own completion) gives section 23's stacked credit
+             * back; a client pacing itself keeps it */
+            if (now_ns - t->done_ns <= SW_REISSUE_NS)
+                t->deficit -= t->drain_add;
+            t->drain_add = 0;
+        }
         /* section 35: in one-bucket mode a tenant whose deficit already
          * pays its head IO (a turn's leftover, section 23's credit) joins
          * at the head in its turn: it spends that, and gets no quantum */
@@ -7428,6 +7493,8 @@ static inline __attribute__((always_inline)) uint32_t take(jbof_sched *s, uint32
             t->deficit = t->deficit < 0 ? 0 : t->deficit > q ? q : t->deficit;
             t->drain_ns = now_ns ? now_ns : 1;
             t->drain_cap = c;
+            t->drain_turns = s->turns; /* section 392 */
+            t->drain_w = k == 1 && t->inflight == 1 && s->n_active == 2; /* 392: a lone write, a pair */
         } else if (pol == JBOF_POLICY_QOS && one && (one_known ? deep_carry(s, t, now_ns, c) : deep_carry_call(s, t, now_ns, c))) {
             /* section 116: more in the drive, but backlogged and depth-
              * bound beside a long round -- its positive deficit carries up
@@ -10233,6 +10300,7 @@ static inline __attribute__((always_inline)) int qos_round_loop(jbof_sched *s, u
             }
             t->deficit += q * t->cfg.weight;
             t->in_turn = 1;
+            s->turns++; /* section 392 */
         }
         if (t->deficit < (int64_t)h->cost &&
             !(one && !t->inflight && now_ns - t->last_take_ns >= (!resv && t->deficit < 0 ? PROGRESS_DEBT_NS : PROGRESS_NS) &&

@@ -6184,6 +6184,9 @@ static const bw_scene BW_SCENES[] = {
       {JBOF_RW_RANDREAD, 0, 16, 512, 0}, {JBOF_RW_RW, 50, 2, 262144, 0}},
      2, 129500, 3, 6400, "bw mixer other: the 512 B reader"}, /* 130409 with BW_MIX_OTHER_X16 4, 127942 with 2;
                                                                  the mixer 6713 / 6759 */
+    {"dct983-fragmented", 2555, 500, 2, {{JBOF_RW_RANDREAD, 0, 16, 65536, 0}, {JBOF_RW_WRITE, 0, 1, 16384, 0}},
+     0, 11500, 1, 8000, "drain pair: the reader"}, /* section 392 (s2-986's pair): 12650 reads (the writer 8532)
+                                                     with it, 9947 (8675) on main 369fe8b */
 };
 
 static void test_bw_scenes(void)
