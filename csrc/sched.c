@@ -5859,13 +5859,21 @@ static inline void tags_rearm(tenant *t, uint64_t now_ns)
  * share"), and a tenant held back by its limit banks a quantum at every
  * turn it starts and cannot use -- debts and hoards that mean nothing
  * under the new settings. */
-static inline void deficit_rearm(const jbof_sched *s, tenant *t)
+/* At most one quantum x weight banked: deficit_rearm's upper half, a
+ * limit-cut turn's (section 16) and section 387's bank_cut. */
+static inline __attribute__((always_inline)) void deficit_cap(const jbof_sched *s, tenant *t)
 {
     int64_t q = (int64_t)s->cfg.quantum_bytes * t->cfg.weight;
+    if (t->deficit > q)
+        t->deficit = q;
+}
+
+static inline void deficit_rearm(const jbof_sched *s, tenant *t)
+{
     if (t->deficit < 0)
         t->deficit = 0;
-    else if (t->deficit > q)
-        t->deficit = q;
+    else
+        deficit_cap(s, t);
 }
 
 /* A turn cut short by the tenant's limit (its tag is not due) ends with at
@@ -5873,10 +5881,8 @@ static inline void deficit_rearm(const jbof_sched *s, tenant *t)
  * limit that binds turn after turn must not pile them up. */
 static inline __attribute__((always_inline)) void turn_cut_by_limit(const jbof_sched *s, tenant *t)
 {
-    int64_t q = (int64_t)s->cfg.quantum_bytes * t->cfg.weight;
     t->in_turn = 0;
-    if (t->deficit > q)
-        t->deficit = q;
+    deficit_cap(s, t);
 }
 
 static inline tenant *get_tenant(const jbof_sched *s, uint32_t id)
@@ -6086,14 +6092,13 @@ static void wj_end(jbof_sched *s, int stop)
  *    (nothing reads it there: the round's want is l->len), so it is
  *    recounted from the round when the mode ends. */
 /* section 387: at the change from two buckets to one, a deficit banked
- * past one quantum x weight is cut to it (deficit_rearm's upper half; a
- * debt is kept).  Cold: once per mode change. */
+ * past one quantum x weight is cut to it (deficit_cap: a debt is kept).
+ * Cold: once per mode change. */
 static __attribute__((noinline, cold)) void bank_cut(jbof_sched *s)
 {
     for (uint32_t i = 0; i < s->cfg.max_tenants; i++) {
-        tenant *t = s->t[i];
-        if (t && t->deficit > (int64_t)s->cfg.quantum_bytes * t->cfg.weight)
-            t->deficit = (int64_t)s->cfg.quantum_bytes * t->cfg.weight;
+        if (s->t[i])
+            deficit_cap(s, s->t[i]);
     }
 }
 
