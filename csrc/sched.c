@@ -5239,6 +5239,31 @@
  *    row "drain pair" (s2-986's pair: the reader 12650 reads against
  *    9947 on main) pins it.
  *    (docs/scheduler-log.md section 392)
+ *
+ * 399. The member walks' per-IO cost, no decision changed (issue 11,
+ *    390f).  (1) resv_pay_other (section 110) walked the members twice,
+ *    once per bucket: sfq_least_pair walks them once, a member on the
+ *    round counted on its head IO's bucket, a held one on its held
+ *    bucket, under the same filters; sfq_least(s, -1, ...) -- every
+ *    member but self, no filters -- is its own walk (sfq_least_all),
+ *    which for a joining member (section 63) stops at the first tag <= the
+ *    joiner's, since only "is the joiner's tag below the least" is asked.
+ *    (2) held_pick's scan runs min(len, HELD_SCAN) steps instead of
+ *    testing for the ring's return to its head each step.  (3)
+ *    far_ahead_walk's second test (section 109: the least tag of every
+ *    other member) is the floor its first walk just set: the floor is <=
+ *    m < t's tag, so t's own tag is not the least and the floor is exactly
+ *    the least of the others; only after section 298's lift (tags moved)
+ *    is it walked again.  A per-bucket cached least tag (390f) was not
+ *    built: section 109's walk filters on now_ns (SFQ_BACKLOG_NS, the IOPS
+ *    tag) and held_pick's pick is removed by the release that asked for
+ *    it, so a cache would be recomputed at every use.  Per IO (whole /
+ *    scheduler) --slo 980.6 / 900.1 -> 971.0 / 890.6; bench-sched 562.0,
+ *    --big 914.3, --bw 938.6 unchanged.  Measured and dropped:
+ *    sfq_least_in testing a tag >= m before section 63's filters, and one
+ *    head-IO load shared by the bucket and large-IO filters: --slo +0.3
+ *    each (the copy inlined in the round's loop grew).
+ *    (docs/scheduler-log.md section 399)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -6232,9 +6257,29 @@ static inline __attribute__((always_inline)) uint64_t sfq_least_in(const jbof_sc
         *floor = f;
     return m;
 }
-static uint64_t sfq_least(const jbof_sched *s, int k, uint32_t self, uint64_t now_ns, int cross)
+
+/* section 399: sfq_least(s, -1, self, ...) -- the least tag of every
+ * member on the round or held other than self, no filters, UINT64_MAX if
+ * none -- in its own walk (the general one tests k, cross and the filters
+ * per member); the walk stops at the first tag <= *stop_at (0 if NULL), whose value is
+ * returned: a caller that only asks whether its tag is below the least
+ * (stop_at = its tag) reads the same answer */
+static __attribute__((noinline)) uint64_t sfq_least_all(const jbof_sched *s, uint32_t self, const uint64_t *stop_at)
 {
-    return sfq_least_in(s, k, self, now_ns, cross, NULL, 0);
+    uint64_t m = UINT64_MAX, stop = stop_at ? *stop_at : 0;
+    const dlist *ls[3] = {&s->drr, &s->held[0], &s->held[1]};
+    for (int q = 0; q < 3; q++) {
+        int32_t id = ls[q]->head;
+        for (uint32_t i = 0; i < ls[q]->len; i++, id = s->t[id]->next) {
+            const tenant *t = s->t[id];
+            if (sfq_member(t) && t->vs < m && (uint32_t)id != self) {
+                if (t->vs <= stop)
+                    return t->vs;
+                m = t->vs;
+            }
+        }
+    }
+    return m;
 }
 
 /* n121: the least tag of every member on the round or held (self
@@ -6279,7 +6324,8 @@ static inline uint32_t held_pick(const jbof_sched *s, int k)
     int32_t best = id;
     uint64_t bv = t->vs;
     id = t->next;
-    for (uint32_t i = 1; i < HELD_SCAN && id != h->head; i++) {
+    uint32_t n = h->len < HELD_SCAN ? h->len : HELD_SCAN; /* section 399: the ring returns to head after len */
+    for (uint32_t i = 1; i < n; i++) {
         t = s->t[id];
         if (t->vs < bv && !held_large(s, t)) {
             bv = t->vs;
@@ -7034,7 +7080,7 @@ static __attribute__((noinline)) void submit_backlogged(jbof_sched *s, uint32_t 
          * last member dispatch's start tag (not an SLO tenant's); section
          * 260 (247): after the start's hand-over under one bucket too
          * (vs_now is frozen there: s1-787's joiners 150 M ahead) */
-        uint64_t m = sfq_least(s, -1, id, now_ns, 0);
+        uint64_t m = sfq_least_all(s, id, &t->vs); /* section 399: stops at a tag <= t's */
         if (m == UINT64_MAX)
             m = s->vbe_now;
         if (t->vs < m)
@@ -9918,15 +9964,18 @@ static __attribute__((noinline)) int far_ahead_walk(jbof_sched *s, const tenant 
     uint64_t m = sfq_least_in(s, k, id, now_ns, now_ns - h->submit_ns < SFQ_CROSS_NS && !debt_deep(s, 1 - k), &s->sfq_lb, 0);
     if (m == UINT64_MAX || m >= t->vs - lag)
         return 0;
+    /* section 399: the least member tag other than t's is the floor the
+     * walk just set -- it is <= m < t's tag, so t's own tag is not it */
+    uint64_t ma = s->sfq_lb;
     if (stop_lift_ok(s, t, k, now_ns) && stop_lift(s, t, id)) {
         /* section 298: the walk again over the lifted tags */
         m = sfq_least_in(s, k, id, now_ns, now_ns - h->submit_ns < SFQ_CROSS_NS && !debt_deep(s, 1 - k), NULL, 0);
         if (m == UINT64_MAX || m >= t->vs - lag)
             return 0;
+        ma = sfq_least_all(s, id, NULL);
     }
     /* the most owed is held by another rule: the lead would only go to a
      * member in the middle (s1-646: the reads' refill to a writer) */
-    uint64_t ma = sfq_least(s, -1, id, now_ns, 0);
     return ma + lag >= m;
 }
 /* ... and its gate, inline: no member tag is below s->sfq_lb, so neither
@@ -10460,6 +10509,31 @@ static __attribute__((noinline)) int resv_little_room(const jbof_sched *s, tenan
     return t->inflight_cost + t->ring[t->head].io->cost <= need;
 }
 
+/* section 399: sfq_least(s, k, UINT32_MAX, now_ns, 0) and the same on the
+ * other bucket o (into *mo) in one walk: a member on the round goes to the
+ * bucket of its head IO, one held on k or o to that bucket; the filters
+ * (section 63) are the same for both */
+static uint64_t sfq_least_pair(const jbof_sched *s, int k, uint64_t now_ns, uint64_t *mo)
+{
+    uint64_t m[2] = {UINT64_MAX, UINT64_MAX};
+    const dlist *ls[3] = {&s->drr, &s->held[0], &s->held[1]};
+    for (int q = 0; q < 3; q++) {
+        int32_t id = ls[q]->head;
+        for (uint32_t i = 0; i < ls[q]->len; i++, id = s->t[id]->next) {
+            const tenant *t = s->t[id];
+            if (!sfq_member(t))
+                continue;
+            int b = q ? q - 1 : head_bucket(t);
+            if (t->vs >= m[b] || held_large(s, t) || (t->rated && t->cfg.limit_bps) ||
+                now_ns - t->st.queued_since_ns < SFQ_BACKLOG_NS)
+                continue;
+            m[b] = t->vs;
+        }
+    }
+    *mo = m[1 - k];
+    return m[k];
+}
+
 /* section 110: the reserved IO just taken (cost c, charged to bucket k by
  * take) is paid by the other bucket o instead, while o holds more tokens
  * than k by more than c and keeps to the deep-debt floor after paying it,
@@ -10475,8 +10549,7 @@ static __attribute__((noinline)) void resv_pay_other(jbof_sched *s, int k, uint3
         return;
     if ((s->held_mask >> o & 1) && starving(s->t[s->held[o].head], now_ns))
         return;
-    uint64_t mk = sfq_least(s, k, UINT32_MAX, now_ns, 0);
-    uint64_t mo = sfq_least(s, o, UINT32_MAX, now_ns, 0);
+    uint64_t mo, mk = sfq_least_pair(s, k, now_ns, &mo);
     if (mk == UINT64_MAX || mo == UINT64_MAX || mo <= mk + tag_quanta(s, RESV_PAY_LEAD_Q))
         return;
     tk[k] += c;
