@@ -5240,6 +5240,36 @@
  *    9947 on main) pins it.
  *    (docs/scheduler-log.md section 392)
  *
+ * 396. Section 63's gate bounded in time beside a member its own IOPS
+ *    limit holds (issue 11, qos, two buckets; the live-change churn, log
+ *    387 (4) / 395f (1)).  Section 384 leaves an IOPS-held member out of
+ *    the gate's least tag only once the gated head leads it by more than
+ *    SFQ_IOPS_LAG_Q (256) quanta per weight; at a small lead it still
+ *    counts as owed service, so the gate paces the large head at that
+ *    member's limit rate in cost per weight: dct983 churn seed 154, a 64
+ *    KiB randrw mixer (weight 6, QD 8) beside a 4 KiB writer at
+ *    limit_iops 50 (weight 3) and a 500 us-SLO reader -- each 64 KiB write
+ *    (~0.67 quanta per weight) waited for ~6 of the writer's IOs at 20 ms
+ *    apiece with its queue stuck behind it: 138 ms without a completion.
+ *    The rule: once the gated member has taken nothing for SFQ_STALE_NS
+ *    (section 393's 50 ms), the least tag leaves out every member its own
+ *    IOPS limit holds now, at any lead (iops_below past every tag); the
+ *    member still waits while a member owed service trails it by more
+ *    than the lag, and 393's pass is unchanged (decision for decision
+ *    the two tests side by side: a least raised by leaving IOPS-held
+ *    members out only shrinks the lead 393 tests).  So at most one large
+ *    IO per SFQ_STALE_NS passes a neighbour that is slow by its own knob;
+ *    379's forms (any IOPS-limited member skipped at every visit) moved
+ *    SLO tenants (s1-289).  s154: b 138 -> 74 ms (now elsewhere); no new
+ *    constant.  Fast gate (base L41 = main 9e3445b): training s1 / s2 /
+ *    s7 / s8 / s9 totals level (starve s7-229 fixed), CI bit-identical;
+ *    hold-outs sum 1494 = 1494 (s5 305 -> 304, s10 296 -> 297: work
+ *    s10-504; stall s4-254 fixed, starve s4-79 new).  Cost: a compare and
+ *    a select before the gate's walk; per IO --slo -1.0, the rest level.
+ *    Pinned by C test test_sfq_iops_stale (s154's three tenants from a
+ *    fresh start: the mixer's longest wait 119 -> 49 ms).
+ *    (docs/scheduler-log.md section 396)
+ *
  * 399. The member walks' per-IO cost, no decision changed (issue 11,
  *    390f).  (1) resv_pay_other (section 110) walked the members twice,
  *    once per bucket: sfq_least_pair walks them once, a member on the
@@ -6225,7 +6255,8 @@ static inline int sfq_member(const tenant *t)
  * ahead of a 500 IOs/s writer -- 1 IO in 500 ms without the skip; led by
  * ~150 quanta per weight at the change it still waits ~1 s at a bound of
  * 384 or more, so the bound is as small as the sweep allows: at 1024
- * s8-839's stall is back, at 64 or 128 weights s2-154). */
+ * s8-839's stall is back, at 64 or 128 weights s2-154).  Section 396: at
+ * any lead (iops_below UINT64_MAX) once the gated member is stale. */
 static inline __attribute__((always_inline)) uint64_t sfq_least_in(const jbof_sched *s, int k, uint32_t self,
                                                                     uint64_t now_ns, int cross, uint64_t *floor, uint64_t iops_below)
 {
@@ -10320,10 +10351,11 @@ static inline __attribute__((always_inline)) int qos_round_loop(jbof_sched *s, u
              * the other bucket is not in a reservation's deep debt (n121:
              * no walk while t leads the floor by at most the lag) */
             uint64_t lq = tag_quanta(s, SFQ_IOPS_LAG_Q); /* section 384 */
+            int stale = now_ns - t->last_take_ns >= SFQ_STALE_NS; /* sections 393 / 396 */
             uint64_t m = sfq_least_in(s, k, id, now_ns, now_ns - h->submit_ns < SFQ_CROSS_NS && !debt_deep(s, 1 - k), NULL,
-                                      t->vs > lq ? t->vs - lq : 0);
+                                      stale ? UINT64_MAX : t->vs > lq ? t->vs - lq : 0); /* section 396: stale, at any lead */
             if (m != UINT64_MAX && t->vs > m + (uint64_t)SFQ_LAG_Q4 * 4u * s->cfg.quantum_bytes &&
-                !(now_ns - t->last_take_ns >= SFQ_STALE_NS && t->vs - m > lq &&
+                !(stale && t->vs - m > lq &&
                   (t->vs - m) / SFQ_STALE_IOS > (uint64_t)h->cost * 16u / t->cfg.weight)) { /* section 393 */
                 *waiting = 1;
                 list_rotate(s, l);

@@ -7322,6 +7322,90 @@ static void test_sfq_iops_lag(void)
     sfq_iops_lag_scene(4, 1000, 4000);
 }
 
+static void frag_all(jbof_ssd_cfg *c)
+{
+    c->frag_init_ppm = 1000000; /* the sweep's "fragmented" */
+}
+
+/* Section 393's stale pass (log 393, fixture sweep-s9-99; 395f: it had no
+ * C test): s9-99's mix on the fragmented dct983 -- a 512 KiB QD-2 reader
+ * (weight 1) beside 32 KiB readers at QD 64 / 16 (weights 1 / 2), a 2
+ * ms-SLO 16 KiB reader (two buckets), a 400 MiB/s-limited 512 KiB writer
+ * and a scavenger.  The large reader runs ahead by tag while its peers sit
+ * parked on their in-flight windows (section 63 counts only members that
+ * can go now), then, once they stop parking, section 63's gate passes it
+ * over until they catch up.  With 393 (a member that has taken nothing for
+ * SFQ_STALE_NS passes while it leads by > SFQ_IOPS_LAG_Q quanta per weight
+ * and > SFQ_STALE_IOS of its own tag steps) its longest time without a
+ * completion is 51 ms; with SFQ_STALE_NS's test removed 94 ms (at ~634 ms,
+ * 1 check fails). */
+static void test_sfq_stale393(void)
+{
+    static const uint32_t b512k[1] = {524288}, b1[2] = {65536, 131072}, p1[2] = {75, 25}, b32k[1] = {32768},
+                          b16k[1] = {16384};
+    jbof_sim *sim = nl_sim_ssd("dct983", 2051, frag_all);
+    uint32_t t0 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 100, 2, 1, b512k, NULL, 0, 0, 0);
+    nl_add(sim, JBOF_CLASS_SCAVENGER, 0, 2, JBOF_RW_RW, 30, 32, 2, b1, p1, 0, 0, 0);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 4, JBOF_RW_RANDWRITE, 0, 1, 1, b512k, NULL, 0, 400ull << 20, 0);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 100, 64, 1, b32k, NULL, 0, 0, 0);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 2, JBOF_RW_RANDREAD, 100, 16, 1, b32k, NULL, 0, 0, 0);
+    nl_add(sim, JBOF_CLASS_LATENCY, 2000000, 3, JBOF_RW_RANDREAD, 100, 1, 1, b16k, NULL, 0, 0, 0);
+    const uint64_t run_ms = 800;
+    uint64_t last = 0, wait = 0, longest = 0, at = 0;
+    for (uint64_t ms = 1; ms <= run_ms; ms++) {
+        CHECK_EQ(jbof_sim_run(sim, ms * 1000000ull), 0);
+        uint64_t n = nl_ios(sim, t0, 0);
+        wait = n > last ? 0 : wait + 1;
+        last = n;
+        if (wait > longest)
+            longest = wait, at = ms;
+    }
+    if (longest > 70)
+        fprintf(stderr, "sfq stale 393: the 512 KiB reader's longest wait %llu ms (to %llu ms), %llu IOs\n",
+                (unsigned long long)longest, (unsigned long long)at, (unsigned long long)last);
+    CHECK(longest <= 70);
+    jbof_sim_destroy(sim);
+}
+
+/* Section 396 (dct983 churn seed 154, log 387 (4)): a 64 KiB randrw
+ * best-effort mixer (weight 6, QD 8) beside a best-effort 4 KiB writer held
+ * by its own limit_iops 50 (weight 3) and a 500 us-SLO reader (two
+ * buckets).  The writer's tag lags the mixer's by only a quantum or two, so
+ * section 384's skip (past SFQ_IOPS_LAG_Q quanta) never applies and section
+ * 63's gate paced each of the mixer's writes (a 64 KiB write costs ~0.67
+ * quanta per weight) at the writer's 50 IOs/s: 110-140 ms with no mixer
+ * completion.  With section 396 a mixer gated SFQ_STALE_NS since its last
+ * take passes when the least member owed service (IOPS-held ones left out)
+ * is within the lag: the mixer's longest time without a completion over 2 s
+ * 119 -> 49 ms (1 check fails without it). */
+static void test_sfq_iops_stale(void)
+{
+    static const uint32_t b16[1] = {16384}, b64[1] = {65536}, b4[1] = {4096};
+    jbof_sim *sim = nl_sim("dct983", 154);
+    nl_add(sim, JBOF_CLASS_LATENCY, 500000, 6, JBOF_RW_RANDREAD, 0, 16, 1, b16, NULL, 0, 0, 0);
+    uint32_t b = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 6, JBOF_RW_RANDRW, 50, 8, 1, b64, NULL, 0, 0, 0);
+    uint32_t c = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 3, JBOF_RW_RANDWRITE, 0, 32, 1, b4, NULL, 0, 0, 50);
+    const uint64_t warm_ms = 200, run_ms = 2000;
+    CHECK_EQ(jbof_sim_run(sim, warm_ms * 1000000ull), 0);
+    uint64_t n0 = nl_ios(sim, b, 0) + nl_ios(sim, b, 1), last = n0, wait = 0, longest = 0, c0 = nl_ios(sim, c, 1);
+    for (uint64_t ms = warm_ms + 1; ms <= warm_ms + run_ms; ms++) {
+        CHECK_EQ(jbof_sim_run(sim, ms * 1000000ull), 0);
+        uint64_t n = nl_ios(sim, b, 0) + nl_ios(sim, b, 1);
+        wait = n > last ? 0 : wait + 1;
+        last = n;
+        if (wait > longest)
+            longest = wait;
+    }
+    uint64_t nc = nl_ios(sim, c, 1) - c0;
+    if (longest > 75)
+        fprintf(stderr, "sfq iops stale: the mixer's longest wait %llu ms, %llu IOs in %llu ms (writer %llu)\n",
+                (unsigned long long)longest, (unsigned long long)(last - n0), (unsigned long long)run_ms,
+                (unsigned long long)nc);
+    CHECK(longest <= 75);
+    CHECK(nc * 1000 >= run_ms * 40 && nc * 1000 <= run_ms * 52); /* the writer kept to its 50 IOs/s */
+    jbof_sim_destroy(sim);
+}
+
 int main(void)
 {
     test_validation();
@@ -7476,6 +7560,8 @@ int main(void)
     test_policy_switch_debt();
     test_class_change_debt();
     test_sfq_iops_lag();
+    test_sfq_stale393();
+    test_sfq_iops_stale();
     test_park_bank_cut();
     test_lc_idle_debt();
     test_uq_small_seq_reader();
