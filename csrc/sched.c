@@ -5294,6 +5294,44 @@
  *    head-IO load shared by the bucket and large-IO filters: --slo +0.3
  *    each (the copy inlined in the round's loop grew).
  *    (docs/scheduler-log.md section 399)
+ *
+ * 403. Section 366's swap beside a met small-IO SLO tenant (issue 11, qos;
+ *    the work row's P group with an SLO bystander, log 402f (1)).  366 /
+ *    372 (and 145) are off while any SLO tenant is active, and their depth
+ *    test counts IOs (S7_DRIVE_MIN, 8).  s9-573 (sata-ssd clean): an 8 KiB
+ *    QD-2 reader with a 5 ms SLO beside a 1 MiB QD-2 reader and a 16 KiB
+ *    QD-2 writer: the 1 MiB reads at the link hold the read EWMA at 0.6-1
+ *    ms against band_hi 340 us with the drive 2-3 IOs deep; the writes
+ *    complete in ~83 us; the clamp is OVERLOADED 0.8 of the run and holds
+ *    the writer at 61 MB/s (pinned 343).  The rule: with an SLO tenant
+ *    active, at an evaluation with the read EWMA past band_hi (any depth
+ *    in IOs), if the SLO tenants are met with room (slo_swap_ok: their e2e
+ *    EWMA fresh and <= target_cap_ns, none past SLO x 3/4 in the open tail
+ *    window, none past the SLO remembered: lc_mem_over 0) and each SLO
+ *    tenant's completed IOs average <= CTL_BASE_MAX_BYTES (16 KiB), then
+ *    reads_alone_sig judges the others as 366 / 372 do, the SLO tenants
+ *    neither counted nor tested as readers, with the depth in bytes: the
+ *    pure readers hold >= RA_SLO_DEEP_BYTES (1 MiB) of cost in the drive
+ *    (one 1 MiB read at the link; 366's RA_DEEP_BYTES 2 MiB is a depth the
+ *    QD-2 reader never reaches).  Section 3's SLO override still runs
+ *    after the swap: the SLO tenant's miss past the cap cuts as before.
+ *    Bounds: the SLO bound at cap x 3/4 or cap / 2 never fires where it
+ *    matters (s9-573's e2e EWMA swings 0.2-1.4 ms; the swap's evaluations
+ *    must come in a run); s7-119 (a 4 KiB QD-1 mixer with a 1 ms SLO
+ *    beside a 256 KiB QD-4 reader, 0.26-0.53 MiB in the drive) is left
+ *    alone by the byte depth: swapped at 256 / 512 KiB its SLO tenant's p99
+ *    went 516 -> 960 us and its work row stayed (the SLO override, not the
+ *    clamp, then holds the writer).  Measured (fast gate against L41 =
+ *    main 9e3445b): s7 280 -> 279 (work s7-744), s9 291 -> 290 (work
+ *    s9-573), s1 / s2 / s8 at the base's rows, 0-5 qos docs a seed;
+ *    hold-outs 1494 = 1494 with every row at the base's; CI 10.
+ *    RA_SLO_DEEP_BYTES x0.5 (512 KiB): training 1327 (s7-744, s9-573
+ *    fixed; work s8-668 new, s8's total unchanged); x2 (2 MiB): the
+ *    base's 1329.  Cost: one load and test of n_lc_active where the read
+ *    EWMA is past band_hi and the drive under 8 deep; per IO 562.0 /
+ *    980.6 / 914.3 / 938.6 unchanged (scheduler +0.1 / +0.1 / 0 / 0).
+ *    test_reads_alone_slo pins it.
+ *    (docs/scheduler-log.md section 403)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -5449,6 +5487,7 @@ enum { S7_DRIVE_MIN = 8 };                          /* qos: ... of a drive >= 8 
 enum { RA_MAX_TENANTS = 2 };                        /* qos: section 366's swap as is for a pair (a reader, a writer); beyond, 372's tests */
 enum { RA_DEEP_BYTES = 2 << 20 };                   /* qos: ... and its reads hold >= 2 MiB of cost in the drive (366) */
 enum { RA_CROWD_BYTES = 16 << 20 };                 /* qos: beyond a pair the readers hold >= 16 MiB of cost in the drive (372) */
+enum { RA_SLO_DEEP_BYTES = 1 << 20 };               /* qos: beside a met SLO tenant the readers hold >= 1 MiB of cost in the drive (403) */
 enum { PD_IDLE, PD_BASE, PD_DRAIN, PD_MEAS, PD_HOLD, PD_PAYS }; /* qos: section 77's probe states (PD_PAYS: section 89) */
 static const uint64_t PD_WIN_NS = 10000000ull;      /* qos: section 77 measures a depth over 10 ms */
 static const uint64_t PD_HOLD_NS = 100000000ull;    /* qos: ... holds the depth found for 100 ms */
@@ -11125,8 +11164,12 @@ static __attribute__((noinline, cold)) int depth_pays(const jbof_sched *s, const
  * judges instead; else 0.  Up to RA_MAX_TENANTS (a pair) that is all;
  * beyond it (section 372) a writer must wait at the scheduler and the
  * readers hold >= RA_CROWD_BYTES of cost in the drive.  The caller tests
- * the policy, the SLO tenants, the read EWMA and the depth. */
-static __attribute__((noinline, cold)) uint64_t reads_alone_sig(const jbof_sched *s, uint64_t now_ns)
+ * the policy, the SLO tenants, the read EWMA and the depth.  lc (section
+ * 403): SLO tenants are active and met (slo_swap_ok); each must average
+ * <= CTL_BASE_MAX_BYTES per IO and is then left out (not counted, not a
+ * reader), and the readers' depth is RA_SLO_DEEP_BYTES of cost (the caller
+ * tests no depth in IOs). */
+static __attribute__((noinline, cold)) uint64_t reads_alone_sig(const jbof_sched *s, uint64_t now_ns, int lc)
 {
     const ctl_state *c = &s->ctl;
     uint64_t w = c->ewma_ns[1];
@@ -11139,6 +11182,11 @@ static __attribute__((noinline, cold)) uint64_t reads_alone_sig(const jbof_sched
         const tenant *u = s->t[i];
         if (!u)
             continue;
+        if (lc && u->lc_slo) { /* section 403: a small-IO SLO bystander is not counted */
+            if (u->done_bytes[0] + u->done_bytes[1] > (uint64_t)CTL_BASE_MAX_BYTES * (u->done_ios[0] + u->done_ios[1]))
+                return 0;
+            continue;
+        }
         n++;
         if (u->inflight != inflight_w(u)) { /* reading */
             if (u->done_ios[1])
@@ -11160,19 +11208,31 @@ static __attribute__((noinline, cold)) uint64_t reads_alone_sig(const jbof_sched
         return 0;
     /* their reads large on average (section 145 owns small reads: a
      * sub-page read's queue sits on one unit, not on the read path) */
-    return cost >= RA_DEEP_BYTES && rb > (uint64_t)CTL_BASE_MAX_BYTES * rn ? w : 0;
+    uint64_t deep = lc ? RA_SLO_DEEP_BYTES : RA_DEEP_BYTES;
+    return cost >= deep && rb > (uint64_t)CTL_BASE_MAX_BYTES * rn ? w : 0;
 }
 
 static __attribute__((noinline, cold)) uint64_t self_sig145(jbof_sched *s, const tenant *t, uint32_t id, uint32_t op,
                                                             uint32_t bytes, uint64_t now_ns);
+/* section 403: the SLO tenants are met with room -- their e2e EWMA fresh and
+ * at most the cap (target_cap_ns, SLO / 2), no completion past SLO x 3/4 in
+ * the open tail window and none past the SLO remembered */
+static int slo_swap_ok(const jbof_sched *s, uint64_t now_ns)
+{
+    const ctl_state *c = &s->ctl;
+    return c->target_cap_ns && now_ns - c->last_lc_ns < CTL_SIGNAL_FRESH_NS && c->ewma_lc_ns <= c->target_cap_ns &&
+           !c->lc_over_3q && !c->lc_mem_over;
+}
 static __attribute__((noinline, cold)) uint64_t self_sig(jbof_sched *s, const tenant *t, uint32_t id, uint32_t op,
                                                          uint32_t bytes, uint64_t now_ns)
 {
     uint64_t o;
-    if (s->cfg.policy != JBOF_POLICY_QOS || s->n_lc_active)
+    if (s->cfg.policy != JBOF_POLICY_QOS)
         return 0;
+    if (s->n_lc_active)
+        return slo_swap_ok(s, now_ns) ? reads_alone_sig(s, now_ns, 1) : 0; /* section 403 */
     o = self_sig145(s, t, id, op, bytes, now_ns);
-    return o ? o : reads_alone_sig(s, now_ns);
+    return o ? o : reads_alone_sig(s, now_ns, 0);
 }
 static __attribute__((noinline, cold)) uint64_t self_sig145(jbof_sched *s, const tenant *t, uint32_t id, uint32_t op,
                                                             uint32_t bytes, uint64_t now_ns)
@@ -11354,7 +11414,7 @@ static inline __attribute__((always_inline)) void complete_due_body(jbof_sched *
             c->self_queued |= depth_pays(s, t, op, now_ns); /* section 89 */
         /* section 145: a read EWMA past the band that one tenant's own queue makes */
         uint64_t sig = 0;
-        if (__builtin_expect(c->ewma_ns[0] > c->band_hi_ns && s->inflight_ios >= S7_DRIVE_MIN, 0))
+        if (__builtin_expect(c->ewma_ns[0] > c->band_hi_ns && (s->inflight_ios >= S7_DRIVE_MIN || s->n_lc_active), 0))
             sig = self_sig(s, t, io->tenant, op, io->length_bytes, now_ns);
         if (__builtin_expect(sig != 0, 0))
             ctl_evaluate_self(c, op, sig, now_ns); /* section 145 */

@@ -6034,6 +6034,41 @@ static void test_reads_alone_crowd(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 403 (366's swap beside a met small-read SLO tenant): sweep mix
+ * s9-573's shape (sata-ssd clean, seed 5753): an 8 KiB random reader at QD
+ * 2 with a 5 ms SLO, a 1 MiB random reader at QD 2 and a 16 KiB sequential
+ * writer at QD 2.  The large reads at the link hold the read EWMA at
+ * ~0.6-1 ms against band_hi 340 us with the drive 2-3 IOs deep (one 1 MiB
+ * read, ~1 MiB of cost) while the writes complete in ~83 us and the SLO
+ * tenant's e2e EWMA sits at 0.2-1.4 ms against its 2.5 ms cap; without
+ * the swap the clamp holds the writer: 2895 writes in 800 ms, the 1 MiB
+ * reader 350 reads, the SLO tenant 2678 reads; with it 4029 / 313 / 3708
+ * (the SLO tenant's reads wait behind fewer 1 MiB reads), none past the
+ * SLO either way. */
+enum { RA_SLO_TEST_WRITES = 3500, RA_SLO_TEST_LC_READS = 3200, RA_SLO_TEST_READS = 290 };
+static void test_reads_alone_slo(void)
+{
+    static const uint32_t b8k[1] = {8192}, b1m[1] = {1048576}, b16k[1] = {16384};
+    jbof_sim *sim = nl_sim("sata-ssd", 5753);
+    uint32_t t0 = nl_add(sim, JBOF_CLASS_LATENCY, 5000000, 1, JBOF_RW_RANDREAD, 0, 2, 1, b8k, NULL, 0, 0, 0);
+    uint32_t t1 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDREAD, 0, 2, 1, b1m, NULL, 0, 0, 0);
+    uint32_t t2 = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_WRITE, 0, 2, 1, b16k, NULL, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
+    uint64_t w = nl_ios(sim, t2, 1), r = nl_ios(sim, t1, 0), l = nl_ios(sim, t0, 0);
+    jbof_tenant_result lr;
+    CHECK_EQ(jbof_sim_tenant_result(sim, t0, &lr), 0);
+    if (!(w >= RA_SLO_TEST_WRITES && l >= RA_SLO_TEST_LC_READS && r >= RA_SLO_TEST_READS && !lr.slo_violations))
+        fprintf(stderr, "reads alone slo: the writer %llu writes in 800 ms (want >= %u), the reader %llu reads (want >= %u), "
+                        "the SLO tenant %llu reads (want >= %u), %llu past its SLO\n",
+                (unsigned long long)w, RA_SLO_TEST_WRITES, (unsigned long long)r, RA_SLO_TEST_READS, (unsigned long long)l,
+                RA_SLO_TEST_LC_READS, (unsigned long long)lr.slo_violations);
+    CHECK(w >= RA_SLO_TEST_WRITES);
+    CHECK(l >= RA_SLO_TEST_LC_READS);
+    CHECK(r >= RA_SLO_TEST_READS);
+    CHECK_EQ(lr.slo_violations, 0);
+    jbof_sim_destroy(sim);
+}
+
 /* A deep reader beside a shallow one under section 18's protecting window:
  * the shallow reader's completed reads in 800 ms must reach `want`.  One
  * runner for the cases of sections 348 and 357 (below); `shallow_first`
@@ -7533,6 +7568,7 @@ int main(void)
     test_wdecay_pair();
     test_reads_alone_pair();
     test_reads_alone_crowd();
+    test_reads_alone_slo();
     test_prot_readers();
     test_resv_bank_arrival();
     test_resv_bank_one_bucket();
