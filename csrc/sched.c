@@ -5332,6 +5332,39 @@
  *    980.6 / 914.3 / 938.6 unchanged (scheduler +0.1 / +0.1 / 0 / 0).
  *    test_reads_alone_slo pins it.
  *    (docs/scheduler-log.md section 403)
+ *
+ * 397. A banked turn is cut once the member after it has waited (issue
+ *    11, qos, one bucket; stall s7-21, log 394f (1)).  While a deep
+ *    member is the one backlogged tenant and others have IO in flight,
+ *    its in-flight window protects them (section 18): it is parked at
+ *    every window (park_on_round: in_turn 0, the deficit kept) and each
+ *    return starts a turn with a fresh quantum x weight, of which it spends
+ *    an IO or two -- it banks the rest.  s7-21 (sata): a weight-4 4 KiB
+ *    QD-128 mixer banked ~290 MB (~560 quanta x 4) while a 4 KiB QD-4
+ *    writer was in its 100 ms off phase; when the writer came back its
+ *    own credit paid three writes, its turn ended, and it waited behind
+ *    the mixer's banked turn until the bank was spent: 103.6 ms (bound
+ *    50).  Now, in the one-bucket round, a member whose deficit is past
+ *    HOARD_CUT_Q (256) quanta x weight while the member after it on the
+ *    round has had its head queued HOARD_WAIT_NS (25 ms, half the stall
+ *    bound) is cut to quantum x weight, or to its head's cost if that is
+ *    more (hoard_cut,
+ *    out of line; without the floor a member whose head costs past its
+ *    quantum x weight never took again while the next one could not go:
+ *    the round spun).  Why at a
+ *    waiter and not at the park: log 394 bounded the bank at every
+ *    one-bucket window park (K <= 256 quanta x weight) -- s7-21 fixed, but
+ *    the bank is also what let s7-541's 64 KiB reader fill a sata drive
+ *    (work, util -0.4 %); at the park nobody else is backlogged
+ *    (window_protects() means one backlogged tenant), so no waiter test
+ *    can be made there.  The bar HOARD_CUT_Q: at one quantum (any carry)
+ *    the cut broke the weights of ~150 mixes a seed (a deep queue's head
+ *    waits 25 ms by its depth alone: the test is a hoard's, not a
+ *    turn's).  The bar is kept per tenant (hoard_bar, set where the
+ *    weight or the quantum is set) and the test is marked unlikely: the
+ *    product in the loop cost +8.7 instructions per IO (564.0 with the
+ *    field, main 562.0).  Measured: see log 397.
+ *    (docs/scheduler-log.md section 397)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -5385,6 +5418,8 @@ enum { GROW_DRAIN_DIV = 2 };                        /* ... the drive's in-flight
 static const uint64_t STARVE_NS = 10000000ull;      /* qos: 10 ms held by the bucket with nothing in flight (section 9) */
 static const uint64_t LENT_W_BACKOFF_NS = 1000000000ull; /* qos: no lent writes for 1 s after a slow one (section 14) */
 static const uint64_t PROGRESS_NS = 50000000ull;    /* qos, one bucket: 50 ms without a dispatch, nothing in flight (18) */
+static const uint64_t HOARD_WAIT_NS = 25000000ull;  /* qos, one bucket: a bank past quantum x weight is cut once the next member's head queued 25 ms (397) */
+#define HOARD_CUT_Q 256      /* 397: ... asked only of a member banking past this many quanta x weight (a hoard, not a turn's carry) */
 static const uint64_t PROGRESS_DEBT_NS = 85000000ull; /* ... and 85 ms while still repaying an earlier such IO (39) */
 static const uint64_t RESV_STEP_NS = 1000000ull;    /* qos: reservations rescaled at most once per 1 ms (section 20) */
 static const uint64_t ESC_LEAD_NS = 75000000ull;    /* qos: a member ahead of a starving one is owed its escape at 75 ms (93) */
@@ -5552,6 +5587,7 @@ typedef struct tenant {
     uint32_t on_list;
     uint32_t in_turn;
     int64_t deficit;
+    int64_t hoard_bar; /* section 397: HOARD_CUT_Q x quantum x weight, set with either */
     /* rate tags */
     uint64_t r_tag, l_tag, li_tag;
     /* virtual slots */
@@ -5960,6 +5996,30 @@ static inline __attribute__((always_inline)) void deficit_cap(const jbof_sched *
     int64_t q = (int64_t)s->cfg.quantum_bytes * t->cfg.weight;
     if (t->deficit > q)
         t->deficit = q;
+}
+
+/* section 397: a member banking past quantum x weight whose next member on
+ * the round has had its head queued HOARD_WAIT_NS keeps quantum x weight,
+ * or its head's cost if more (the head still goes: a cut below it would
+ * end every turn of a member whose IOs cost past its quantum) */
+static __attribute__((noinline)) void hoard_cut(const jbof_sched *s, tenant *t, uint32_t id, uint64_t now_ns)
+{
+    if (t->next == (int32_t)id)
+        return;
+    const tenant *x = s->t[t->next];
+    if (!x->count || now_ns - x->ring[x->head].io->submit_ns < HOARD_WAIT_NS)
+        return;
+    int64_t c = (int64_t)t->ring[t->head].io->cost;
+    deficit_cap(s, t);
+    if (t->deficit < c)
+        t->deficit = c;
+}
+
+/* section 397: the bar past which a member's deficit is a hoard (the
+ * round loop's test reads it; set where the weight or quantum is set) */
+static inline void hoard_bar_set(const jbof_sched *s, tenant *t)
+{
+    t->hoard_bar = (int64_t)s->cfg.quantum_bytes * t->cfg.weight * HOARD_CUT_Q;
 }
 
 static inline void deficit_rearm(const jbof_sched *s, tenant *t)
@@ -6642,6 +6702,9 @@ int jbof_sched_configure(jbof_sched *s, const jbof_sched_cfg *cfg, uint64_t now_
     int ctl_changed = memcmp(&cfg->ctl, &s->cfg.ctl, sizeof(cfg->ctl)) != 0;
     int cost_changed = memcmp(&cfg->cost, &s->cfg.cost, sizeof(cfg->cost)) != 0;
     s->cfg = *cfg;
+    for (uint32_t i = 0; i < s->cfg.max_tenants; i++)
+        if (s->t[i])
+            hoard_bar_set(s, s->t[i]); /* section 397: the quantum may have changed */
     mode_sync(s);
     if (cfg->policy != old_policy)
         scav_cost_sync(s); /* section 222: on_scav_list follows the policy */
@@ -6892,6 +6955,7 @@ int jbof_sched_tenant_add(jbof_sched *s, const jbof_tenant_cfg *cfg, uint64_t no
         free(t);
         return rc;
     }
+    hoard_bar_set(s, t); /* section 397 */
     t->gen = ++s->gen_counter; /* distinct per incarnation of an id */
     t->prev = t->next = -1;
     t->r_tag = t->l_tag = t->li_tag = now_ns;
@@ -6925,6 +6989,7 @@ int jbof_sched_tenant_set(jbof_sched *s, uint32_t id, const jbof_tenant_cfg *cfg
     if (t->count && old_class == JBOF_CLASS_LATENCY)
         s->n_lc_backlogged--;
     rc = tenant_apply_cfg(t, cfg);
+    hoard_bar_set(s, t); /* section 397: the weight may have changed */
     if (t->count && t->cfg.klass == JBOF_CLASS_LATENCY)
         s->n_lc_backlogged++;
     s->bw_ub = UINT64_MAX; /* section 79: t may be rated now */
@@ -10427,6 +10492,8 @@ static inline __attribute__((always_inline)) int qos_round_loop(jbof_sched *s, u
             t->in_turn = 1;
             s->turns++; /* section 392 */
         }
+        if (one && __builtin_expect(t->deficit > t->hoard_bar, 0))
+            hoard_cut(s, t, id, now_ns); /* section 397: a bank the next member has waited behind */
         if (t->deficit < (int64_t)h->cost &&
             !(one && !t->inflight && now_ns - t->last_take_ns >= (!resv && t->deficit < 0 ? PROGRESS_DEBT_NS : PROGRESS_NS) &&
               now_ns - h->submit_ns >= PROGRESS_NS)) {

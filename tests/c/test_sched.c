@@ -5906,6 +5906,51 @@ static void test_park_bank_cut(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 397 (s7-21's scene): on the sata drive a weight-4 4 KiB
+ * sequential mixer (30 % reads) at QD 128 runs beside two rate-bound
+ * mixers (a 32 KiB one at 10 MiB/s QD 2, a weight-2 512 B one at 10 MiB/s
+ * QD 1) and a 4 KiB writer at QD 4, on 50 ms / off 100 ms.  While the
+ * writer is off the mixer is the one backlogged tenant, the others active:
+ * its in-flight window protects them (section 18), it parks at every
+ * window and banks its quantum x 4 each time -- ~300 MB by the writer's
+ * next phase.  The writer's own credit pays three writes, its turn ends,
+ * and it waited behind the mixer's banked turn: 103.6 ms.  With 397 the
+ * bank is cut to quantum x weight once the writer's head has queued
+ * HOARD_WAIT_NS: the writer's longest wait is under HOARD_TEST_MAX_MS. */
+enum { HOARD_TEST_MAX_MS = 50 };
+static void test_hoard_waiter_cut(void)
+{
+    static const uint32_t b4[1] = {4096}, b32[1] = {32768}, b512[1] = {512};
+    jbof_sim *sim = nl_sim("sata-ssd", 3986);
+    jbof_tenant_cfg t;
+    jbof_wl w;
+    nl_cfg(&t, &w, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 4, 1, b4, NULL, 0);
+    w.nphases = 2;
+    w.loop = 1;
+    w.phases[0].duration_ns = 50000000ull;
+    w.phases[1] = w.phases[0];
+    w.phases[1].idle = 1;
+    w.phases[1].duration_ns = 100000000ull;
+    uint32_t a = 999;
+    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &a), 0);
+    nl_cfg(&t, &w, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDRW, 90, 2, 1, b32, NULL, 10ull << 20);
+    w.startdelay_ns = 50000000ull;
+    uint32_t b = 999;
+    CHECK_EQ(jbof_sim_add_tenant(sim, &t, &w, &b), 0);
+    nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 2, JBOF_RW_RANDRW, 30, 1, 1, b512, NULL, 10ull << 20, 0, 0);
+    uint32_t d = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 4, JBOF_RW_RW, 30, 128, 1, b4, NULL, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 500000000ull), 0);
+    jbof_hist h;
+    CHECK_EQ(jbof_sched_tenant_hist(jbof_sim_sched(sim), a, &h), 0);
+    uint64_t mixer = nl_ios(sim, d, 0) + nl_ios(sim, d, 1);
+    if (h.max_ns > HOARD_TEST_MAX_MS * 1000000ull)
+        fprintf(stderr, "hoard waiter cut: the on/off writer's longest wait %.1f ms (%llu writes), the deep mixer %llu IOs\n",
+                h.max_ns / 1e6, (unsigned long long)h.count, (unsigned long long)mixer);
+    CHECK(mixer >= 20000); /* the scene: the mixer runs deep */
+    CHECK(h.max_ns <= HOARD_TEST_MAX_MS * 1000000ull);
+    jbof_sim_destroy(sim);
+}
+
 /* section 389 (378f (2): the bypass's debt outlives a latency tenant whose
  * IO simply stops): test_policy_switch_debt's memory drive, the 500 us-SLO
  * 64 KiB mixer at QD 8 running LC_IDLE_TEST_MS then idle (its workload's
@@ -7599,6 +7644,7 @@ int main(void)
     test_sfq_stale393();
     test_sfq_iops_stale();
     test_park_bank_cut();
+    test_hoard_waiter_cut();
     test_lc_idle_debt();
     test_uq_small_seq_reader();
     test_uq_cap_budget();
