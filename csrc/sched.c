@@ -5365,6 +5365,17 @@
  *    product in the loop cost +8.7 instructions per IO (564.0 with the
  *    field, main 562.0).  Measured: see log 397.
  *    (docs/scheduler-log.md section 397)
+ *
+ * 409. Per-IO cost on the two-bucket path, bit-identical (issue 11, 399f).
+ *    held_large's drive half (target_cap_ns && n_lc_active) is read once
+ *    per walk, not per member: in held_pick's scan, in sfq_least_pair
+ *    and in far_ahead_walk's two sfq_least_in walks (sfq_least_in's
+ *    drive_once, a constant per inlined copy: the round loop's copy still
+ *    reads it per member -- hoisted there it lost registers, log 390e).
+ *    release pushes onto the round without list_push's sfq_lb test
+ *    (list_push_released: the floor already bounds the held members).
+ *    --slo 968.9 -> 966.5 per IO, the one-bucket benches unchanged.
+ *    (docs/scheduler-log.md section 409)
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -6134,6 +6145,27 @@ static inline void list_push(jbof_sched *s, dlist *l, uint32_t id, int at_head, 
     }
 }
 
+/* section 409: onto the round's head a tenant released from held[k] --
+ * list_push without section 109's floor test: s->sfq_lb is <= the tag of
+ * every member held as well as on the round (n121; where a tag is lowered
+ * the floor follows), so for a member the test never lowers it.  (A
+ * tenant that left the members while held could lower it; sfq_lb is only
+ * a lower bound on the member tags, every reader walks where it does not
+ * settle, so no decision moves -- and test_sched and sweep seed 12 never
+ * met one: vs >= sfq_lb at every release, log 409.) */
+static inline void list_push_released(jbof_sched *s, uint32_t id)
+{
+    list_push_raw(s, &s->drr, id, 1, LIST_DRR);
+    const tenant *t = s->t[id];
+    s->n_head[head_bucket(t)]++;
+    uint64_t k = bw_key(t);
+    if (k < s->bw_lb)
+        s->bw_lb = k; /* section 79 */
+    k = bw_until(t);
+    if (k > s->bw_ub)
+        s->bw_ub = k;
+}
+
 /* onto the round a tenant that became backlogged at this call (its key is
  * now_ns, >= s->bw_lb: nothing to lower) */
 static inline void list_push_joined(jbof_sched *s, uint32_t id, int at_head)
@@ -6312,9 +6344,10 @@ static void hold(jbof_sched *s, uint32_t id, int k)
 
 /* section 60: t's head IO is large (past 128 KiB, section 41's size)
  * and an SLO tenant is active */
+static inline int head_large(const tenant *t) { return t->ring[t->head].io->length_bytes > CTL_NORMALIZE_BYTES; }
 static inline int held_large(const jbof_sched *s, const tenant *t)
 {
-    return s->ctl.target_cap_ns && s->n_lc_active && t->ring[t->head].io->length_bytes > CTL_NORMALIZE_BYTES;
+    return s->ctl.target_cap_ns && s->n_lc_active && head_large(t);
 }
 
 /* q quanta per unit of weight on the start-tag scale (a tag advances by
@@ -6357,9 +6390,14 @@ static inline int sfq_member(const tenant *t)
  * s8-839's stall is back, at 64 or 128 weights s2-154).  Section 396: at
  * any lead (iops_below UINT64_MAX) once the gated member is stale. */
 static inline __attribute__((always_inline)) uint64_t sfq_least_in(const jbof_sched *s, int k, uint32_t self,
-                                                                    uint64_t now_ns, int cross, uint64_t *floor, uint64_t iops_below)
+                                                                    uint64_t now_ns, int cross, uint64_t *floor, uint64_t iops_below,
+                                                                    int drive_once)
 {
     uint64_t m = UINT64_MAX, f = UINT64_MAX;
+    /* section 409: held_large's drive half read once before the walk
+     * (drive_once, a constant: far_ahead_walk's copies; the round loop's
+     * copy reads it per member, 390e) */
+    int lgd = drive_once ? s->ctl.target_cap_ns && s->n_lc_active : 1;
     int all = k < 0 || cross;
     const dlist *ls[3] = {&s->drr, &s->held[0], &s->held[1]};
     for (int q = 0; q < 3; q++) {
@@ -6375,7 +6413,7 @@ static inline __attribute__((always_inline)) uint64_t sfq_least_in(const jbof_sc
                 f = t->vs;
             if (!in || (uint32_t)id == self)
                 continue;
-            if (k >= 0 && ((q == 0 && !cross && head_bucket(t) != k) || held_large(s, t) ||
+            if (k >= 0 && ((q == 0 && !cross && head_bucket(t) != k) || (drive_once ? lgd && head_large(t) : held_large(s, t)) ||
                            (t->rated && (t->cfg.limit_bps || (t->vs < iops_below && t->cfg.limit_iops && t->li_tag > now_ns))) ||
                            now_ns - t->st.queued_since_ns < SFQ_BACKLOG_NS))
                 continue;
@@ -6449,7 +6487,10 @@ static inline uint32_t held_pick(const jbof_sched *s, int k)
     int32_t id = h->head;
     const tenant *t = s->t[id];
     if (k == 0 || h->len == 1 || s->ctl.state >= JBOF_CTL_CONGESTION ||
-        s->rel_n[k] - t->hold_rel >= HELD_PASS_MULT * h->len || held_large(s, t))
+        s->rel_n[k] - t->hold_rel >= HELD_PASS_MULT * h->len)
+        return (uint32_t)id;
+    int lg = s->ctl.target_cap_ns && s->n_lc_active; /* section 409: held_large's drive half, read once */
+    if (lg && head_large(t))
         return (uint32_t)id;
     int32_t best = id;
     uint64_t bv = t->vs;
@@ -6457,7 +6498,7 @@ static inline uint32_t held_pick(const jbof_sched *s, int k)
     uint32_t n = h->len < HELD_SCAN ? h->len : HELD_SCAN; /* section 399: the ring returns to head after len */
     for (uint32_t i = 1; i < n; i++) {
         t = s->t[id];
-        if (t->vs < bv && !held_large(s, t)) {
+        if (t->vs < bv && !(lg && head_large(t))) {
             bv = t->vs;
             best = id;
         }
@@ -6473,7 +6514,7 @@ static void release(jbof_sched *s, int k)
     uint32_t id = held_pick(s, k);
     s->rel_n[k]++;
     list_del_raw(s, &s->held[k], id);
-    list_push(s, &s->drr, id, 1, LIST_DRR);
+    list_push_released(s, id); /* section 409 */
     if (s->held[k].head < 0)
         s->held_mask &= ~(1u << k);
 }
@@ -10096,7 +10137,7 @@ static __attribute__((noinline)) int far_ahead_walk(jbof_sched *s, const tenant 
                                                    uint64_t now_ns, uint64_t lag)
 {
     int k = ctl_bucket(h->opcode);
-    uint64_t m = sfq_least_in(s, k, id, now_ns, now_ns - h->submit_ns < SFQ_CROSS_NS && !debt_deep(s, 1 - k), &s->sfq_lb, 0);
+    uint64_t m = sfq_least_in(s, k, id, now_ns, now_ns - h->submit_ns < SFQ_CROSS_NS && !debt_deep(s, 1 - k), &s->sfq_lb, 0, 1);
     if (m == UINT64_MAX || m >= t->vs - lag)
         return 0;
     /* section 399: the least member tag other than t's is the floor the
@@ -10104,7 +10145,7 @@ static __attribute__((noinline)) int far_ahead_walk(jbof_sched *s, const tenant 
     uint64_t ma = s->sfq_lb;
     if (stop_lift_ok(s, t, k, now_ns) && stop_lift(s, t, id)) {
         /* section 298: the walk again over the lifted tags */
-        m = sfq_least_in(s, k, id, now_ns, now_ns - h->submit_ns < SFQ_CROSS_NS && !debt_deep(s, 1 - k), NULL, 0);
+        m = sfq_least_in(s, k, id, now_ns, now_ns - h->submit_ns < SFQ_CROSS_NS && !debt_deep(s, 1 - k), NULL, 0, 1);
         if (m == UINT64_MAX || m >= t->vs - lag)
             return 0;
         ma = sfq_least_all(s, id, NULL);
@@ -10457,7 +10498,7 @@ static inline __attribute__((always_inline)) int qos_round_loop(jbof_sched *s, u
             uint64_t lq = tag_quanta(s, SFQ_IOPS_LAG_Q); /* section 384 */
             int stale = now_ns - t->last_take_ns >= SFQ_STALE_NS; /* sections 393 / 396 */
             uint64_t m = sfq_least_in(s, k, id, now_ns, now_ns - h->submit_ns < SFQ_CROSS_NS && !debt_deep(s, 1 - k), NULL,
-                                      stale ? UINT64_MAX : t->vs > lq ? t->vs - lq : 0); /* section 396: stale, at any lead */
+                                      stale ? UINT64_MAX : t->vs > lq ? t->vs - lq : 0, 0); /* section 396: stale, at any lead */
             if (m != UINT64_MAX && t->vs > m + (uint64_t)SFQ_LAG_Q4 * 4u * s->cfg.quantum_bytes &&
                 !(stale && t->vs - m > lq &&
                   (t->vs - m) / SFQ_STALE_IOS > (uint64_t)h->cost * 16u / t->cfg.weight)) { /* section 393 */
@@ -10655,6 +10696,7 @@ static uint64_t sfq_least_pair(const jbof_sched *s, int k, uint64_t now_ns, uint
 {
     uint64_t m[2] = {UINT64_MAX, UINT64_MAX};
     const dlist *ls[3] = {&s->drr, &s->held[0], &s->held[1]};
+    int lgd = s->ctl.target_cap_ns && s->n_lc_active; /* section 409: held_large's drive half, read once */
     for (int q = 0; q < 3; q++) {
         int32_t id = ls[q]->head;
         for (uint32_t i = 0; i < ls[q]->len; i++, id = s->t[id]->next) {
@@ -10662,7 +10704,7 @@ static uint64_t sfq_least_pair(const jbof_sched *s, int k, uint64_t now_ns, uint
             if (!sfq_member(t))
                 continue;
             int b = q ? q - 1 : head_bucket(t);
-            if (t->vs >= m[b] || held_large(s, t) || (t->rated && t->cfg.limit_bps) ||
+            if (t->vs >= m[b] || (lgd && head_large(t)) || (t->rated && t->cfg.limit_bps) ||
                 now_ns - t->st.queued_since_ns < SFQ_BACKLOG_NS)
                 continue;
             m[b] = t->vs;
