@@ -7486,6 +7486,34 @@ static void test_sfq_iops_stale(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 411 (section 210's pace beside one reservation): sweep mix
+ * s7-557's shape (dct983 fragmented, seed 5242): a reserved (50 MiB/s) 16
+ * KiB random writer at QD 4 beside a best-effort 70 % reader of 4 / 32 KiB
+ * at QD 1 (limit 800 MiB/s), one bucket.  The writes go into the drive's
+ * write buffer at ~25 us each and fill it (64 MiB) within ~200 ms; from
+ * then every read waits behind the fragmented drive's drain (read EWMA
+ * 1.1-1.4 ms).  Section 210's judge sees the full buffer but its pace was
+ * off while a reservation was active: the mixer completes 2641 IOs in 1.5
+ * s (the writer 18065 writes); with the pace beside the one reservation
+ * the writer is held toward 6/8 of the window's write cost and the mixer
+ * completes 6715 (the writer 16153, still past its reservation). */
+enum { RP_TEST_IOS = 5000 };
+static void test_wj_resv_pace(void)
+{
+    static const uint32_t b16k[1] = {16384}, bm[2] = {4096, 32768}, pm[2] = {40, 60};
+    jbof_sim *sim = nl_sim_ssd("dct983", 5242, frag_all);
+    uint32_t t0 = nl_addx(sim, JBOF_CLASS_RESERVED, 0, 1, 50ull << 20, 0, JBOF_RW_RANDWRITE, 0, 4, 1, b16k, NULL, 0, 0,
+                          0, 0);
+    uint32_t t1 = nl_addx(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, 0, 800ull << 20, JBOF_RW_RW, 70, 1, 2, bm, pm, 0, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 1500000000ull), 0);
+    uint64_t m = nl_ios(sim, t1, 0) + nl_ios(sim, t1, 1), w = nl_ios(sim, t0, 1);
+    if (!(m >= RP_TEST_IOS))
+        fprintf(stderr, "wj resv pace: the mixer %llu IOs in 1.5 s (want >= %u), the reserved writer %llu writes\n",
+                (unsigned long long)m, RP_TEST_IOS, (unsigned long long)w);
+    CHECK(m >= RP_TEST_IOS);
+    jbof_sim_destroy(sim);
+}
+
 int main(void)
 {
     test_validation();
@@ -7645,6 +7673,7 @@ int main(void)
     test_sfq_iops_stale();
     test_park_bank_cut();
     test_hoard_waiter_cut();
+    test_wj_resv_pace();
     test_lc_idle_debt();
     test_uq_small_seq_reader();
     test_uq_cap_budget();
