@@ -6155,6 +6155,19 @@ static inline uint64_t bw_until(const tenant *t)
     return t->rated ? UINT64_MAX : t->q_added_ns + BW_EMPTY_X * t->q_empty_ns;
 }
 
+/* the round's per-bucket head count and section 79's bounds for t, now on
+ * the round (t's key may be old) */
+static inline void round_bounds_add(jbof_sched *s, const tenant *t)
+{
+    s->n_head[head_bucket(t)]++;
+    uint64_t k = bw_key(t);
+    if (k < s->bw_lb)
+        s->bw_lb = k; /* section 79 */
+    k = bw_until(t);
+    if (k > s->bw_ub)
+        s->bw_ub = k;
+}
+
 /* onto the round a tenant backlogged before now (t's key may be old) */
 static inline void list_push(jbof_sched *s, dlist *l, uint32_t id, int at_head, uint32_t which)
 {
@@ -6163,13 +6176,7 @@ static inline void list_push(jbof_sched *s, dlist *l, uint32_t id, int at_head, 
         const tenant *t = s->t[id];
         if (t->vs < s->sfq_lb)
             s->sfq_lb = t->vs; /* section 109's floor (n121) */
-        s->n_head[head_bucket(t)]++;
-        uint64_t k = bw_key(t);
-        if (k < s->bw_lb)
-            s->bw_lb = k; /* section 79 */
-        k = bw_until(t);
-        if (k > s->bw_ub)
-            s->bw_ub = k;
+        round_bounds_add(s, t);
     }
 }
 
@@ -6184,14 +6191,7 @@ static inline void list_push(jbof_sched *s, dlist *l, uint32_t id, int at_head, 
 static inline void list_push_released(jbof_sched *s, uint32_t id)
 {
     list_push_raw(s, &s->drr, id, 1, LIST_DRR);
-    const tenant *t = s->t[id];
-    s->n_head[head_bucket(t)]++;
-    uint64_t k = bw_key(t);
-    if (k < s->bw_lb)
-        s->bw_lb = k; /* section 79 */
-    k = bw_until(t);
-    if (k > s->bw_ub)
-        s->bw_ub = k;
+    round_bounds_add(s, s->t[id]);
 }
 
 /* onto the round a tenant that became backlogged at this call (its key is
