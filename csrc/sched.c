@@ -6181,13 +6181,12 @@ static inline void list_push(jbof_sched *s, dlist *l, uint32_t id, int at_head, 
 }
 
 /* section 409: onto the round's head a tenant released from held[k] --
- * list_push without section 109's floor test: s->sfq_lb is <= the tag of
- * every member held as well as on the round (n121; where a tag is lowered
- * the floor follows), so for a member the test never lowers it.  (A
- * tenant that left the members while held could lower it; sfq_lb is only
- * a lower bound on the member tags, every reader walks where it does not
- * settle, so no decision moves -- and test_sched and sweep seed 12 never
- * met one: vs >= sfq_lb at every release, log 409.) */
+ * list_push without section 109's floor test.  s->sfq_lb bounds the tag of
+ * every member, held as well as on the round (n121), so for a member the
+ * test never lowers it; a released tenant that is not a member needs no
+ * bound, and where a tenant may become a member the floor is lowered there
+ * ("t may be a member now").  Checked by assertion (vs >= sfq_lb at every
+ * release) over test_sched and sweep seed 12, log 409. */
 static inline void list_push_released(jbof_sched *s, uint32_t id)
 {
     list_push_raw(s, &s->drr, id, 1, LIST_DRR);
