@@ -6933,6 +6933,43 @@ static void test_uq_small_seq_reader(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 422 (uq_step beside a tight SLO: a cap of UQ_DEPTH_TIGHT where
+ * the SLO cap is under UQ_BASE_X unloaded reads): sweep mix s7-118's shape
+ * (dct983 clean, seed 851): a 300 us-SLO 16 KiB 70 %-read mixer at QD 1
+ * beside a 512 B sequential reader at QD 32, whose reads share one page
+ * and so one flash unit (ssd.c 2), and four other best-effort tenants
+ * (256 KiB and 128 KiB mixers, a 64 KiB QD-1 reader, a 16k / 256k mixer).
+ * The SLO cap (150 us) is 1.8 unloaded reads, under UQ_BASE_X: before 422
+ * the 512 B reader was never capped and an SLO read landing on its unit
+ * waited for ~30 reads (p99 ~1.5 ms).  Checked (prints only on failure) at
+ * 800 ms: the SLO tenant's p99 within 300 us and the 512 B reader at >=
+ * 2000 reads. */
+static void test_uq_tight_cap(void)
+{
+    static const uint32_t k256[1] = {262144}, k128[1] = {131072}, b512[1] = {512}, k64[1] = {65536};
+    static const uint32_t b4[2] = {16384, 262144}, p4[2] = {55, 45}, k16[1] = {16384};
+    const uint32_t be = JBOF_CLASS_BEST_EFFORT;
+    jbof_sim *sim = nl_sim("dct983", 851);
+    nl_add(sim, be, 0, 1, JBOF_RW_RANDRW, 30, 2, 1, k256, NULL, 0, 0, 0);
+    nl_add(sim, be, 0, 1, JBOF_RW_RW, 10, 16, 1, k128, NULL, 0, 0, 0);
+    uint32_t r = nl_add(sim, be, 0, 1, JBOF_RW_READ, 0, 32, 1, b512, NULL, 0, 0, 0);
+    nl_add(sim, be, 0, 1, JBOF_RW_READ, 0, 1, 1, k64, NULL, 0, 0, 0);
+    nl_add(sim, be, 0, 1, JBOF_RW_RW, 30, 4, 2, b4, p4, 0, 0, 0);
+    uint32_t l = nl_add(sim, JBOF_CLASS_LATENCY, 300000, 1, JBOF_RW_RANDRW, 70, 1, 1, k16, NULL, 0, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
+    jbof_hist h;
+    uint64_t p99 = 0;
+    CHECK_EQ(jbof_sched_tenant_hist(jbof_sim_sched(sim), l, &h), 0);
+    CHECK_EQ(jbof_hist_quantile(&h, 0.99, &p99), 0);
+    uint64_t n = nl_ios(sim, r, 0);
+    if (!(p99 <= 300000 && n >= 2000))
+        fprintf(stderr, "uq tight cap: SLO tenant p99 %llu ns (SLO 300 us), the 512 B reader %llu reads\n",
+                (unsigned long long)p99, (unsigned long long)n);
+    CHECK(p99 <= 300000);
+    CHECK(n >= 2000);
+    jbof_sim_destroy(sim);
+}
+
 /* section 342 (sched.c section 342, UQ_MAX_CAPS): sweep mix s9-223's shape
  * (dct983, seed 6458, 1.5 s): a 500 us-SLO 4 KiB reader at QD 2 beside a
  * 512 B sequential reader at QD 16 and sixteen other best-effort tenants
@@ -7681,6 +7718,7 @@ int main(void)
     test_lc_idle_debt();
     test_uq_small_seq_reader();
     test_uq_cap_budget();
+    test_uq_tight_cap();
     test_nl_flap_floor();
     test_nl_flap_near();
     test_nl_flap_one();
