@@ -253,6 +253,35 @@
  *    rows worse.  qos only by construction: the override needs
  *    target_cap_ns, which sched.c sets in the qos policy alone.
  *
+ * 3h. A stale write EWMA does not clamp the reads beside an SLO tenant
+ *    (ours; scheduler-log sections 413, 416, issue 11).  ctl_signal judges
+ *    a read on the write EWMA while that is larger and a write completed
+ *    in the last CTL_SIGNAL_FRESH_NS (100 ms).  One slow write of a QD-1
+ *    mixer (sweep s9-145, dct983: a 512 B write taking ~2.4 ms, the write
+ *    EWMA 19 -> 316 us, band_hi 188) then holds every read evaluation in
+ *    OVERLOADED for 100 ms: the rate clamped to what completes and the
+ *    buckets emptied at each one, while the 300 us-SLO reader's latency
+ *    bypass keeps the read bucket at -50..-100 KB, so the other tenants'
+ *    reads (the mixer's next IO among them) wait ~96 ms, no write
+ *    completes to refresh the EWMA, and the reads themselves run at 85-90
+ *    us, under band_lo; one more slow write restarts it.  So a read's
+ *    evaluation whose signal is the write EWMA past band_hi holds (state
+ *    OK; rate, threshold and buckets as they are) while the read EWMA is
+ *    under band_lo, an SLO cap is set (the bypass that runs the read
+ *    bucket's debt) and no write is in the drive -- with none there the
+ *    write EWMA is no queue the reads share now.  That test is the hold's
+ *    last: ctl_state.w_drive, sched.c's drive_writes, walks the tenants'
+ *    in-flight non-reads only when every other guard holds (a count kept
+ *    at take and completion cost 4.4-6.2 instructions per IO).  The write's own
+ *    evaluation and every read one with a write in the drive, the reads at
+ *    band_lo or no SLO cap judge as before.  Measured (416): in s2-533 /
+ *    s8-139, where 413's hold without a guard cost an SLO tenant's p99,
+ *    5 of the 6 read evaluations it held had a write in the drive (in
+ *    s9-145 1 of 34); 413's guard in its place (the write bucket
+ *    positive) lost hold-out s4's slo row by two; this one gives training
+ *    1323 -> 1319 (no row worse), hold-outs 1490 -> 1489.  No new
+ *    constant; the hold's test runs on OVERLOADED's path only.
+ *
  * 4. Pacing.  Dispatch spends tokens from two buckets, one for reads and
  *    one for writes (and the other commands), as Gimbal does.  The refill at
  *    rate_cost_bps is split evenly; a full bucket (capped at bucket_bytes,

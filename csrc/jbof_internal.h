@@ -217,6 +217,9 @@ typedef struct ctl_state {
     uint32_t top_link;           /* sched.c section 313: rate_top is the per-link-direction ceiling (holds with reads fresh) */
     uint64_t floor_bps;          /* sched.c section 260 (254): OVERLOADED's fall to the measured rate not below this (0: none) */
     uint32_t wlo_n;              /* ctl.c 3f: window rolls in a row with a write-led signal near band_lo (qos only) */
+    /* ctl.c 3h: the non-read IOs in the drive, sched.c's walk of its tenants (drive_writes), run only
+     * by the hold's last test; NULL (none known): no hold.  Set at sched create and after a retune's ctl_init */
+    uint32_t (*w_drive)(const struct ctl_state *c);
 } ctl_state;
 
 /* A latency-critical tenant's end-to-end latency sample (qos SLO steering). */
@@ -452,6 +455,19 @@ static inline int ctl_wlo_hold(const ctl_state *c, uint64_t l, uint64_t lo, uint
     return now_ns - c->last_ns[0] >= CTL_SIGNAL_FRESH_NS || c->ewma_ns[0] <= thr;
 }
 
+/* ctl.c 3h (sections 413, 416): a read's evaluation whose signal is the
+ * write EWMA (ctl_signal's other kind) past band_hi does not enter
+ * OVERLOADED while the read EWMA itself is under band_lo, an SLO cap is
+ * set and no write is in the drive (w_drive's walk, last: the write
+ * EWMA is no queue the reads share now): the evaluation holds (state OK; rate,
+ * threshold and buckets as they are).  qos only by construction: it needs
+ * the band (cfg.band_hi_pct) and target_cap_ns. */
+static inline int ctl_wstale_hold(const ctl_state *c, uint32_t k, uint64_t l, uint64_t lo)
+{
+    return k == 0 && l == c->ewma_ns[1] && c->ewma_ns[0] < lo && c->target_cap_ns && c->cfg.band_hi_pct &&
+           c->w_drive && !c->w_drive(c);
+}
+
 /* Section 3's threshold clamped into the band [band_lo, band_hi]: what the
  * state machine compares the signal against (ctl_eval_body, and 3f's count
  * at the window roll). */
@@ -505,6 +521,10 @@ static inline __attribute__((always_inline)) void ctl_eval_body(ctl_state *c, ui
         ctl_enter(c, JBOF_CTL_SLOWSTART);
         uint64_t up = cost * CTL_SLOWSTART_MULT;
         rate += up > rate / 16 ? up : rate / 16; /* at least +1/16 per evaluation */
+    } else if (l > hi && ctl_wstale_hold(c, k, l, lo)) {
+        /* ctl.c 3h: a read judged on the write EWMA while the reads run
+         * under band_lo beside an SLO tenant -- hold rate and buckets */
+        ctl_enter(c, JBOF_CTL_OK);
     } else if (l > hi) {
         /* clearly past the knee: fall back to what the drive completes */
         ctl_enter(c, JBOF_CTL_OVERLOADED);

@@ -4698,6 +4698,70 @@ static void test_lc_grow_asked(void)
     jbof_sim_destroy(sim);
 }
 
+/* sections 413, 416 (ctl.c 3h): a read's evaluation on a stale write
+ * EWMA.  s9-145's state at 731 ms: a 300 us-SLO reader (cap 150 us), the
+ * reads at 90 us (under band_lo 126 us), one slow write having left the
+ * write EWMA at 316 us (past band_hi 150 us) and fresh, the read bucket in
+ * the SLO tenant's debt, no write in the drive.  The read's evaluation
+ * holds -- state OK, rate, threshold and buckets as they are -- where
+ * section 3 alone clamps the rate to the completions and empties the
+ * write bucket; it holds with the write bucket at 0 too (g 2: 413's guard
+ * is not 416's).  Each guard off judges as before: the write's own
+ * evaluation (g 1), the reads at band_lo (3), no SLO cap (4), one write in
+ * the drive (5). */
+static uint32_t wstale_w0(const ctl_state *c)
+{
+    (void)c;
+    return 0;
+}
+static uint32_t wstale_w1(const ctl_state *c)
+{
+    (void)c;
+    return 1;
+}
+static void test_wstale_hold(void)
+{
+    jbof_sched_cfg cfg;
+    CHECK_EQ(jbof_sched_default_cfg(JBOF_POLICY_QOS, &cfg), 0);
+    static ctl_state c;
+    const uint64_t ms = 1000000ull, r0 = 2000000000ull, m0 = 300000000ull;
+    for (int g = 0; g < 6; g++) {
+        ctl_init(&c, &cfg.ctl, 0);
+        ctl_sample(&c, JBOF_OP_READ, 4096, 7680, 84000, 1000);
+        if (g != 4)
+            ctl_set_cap(&c, 150000);
+        CHECK_EQ(c.band_lo_ns, 126000);
+        CHECK_EQ(c.band_hi_ns, g != 4 ? 150000 : 252000);
+        c.state = JBOF_CTL_OK;
+        c.rate_cost_bps = r0;
+        c.meas_rate_cost_bps = m0;
+        c.threshold_ns = c.band_hi_ns;
+        c.ewma_ns[0] = g == 3 ? 126000 : 90000;
+        c.ewma_ns[1] = 316000;
+        c.last_ns[0] = 10 * ms;
+        c.last_ns[1] = 9 * ms;
+        c.tokens[0] = -80000;
+        c.tokens[1] = g == 2 ? 0 : 100000;
+        c.w_drive = g == 5 ? wstale_w1 : wstale_w0; /* sched.c's drive_writes in a scheduler */
+        c.pend_cost = 7680;
+        c.pend_n = 1;
+        uint64_t thr = c.threshold_ns;
+        int64_t tw = c.tokens[1];
+        ctl_evaluate(&c, g == 1 ? 1 : 0, 10 * ms);
+        if (g == 0 || g == 2) { /* the hold */
+            CHECK_EQ(c.state, JBOF_CTL_OK);
+            CHECK_EQ(c.rate_cost_bps, r0);
+            CHECK_EQ(c.threshold_ns, thr);
+            CHECK_EQ(c.tokens[0], -80000);
+            CHECK_EQ(c.tokens[1], tw);
+        } else { /* a guard off: section 3's OVERLOADED */
+            CHECK_EQ(c.state, JBOF_CTL_OVERLOADED);
+            CHECK_EQ(c.rate_cost_bps, m0);
+            CHECK_EQ(c.tokens[1], 0);
+        }
+    }
+}
+
 /* section 203 (ctl.c): the forward rate probe.  Opened at a window roll
  * in CONGESTION with the rate binding (and only when sched.c says one
  * tenant is backlogged: may_open), it raises the rate by 1/2 and holds it
@@ -7559,6 +7623,7 @@ int main(void)
 {
     test_validation();
     test_fp_probe();
+    test_wstale_hold();
     test_noread_lift();
     test_invariants();
     test_weights();
