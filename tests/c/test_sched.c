@@ -6078,6 +6078,123 @@ static void test_lc_idle_debt(void)
     jbof_sim_destroy(sim);
 }
 
+/* section 400 (378f (1), the latency bypass's debt while it lasts):
+ * test_lc_idle_debt's memory drive, the 500 us-SLO 64 KiB mixer at QD 8
+ * (weight 8) beside two best-effort 4 KiB writers (weights 3 and 1, QD 32
+ * and 1), for LC_BOUND_TEST_MS.  The bypass passes the mixer's reads and
+ * writes over the empty buckets without bound (the read bucket ~-10 GB at
+ * 1 s), and the writers, held on the write bucket the mixer keeps empty,
+ * got IO only by section 49's escapes: 51 ms gaps, both (in the first
+ * 100 ms, while the bypass's debt builds).  With 400 the
+ * bypass stands aside on the write bucket, the writers waiting there, once
+ * it has run LC_AHEAD_NS of the rate ahead: no writer waits more than
+ * LC_BOUND_TEST_GAP_MS, and the mixer still meets its SLO (at most
+ * LC_BOUND_TEST_MISS_PCT % of its IOs late; 15 of 79773 without 400). */
+enum { LC_BOUND_TEST_MS = 1000, LC_BOUND_TEST_WARM_MS = 1, LC_BOUND_TEST_GAP_MS = 25, LC_BOUND_TEST_MISS_PCT = 1 };
+static void test_lc_bypass_bound(void)
+{
+    static const uint32_t b64[1] = {65536}, b4[1] = {4096};
+    jbof_sim *sim = nl_sim_ssd("dct983", 32, mem_drive);
+    uint32_t b = mem_add(sim, JBOF_CLASS_LATENCY, 500000, 8, JBOF_RW_RANDRW, 50, 8, b64, 0, 0);
+    uint32_t c[2];
+    c[0] = mem_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 3, JBOF_RW_RANDWRITE, 0, 32, b4, 0, 0);
+    c[1] = mem_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 1, b4, 0, 0);
+    CHECK_EQ(jbof_sim_run(sim, LC_BOUND_TEST_WARM_MS * 1000000ull), 0);
+    uint64_t last[2] = {LC_BOUND_TEST_WARM_MS, LC_BOUND_TEST_WARM_MS}, n[2], gap[2] = {0, 0};
+    for (int i = 0; i < 2; i++)
+        n[i] = nl_ios(sim, c[i], 1);
+    for (uint64_t ms = LC_BOUND_TEST_WARM_MS + 1; ms <= LC_BOUND_TEST_MS; ms++) {
+        CHECK_EQ(jbof_sim_run(sim, ms * 1000000ull), 0);
+        for (int i = 0; i < 2; i++) {
+            uint64_t k = nl_ios(sim, c[i], 1);
+            if (k != n[i] || ms == LC_BOUND_TEST_MS) {
+                if (ms - last[i] > gap[i])
+                    gap[i] = ms - last[i];
+                last[i] = ms;
+                n[i] = k;
+            }
+        }
+    }
+    jbof_tenant_stats st;
+    CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), b, &st), 0);
+    uint64_t mixer = nl_ios(sim, b, 0) + nl_ios(sim, b, 1);
+    int ok = gap[0] <= LC_BOUND_TEST_GAP_MS && gap[1] <= LC_BOUND_TEST_GAP_MS &&
+             st.slo_violations * 100 <= mixer * LC_BOUND_TEST_MISS_PCT;
+    if (!ok)
+        fprintf(stderr, "lc bypass bound: the writers' longest waits %llu / %llu ms (%llu / %llu IOs); the mixer %llu IOs, "
+                        "%llu past its SLO\n",
+                (unsigned long long)gap[0], (unsigned long long)gap[1], (unsigned long long)n[0],
+                (unsigned long long)n[1], (unsigned long long)mixer, (unsigned long long)st.slo_violations);
+    CHECK(gap[0] <= LC_BOUND_TEST_GAP_MS);
+    CHECK(gap[1] <= LC_BOUND_TEST_GAP_MS);
+    CHECK(st.slo_violations * 100 <= mixer * LC_BOUND_TEST_MISS_PCT);
+    jbof_sim_destroy(sim);
+}
+
+/* section 418 (memory-drive churn seed 35, 408f (0)): the bound of section
+ * 400 / 408 is in force only while another tenant's head IO needs the
+ * bucket; with two buckets (a reservation active beside the SLO tenant) a
+ * 16 KiB latency reader is alone on the read bucket, so its bypass ran the
+ * account (and the bucket) to ~1.1 GB, twice the bar, unrefused.  When the
+ * reservation was dropped qos went to one bucket, the others' heads joined
+ * the read bucket, and the first settle refused the reader until the whole
+ * account was back inside the bar (~145 ms at the ceiling) while the others
+ * waited on a bucket ~1.27 GB deep: nothing dispatched for 144 / 162 / 154
+ * ms.  The scene: the reader (weight 1, QD 16, 500 us SLO), a weight-2 64
+ * KiB mixer at QD 8 and a 4 KiB writer at QD 32 reserved 10 MiB/s (think 20
+ * us), LC_CHURN_TEST_RUN_MS, then the reservation dropped; after it every
+ * tenant completes IO at least every LC_CHURN_TEST_GAP_MS. */
+enum { LC_CHURN_TEST_RUN_MS = 300, LC_CHURN_TEST_AFTER_MS = 300, LC_CHURN_TEST_GAP_MS = 100 };
+static void test_lc_bypass_unrefused(void)
+{
+    static const uint32_t b16[1] = {16384}, b64[1] = {65536}, b4[1] = {4096};
+    jbof_sim *sim = nl_sim_ssd("dct983", 35, mem_drive);
+    jbof_tenant_cfg t[3];
+    jbof_wl w[3];
+    nl_cfg(&t[0], &w[0], JBOF_CLASS_LATENCY, 500000, 1, JBOF_RW_RANDREAD, 0, 16, 1, b16, NULL, 0);
+    nl_cfg(&t[1], &w[1], JBOF_CLASS_BEST_EFFORT, 0, 2, JBOF_RW_RANDRW, 50, 8, 1, b64, NULL, 0);
+    nl_cfg(&t[2], &w[2], JBOF_CLASS_RESERVED, 0, 1, JBOF_RW_RANDWRITE, 0, 32, 1, b4, NULL, 0);
+    t[2].reserve_bps = 10ull << 20;
+    t[2].limit_bps = 200ull << 20;
+    uint32_t id[3];
+    for (int i = 0; i < 3; i++) {
+        w[i].phases[0].thinktime_ns = 20000;
+        id[i] = 999;
+        CHECK_EQ(jbof_sim_add_tenant(sim, &t[i], &w[i], &id[i]), 0);
+    }
+    CHECK_EQ(jbof_sim_run(sim, LC_CHURN_TEST_RUN_MS * 1000000ull), 0);
+    int64_t before = nl_drive(sim).tokens;
+    t[2].klass = JBOF_CLASS_BEST_EFFORT;
+    t[2].reserve_bps = 0;
+    CHECK_EQ(jbof_sched_tenant_set(jbof_sim_sched(sim), id[2], &t[2], jbof_sim_now(sim)), 0);
+    CHECK_EQ(jbof_sim_pump(sim), 0);
+    uint64_t last[3], n[3], gap[3] = {0, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        last[i] = LC_CHURN_TEST_RUN_MS;
+        n[i] = nl_ios(sim, id[i], 0) + nl_ios(sim, id[i], 1);
+    }
+    for (uint64_t ms = LC_CHURN_TEST_RUN_MS + 1; ms <= LC_CHURN_TEST_RUN_MS + LC_CHURN_TEST_AFTER_MS; ms++) {
+        CHECK_EQ(jbof_sim_run(sim, ms * 1000000ull), 0);
+        for (int i = 0; i < 3; i++) {
+            uint64_t k = nl_ios(sim, id[i], 0) + nl_ios(sim, id[i], 1);
+            if (k != n[i] || ms == LC_CHURN_TEST_RUN_MS + LC_CHURN_TEST_AFTER_MS) {
+                if (ms - last[i] > gap[i])
+                    gap[i] = ms - last[i];
+                last[i] = ms;
+                n[i] = k;
+            }
+        }
+    }
+    int ok = gap[0] <= LC_CHURN_TEST_GAP_MS && gap[1] <= LC_CHURN_TEST_GAP_MS && gap[2] <= LC_CHURN_TEST_GAP_MS;
+    if (!ok)
+        fprintf(stderr, "lc bypass unrefused: the read bucket %lld MB at the change; longest waits after it %llu / %llu / %llu ms\n",
+                (long long)(before >> 20), (unsigned long long)gap[0], (unsigned long long)gap[1], (unsigned long long)gap[2]);
+    CHECK(before < 0); /* the scene: the bypass ran the read bucket into debt */
+    for (int i = 0; i < 3; i++)
+        CHECK(gap[i] <= LC_CHURN_TEST_GAP_MS);
+    jbof_sim_destroy(sim);
+}
+
 /* sections 363 / 366's scenes: run sim for ms; tenant a completes at least
  * amin IOs and tenant b at least bmin (reads and writes counted together);
  * prints only on failure */
@@ -7781,6 +7898,8 @@ int main(void)
     test_hoard_waiter_cut();
     test_wj_resv_pace();
     test_lc_idle_debt();
+    test_lc_bypass_bound();
+    test_lc_bypass_unrefused();
     test_uq_small_seq_reader();
     test_uq_cap_budget();
     test_uq_tight_cap();
