@@ -7079,6 +7079,25 @@ static void test_nl_ok_grow(void)
     nl_pair_check(sim, r, 0, l, 300, 26000, 0, "nl ok grow");
 }
 
+/* sections 332 / 422's scenes: run 800 ms, then the SLO tenant l's p99
+ * within slo_ns and the 512 B reader r still at >= 2000 reads (prints the
+ * figures only on failure); destroys sim */
+static void uq_run_check(jbof_sim *sim, uint32_t l, uint32_t r, uint64_t slo_ns, const char *what)
+{
+    CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
+    jbof_hist h;
+    uint64_t p99 = 0;
+    CHECK_EQ(jbof_sched_tenant_hist(jbof_sim_sched(sim), l, &h), 0);
+    CHECK_EQ(jbof_hist_quantile(&h, 0.99, &p99), 0);
+    uint64_t n = nl_ios(sim, r, 0);
+    if (!(p99 <= slo_ns && n >= 2000))
+        fprintf(stderr, "%s: SLO tenant p99 %llu ns (SLO %llu ns), the 512 B reader %llu reads\n", what,
+                (unsigned long long)p99, (unsigned long long)slo_ns, (unsigned long long)n);
+    CHECK(p99 <= slo_ns);
+    CHECK(n >= 2000);
+    jbof_sim_destroy(sim);
+}
+
 /* section 332 (uq_step: a small sequential reader queued behind itself on
  * one flash unit, held to UQ_DEPTH reads beside an SLO tenant whose tail
  * misses): sweep mix s1-53's shape (sata-ssd clean, seed 2761): a 128 KiB
@@ -7100,18 +7119,7 @@ static void test_uq_small_seq_reader(void)
     nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 128, 1, b16k, NULL, 10ull << 20, 0, 0);
     nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RW, 30, 64, 1, b8k, NULL, 0, 0, 0);
     uint32_t r = nl_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_READ, 0, 16, 1, b512, NULL, 0, 0, 0);
-    CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
-    jbof_hist h;
-    uint64_t p99 = 0;
-    CHECK_EQ(jbof_sched_tenant_hist(jbof_sim_sched(sim), l, &h), 0);
-    CHECK_EQ(jbof_hist_quantile(&h, 0.99, &p99), 0);
-    uint64_t n = nl_ios(sim, r, 0);
-    if (!(p99 <= 500000 && n >= 2000))
-        fprintf(stderr, "uq small seq reader: SLO reader p99 %llu ns (SLO 500 us), the 512 B reader %llu reads\n",
-                (unsigned long long)p99, (unsigned long long)n);
-    CHECK(p99 <= 500000);
-    CHECK(n >= 2000);
-    jbof_sim_destroy(sim);
+    uq_run_check(sim, l, r, 500000, "uq small seq reader");
 }
 
 /* section 422 (uq_step beside a tight SLO: a cap of UQ_DEPTH_TIGHT where
@@ -7137,18 +7145,7 @@ static void test_uq_tight_cap(void)
     nl_add(sim, be, 0, 1, JBOF_RW_READ, 0, 1, 1, k64, NULL, 0, 0, 0);
     nl_add(sim, be, 0, 1, JBOF_RW_RW, 30, 4, 2, b4, p4, 0, 0, 0);
     uint32_t l = nl_add(sim, JBOF_CLASS_LATENCY, 300000, 1, JBOF_RW_RANDRW, 70, 1, 1, k16, NULL, 0, 0, 0);
-    CHECK_EQ(jbof_sim_run(sim, 800000000ull), 0);
-    jbof_hist h;
-    uint64_t p99 = 0;
-    CHECK_EQ(jbof_sched_tenant_hist(jbof_sim_sched(sim), l, &h), 0);
-    CHECK_EQ(jbof_hist_quantile(&h, 0.99, &p99), 0);
-    uint64_t n = nl_ios(sim, r, 0);
-    if (!(p99 <= 300000 && n >= 2000))
-        fprintf(stderr, "uq tight cap: SLO tenant p99 %llu ns (SLO 300 us), the 512 B reader %llu reads\n",
-                (unsigned long long)p99, (unsigned long long)n);
-    CHECK(p99 <= 300000);
-    CHECK(n >= 2000);
-    jbof_sim_destroy(sim);
+    uq_run_check(sim, l, r, 300000, "uq tight cap");
 }
 
 /* section 342 (sched.c section 342, UQ_MAX_CAPS): sweep mix s9-223's shape
