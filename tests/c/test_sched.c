@@ -6015,6 +6015,36 @@ static void test_hoard_waiter_cut(void)
     jbof_sim_destroy(sim);
 }
 
+/* sections 389 / 400 / 418's scenes: run sim from from_ms to to_ms in
+ * 1 ms steps; gap[i] is tenant id[i]'s longest wait in ms between steps in
+ * which it completed IO (its writes only when writes, else reads and
+ * writes; to_ms counted as one), ios[i] its count at to_ms; n <= SIM_GAPS_MAX */
+enum { SIM_GAPS_MAX = 3 }; /* sim_gaps: at most this many tenants */
+static void sim_gaps(jbof_sim *sim, const uint32_t *id, int n, int writes, uint64_t from_ms, uint64_t to_ms,
+                     uint64_t *gap, uint64_t *ios)
+{
+    uint64_t last[SIM_GAPS_MAX];
+    if (n > SIM_GAPS_MAX)
+        n = SIM_GAPS_MAX;
+    for (int i = 0; i < n; i++) {
+        last[i] = from_ms;
+        gap[i] = 0;
+        ios[i] = nl_ios(sim, id[i], 1) + (writes ? 0 : nl_ios(sim, id[i], 0));
+    }
+    for (uint64_t ms = from_ms + 1; ms <= to_ms; ms++) {
+        CHECK_EQ(jbof_sim_run(sim, ms * 1000000ull), 0);
+        for (int i = 0; i < n; i++) {
+            uint64_t k = nl_ios(sim, id[i], 1) + (writes ? 0 : nl_ios(sim, id[i], 0));
+            if (k != ios[i] || ms == to_ms) {
+                if (ms - last[i] > gap[i])
+                    gap[i] = ms - last[i];
+                last[i] = ms;
+                ios[i] = k;
+            }
+        }
+    }
+}
+
 /* section 389 (378f (2): the bypass's debt outlives a latency tenant whose
  * IO simply stops): test_policy_switch_debt's memory drive, the 500 us-SLO
  * 64 KiB mixer at QD 8 running LC_IDLE_TEST_MS then idle (its workload's
@@ -6051,21 +6081,8 @@ static void test_lc_idle_debt(void)
             least = d.tokens;
     }
     uint64_t mixer = nl_ios(sim, b, 0) + nl_ios(sim, b, 1);
-    uint64_t last[2] = {LC_IDLE_TEST_MS, LC_IDLE_TEST_MS}, n[2], gap[2] = {0, 0};
-    for (int i = 0; i < 2; i++)
-        n[i] = nl_ios(sim, c[i], 1);
-    for (uint64_t ms = LC_IDLE_TEST_MS + 1; ms <= LC_IDLE_TEST_MS + 500; ms++) {
-        CHECK_EQ(jbof_sim_run(sim, ms * 1000000ull), 0);
-        for (int i = 0; i < 2; i++) {
-            uint64_t k = nl_ios(sim, c[i], 1);
-            if (k != n[i] || ms == LC_IDLE_TEST_MS + 500) {
-                if (ms - last[i] > gap[i])
-                    gap[i] = ms - last[i];
-                last[i] = ms;
-                n[i] = k;
-            }
-        }
-    }
+    uint64_t n[2], gap[2];
+    sim_gaps(sim, c, 2, 1, LC_IDLE_TEST_MS, LC_IDLE_TEST_MS + 500, gap, n);
     uint64_t after = nl_ios(sim, b, 0) + nl_ios(sim, b, 1) - mixer;
     if (!(least < -(1ll << 30) && after == 0 && gap[0] <= LC_IDLE_TEST_GAP_MS && gap[1] <= LC_IDLE_TEST_GAP_MS))
         fprintf(stderr, "lc idle debt: the bucket down to %lld, the mixer %llu IOs after its phase; the writers' "
@@ -6100,21 +6117,8 @@ static void test_lc_bypass_bound(void)
     c[0] = mem_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 3, JBOF_RW_RANDWRITE, 0, 32, b4, 0, 0);
     c[1] = mem_add(sim, JBOF_CLASS_BEST_EFFORT, 0, 1, JBOF_RW_RANDWRITE, 0, 1, b4, 0, 0);
     CHECK_EQ(jbof_sim_run(sim, LC_BOUND_TEST_WARM_MS * 1000000ull), 0);
-    uint64_t last[2] = {LC_BOUND_TEST_WARM_MS, LC_BOUND_TEST_WARM_MS}, n[2], gap[2] = {0, 0};
-    for (int i = 0; i < 2; i++)
-        n[i] = nl_ios(sim, c[i], 1);
-    for (uint64_t ms = LC_BOUND_TEST_WARM_MS + 1; ms <= LC_BOUND_TEST_MS; ms++) {
-        CHECK_EQ(jbof_sim_run(sim, ms * 1000000ull), 0);
-        for (int i = 0; i < 2; i++) {
-            uint64_t k = nl_ios(sim, c[i], 1);
-            if (k != n[i] || ms == LC_BOUND_TEST_MS) {
-                if (ms - last[i] > gap[i])
-                    gap[i] = ms - last[i];
-                last[i] = ms;
-                n[i] = k;
-            }
-        }
-    }
+    uint64_t n[2], gap[2];
+    sim_gaps(sim, c, 2, 1, LC_BOUND_TEST_WARM_MS, LC_BOUND_TEST_MS, gap, n);
     jbof_tenant_stats st;
     CHECK_EQ(jbof_sched_tenant_stats(jbof_sim_sched(sim), b, &st), 0);
     uint64_t mixer = nl_ios(sim, b, 0) + nl_ios(sim, b, 1);
@@ -6168,23 +6172,8 @@ static void test_lc_bypass_unrefused(void)
     t[2].reserve_bps = 0;
     CHECK_EQ(jbof_sched_tenant_set(jbof_sim_sched(sim), id[2], &t[2], jbof_sim_now(sim)), 0);
     CHECK_EQ(jbof_sim_pump(sim), 0);
-    uint64_t last[3], n[3], gap[3] = {0, 0, 0};
-    for (int i = 0; i < 3; i++) {
-        last[i] = LC_CHURN_TEST_RUN_MS;
-        n[i] = nl_ios(sim, id[i], 0) + nl_ios(sim, id[i], 1);
-    }
-    for (uint64_t ms = LC_CHURN_TEST_RUN_MS + 1; ms <= LC_CHURN_TEST_RUN_MS + LC_CHURN_TEST_AFTER_MS; ms++) {
-        CHECK_EQ(jbof_sim_run(sim, ms * 1000000ull), 0);
-        for (int i = 0; i < 3; i++) {
-            uint64_t k = nl_ios(sim, id[i], 0) + nl_ios(sim, id[i], 1);
-            if (k != n[i] || ms == LC_CHURN_TEST_RUN_MS + LC_CHURN_TEST_AFTER_MS) {
-                if (ms - last[i] > gap[i])
-                    gap[i] = ms - last[i];
-                last[i] = ms;
-                n[i] = k;
-            }
-        }
-    }
+    uint64_t n[3], gap[3];
+    sim_gaps(sim, id, 3, 0, LC_CHURN_TEST_RUN_MS, LC_CHURN_TEST_RUN_MS + LC_CHURN_TEST_AFTER_MS, gap, n);
     int ok = gap[0] <= LC_CHURN_TEST_GAP_MS && gap[1] <= LC_CHURN_TEST_GAP_MS && gap[2] <= LC_CHURN_TEST_GAP_MS;
     if (!ok)
         fprintf(stderr, "lc bypass unrefused: the read bucket %lld MB at the change; longest waits after it %llu / %llu / %llu ms\n",
