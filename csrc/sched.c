@@ -5405,8 +5405,8 @@
  *
  * 422. Section 332's cap beside a tight SLO (issue 11, qos; the slo row's
  *    largest group, log 422).  Why: a per-IO census of the 66 slo mixes
- *    of seeds 7 / 8 / 9 / 12 put the SLO tenant's slowest 1 % in the drive
- *    in 55 of them, and in 18 (the largest group) waiting on one flash
+ *    of seeds 7 / 8 / 9 / 12 put the SLO tenant's slowest 1 % mostly in the
+ *    drive in 61 of them, and in 18 (the largest group) waiting on one flash
  *    unit whose queue a best-effort sequential reader of <= 8 KiB keeps
  *    (ssd.c 2: its reads share a page).  Section 332 caps such a reader,
  *    but only beside an SLO cap of >= UQ_BASE_X (2) unloaded reads -- 336
